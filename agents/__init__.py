@@ -1,0 +1,1 @@
+"""Actor-critic agents and training adapters. Not built yet."""

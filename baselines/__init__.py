@@ -1,0 +1,1 @@
+"""Rule-based scheduling policies with the agents predict() protocol. Not built yet."""

@@ -1,0 +1,1 @@
+"""Gymnasium environments on the fabric simulator (see issue: environments). Not built yet."""

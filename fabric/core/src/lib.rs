@@ -1,0 +1,14 @@
+//! fabric-core: a fluid, event-driven, flow-level simulator of datacenter fabrics.
+//!
+//! Pure Rust, no Python. Time is in seconds, sizes in bytes, rates in bytes per second.
+pub mod error;
+pub mod fill;
+pub mod rng;
+pub mod sched;
+pub mod sim;
+pub mod topology;
+
+pub use error::{Result, SimError};
+pub use sched::{AdmissionPolicy, GaInner, Scheduler, SCHEDULER_NAMES};
+pub use sim::{AdmissionConfig, FlowSpec, Outcome, RacsParams, SdcParams, SimConfig, Simulator, Stats, Status};
+pub use topology::{gbps_to_bytes_per_s, Topology, TopologyKind};

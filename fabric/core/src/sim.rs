@@ -1,0 +1,1149 @@
+//! The fluid, event-driven simulator.
+//!
+//! Between two events every active flow sends at a constant rate. Events are flow
+//! arrivals, completions, data becoming fully available, a flow catching up with its
+//! available data, priority crossings (LAS/SRPT keys meeting on a shared link, PIAS and
+//! SDC thresholds), deadline expiries (when flows are terminated), forced
+//! re-evaluations, and the events of the shadow fair-sharing run used by `fair` and
+//! `gtcp`. At every event all rates are recomputed from the current state.
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
+
+use crate::error::{Result, SimError};
+use crate::fill::{Filler, Paths};
+use crate::rng::{mix64, SplitMix64};
+use crate::sched::{AdmissionPolicy, GaInner, Scheduler};
+use crate::topology::Topology;
+
+/// One flow of a trace.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FlowSpec {
+    pub arrival_s: f64,
+    pub src: usize,
+    pub dst: usize,
+    pub size_bytes: f64,
+    /// Relative deadline in seconds; NaN = none.
+    pub deadline_s: f64,
+    pub weight: f64,
+    /// The flow's bytes become available uniformly over [arrival, arrival + data_span].
+    pub data_span_s: f64,
+    /// When false, schedulers may not read the size until the flow is complete.
+    pub size_known: bool,
+}
+
+impl FlowSpec {
+    pub fn new(arrival_s: f64, src: usize, dst: usize, size_bytes: f64) -> Self {
+        FlowSpec { arrival_s, src, dst, size_bytes, deadline_s: f64::NAN, weight: 1.0, data_span_s: 0.0, size_known: true }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct AdmissionConfig {
+    /// At most `k` concurrently active flows per destination.
+    pub k: usize,
+    /// Choose only among the first `window` waiting requests (0 = all).
+    pub window: usize,
+    pub policy: AdmissionPolicy,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct RacsParams {
+    pub w_min: f64,
+    pub w_max: f64,
+    /// Decay per byte of remaining size.
+    pub a_per_byte: f64,
+    /// Weights are re-evaluated at every event and at least this often (RACS: every RTT).
+    pub update_interval_s: f64,
+}
+
+impl Default for RacsParams {
+    fn default() -> Self {
+        RacsParams { w_min: 1.0, w_max: 100.0, a_per_byte: 1.0 / 100_000.0, update_interval_s: 300e-6 }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct SdcParams {
+    /// Remaining-size thresholds r_A < r_B (bytes): class A if remaining <= r_A, B if <= r_B, else C.
+    pub thresholds_bytes: [f64; 2],
+    /// Weights of classes A, B, C (the steady-state share of AIMD sources, eq. 3.12).
+    pub weights: [f64; 3],
+}
+
+impl Default for SdcParams {
+    fn default() -> Self {
+        // Thresholds 50 and 100 packets of 1460 B (Munir, Section 3.5); weights are
+        // flowsched's defaults with the class A:C gain of 10 used there.
+        SdcParams { thresholds_bytes: [50.0 * 1460.0, 100.0 * 1460.0], weights: [10.0, 5.0, 1.0] }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct SimConfig {
+    pub scheduler: Scheduler,
+    pub admission: Option<AdmissionConfig>,
+    /// Terminate a flow when its deadline passes (it counts as missed).
+    pub terminate_missed: bool,
+    /// Fixed delay per link of the path, added to FCT.
+    pub delay_per_hop_s: f64,
+    pub seed: u64,
+    /// PIAS demotion thresholds in bytes (increasing).
+    pub pias_thresholds_bytes: Vec<f64>,
+    pub racs: RacsParams,
+    pub sdc: SdcParams,
+    /// Re-evaluate rates at least this often (None = only at events).
+    pub max_interval_s: Option<f64>,
+    /// `step` returns `Outcome::FlowsChanged` after events that add, remove or complete flows.
+    pub pause_on_flow_change: bool,
+}
+
+impl SimConfig {
+    pub fn new(scheduler: Scheduler) -> Self {
+        SimConfig {
+            scheduler,
+            admission: None,
+            terminate_missed: false,
+            delay_per_hop_s: 0.0,
+            seed: 0,
+            pias_thresholds_bytes: Vec::new(),
+            racs: RacsParams::default(),
+            sdc: SdcParams::default(),
+            max_interval_s: None,
+            pause_on_flow_change: false,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    Pending,
+    Waiting,
+    Active,
+    Done,
+    Terminated,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Outcome {
+    /// Every flow has finished or was terminated.
+    Done,
+    /// A destination has a free slot and waiting requests: call `admit(dst, position)`.
+    Decision { dst: usize },
+    /// Flows arrived, finished, were terminated, or became complete (with `pause_on_flow_change`).
+    FlowsChanged,
+    /// The time limit given to `step` was reached.
+    TimeReached,
+}
+
+const INF: f64 = f64::INFINITY;
+
+#[inline]
+fn tol_of(x: f64) -> f64 {
+    1e-9 * x.abs().max(1.0)
+}
+
+/// Aggregate counters of a run.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Stats {
+    pub events: u64,
+    pub allocations: u64,
+}
+
+#[derive(Debug, Clone)]
+pub struct Simulator {
+    topo: Topology,
+    cfg: SimConfig,
+    flows: Vec<FlowSpec>,
+    path_off: Vec<u32>,
+    path_links: Vec<u32>,
+    path_ix: Vec<u32>,
+    path_cap: Vec<f64>,
+    order: Vec<u32>,
+    next_arr: usize,
+    // dynamic
+    sent: Vec<f64>,
+    rate: Vec<f64>,
+    cap: Vec<f64>,
+    weight: Vec<f64>,
+    status: Vec<Status>,
+    finish: Vec<f64>,
+    complete: Vec<bool>,
+    k1: Vec<f64>,
+    k2: Vec<f64>,
+    slope: Vec<f64>,
+    ext_score: Vec<f64>,
+    rand_key: Vec<f64>,
+    active: Vec<u32>,
+    waiting: Vec<VecDeque<u32>>,
+    n_active_dst: Vec<u32>,
+    admit_check: VecDeque<usize>,
+    deadline_heap: BinaryHeap<Reverse<(OrdF64, u32)>>,
+    data_heap: BinaryHeap<Reverse<(OrdF64, u32)>>,
+    now: f64,
+    dirty: bool,
+    next_event: f64,
+    changed: bool,
+    stall: u32,
+    rng: SplitMix64,
+    filler: Filler,
+    res: Vec<f64>,
+    agg: Vec<f64>,
+    link_cnt: Vec<u32>,
+    link_lists: Vec<u32>,
+    shadow: Option<Box<Simulator>>,
+    stats: Stats,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct OrdF64(f64);
+impl Eq for OrdF64 {}
+impl PartialOrd for OrdF64 {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for OrdF64 {
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        self.0.total_cmp(&o.0)
+    }
+}
+
+fn bad(row: usize, field: &'static str, message: String) -> SimError {
+    SimError::InvalidFlow { row, field, message }
+}
+
+impl Simulator {
+    pub fn new(topo: Topology, flows: Vec<FlowSpec>, cfg: SimConfig) -> Result<Self> {
+        let n = flows.len();
+        let h = topo.n_hosts;
+        for (r, f) in flows.iter().enumerate() {
+            if !(f.arrival_s.is_finite() && f.arrival_s >= 0.0) {
+                return Err(bad(r, "arrival_s", format!("must be finite and >= 0, got {}", f.arrival_s)));
+            }
+            if f.src >= h {
+                return Err(bad(r, "src", format!("host {} out of range (topology has {h} hosts)", f.src)));
+            }
+            if f.dst >= h {
+                return Err(bad(r, "dst", format!("host {} out of range (topology has {h} hosts)", f.dst)));
+            }
+            if f.src == f.dst {
+                return Err(bad(r, "dst", format!("src == dst == {}", f.src)));
+            }
+            if !(f.size_bytes.is_finite() && f.size_bytes > 0.0) {
+                return Err(bad(r, "size_bytes", format!("must be finite and > 0, got {}", f.size_bytes)));
+            }
+            if !f.deadline_s.is_nan() && !(f.deadline_s.is_finite() && f.deadline_s > 0.0) {
+                return Err(bad(r, "deadline_s", format!("must be > 0 or NaN for none, got {}", f.deadline_s)));
+            }
+            if !(f.weight.is_finite() && f.weight > 0.0) {
+                return Err(bad(r, "weight", format!("must be finite and > 0, got {}", f.weight)));
+            }
+            if !(f.data_span_s.is_finite() && f.data_span_s >= 0.0) {
+                return Err(bad(r, "data_span_s", format!("must be finite and >= 0, got {}", f.data_span_s)));
+            }
+        }
+        Self::check_config(&cfg, &flows)?;
+        let mut path_off = Vec::with_capacity(n + 1);
+        let mut path_links = Vec::with_capacity(2 * n);
+        let mut path_ids = Vec::with_capacity(n);
+        let mut path_cap = Vec::with_capacity(n);
+        path_off.push(0u32);
+        for (i, f) in flows.iter().enumerate() {
+            let start = path_links.len();
+            path_ids.push(topo.path(i as u64, f.src, f.dst, &mut path_links));
+            path_off.push(path_links.len() as u32);
+            path_cap.push(path_links[start..].iter().map(|&l| topo.capacity[l as usize]).fold(INF, f64::min));
+        }
+        // Dense path indices (same links <=> same index).
+        let mut ids: Vec<(u64, u32)> = path_ids.iter().enumerate().map(|(i, &p)| (p, i as u32)).collect();
+        ids.sort_unstable();
+        let mut path_ix = vec![0u32; n];
+        let mut n_paths = 0usize;
+        for k in 0..ids.len() {
+            if k > 0 && ids[k].0 != ids[k - 1].0 {
+                n_paths += 1;
+            }
+            path_ix[ids[k].1 as usize] = n_paths as u32;
+        }
+        if n > 0 {
+            n_paths += 1;
+        }
+        let mut order: Vec<u32> = (0..n as u32).collect();
+        order.sort_by(|&a, &b| flows[a as usize].arrival_s.total_cmp(&flows[b as usize].arrival_s).then(a.cmp(&b)));
+        let rand_key = (0..n).map(|i| (mix64(cfg.seed ^ mix64(i as u64 + 1)) >> 11) as f64).collect();
+        let shadow = if cfg.scheduler.needs_shadow() {
+            let mut scfg = SimConfig::new(Scheduler::Ps);
+            scfg.seed = cfg.seed;
+            scfg.delay_per_hop_s = cfg.delay_per_hop_s;
+            Some(Box::new(Simulator::new(topo.clone(), flows.clone(), scfg)?))
+        } else {
+            None
+        };
+        let n_links = topo.n_links();
+        let weight = flows.iter().map(|f| f.weight).collect();
+        Ok(Simulator {
+            filler: Filler::new(n_links),
+            res: vec![0.0; n_links],
+            link_cnt: vec![0; n_links + 1],
+            link_lists: Vec::new(),
+            agg: vec![0.0; n_paths],
+            path_off,
+            path_links,
+            path_ix,
+
+            path_cap,
+            order,
+            next_arr: 0,
+            sent: vec![0.0; n],
+            rate: vec![0.0; n],
+            cap: vec![INF; n],
+            weight,
+            status: vec![Status::Pending; n],
+            finish: vec![f64::NAN; n],
+            complete: flows.iter().map(|f| f.data_span_s == 0.0).collect(),
+            k1: vec![0.0; n],
+            k2: vec![0.0; n],
+            slope: vec![0.0; n],
+            ext_score: vec![0.0; n],
+            rand_key,
+            active: Vec::new(),
+            waiting: vec![VecDeque::new(); h],
+            n_active_dst: vec![0; h],
+            admit_check: VecDeque::new(),
+            deadline_heap: BinaryHeap::new(),
+            data_heap: BinaryHeap::new(),
+            now: 0.0,
+            dirty: true,
+            next_event: 0.0,
+            changed: false,
+            stall: 0,
+            rng: SplitMix64::new(cfg.seed ^ 0xA5A5_5A5A_DEAD_BEEF),
+            shadow,
+            stats: Stats::default(),
+            topo,
+            cfg,
+            flows,
+        })
+    }
+
+    fn check_config(cfg: &SimConfig, flows: &[FlowSpec]) -> Result<()> {
+        if !(cfg.delay_per_hop_s.is_finite() && cfg.delay_per_hop_s >= 0.0) {
+            return Err(SimError::InvalidConfig(format!("delay per hop must be >= 0, got {}", cfg.delay_per_hop_s)));
+        }
+        if let Some(iv) = cfg.max_interval_s {
+            if !(iv.is_finite() && iv > 0.0) {
+                return Err(SimError::InvalidConfig(format!("max_interval_s must be > 0, got {iv}")));
+            }
+        }
+        let th = &cfg.pias_thresholds_bytes;
+        if th.iter().any(|t| !(t.is_finite() && *t > 0.0)) || th.windows(2).any(|w| w[1] <= w[0]) {
+            return Err(SimError::InvalidConfig(format!(
+                "PIAS thresholds must be positive, finite and strictly increasing, got {th:?}"
+            )));
+        }
+        if matches!(cfg.scheduler, Scheduler::Pias) && th.is_empty() {
+            return Err(SimError::InvalidConfig("pias needs at least one threshold".into()));
+        }
+        let r = &cfg.racs;
+        if !(r.w_min > 0.0 && r.w_max >= 0.0 && r.a_per_byte >= 0.0 && r.update_interval_s > 0.0)
+            || ![r.w_min, r.w_max, r.a_per_byte, r.update_interval_s].iter().all(|x| x.is_finite())
+        {
+            return Err(SimError::InvalidConfig(format!("RACS parameters must be finite with w_min > 0, w_max >= 0, a >= 0, interval > 0: {r:?}")));
+        }
+        let s = &cfg.sdc;
+        if !(s.thresholds_bytes[0] > 0.0 && s.thresholds_bytes[1] > s.thresholds_bytes[0] && s.thresholds_bytes[1].is_finite())
+            || s.weights.iter().any(|w| !(w.is_finite() && *w > 0.0))
+        {
+            return Err(SimError::InvalidConfig(format!("SDC needs 0 < r_A < r_B and positive weights: {s:?}")));
+        }
+        if let Some(a) = &cfg.admission {
+            if a.k == 0 {
+                return Err(SimError::InvalidConfig("admission k must be >= 1".into()));
+            }
+            if a.policy.uses_size() {
+                if let Some(r) = flows.iter().position(|f| !f.size_known) {
+                    return Err(SimError::Unsupported(format!(
+                        "admission policy {:?} reads flow sizes, but flow at row {r} has size_known = false",
+                        a.policy
+                    )));
+                }
+            }
+        }
+        if cfg.scheduler.uses_size() {
+            if let Some(r) = flows.iter().position(|f| !f.size_known) {
+                return Err(SimError::Unsupported(format!(
+                    "scheduler {:?} reads flow sizes, but flow at row {r} has size_known = false; use a size-oblivious scheduler (fifo, ps, las, pias, asrpt/ga:*, ...)",
+                    cfg.scheduler
+                )));
+            }
+        }
+        if let Scheduler::Gtcp(_) = cfg.scheduler {
+            if cfg.admission.is_some() || cfg.terminate_missed {
+                return Err(SimError::Unsupported("gtcp with destination admission or deadline termination".into()));
+            }
+            if let Some(r) = flows.iter().position(|f| f.data_span_s > 0.0) {
+                return Err(SimError::Unsupported(format!(
+                    "gtcp with data_span_s > 0 (row {r}): a path could not always use the rate fair sharing gives it"
+                )));
+            }
+        }
+        if matches!(cfg.scheduler, Scheduler::External) && cfg.admission.as_ref().is_some_and(|a| a.policy == AdmissionPolicy::External) {
+            // both external is fine
+        }
+        Ok(())
+    }
+
+    // ----- accessors -----
+    pub fn now(&self) -> f64 {
+        self.now
+    }
+    pub fn n_flows(&self) -> usize {
+        self.flows.len()
+    }
+    pub fn flow(&self, i: usize) -> &FlowSpec {
+        &self.flows[i]
+    }
+    pub fn status(&self, i: usize) -> Status {
+        self.status[i]
+    }
+    pub fn sent_bytes(&self, i: usize) -> f64 {
+        self.sent[i]
+    }
+    pub fn rate_bytes_per_s(&self, i: usize) -> f64 {
+        self.rate[i]
+    }
+    pub fn is_complete(&self, i: usize) -> bool {
+        self.complete[i]
+    }
+    pub fn active(&self) -> &[u32] {
+        &self.active
+    }
+    pub fn topology(&self) -> &Topology {
+        &self.topo
+    }
+    pub fn stats(&self) -> &Stats {
+        &self.stats
+    }
+    pub fn path(&self, i: usize) -> &[u32] {
+        &self.path_links[self.path_off[i] as usize..self.path_off[i + 1] as usize]
+    }
+    /// Flows waiting at a destination, in arrival order.
+    pub fn waiting(&self, dst: usize) -> &VecDeque<u32> {
+        &self.waiting[dst]
+    }
+    pub fn active_at_dst(&self, dst: usize) -> usize {
+        self.n_active_dst[dst] as usize
+    }
+    pub fn finish_s(&self) -> &[f64] {
+        &self.finish
+    }
+    pub fn sent(&self) -> &[f64] {
+        &self.sent
+    }
+    pub fn terminated(&self) -> Vec<bool> {
+        self.status.iter().map(|s| *s == Status::Terminated).collect()
+    }
+    /// Fixed path delay of flow i (delay per hop times the number of links).
+    pub fn path_delay_s(&self, i: usize) -> f64 {
+        self.cfg.delay_per_hop_s * (self.path_off[i + 1] - self.path_off[i]) as f64
+    }
+    /// FCT of the flow alone on an idle fabric: max(size / bottleneck rate, data span) + path delay.
+    pub fn ideal_fct_s(&self, i: usize) -> f64 {
+        let f = &self.flows[i];
+        (f.size_bytes / self.path_cap[i]).max(f.data_span_s) + self.path_delay_s(i)
+    }
+    /// FCT (finish - arrival + path delay); NaN if not finished.
+    pub fn fct_s(&self, i: usize) -> f64 {
+        self.finish[i] - self.flows[i].arrival_s + self.path_delay_s(i)
+    }
+    /// Bytes carried by each link over the run so far.
+    pub fn link_bytes(&self) -> Vec<f64> {
+        let mut b = vec![0.0; self.topo.n_links()];
+        for i in 0..self.flows.len() {
+            for &l in self.path(i) {
+                b[l as usize] += self.sent[i];
+            }
+        }
+        b
+    }
+    /// Sets the priority score of flow i for the `external` scheduler (lower first).
+    pub fn set_score(&mut self, i: usize, score: f64) -> Result<()> {
+        if i >= self.flows.len() {
+            return Err(SimError::InvalidAction(format!("flow index {i} out of range ({} flows)", self.flows.len())));
+        }
+        if !score.is_finite() {
+            return Err(SimError::InvalidAction(format!("score of flow {i} must be finite, got {score}")));
+        }
+        self.ext_score[i] = score;
+        self.dirty = true;
+        Ok(())
+    }
+
+    /// The destination whose admission decision is pending (external admission only).
+    pub fn pending_decision(&self) -> Option<usize> {
+        let a = self.cfg.admission.as_ref()?;
+        if a.policy != AdmissionPolicy::External {
+            return None;
+        }
+        self.admit_check.iter().copied().find(|&d| self.can_admit(d))
+    }
+
+    /// The requests an admission decision at `dst` chooses from (first `window` waiting).
+    pub fn window(&self, dst: usize) -> Vec<u32> {
+        let w = self.cfg.admission.as_ref().map_or(0, |a| a.window);
+        let q = &self.waiting[dst];
+        let m = if w == 0 { q.len() } else { w.min(q.len()) };
+        q.iter().take(m).copied().collect()
+    }
+
+    /// Admits the request at `position` of the window of `dst` (external admission).
+    pub fn admit(&mut self, dst: usize, position: usize) -> Result<()> {
+        match self.pending_decision() {
+            Some(d) if d == dst => {}
+            other => {
+                return Err(SimError::InvalidAction(format!(
+                    "no admission decision pending at destination {dst} (pending: {other:?})"
+                )))
+            }
+        }
+        let win = self.window(dst).len();
+        if position >= win {
+            return Err(SimError::InvalidAction(format!(
+                "position {position} outside the window of {win} waiting requests at destination {dst}"
+            )));
+        }
+        self.admit_at(dst, position);
+        Ok(())
+    }
+
+    fn can_admit(&self, d: usize) -> bool {
+        let k = self.cfg.admission.as_ref().map_or(usize::MAX, |a| a.k);
+        !self.waiting[d].is_empty() && (self.n_active_dst[d] as usize) < k
+    }
+
+    fn admit_at(&mut self, dst: usize, pos: usize) {
+        let i = self.waiting[dst].remove(pos).expect("position checked");
+        self.status[i as usize] = Status::Active;
+        self.active.push(i);
+        self.n_active_dst[dst] += 1;
+        self.dirty = true;
+        self.changed = true;
+    }
+
+    // ----- the main loop -----
+
+    /// Runs until every flow is done.
+    pub fn run(&mut self) -> Result<()> {
+        loop {
+            match self.step(INF)? {
+                Outcome::Done => return Ok(()),
+                Outcome::Decision { dst } => {
+                    return Err(SimError::InvalidConfig(format!(
+                        "external admission decision pending at destination {dst}: drive the simulator with step()/admit()"
+                    )))
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Advances the simulation until it is done, a decision is needed, the flow set
+    /// changed (with `pause_on_flow_change`), or simulated time reaches `until`.
+    pub fn step(&mut self, until: f64) -> Result<Outcome> {
+        loop {
+            if let Some(dst) = self.pending_decision() {
+                return Ok(Outcome::Decision { dst });
+            }
+            if self.changed && self.cfg.pause_on_flow_change {
+                self.changed = false;
+                return Ok(Outcome::FlowsChanged);
+            }
+            self.changed = false;
+            // The shadow run first: this run's rates read its state.
+            let t_shadow = match self.shadow.as_mut() {
+                Some(sh) => sh.peek_next_event()?,
+                None => INF,
+            };
+            let t = self.peek_next_event()?.min(t_shadow);
+            if t == INF {
+                if self.next_arr >= self.order.len() && self.active.is_empty() && self.waiting.iter().all(|q| q.is_empty()) {
+                    return Ok(Outcome::Done);
+                }
+                return Err(SimError::Stalled(format!(
+                    "at t = {} s, {} active flows have no rate and no event is scheduled",
+                    self.now,
+                    self.active.len()
+                )));
+            }
+            if t > until {
+                if until > self.now {
+                    if let Some(sh) = self.shadow.as_mut() {
+                        sh.advance_fluid(until);
+                        sh.dirty = true;
+                    }
+                    self.advance_fluid(until);
+                    self.dirty = true;
+                }
+                return Ok(Outcome::TimeReached);
+            }
+            if t <= self.now {
+                self.stall += 1;
+                if self.stall > 10_000 {
+                    return Err(SimError::Stalled(format!("no progress in time at t = {} s", self.now)));
+                }
+            } else {
+                self.stall = 0;
+            }
+            if let Some(sh) = self.shadow.as_mut() {
+                sh.advance_to(t);
+            }
+            self.advance_to(t);
+        }
+    }
+
+    /// Next event time of this simulator alone (recomputes the rates if needed).
+    fn peek_next_event(&mut self) -> Result<f64> {
+        if self.dirty {
+            self.allocate();
+            self.dirty = false;
+        }
+        Ok(self.next_event)
+    }
+
+    fn advance_fluid(&mut self, t: f64) {
+        let dt = t - self.now;
+        if dt > 0.0 {
+            for &i in &self.active {
+                let i = i as usize;
+                let r = self.rate[i];
+                if r > 0.0 {
+                    let f = &self.flows[i];
+                    let mut s = self.sent[i] + r * dt;
+                    if f.data_span_s > 0.0 {
+                        s = s.min(f.size_bytes * ((t - f.arrival_s) / f.data_span_s).min(1.0));
+                    }
+                    self.sent[i] = s.min(f.size_bytes);
+                }
+            }
+        }
+        self.now = t.max(self.now);
+    }
+
+    fn advance_to(&mut self, t: f64) {
+        self.stats.events += 1;
+        self.advance_fluid(t);
+        let t = self.now;
+        // Completions.
+        let mut any_done = false;
+        for k in 0..self.active.len() {
+            let i = self.active[k] as usize;
+            let size = self.flows[i].size_bytes;
+            if size - self.sent[i] <= 1e-9 * size && self.complete_or_due(i, t) {
+                self.sent[i] = size;
+                self.status[i] = Status::Done;
+                self.finish[i] = t;
+                any_done = true;
+                self.release_slot(i);
+            }
+        }
+        // Data becoming fully available.
+        while let Some(Reverse((OrdF64(td), i))) = self.data_heap.peek().copied() {
+            if td > t + tol_of(t) * 1e-3 {
+                break;
+            }
+            self.data_heap.pop();
+            if !self.complete[i as usize] {
+                self.complete[i as usize] = true;
+                self.changed = true;
+            }
+        }
+        // Deadlines.
+        if self.cfg.terminate_missed {
+            while let Some(Reverse((OrdF64(td), i))) = self.deadline_heap.peek().copied() {
+                if td > t {
+                    break;
+                }
+                self.deadline_heap.pop();
+                let i = i as usize;
+                match self.status[i] {
+                    Status::Active => {
+                        self.status[i] = Status::Terminated;
+                        any_done = true;
+                        self.release_slot(i);
+                    }
+                    Status::Waiting => {
+                        self.status[i] = Status::Terminated;
+                        let d = self.flows[i].dst;
+                        if let Some(p) = self.waiting[d].iter().position(|&x| x as usize == i) {
+                            self.waiting[d].remove(p);
+                        }
+                        self.changed = true;
+                    }
+                    _ => {}
+                }
+            }
+        }
+        if any_done {
+            let st = &self.status;
+            self.active.retain(|&i| st[i as usize] == Status::Active);
+            self.changed = true;
+        }
+        // Arrivals.
+        while self.next_arr < self.order.len() {
+            let i = self.order[self.next_arr] as usize;
+            if self.flows[i].arrival_s > t {
+                break;
+            }
+            self.next_arr += 1;
+            self.changed = true;
+            let f = self.flows[i];
+            if f.data_span_s > 0.0 {
+                self.data_heap.push(Reverse((OrdF64(f.arrival_s + f.data_span_s), i as u32)));
+            }
+            if self.cfg.terminate_missed && !f.deadline_s.is_nan() {
+                let td = (f.arrival_s + f.deadline_s - self.path_delay_s(i)).max(f.arrival_s);
+                self.deadline_heap.push(Reverse((OrdF64(td), i as u32)));
+            }
+            if self.cfg.admission.is_some() {
+                self.status[i] = Status::Waiting;
+                self.waiting[f.dst].push_back(i as u32);
+                self.admit_check.push_back(f.dst);
+            } else {
+                self.status[i] = Status::Active;
+                self.active.push(i as u32);
+            }
+        }
+        // A deadline equal to the arrival (delay >= deadline): terminate at once.
+        if self.cfg.terminate_missed && self.deadline_heap.peek().is_some_and(|Reverse((OrdF64(td), _))| *td <= t) {
+            self.dirty = true;
+            self.next_event = t;
+        }
+        self.run_admissions();
+        self.dirty = true;
+    }
+
+    /// A flow with all bytes sent finishes once all its data has arrived.
+    #[inline]
+    fn complete_or_due(&self, i: usize, t: f64) -> bool {
+        let f = &self.flows[i];
+        self.complete[i] || t >= f.arrival_s + f.data_span_s - tol_of(t) * 1e-3
+    }
+
+    fn release_slot(&mut self, i: usize) {
+        if self.cfg.admission.is_some() {
+            let d = self.flows[i].dst;
+            self.n_active_dst[d] -= 1;
+            self.admit_check.push_back(d);
+        }
+    }
+
+    fn run_admissions(&mut self) {
+        let Some(a) = self.cfg.admission.clone() else { return };
+        if a.policy == AdmissionPolicy::External {
+            // Drop destinations with nothing to decide; keep the rest (deduplicated) in order.
+            let mut seen = Vec::new();
+            let mut keep = VecDeque::new();
+            while let Some(d) = self.admit_check.pop_front() {
+                if self.can_admit(d) && !seen.contains(&d) {
+                    seen.push(d);
+                    keep.push_back(d);
+                }
+            }
+            self.admit_check = keep;
+            return;
+        }
+        while let Some(d) = self.admit_check.pop_front() {
+            while self.can_admit(d) {
+                let win = self.window(d);
+                let pos = self.choose(&a.policy, &win);
+                self.admit_at(d, pos);
+            }
+        }
+    }
+
+    fn choose(&mut self, p: &AdmissionPolicy, win: &[u32]) -> usize {
+        let fl = &self.flows;
+        let by = |key: &dyn Fn(&FlowSpec) -> (f64, f64)| -> usize {
+            let mut best = 0usize;
+            for k in 1..win.len() {
+                let (a, b) = (key(&fl[win[k] as usize]), key(&fl[win[best] as usize]));
+                if a.0 < b.0 || (a.0 == b.0 && a.1 < b.1) {
+                    best = k;
+                }
+            }
+            best
+        };
+        let ratio = |f: &FlowSpec| if f.deadline_s.is_nan() { INF } else { f.size_bytes / f.deadline_s };
+        match p {
+            AdmissionPolicy::Fifo => 0,
+            AdmissionPolicy::Edf => by(&|f| {
+                if f.deadline_s.is_nan() {
+                    (1.0, f.arrival_s)
+                } else {
+                    (0.0, f.arrival_s + f.deadline_s)
+                }
+            }),
+            AdmissionPolicy::Ssdf => by(&|f| (if f.deadline_s.is_nan() { 1.0 } else { 0.0 }, ratio(f))),
+            AdmissionPolicy::Lsdf => by(&|f| (if f.deadline_s.is_nan() { 1.0 } else { 0.0 }, -ratio(f))),
+            AdmissionPolicy::Srpt => by(&|f| (f.size_bytes, f.arrival_s)),
+            AdmissionPolicy::Random => self.rng.below(win.len() as u64) as usize,
+            AdmissionPolicy::External => unreachable!("external admissions are made by admit()"),
+        }
+    }
+
+    // ----- rate allocation -----
+
+    fn avail(&self, i: usize, t: f64) -> f64 {
+        let f = &self.flows[i];
+        if f.data_span_s == 0.0 {
+            f.size_bytes
+        } else {
+            f.size_bytes * ((t - f.arrival_s) / f.data_span_s).clamp(0.0, 1.0)
+        }
+    }
+
+    /// Priority key of flow i under scheduler s: (class, value, d value / d sent).
+    fn key(&self, s: &Scheduler, i: usize) -> (f64, f64, f64) {
+        let f = &self.flows[i];
+        let rem = f.size_bytes - self.sent[i];
+        let has_dl = !f.deadline_s.is_nan();
+        match s {
+            Scheduler::Fifo => (0.0, f.arrival_s, 0.0),
+            Scheduler::Srpt => (0.0, rem, -1.0),
+            Scheduler::Las => (0.0, self.sent[i], 1.0),
+            Scheduler::Pias => {
+                let th = &self.cfg.pias_thresholds_bytes;
+                let s = self.sent[i];
+                let q = th.partition_point(|&x| x < s + tol_of(x));
+                (q as f64, f.arrival_s, 0.0)
+            }
+            Scheduler::Ga(inner) => {
+                if self.complete[i] {
+                    match inner {
+                        GaInner::Srpt => (0.0, rem, -1.0),
+                        GaInner::Ssdf if has_dl => (0.0, f.size_bytes / f.deadline_s, 0.0),
+                        GaInner::Lsdf if has_dl => (0.0, -f.size_bytes / f.deadline_s, 0.0),
+                        _ => (1.0, f.arrival_s, 0.0),
+                    }
+                } else {
+                    (2.0, f.arrival_s, 0.0)
+                }
+            }
+            Scheduler::Edf => {
+                if has_dl {
+                    (0.0, f.arrival_s + f.deadline_s, 0.0)
+                } else {
+                    (1.0, f.arrival_s, 0.0)
+                }
+            }
+            Scheduler::Ssdf => {
+                if has_dl {
+                    (0.0, f.size_bytes / f.deadline_s, 0.0)
+                } else {
+                    (1.0, f.arrival_s, 0.0)
+                }
+            }
+            Scheduler::Lsdf => {
+                if has_dl {
+                    (0.0, -f.size_bytes / f.deadline_s, 0.0)
+                } else {
+                    (1.0, f.arrival_s, 0.0)
+                }
+            }
+            Scheduler::Fair => {
+                let sh = self.shadow.as_ref().expect("fair has a shadow run");
+                match sh.status[i] {
+                    Status::Done => (0.0, sh.finish[i], 0.0),
+                    _ if sh.rate[i] > 0.0 => (0.0, sh.now + (f.size_bytes - sh.sent[i]) / sh.rate[i], 0.0),
+                    _ => (1.0, f.arrival_s, 0.0),
+                }
+            }
+            Scheduler::Random => (0.0, self.rand_key[i], 0.0),
+            Scheduler::External => (0.0, self.ext_score[i], 0.0),
+            Scheduler::Ps | Scheduler::Wps | Scheduler::Racs | Scheduler::Sdc | Scheduler::Gtcp(_) => (0.0, 0.0, 0.0),
+        }
+    }
+
+    fn sdc_class(&self, rem: f64) -> usize {
+        let [ra, rb] = self.cfg.sdc.thresholds_bytes;
+        if rem <= ra + tol_of(ra) {
+            0
+        } else if rem <= rb + tol_of(rb) {
+            1
+        } else {
+            2
+        }
+    }
+
+    fn allocate(&mut self) {
+        self.stats.allocations += 1;
+        let t = self.now;
+        // Caps from data availability: a flow that has caught up with its data sends at the data rate.
+        for &i in &self.active {
+            let i = i as usize;
+            let f = &self.flows[i];
+            self.cap[i] = if f.data_span_s > 0.0 && t < f.arrival_s + f.data_span_s && self.sent[i] >= self.avail(i, t) - tol_of(f.size_bytes) {
+                f.size_bytes / f.data_span_s
+            } else {
+                INF
+            };
+        }
+        self.res.copy_from_slice(&self.topo.capacity);
+        let sched = self.cfg.scheduler.clone();
+        match &sched {
+            Scheduler::Ps | Scheduler::Wps | Scheduler::Racs | Scheduler::Sdc => {
+                for &i in &self.active {
+                    let i = i as usize;
+                    self.weight[i] = match sched {
+                        Scheduler::Ps => 1.0,
+                        Scheduler::Wps => self.flows[i].weight,
+                        Scheduler::Racs => {
+                            let r = &self.cfg.racs;
+                            r.w_min + r.w_max * (-r.a_per_byte * (self.flows[i].size_bytes - self.sent[i])).exp()
+                        }
+                        _ => self.cfg.sdc.weights[self.sdc_class(self.flows[i].size_bytes - self.sent[i])],
+                    };
+                }
+                let paths = Paths { off: &self.path_off, links: &self.path_links };
+                self.filler.fill(&self.active, &paths, &self.weight, &self.cap, &mut self.res, &mut self.rate);
+            }
+            Scheduler::Gtcp(inner) => self.allocate_gtcp(inner),
+            _ => self.allocate_priority(&sched),
+        }
+        self.compute_next_event(&sched);
+    }
+
+    fn sort_active_by_key(&mut self, s: &Scheduler, by_path: bool) {
+        for k in 0..self.active.len() {
+            let i = self.active[k] as usize;
+            let (a, b, sl) = self.key(s, i);
+            self.k1[i] = a;
+            self.k2[i] = b;
+            self.slope[i] = sl;
+        }
+        let (k1, k2, pix) = (&self.k1, &self.k2, &self.path_ix);
+        // Stable, adaptive sort: the order changes little from one event to the next.
+        self.active.sort_by(|&a, &b| {
+            let (a, b) = (a as usize, b as usize);
+            let p = if by_path { pix[a].cmp(&pix[b]) } else { std::cmp::Ordering::Equal };
+            p.then(k1[a].total_cmp(&k1[b])).then(k2[a].total_cmp(&k2[b])).then(a.cmp(&b))
+        });
+    }
+
+    #[inline]
+    fn same_key(&self, a: usize, b: usize) -> bool {
+        self.k1[a] == self.k1[b] && (self.k2[a] - self.k2[b]).abs() <= tol_of(self.k2[a].abs().max(self.k2[b].abs()))
+    }
+
+    fn allocate_priority(&mut self, s: &Scheduler) {
+        self.sort_active_by_key(s, false);
+        for w in self.weight.iter_mut() {
+            *w = 1.0;
+        }
+        let n = self.active.len();
+        let paths = Paths { off: &self.path_off, links: &self.path_links };
+        let mut a = 0;
+        while a < n {
+            let first = self.active[a] as usize;
+            let mut b = a + 1;
+            while b < n && self.same_key(first, self.active[b] as usize) {
+                b += 1;
+            }
+            self.filler.fill(&self.active[a..b], &paths, &self.weight, &self.cap, &mut self.res, &mut self.rate);
+            a = b;
+        }
+    }
+
+    fn allocate_gtcp(&mut self, inner: &Scheduler) {
+        let sh = self.shadow.as_ref().expect("gtcp has a shadow run");
+        for &i in &sh.active {
+            self.agg[self.path_ix[i as usize] as usize] += sh.rate[i as usize];
+        }
+        let by_key = !matches!(inner, Scheduler::Ps);
+        if by_key {
+            self.sort_active_by_key(inner, true);
+        } else {
+            let pix = &self.path_ix;
+            self.active.sort_by(|&a, &b| pix[a as usize].cmp(&pix[b as usize]).then(a.cmp(&b)));
+        }
+        let n = self.active.len();
+        let mut a = 0;
+        while a < n {
+            let p = self.path_ix[self.active[a] as usize];
+            let mut left = self.agg[p as usize];
+            let mut b = a;
+            while b < n && self.path_ix[self.active[b] as usize] == p {
+                b += 1;
+            }
+            // Inside the path: priority groups in order; equal keys split equally (up to caps).
+            let mut g = a;
+            while g < b {
+                let first = self.active[g] as usize;
+                let mut e = g + 1;
+                while e < b && (!by_key || self.same_key(first, self.active[e] as usize)) {
+                    e += 1;
+                }
+                let mut members: Vec<usize> = self.active[g..e].iter().map(|&x| x as usize).collect();
+                members.sort_by(|&x, &y| self.cap[x].total_cmp(&self.cap[y]));
+                let mut cnt = members.len();
+                for &m in &members {
+                    let r = self.cap[m].min(left / cnt as f64).max(0.0);
+                    self.rate[m] = r;
+                    left -= r;
+                    cnt -= 1;
+                }
+                g = e;
+            }
+            a = b;
+        }
+        let sh = self.shadow.as_ref().unwrap();
+        for &i in &sh.active {
+            self.agg[self.path_ix[i as usize] as usize] = 0.0;
+        }
+    }
+
+    fn compute_next_event(&mut self, s: &Scheduler) {
+        let t = self.now;
+        let mut next = INF;
+        if self.next_arr < self.order.len() {
+            next = self.flows[self.order[self.next_arr] as usize].arrival_s;
+        }
+        if let Some(Reverse((OrdF64(td), _))) = self.data_heap.peek() {
+            next = next.min(*td);
+        }
+        if let Some(Reverse((OrdF64(td), _))) = self.deadline_heap.peek() {
+            next = next.min(*td);
+        }
+        if let Some(iv) = self.cfg.max_interval_s {
+            if !self.active.is_empty() {
+                next = next.min(t + iv);
+            }
+        }
+        if matches!(s, Scheduler::Racs) && !self.active.is_empty() {
+            next = next.min(t + self.cfg.racs.update_interval_s);
+        }
+        let eff = match s {
+            Scheduler::Gtcp(inner) => inner.as_ref(),
+            other => other,
+        };
+        for &i in &self.active {
+            let i = i as usize;
+            let r = self.rate[i];
+            if r <= 0.0 {
+                continue;
+            }
+            let f = &self.flows[i];
+            let rem = f.size_bytes - self.sent[i];
+            next = next.min(t + rem / r);
+            if f.data_span_s > 0.0 && t < f.arrival_s + f.data_span_s && self.cap[i] == INF {
+                let dr = f.size_bytes / f.data_span_s;
+                if r > dr {
+                    let gap = self.avail(i, t) - self.sent[i];
+                    next = next.min(t + gap.max(0.0) / (r - dr));
+                }
+            }
+            match eff {
+                Scheduler::Pias => {
+                    let th = &self.cfg.pias_thresholds_bytes;
+                    let s = self.sent[i];
+                    let q = th.partition_point(|&x| x < s + tol_of(x));
+                    if q < th.len() {
+                        next = next.min(t + (th[q] - s).max(0.0) / r);
+                    }
+                }
+                Scheduler::Sdc => {
+                    let [ra, rb] = self.cfg.sdc.thresholds_bytes;
+                    let target = match self.sdc_class(rem) {
+                        2 => rb,
+                        1 => ra,
+                        _ => -1.0,
+                    };
+                    if target >= 0.0 {
+                        next = next.min(t + (rem - target).max(0.0) / r);
+                    }
+                }
+                _ => {}
+            }
+        }
+        let dynamic = match eff {
+            Scheduler::Srpt | Scheduler::Las | Scheduler::Ga(GaInner::Srpt) => true,
+            _ => false,
+        };
+        if dynamic && !matches!(s, Scheduler::Gtcp(_)) {
+            next = next.min(self.next_crossing());
+        }
+        if let Scheduler::Gtcp(_) = s {
+            if dynamic {
+                next = next.min(self.next_crossing_same_path());
+            }
+        }
+        self.next_event = next;
+    }
+
+    /// Earliest time at which two flows that share a link swap priority (their keys
+    /// meet), where the one ahead is being served (otherwise the swap changes nothing).
+    fn next_crossing(&mut self) -> f64 {
+        let nl = self.topo.n_links();
+        for c in self.link_cnt.iter_mut() {
+            *c = 0;
+        }
+        for &i in &self.active {
+            let (a, b) = (self.path_off[i as usize] as usize, self.path_off[i as usize + 1] as usize);
+            for &l in &self.path_links[a..b] {
+                self.link_cnt[l as usize + 1] += 1;
+            }
+        }
+        for l in 0..nl {
+            self.link_cnt[l + 1] += self.link_cnt[l];
+        }
+        self.link_lists.resize(self.link_cnt[nl] as usize, 0);
+        let mut cursor = self.link_cnt[..nl].to_vec();
+        for k in 0..self.active.len() {
+            let i = self.active[k];
+            let (a, b) = (self.path_off[i as usize] as usize, self.path_off[i as usize + 1] as usize);
+            for p in a..b {
+                let l = self.path_links[p] as usize;
+                self.link_lists[cursor[l] as usize] = i;
+                cursor[l] += 1;
+            }
+        }
+        let mut best = INF;
+        for l in 0..nl {
+            let (a, b) = (self.link_cnt[l] as usize, self.link_cnt[l + 1] as usize);
+            for p in a..b.saturating_sub(1) {
+                let x = self.link_lists[p] as usize;
+                let y = self.link_lists[p + 1] as usize;
+                best = best.min(self.crossing(x, y));
+            }
+        }
+        best
+    }
+
+    fn next_crossing_same_path(&self) -> f64 {
+        let mut best = INF;
+        for w in self.active.windows(2) {
+            let (x, y) = (w[0] as usize, w[1] as usize);
+            if self.path_ix[x] == self.path_ix[y] {
+                best = best.min(self.crossing(x, y));
+            }
+        }
+        best
+    }
+
+    /// Time at which the key of y (behind) meets the key of x (ahead), if x is served.
+    #[inline]
+    fn crossing(&self, x: usize, y: usize) -> f64 {
+        if self.rate[x] <= 0.0 || self.k1[x] != self.k1[y] || self.same_key(x, y) {
+            return INF;
+        }
+        let sx = self.slope[x] * self.rate[x];
+        let sy = self.slope[y] * self.rate[y];
+        if sx > sy {
+            let dt = (self.k2[y] - self.k2[x]) / (sx - sy);
+            if dt >= 0.0 {
+                return self.now + dt;
+            }
+        }
+        INF
+    }
+}

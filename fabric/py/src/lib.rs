@@ -1,0 +1,239 @@
+//! Thin PyO3 bindings of fabric-core: converts arrays in and out, releases the GIL
+//! around simulation, and turns every error (and any internal panic) into a Python
+//! exception.
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use fabric_core::{
+    AdmissionConfig, AdmissionPolicy, FlowSpec, Outcome, RacsParams, Scheduler, SdcParams, SimConfig, SimError, Simulator,
+    Topology,
+};
+use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+fn to_py(e: SimError) -> PyErr {
+    match e {
+        SimError::Stalled(_) => PyRuntimeError::new_err(e.to_string()),
+        _ => PyValueError::new_err(e.to_string()),
+    }
+}
+
+/// Runs `f`, converting a panic into a RuntimeError so that none crosses into Python.
+fn guarded<T>(f: impl FnOnce() -> Result<T, SimError>) -> PyResult<T> {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(r) => r.map_err(to_py),
+        Err(p) => {
+            let msg = p
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "unknown panic".into());
+            Err(PyRuntimeError::new_err(format!("internal error in the fabric simulator (please report): {msg}")))
+        }
+    }
+}
+
+fn same_len(n: usize, name: &str, len: usize) -> PyResult<()> {
+    if len != n {
+        return Err(PyValueError::new_err(format!("column '{name}' has {len} rows, expected {n}")));
+    }
+    Ok(())
+}
+
+/// The fluid fabric simulator (see flowsched.simulate for the documented interface).
+#[pyclass(name = "Simulator", module = "flowsched._fabric")]
+struct PySimulator {
+    inner: Simulator,
+}
+
+#[pymethods]
+impl PySimulator {
+    #[new]
+    #[pyo3(signature = (
+        arrival_s, src, dst, size_bytes, deadline_s, weight, data_span_s, size_known, *,
+        topology, host_gbps, tors=0, hosts_per_tor=0, spines=0, core_gbps=0.0, ecmp_seed=0,
+        scheduler="ps", admission=None, k=0, window=0, terminate_missed=false, delay_per_hop_s=0.0,
+        seed=0, pias_thresholds_bytes=Vec::new(), racs=(1.0, 100.0, 1e-5, 300e-6),
+        sdc_thresholds_bytes=(73_000.0, 146_000.0), sdc_weights=(10.0, 5.0, 1.0),
+        max_interval_s=None, pause_on_flow_change=false
+    ))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        py: Python<'_>,
+        arrival_s: PyReadonlyArray1<f64>,
+        src: PyReadonlyArray1<i64>,
+        dst: PyReadonlyArray1<i64>,
+        size_bytes: PyReadonlyArray1<f64>,
+        deadline_s: PyReadonlyArray1<f64>,
+        weight: PyReadonlyArray1<f64>,
+        data_span_s: PyReadonlyArray1<f64>,
+        size_known: PyReadonlyArray1<bool>,
+        topology: &str,
+        host_gbps: PyReadonlyArray1<f64>,
+        tors: usize,
+        hosts_per_tor: usize,
+        spines: usize,
+        core_gbps: f64,
+        ecmp_seed: u64,
+        scheduler: &str,
+        admission: Option<&str>,
+        k: usize,
+        window: usize,
+        terminate_missed: bool,
+        delay_per_hop_s: f64,
+        seed: u64,
+        pias_thresholds_bytes: Vec<f64>,
+        racs: (f64, f64, f64, f64),
+        sdc_thresholds_bytes: (f64, f64),
+        sdc_weights: (f64, f64, f64),
+        max_interval_s: Option<f64>,
+        pause_on_flow_change: bool,
+    ) -> PyResult<Self> {
+        let arrival = arrival_s.as_slice()?;
+        let n = arrival.len();
+        let (src, dst, size) = (src.as_slice()?, dst.as_slice()?, size_bytes.as_slice()?);
+        let (dl, w, span, known) = (deadline_s.as_slice()?, weight.as_slice()?, data_span_s.as_slice()?, size_known.as_slice()?);
+        for (name, len) in [("src", src.len()), ("dst", dst.len()), ("size_bytes", size.len()), ("deadline_s", dl.len()), ("weight", w.len()), ("data_span_s", span.len()), ("size_known", known.len())] {
+            same_len(n, name, len)?;
+        }
+        let mut flows = Vec::with_capacity(n);
+        for r in 0..n {
+            for (name, v) in [("src", src[r]), ("dst", dst[r])] {
+                if v < 0 {
+                    return Err(PyValueError::new_err(format!("flow at row {r}, column '{name}': host {v} is negative")));
+                }
+            }
+            flows.push(FlowSpec {
+                arrival_s: arrival[r],
+                src: src[r] as usize,
+                dst: dst[r] as usize,
+                size_bytes: size[r],
+                deadline_s: dl[r],
+                weight: w[r],
+                data_span_s: span[r],
+                size_known: known[r],
+            });
+        }
+        let rates = host_gbps.as_slice()?.to_vec();
+        let topo = match topology {
+            "bigswitch" => Topology::big_switch(&rates),
+            "leafspine" => Topology::leaf_spine(tors, hosts_per_tor, spines, &rates, core_gbps, ecmp_seed),
+            other => return Err(PyValueError::new_err(format!("unknown topology '{other}'; known: bigswitch, leafspine"))),
+        }
+        .map_err(to_py)?;
+        let mut cfg = SimConfig::new(Scheduler::parse(scheduler).map_err(to_py)?);
+        if let Some(a) = admission {
+            cfg.admission = Some(AdmissionConfig { k, window, policy: AdmissionPolicy::parse(a).map_err(to_py)? });
+        }
+        cfg.terminate_missed = terminate_missed;
+        cfg.delay_per_hop_s = delay_per_hop_s;
+        cfg.seed = seed;
+        cfg.pias_thresholds_bytes = pias_thresholds_bytes;
+        cfg.racs = RacsParams { w_min: racs.0, w_max: racs.1, a_per_byte: racs.2, update_interval_s: racs.3 };
+        cfg.sdc = SdcParams {
+            thresholds_bytes: [sdc_thresholds_bytes.0, sdc_thresholds_bytes.1],
+            weights: [sdc_weights.0, sdc_weights.1, sdc_weights.2],
+        };
+        cfg.max_interval_s = max_interval_s;
+        cfg.pause_on_flow_change = pause_on_flow_change;
+        let inner = py.detach(|| guarded(|| Simulator::new(topo, flows, cfg)))?;
+        Ok(PySimulator { inner })
+    }
+
+    /// Runs to the end (GIL released).
+    fn run(&mut self, py: Python<'_>) -> PyResult<()> {
+        let sim = &mut self.inner;
+        py.detach(|| guarded(|| sim.run()))
+    }
+
+    /// Advances until done, a decision, a flow-set change or time `until`.
+    /// Returns (kind, dst) with kind in {"done", "decision", "flows_changed", "time_reached"}.
+    #[pyo3(signature = (until=f64::INFINITY))]
+    fn step(&mut self, py: Python<'_>, until: f64) -> PyResult<(&'static str, i64)> {
+        let sim = &mut self.inner;
+        let out = py.detach(|| guarded(|| sim.step(until)))?;
+        Ok(match out {
+            Outcome::Done => ("done", -1),
+            Outcome::Decision { dst } => ("decision", dst as i64),
+            Outcome::FlowsChanged => ("flows_changed", -1),
+            Outcome::TimeReached => ("time_reached", -1),
+        })
+    }
+
+    fn admit(&mut self, dst: usize, position: usize) -> PyResult<()> {
+        guarded(|| self.inner.admit(dst, position))
+    }
+
+    fn window<'py>(&self, py: Python<'py>, dst: usize) -> PyResult<Bound<'py, PyArray1<i64>>> {
+        if dst >= self.inner.topology().n_hosts {
+            return Err(PyValueError::new_err(format!("destination {dst} out of range")));
+        }
+        Ok(self.inner.window(dst).into_iter().map(|x| x as i64).collect::<Vec<_>>().into_pyarray(py))
+    }
+
+    fn set_scores(&mut self, flows: PyReadonlyArray1<i64>, scores: PyReadonlyArray1<f64>) -> PyResult<()> {
+        let (f, s) = (flows.as_slice()?, scores.as_slice()?);
+        same_len(f.len(), "scores", s.len())?;
+        for (&i, &x) in f.iter().zip(s) {
+            if i < 0 {
+                return Err(PyValueError::new_err(format!("flow index {i} is negative")));
+            }
+            guarded(|| self.inner.set_score(i as usize, x))?;
+        }
+        Ok(())
+    }
+
+    #[getter]
+    fn now(&self) -> f64 {
+        self.inner.now()
+    }
+
+    fn active<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<i64>> {
+        self.inner.active().iter().map(|&x| x as i64).collect::<Vec<_>>().into_pyarray(py)
+    }
+
+    fn rates<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
+        (0..self.inner.n_flows()).map(|i| self.inner.rate_bytes_per_s(i)).collect::<Vec<_>>().into_pyarray(py)
+    }
+
+    /// Per-flow results as a dict of arrays (trace order).
+    fn results<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let s = &self.inner;
+        let n = s.n_flows();
+        let d = PyDict::new(py);
+        d.set_item("finish_s", s.finish_s().to_vec().into_pyarray(py))?;
+        d.set_item("fct_s", (0..n).map(|i| s.fct_s(i)).collect::<Vec<_>>().into_pyarray(py))?;
+        d.set_item("ideal_fct_s", (0..n).map(|i| s.ideal_fct_s(i)).collect::<Vec<_>>().into_pyarray(py))?;
+        d.set_item("bytes_sent", s.sent().to_vec().into_pyarray(py))?;
+        d.set_item("terminated", s.terminated().into_pyarray(py))?;
+        Ok(d)
+    }
+
+    /// Per-link data: (names, capacity in bytes/s, bytes carried).
+    fn links<'py>(&self, py: Python<'py>) -> (Vec<String>, Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<f64>>) {
+        let t = self.inner.topology();
+        (t.names.clone(), t.capacity.clone().into_pyarray(py), self.inner.link_bytes().into_pyarray(py))
+    }
+
+    /// Counters: {"events": ..., "allocations": ...}.
+    fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        d.set_item("events", self.inner.stats().events)?;
+        d.set_item("allocations", self.inner.stats().allocations)?;
+        Ok(d)
+    }
+}
+
+/// Names of the native schedulers.
+#[pyfunction]
+fn scheduler_names() -> Vec<&'static str> {
+    fabric_core::SCHEDULER_NAMES.to_vec()
+}
+
+#[pymodule]
+fn _fabric(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PySimulator>()?;
+    m.add_function(wrap_pyfunction!(scheduler_names, m)?)?;
+    Ok(())
+}

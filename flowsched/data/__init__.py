@@ -1,0 +1,1 @@
+"""Flow-size distributions shipped with flowsched (see README.md in this folder for provenance)."""

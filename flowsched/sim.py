@@ -1,0 +1,221 @@
+"""The Python entry point of the fabric simulator: :func:`simulate` and :class:`Results`."""
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from flowsched import _fabric
+from flowsched.metrics import DEFAULT_BUCKETS_BYTES, Summary, compare, summarize
+from flowsched.topology import BigSwitch, LeafSpine, Topology
+from flowsched.traces import read_trace, validate_trace
+
+#: Native schedulers (``gtcp:<inner>`` takes any priority scheduler as inner).
+SCHEDULERS: tuple[str, ...] = tuple(_fabric.scheduler_names())
+ADMISSION_POLICIES = ("fifo", "edf", "ssdf", "lsdf", "srpt", "random", "external")
+
+
+@dataclass
+class Results:
+    """What a simulation produced.
+
+    Attributes
+    ----------
+    flows : one row per flow, in trace order, with ``id, arrival_s, src, dst, size_bytes,
+        deadline_s, weight, finish_s, fct_s, ideal_fct_s, slowdown, deadline_met,
+        terminated, bytes_sent``. ``fct_s`` is finish - arrival plus the fixed path delay;
+        ``ideal_fct_s`` the FCT alone on an idle fabric given the data availability;
+        ``deadline_met`` is NA for flows without a deadline.
+    links : one row per link: ``link, capacity_Bps, bytes``.
+    duration_s : first arrival to last finish.
+    scheduler : the scheduler's name.
+    stats : simulator counters (events, rate allocations).
+    """
+
+    flows: pd.DataFrame
+    links: pd.DataFrame
+    duration_s: float
+    scheduler: str
+    stats: dict[str, int] = field(default_factory=dict)
+
+    def summary(self, buckets: Sequence[float] = DEFAULT_BUCKETS_BYTES, **kwargs: Any) -> Summary:
+        """FCT/slowdown statistics overall and by size bucket, deadline hit ratio, FPT,
+        utilization (see :func:`flowsched.metrics.summarize`)."""
+        return summarize(self.flows, links=self.links, duration_s=self.duration_s, buckets=buckets, **kwargs)
+
+    def compare(self, reference: Results | pd.DataFrame, **kwargs: Any) -> dict:
+        """Share of flows faster/slower/equal than a reference run and mean gain/loss
+        (SCHED_TCP Table 2; see :func:`flowsched.metrics.compare`)."""
+        ref = reference.flows if isinstance(reference, Results) else reference
+        return compare(self.flows, ref, **kwargs)
+
+
+def _default_pias_thresholds() -> list[float]:
+    from flowsched.workloads import pias_thresholds
+
+    return list(pias_thresholds("websearch", 0.8))
+
+
+def _make_native(
+    trace: pd.DataFrame,
+    topology: Topology,
+    scheduler: str,
+    *,
+    admission: str | None,
+    k: int | None,
+    window: int | None,
+    terminate_missed: bool,
+    delay_us: float,
+    seed: int,
+    pias_thresholds_bytes: Sequence[float] | None,
+    racs: dict | None,
+    sdc: dict | None,
+    max_interval_s: float | None,
+    pause_on_flow_change: bool = False,
+) -> _fabric.Simulator:
+    if k is not None and admission is None:
+        admission = "fifo"
+    if admission is not None:
+        if admission not in ADMISSION_POLICIES:
+            raise ValueError(f"unknown admission policy {admission!r}; known: {', '.join(ADMISSION_POLICIES)}")
+        if k is None or int(k) != k or k < 1:
+            raise ValueError(f"admission needs k (max active flows per destination) >= 1, got {k!r}")
+    if window is not None and (int(window) != window or window < 1):
+        raise ValueError(f"window (f) must be an integer >= 1, got {window!r}")
+    if not (np.isfinite(delay_us) and delay_us >= 0):
+        raise ValueError(f"delay_us must be >= 0, got {delay_us!r}")
+    if pias_thresholds_bytes is None and scheduler.strip().lower().endswith("pias"):
+        pias_thresholds_bytes = _default_pias_thresholds()
+    racs_p = {"w_min": 1.0, "w_max": 100.0, "a_per_byte": 1e-5, "update_interval_s": 300e-6}
+    for name, given in (("racs", racs), ("sdc", sdc)):
+        known = racs_p if name == "racs" else {"thresholds_bytes": 0, "weights": 0}
+        unknown = set(given or {}) - set(known)
+        if unknown:
+            raise ValueError(f"unknown {name} parameter(s) {sorted(unknown)}; known: {sorted(known)}")
+    racs_p.update(racs or {})
+    sdc_p = {"thresholds_bytes": (50 * 1460.0, 100 * 1460.0), "weights": (10.0, 5.0, 1.0)}
+    sdc_p.update(sdc or {})
+    t = trace
+    return _fabric.Simulator(
+        t["arrival_s"].to_numpy(np.float64),
+        t["src"].to_numpy(np.int64),
+        t["dst"].to_numpy(np.int64),
+        t["size_bytes"].to_numpy(np.float64),
+        t["deadline_s"].to_numpy(np.float64),
+        t["weight"].to_numpy(np.float64),
+        t["data_span_s"].to_numpy(np.float64),
+        t["size_known"].to_numpy(bool),
+        scheduler=scheduler,
+        admission=admission,
+        k=int(k or 0),
+        window=int(window or 0),
+        terminate_missed=bool(terminate_missed),
+        delay_per_hop_s=float(delay_us) * 1e-6,
+        seed=int(seed),
+        pias_thresholds_bytes=[float(x) for x in (pias_thresholds_bytes or [])],
+        racs=tuple(float(racs_p[x]) for x in ("w_min", "w_max", "a_per_byte", "update_interval_s")),
+        sdc_thresholds_bytes=tuple(float(x) for x in sdc_p["thresholds_bytes"]),
+        sdc_weights=tuple(float(x) for x in sdc_p["weights"]),
+        max_interval_s=max_interval_s,
+        pause_on_flow_change=pause_on_flow_change,
+        **topology._native(),
+    )
+
+
+def _prepare(trace: pd.DataFrame | str | os.PathLike[str], topology: Topology | None, link_gbps: float):
+    if isinstance(trace, (str, os.PathLike)):
+        trace = read_trace(trace)
+    if topology is None:
+        tr = validate_trace(trace)
+        hosts = int(max(tr["src"].max(), tr["dst"].max())) + 1
+        topology = BigSwitch(max(hosts, 2), link_gbps)
+    elif not isinstance(topology, (BigSwitch, LeafSpine)):
+        raise TypeError(f"topology must be a BigSwitch or LeafSpine, got {type(topology).__name__}")
+    return validate_trace(trace, hosts=topology.n_hosts), topology
+
+
+def simulate(
+    trace: pd.DataFrame | str | os.PathLike[str],
+    topology: Topology | None = None,
+    scheduler: str = "srpt",
+    *,
+    admission: str | None = None,
+    k: int | None = None,
+    window: int | None = None,
+    terminate_missed: bool = False,
+    delay_us: float = 0.0,
+    seed: int = 0,
+    pias_thresholds_bytes: Sequence[float] | None = None,
+    racs: dict | None = None,
+    sdc: dict | None = None,
+    max_interval_s: float | None = None,
+    link_gbps: float = 10.0,
+) -> Results:
+    """Simulate a trace on a fabric under a scheduler.
+
+    Parameters
+    ----------
+    trace : a trace DataFrame (see :mod:`flowsched.traces`) or a path to a CSV/Parquet trace.
+    topology : :class:`BigSwitch` or :class:`LeafSpine`; default a big switch with as
+        many hosts as the trace names, at ``link_gbps``.
+    scheduler : one of :data:`SCHEDULERS` (``fifo, ps, wps, srpt, asrpt, ga:<inner>, las,
+        pias, edf, ssdf, lsdf, fair, racs, sdc, random, gtcp:<inner>``).
+    admission, k, window : destination admission (Artemis token requests): at most ``k``
+        active flows per destination, the next admitted by ``admission`` (fifo, edf,
+        ssdf, lsdf, srpt, random) among the first ``window`` waiting (all if None).
+        Giving ``k`` alone means fifo admission.
+    terminate_missed : terminate flows whose deadline passed (they count as missed).
+    delay_us : fixed delay per link of the path, added to every FCT.
+    seed : seeds ``random`` priorities and random admission.
+    pias_thresholds_bytes : PIAS demotion thresholds (default: web search, load 0.8,
+        from the PIAS scripts; see flowsched/data/README.md).
+    racs : ``{"w_min", "w_max", "a_per_byte", "update_interval_s"}`` for ``racs``.
+    sdc : ``{"thresholds_bytes": (r_A, r_B), "weights": (w_A, w_B, w_C)}`` for ``sdc``.
+    max_interval_s : re-evaluate rates at least this often (default: only at events).
+
+    Returns
+    -------
+    Results
+
+    Examples
+    --------
+    >>> import pandas as pd, flowsched
+    >>> tr = pd.DataFrame({"arrival_s": [0.0, 0.0], "src": [0, 0], "dst": [1, 1],
+    ...                    "size_bytes": [1.25e6, 2.5e6]})
+    >>> r = flowsched.simulate(tr, flowsched.BigSwitch(2, 10), "srpt")
+    >>> r.flows["fct_s"].round(6).tolist()   # 1 ms alone, then 2 ms more
+    [0.001, 0.003]
+    """
+    tr, topo = _prepare(trace, topology, link_gbps)
+    sim = _make_native(
+        tr, topo, scheduler, admission=admission, k=k, window=window, terminate_missed=terminate_missed,
+        delay_us=delay_us, seed=seed, pias_thresholds_bytes=pias_thresholds_bytes, racs=racs, sdc=sdc,
+        max_interval_s=max_interval_s,
+    )
+    sim.run()
+    return _collect(tr, sim, scheduler)
+
+
+def _collect(tr: pd.DataFrame, sim: _fabric.Simulator, scheduler: str) -> Results:
+    res = sim.results()
+    flows = tr[["id", "arrival_s", "src", "dst", "size_bytes", "deadline_s", "weight"]].copy()
+    flows["finish_s"] = res["finish_s"]
+    flows["fct_s"] = res["fct_s"]
+    flows["ideal_fct_s"] = res["ideal_fct_s"]
+    flows["slowdown"] = flows["fct_s"] / flows["ideal_fct_s"]
+    has_dl = np.isfinite(flows["deadline_s"].to_numpy())
+    met = np.asarray(flows["fct_s"] <= flows["deadline_s"] * (1 + 1e-9), dtype=bool) & ~res["terminated"]
+    flows["deadline_met"] = pd.array(np.where(has_dl, met, False), dtype="boolean")
+    flows.loc[~has_dl, "deadline_met"] = pd.NA
+    flows["terminated"] = res["terminated"]
+    flows["bytes_sent"] = res["bytes_sent"]
+    names, cap, carried = sim.links()
+    links = pd.DataFrame({"link": names, "capacity_Bps": cap, "bytes": carried})
+    fin = flows["finish_s"].to_numpy()
+    end = np.nanmax(fin) if np.isfinite(fin).any() else float(tr["arrival_s"].max())
+    duration = float(end - tr["arrival_s"].min())
+    return Results(flows=flows, links=links, duration_s=duration, scheduler=scheduler, stats=dict(sim.stats()))
