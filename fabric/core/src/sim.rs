@@ -937,8 +937,9 @@ impl Simulator {
 
     fn allocate_priority(&mut self, s: &Scheduler) {
         self.sort_active_by_key(s, false);
-        for w in self.weight.iter_mut() {
-            *w = 1.0;
+        // Equal-priority flows share with equal weights.
+        for &i in &self.active {
+            self.weight[i as usize] = 1.0;
         }
         let n = self.active.len();
         let paths = Paths { off: &self.path_off, links: &self.path_links };
