@@ -1,0 +1,72 @@
+"""Simulator throughput: flows/s and events/s per scheduler and topology.
+
+The reference scenario of the fabric-simulator issue is a 144-host big switch at
+10 Gbps, web search sizes (ns-2 sampling), load 0.8, 1,000,000 flows. Run it with
+``--flows 1000000``; the default is smaller so that the script finishes in minutes.
+Each configuration runs in a fresh process so the peak memory (ru_maxrss) is its own.
+
+    python benchmarks/bench_sim.py --flows 100000
+    python benchmarks/bench_sim.py --flows 1000000 --schedulers srpt ps --topologies bigswitch
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import resource
+import subprocess
+import sys
+import time
+
+
+def one(flows: int, scheduler: str, topology: str, load: float, seed: int) -> dict:
+    import flowsched
+    from flowsched import workloads
+
+    topo = flowsched.BigSwitch(144, 10.0) if topology == "bigswitch" else flowsched.LeafSpine(9, 16, 4, 10.0, 40.0)
+    tr = workloads.poisson_all_to_all("websearch", load, 144, 10.0, flows, seed=seed)
+    t0 = time.perf_counter()
+    res = flowsched.simulate(tr, topo, scheduler)
+    wall = time.perf_counter() - t0
+    return {
+        "scheduler": scheduler,
+        "topology": topology,
+        "flows": flows,
+        "wall_s": round(wall, 3),
+        "flows_per_s": round(flows / wall),
+        "events_per_s": round(res.stats["events"] / wall),
+        "events": res.stats["events"],
+        "mean_active_flows": round(float(res.flows["fct_s"].sum() / res.duration_s), 1),
+        "mean_fct_ms": round(float(res.flows["fct_s"].mean() * 1e3), 3),
+        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--flows", type=int, default=20_000)
+    ap.add_argument("--load", type=float, default=0.8)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--schedulers", nargs="+", default=["fifo", "ps", "srpt", "las", "pias"])
+    ap.add_argument("--topologies", nargs="+", default=["bigswitch", "leafspine"])
+    ap.add_argument("--one", nargs=2, metavar=("SCHEDULER", "TOPOLOGY"), help=argparse.SUPPRESS)
+    a = ap.parse_args()
+    if a.one:
+        print(json.dumps(one(a.flows, a.one[0], a.one[1], a.load, a.seed)))
+        return
+    print(f"# {platform.processor() or platform.machine()}, python {platform.python_version()}, "
+          f"web search, load {a.load}, 144 hosts, 10 Gbps hosts (leaf-spine: 9x16, 4 spines, 40 Gbps core)")
+    print("| topology | scheduler | flows | wall (s) | flows/s | events/s | mean active flows | peak RSS (MB) |")
+    print("|---|---|---|---|---|---|---|---|")
+    for topo in a.topologies:
+        for s in a.schedulers:
+            out = subprocess.run(
+                [sys.executable, __file__, "--flows", str(a.flows), "--load", str(a.load), "--seed", str(a.seed),
+                 "--one", s, topo], capture_output=True, text=True, check=True)
+            r = json.loads(out.stdout.strip().splitlines()[-1])
+            print(f"| {topo} | {s} | {r['flows']:,} | {r['wall_s']:.2f} | {r['flows_per_s']:,} | "
+                  f"{r['events_per_s']:,} | {r['mean_active_flows']} | {r['peak_rss_mb']} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
