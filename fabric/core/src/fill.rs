@@ -41,6 +41,7 @@ pub struct Filler {
     adj: Vec<u32>,
     frozen: Vec<bool>,
     cap_order: Vec<u32>,
+    cursor: Vec<u32>,
     heap: BinaryHeap<Item>,
 }
 
@@ -112,15 +113,13 @@ impl Filler {
         }
         self.adj.clear();
         self.adj.resize(self.adj_off[nl] as usize, 0);
-        {
-            // fill positions using count as a cursor (count is restored below)
-            let mut cursor: Vec<u32> = self.adj_off[..nl].to_vec();
-            for (p, &i) in group.iter().enumerate() {
-                for &l in paths.of(i) {
-                    let j = self.local[l as usize] as usize;
-                    self.adj[cursor[j] as usize] = p as u32;
-                    cursor[j] += 1;
-                }
+        self.cursor.clear();
+        self.cursor.extend_from_slice(&self.adj_off[..nl]);
+        for (p, &i) in group.iter().enumerate() {
+            for &l in paths.of(i) {
+                let j = self.local[l as usize] as usize;
+                self.adj[self.cursor[j] as usize] = p as u32;
+                self.cursor[j] += 1;
             }
         }
         self.frozen.clear();
@@ -147,10 +146,20 @@ impl Filler {
             // Next saturating link.
             let mut link_level = f64::INFINITY;
             let mut link_j = u32::MAX;
-            while let Some(top) = self.heap.peek() {
+            // Levels only increase as flows freeze (see `freeze`), so a stored level is a
+            // lower bound of the link's current level: a stale top is re-inserted with its
+            // current level, and a top whose level is current is the true minimum.
+            while let Some(top) = self.heap.peek().copied() {
                 let j = top.link as usize;
-                if top.version != self.version[j] || self.count[j] == 0 {
+                if self.count[j] == 0 {
                     self.heap.pop();
+                    continue;
+                }
+                if top.version != self.version[j] {
+                    let l = self.touched[j] as usize;
+                    let ws = if self.wsum[j] > 0.0 { self.wsum[j] } else { f64::MIN_POSITIVE };
+                    self.heap.pop();
+                    self.heap.push(Item { level: res[l] / ws, link: top.link, version: self.version[j] });
                     continue;
                 }
                 link_level = top.level;
@@ -213,10 +222,10 @@ impl Filler {
             res[l] = (res[l] - r).max(0.0);
             self.count[j] -= 1;
             self.version[j] += 1;
+            // With res >= W * level on every link, removing a flow frozen at rate
+            // r <= w * level raises (or keeps) the link's level res / W.
             if self.count[j] > 0 {
                 self.wsum[j] = (self.wsum[j] - w).max(0.0);
-                let ws = if self.wsum[j] > 0.0 { self.wsum[j] } else { f64::MIN_POSITIVE };
-                self.heap.push(Item { level: res[l] / ws, link: j as u32, version: self.version[j] });
             } else {
                 self.wsum[j] = 0.0;
             }
