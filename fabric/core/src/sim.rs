@@ -921,13 +921,28 @@ impl Simulator {
             self.k2[i] = b;
             self.slope[i] = sl;
         }
-        let (k1, k2, pix) = (&self.k1, &self.k2, &self.path_ix);
+        let (k1, k2, pix, fl) = (&self.k1, &self.k2, &self.path_ix, &self.flows);
         // Stable, adaptive sort: the order changes little from one event to the next.
+        // Equal keys fall back to arrival time, then trace order.
         self.active.sort_by(|&a, &b| {
             let (a, b) = (a as usize, b as usize);
             let p = if by_path { pix[a].cmp(&pix[b]) } else { std::cmp::Ordering::Equal };
-            p.then(k1[a].total_cmp(&k1[b])).then(k2[a].total_cmp(&k2[b])).then(a.cmp(&b))
+            p.then(k1[a].total_cmp(&k1[b]))
+                .then(k2[a].total_cmp(&k2[b]))
+                .then(fl[a].arrival_s.total_cmp(&fl[b].arrival_s))
+                .then(a.cmp(&b))
         });
+    }
+
+    /// Whether flows with equal keys share (fluid LAS/FB serves equally the flows with the
+    /// least attained service; equal external scores share). Every other priority policy
+    /// is a strict order: ties go to the earlier arrival, then to the earlier trace row.
+    fn ties_share(&self) -> bool {
+        let eff = match &self.cfg.scheduler {
+            Scheduler::Gtcp(inner) => inner.as_ref(),
+            other => other,
+        };
+        matches!(eff, Scheduler::Las | Scheduler::External)
     }
 
     #[inline]
@@ -942,12 +957,13 @@ impl Simulator {
             self.weight[i as usize] = 1.0;
         }
         let n = self.active.len();
+        let share = self.ties_share();
         let paths = Paths { off: &self.path_off, links: &self.path_links };
         let mut a = 0;
         while a < n {
             let first = self.active[a] as usize;
             let mut b = a + 1;
-            while b < n && self.same_key(first, self.active[b] as usize) {
+            while share && b < n && self.same_key(first, self.active[b] as usize) {
                 b += 1;
             }
             self.filler.fill(&self.active[a..b], &paths, &self.weight, &self.cap, &mut self.res, &mut self.rate);
@@ -961,6 +977,7 @@ impl Simulator {
             self.agg[self.path_ix[i as usize] as usize] += sh.rate[i as usize];
         }
         let by_key = !matches!(inner, Scheduler::Ps);
+        let share = self.ties_share();
         if by_key {
             self.sort_active_by_key(inner, true);
         } else {
@@ -981,7 +998,7 @@ impl Simulator {
             while g < b {
                 let first = self.active[g] as usize;
                 let mut e = g + 1;
-                while e < b && (!by_key || self.same_key(first, self.active[e] as usize)) {
+                while e < b && (!by_key || (share && self.same_key(first, self.active[e] as usize))) {
                     e += 1;
                 }
                 let mut members: Vec<usize> = self.active[g..e].iter().map(|&x| x as usize).collect();
@@ -1109,12 +1126,13 @@ impl Simulator {
             }
         }
         let mut best = INF;
+        let share = self.ties_share();
         for l in 0..nl {
             let (a, b) = (self.link_cnt[l] as usize, self.link_cnt[l + 1] as usize);
             for p in a..b.saturating_sub(1) {
                 let x = self.link_lists[p] as usize;
                 let y = self.link_lists[p + 1] as usize;
-                best = best.min(self.crossing(x, y));
+                best = best.min(self.crossing(x, y, share));
             }
         }
         best
@@ -1122,10 +1140,11 @@ impl Simulator {
 
     fn next_crossing_same_path(&self) -> f64 {
         let mut best = INF;
+        let share = self.ties_share();
         for w in self.active.windows(2) {
             let (x, y) = (w[0] as usize, w[1] as usize);
             if self.path_ix[x] == self.path_ix[y] {
-                best = best.min(self.crossing(x, y));
+                best = best.min(self.crossing(x, y, share));
             }
         }
         best
@@ -1133,8 +1152,8 @@ impl Simulator {
 
     /// Time at which the key of y (behind) meets the key of x (ahead), if x is served.
     #[inline]
-    fn crossing(&self, x: usize, y: usize) -> f64 {
-        if self.rate[x] <= 0.0 || self.k1[x] != self.k1[y] || self.same_key(x, y) {
+    fn crossing(&self, x: usize, y: usize, share: bool) -> f64 {
+        if self.rate[x] <= 0.0 || self.k1[x] != self.k1[y] || (share && self.same_key(x, y)) {
             return INF;
         }
         let sx = self.slope[x] * self.rate[x];
@@ -1142,7 +1161,9 @@ impl Simulator {
         if sx > sy {
             let dt = (self.k2[y] - self.k2[x]) / (sx - sy);
             if dt >= 0.0 {
-                return self.now + dt;
+                // Equal keys in a strict order (y behind by the tie-break) that y is about
+                // to pass: look again a moment later, when y's key is strictly smaller.
+                return self.now + dt.max(1e-12 * self.now.max(1.0));
             }
         }
         INF
