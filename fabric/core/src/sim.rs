@@ -95,6 +95,9 @@ pub struct SimConfig {
     pub max_interval_s: Option<f64>,
     /// `step` returns `Outcome::FlowsChanged` after events that add, remove or complete flows.
     pub pause_on_flow_change: bool,
+    /// Recompute every rate at every event even where the incremental allocator applies
+    /// (the reference the incremental allocator is tested against).
+    pub force_full_recompute: bool,
 }
 
 impl SimConfig {
@@ -110,6 +113,7 @@ impl SimConfig {
             sdc: SdcParams::default(),
             max_interval_s: None,
             pause_on_flow_change: false,
+            force_full_recompute: false,
         }
     }
 }
@@ -192,7 +196,23 @@ pub struct Simulator {
     link_lists: Vec<u32>,
     shadow: Option<Box<Simulator>>,
     stats: Stats,
+    // Incremental allocator (strict-priority schedulers; see incr.rs).
+    incremental: bool,
+    t0: Vec<f64>,
+    apos: Vec<u32>,
+    lists: Vec<Vec<u32>>,
+    work: BinaryHeap<incr::WorkItem>,
+    in_work: Vec<bool>,
+    fev: BinaryHeap<Reverse<(OrdF64, u32, u32)>>,
+    fver: Vec<u32>,
+    xheap: BinaryHeap<Reverse<(OrdF64, u32, u32)>>,
+    xver: Vec<u32>,
+    xdirty: Vec<bool>,
+    xdirty_list: Vec<u32>,
+    resched: Vec<u32>,
 }
+
+mod incr;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct OrdF64(f64);
@@ -281,7 +301,21 @@ impl Simulator {
         };
         let n_links = topo.n_links();
         let weight = flows.iter().map(|f| f.weight).collect();
+        let incremental = !cfg.force_full_recompute && incr::applies(&cfg.scheduler);
         Ok(Simulator {
+            incremental,
+            t0: vec![0.0; n],
+            apos: vec![u32::MAX; n],
+            lists: vec![Vec::new(); if incremental { n_links } else { 0 }],
+            work: BinaryHeap::new(),
+            in_work: vec![false; n],
+            fev: BinaryHeap::new(),
+            fver: vec![0; n],
+            xheap: BinaryHeap::new(),
+            xver: vec![0; n_links],
+            xdirty: vec![false; n_links],
+            xdirty_list: Vec::new(),
+            resched: Vec::new(),
             filler: Filler::new(n_links),
             res: vec![0.0; n_links],
             link_cnt: vec![0; n_links + 1],
@@ -407,7 +441,7 @@ impl Simulator {
         self.status[i]
     }
     pub fn sent_bytes(&self, i: usize) -> f64 {
-        self.sent[i]
+        self.sent_now(i)
     }
     pub fn rate_bytes_per_s(&self, i: usize) -> f64 {
         self.rate[i]
@@ -437,8 +471,8 @@ impl Simulator {
     pub fn finish_s(&self) -> &[f64] {
         &self.finish
     }
-    pub fn sent(&self) -> &[f64] {
-        &self.sent
+    pub fn sent(&self) -> Vec<f64> {
+        (0..self.flows.len()).map(|i| self.sent_now(i)).collect()
     }
     pub fn terminated(&self) -> Vec<bool> {
         self.status.iter().map(|s| *s == Status::Terminated).collect()
@@ -461,7 +495,7 @@ impl Simulator {
         let mut b = vec![0.0; self.topo.n_links()];
         for i in 0..self.flows.len() {
             for &l in self.path(i) {
-                b[l as usize] += self.sent[i];
+                b[l as usize] += self.sent_now(i);
             }
         }
         b
@@ -523,8 +557,7 @@ impl Simulator {
 
     fn admit_at(&mut self, dst: usize, pos: usize) {
         let i = self.waiting[dst].remove(pos).expect("position checked");
-        self.status[i as usize] = Status::Active;
-        self.active.push(i);
+        self.activate(i as usize);
         self.n_active_dst[dst] += 1;
         self.dirty = true;
         self.changed = true;
@@ -581,7 +614,11 @@ impl Simulator {
                         sh.advance_fluid(until);
                         sh.dirty = true;
                     }
-                    self.advance_fluid(until);
+                    if self.incremental {
+                        self.now = until; // flows advance lazily
+                    } else {
+                        self.advance_fluid(until);
+                    }
                     self.dirty = true;
                 }
                 return Ok(Outcome::TimeReached);
@@ -604,10 +641,38 @@ impl Simulator {
     /// Next event time of this simulator alone (recomputes the rates if needed).
     fn peek_next_event(&mut self) -> Result<f64> {
         if self.dirty {
-            self.allocate();
+            if self.incremental {
+                self.incr_allocate();
+            } else {
+                self.allocate();
+            }
             self.dirty = false;
         }
         Ok(self.next_event)
+    }
+
+    /// Bytes sent by flow i by now (the incremental allocator advances flows lazily).
+    #[inline]
+    pub(crate) fn sent_now(&self, i: usize) -> f64 {
+        if !self.incremental || self.rate[i] == 0.0 {
+            return self.sent[i];
+        }
+        let f = &self.flows[i];
+        let s = (self.sent[i] + self.rate[i] * (self.now - self.t0[i])).min(f.size_bytes);
+        if f.data_span_s > 0.0 {
+            s.min(self.avail(i, self.now))
+        } else {
+            s
+        }
+    }
+
+    fn activate(&mut self, i: usize) {
+        self.status[i] = Status::Active;
+        if self.incremental {
+            self.incr_activate(i);
+        } else {
+            self.active.push(i as u32);
+        }
     }
 
     fn advance_fluid(&mut self, t: f64) {
@@ -631,11 +696,18 @@ impl Simulator {
 
     fn advance_to(&mut self, t: f64) {
         self.stats.events += 1;
-        self.advance_fluid(t);
+        if self.incremental {
+            self.now = t.max(self.now);
+        } else {
+            self.advance_fluid(t);
+        }
         let t = self.now;
         // Completions.
         let mut any_done = false;
-        for k in 0..self.active.len() {
+        if self.incremental {
+            self.incr_flow_events(t);
+        }
+        for k in 0..if self.incremental { 0 } else { self.active.len() } {
             let i = self.active[k] as usize;
             let size = self.flows[i].size_bytes;
             if size - self.sent[i] <= 1e-9 * size && self.complete_or_due(i, t) {
@@ -655,6 +727,9 @@ impl Simulator {
             if !self.complete[i as usize] {
                 self.complete[i as usize] = true;
                 self.changed = true;
+                if self.incremental && self.status[i as usize] == Status::Active && !self.incr_try_finish(i as usize, t) {
+                    self.incr_changed(i as usize, true);
+                }
             }
         }
         // Deadlines.
@@ -667,6 +742,9 @@ impl Simulator {
                 let i = i as usize;
                 match self.status[i] {
                     Status::Active => {
+                        if self.incremental {
+                            self.incr_remove(i);
+                        }
                         self.status[i] = Status::Terminated;
                         any_done = true;
                         self.release_slot(i);
@@ -684,8 +762,10 @@ impl Simulator {
             }
         }
         if any_done {
-            let st = &self.status;
-            self.active.retain(|&i| st[i as usize] == Status::Active);
+            if !self.incremental {
+                let st = &self.status;
+                self.active.retain(|&i| st[i as usize] == Status::Active);
+            }
             self.changed = true;
         }
         // Arrivals.
@@ -709,8 +789,7 @@ impl Simulator {
                 self.waiting[f.dst].push_back(i as u32);
                 self.admit_check.push_back(f.dst);
             } else {
-                self.status[i] = Status::Active;
-                self.active.push(i as u32);
+                self.activate(i);
             }
         }
         // A deadline equal to the arrival (delay >= deadline): terminate at once.
@@ -805,15 +884,16 @@ impl Simulator {
     /// Priority key of flow i under scheduler s: (class, value, d value / d sent).
     fn key(&self, s: &Scheduler, i: usize) -> (f64, f64, f64) {
         let f = &self.flows[i];
-        let rem = f.size_bytes - self.sent[i];
+        let sent = self.sent_now(i);
+        let rem = f.size_bytes - sent;
         let has_dl = !f.deadline_s.is_nan();
         match s {
             Scheduler::Fifo => (0.0, f.arrival_s, 0.0),
             Scheduler::Srpt => (0.0, rem, -1.0),
-            Scheduler::Las => (0.0, self.sent[i], 1.0),
+            Scheduler::Las => (0.0, sent, 1.0),
             Scheduler::Pias => {
                 let th = &self.cfg.pias_thresholds_bytes;
-                let s = self.sent[i];
+                let s = sent;
                 let q = th.partition_point(|&x| x < s + tol_of(x));
                 (q as f64, f.arrival_s, 0.0)
             }

@@ -1,0 +1,66 @@
+//! The incremental allocator against the full recomputation, on random traces.
+use fabric_core::rng::SplitMix64;
+use fabric_core::*;
+
+fn random_flows(rng: &mut SplitMix64, hosts: usize, n: usize, spans: bool, deadlines: bool) -> Vec<FlowSpec> {
+    let mut t = 0.0;
+    (0..n)
+        .map(|_| {
+            // bursts of simultaneous arrivals now and then, to exercise ties
+            if rng.next_f64() < 0.7 {
+                t += rng.next_f64() * 2e-4;
+            }
+            let src = rng.below(hosts as u64) as usize;
+            let dst = (src + 1 + rng.below(hosts as u64 - 1) as usize) % hosts;
+            let size = if rng.next_f64() < 0.2 { 1e5 } else { 1e3 + rng.next_f64() * 3e5 };
+            let mut f = FlowSpec::new(t, src, dst, size);
+            if spans && rng.next_f64() < 0.5 {
+                f.data_span_s = rng.next_f64() * 5e-4;
+            }
+            if deadlines && rng.next_f64() < 0.5 {
+                f.deadline_s = 1e-4 + rng.next_f64() * 1e-3;
+            }
+            f
+        })
+        .collect()
+}
+
+fn finish(topo: &Topology, flows: &[FlowSpec], mut cfg: SimConfig, full: bool) -> (Vec<f64>, Vec<bool>) {
+    cfg.force_full_recompute = full;
+    let mut s = Simulator::new(topo.clone(), flows.to_vec(), cfg).unwrap();
+    s.run().unwrap();
+    (s.finish_s().to_vec(), s.terminated())
+}
+
+#[test]
+fn incremental_matches_full_recomputation() {
+    let mut rng = SplitMix64::new(42);
+    let big = Topology::big_switch(&[10.0, 10.0, 10.0, 10.0, 25.0, 10.0]).unwrap();
+    let ls = Topology::leaf_spine(3, 2, 2, &[10.0; 6], 10.0, 3).unwrap();
+    let mut cases = 0;
+    for trial in 0..40 {
+        for topo in [&big, &ls] {
+            let spans = trial % 2 == 1;
+            let deadlines = trial % 4 >= 2;
+            let flows = random_flows(&mut rng, 6, 60, spans, deadlines);
+            for name in ["fifo", "srpt", "asrpt", "ga:ssdf", "pias", "edf", "ssdf", "lsdf", "random"] {
+                let mut cfg = SimConfig::new(Scheduler::parse(name).unwrap());
+                cfg.pias_thresholds_bytes = vec![2e4, 1e5, 2e5];
+                cfg.seed = trial;
+                cfg.terminate_missed = deadlines && trial % 8 >= 4;
+                if trial % 5 == 0 {
+                    cfg.admission = Some(AdmissionConfig { k: 2, window: 3, policy: AdmissionPolicy::Edf });
+                }
+                let (a, ta) = finish(topo, &flows, cfg.clone(), false);
+                let (b, tb) = finish(topo, &flows, cfg, true);
+                assert_eq!(ta, tb, "{name} trial {trial}: terminated flows differ");
+                for (k, (x, y)) in a.iter().zip(&b).enumerate() {
+                    let ok = (x.is_nan() && y.is_nan()) || (x - y).abs() <= 1e-9 * y.abs().max(1e-3);
+                    assert!(ok, "{name} trial {trial} flow {k}: incremental {x} vs full {y}");
+                }
+                cases += 1;
+            }
+        }
+    }
+    assert_eq!(cases, 40 * 2 * 9);
+}
