@@ -309,27 +309,51 @@ impl Simulator {
             if self.status[g] != Status::Active {
                 continue;
             }
-            let mut r = self.cap_now(g);
             let (a, b) = (self.path_off[g] as usize, self.path_off[g + 1] as usize);
-            for p in a..b {
+            // Residual capacity ahead of g on each of its links, and g's position there.
+            let mut before = [0.0f64; 8];
+            let mut at = [0usize; 8];
+            let mut r = self.cap_now(g);
+            for (k, p) in (a..b).enumerate() {
                 let l = self.path_links[p] as usize;
-                let mut res = self.topo.capacity[l];
+                let cap_l = self.topo.capacity[l];
+                let mut res = cap_l;
+                let mut pos = 0;
                 for &h in &self.lists[l] {
                     if h as usize == g {
                         break;
                     }
                     res -= self.rate[h as usize];
+                    pos += 1;
+                    if res <= 1e-12 * cap_l {
+                        // Nothing left for g here; its position is looked up if needed.
+                        res = 0.0;
+                        pos = usize::MAX;
+                        break;
+                    }
                 }
+                before[k] = res;
+                at[k] = pos;
                 r = r.min(res);
             }
             let r = r.max(0.0);
             let old = self.rate[g];
             if (r - old).abs() > 1e-12 * r.max(old) {
                 self.set_rate(g, r);
-                for p in a..b {
+                for (k, p) in (a..b).enumerate() {
                     let l = self.path_links[p] as usize;
                     self.mark_link(l);
-                    let pos = self.lists[l].iter().position(|&x| x as usize == g).unwrap();
+                    // Flows behind g on l see what g leaves; if that was and stays nothing,
+                    // they are not affected through this link.
+                    let eps = 1e-12 * self.topo.capacity[l];
+                    if before[k] - old <= eps && before[k] - r <= eps {
+                        continue;
+                    }
+                    let pos = if at[k] == usize::MAX {
+                        self.lists[l].iter().position(|&x| x as usize == g).unwrap()
+                    } else {
+                        at[k]
+                    };
                     self.push_from(l, pos + 1);
                 }
             }
