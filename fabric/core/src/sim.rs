@@ -210,6 +210,7 @@ pub struct Simulator {
     xdirty: Vec<bool>,
     xdirty_list: Vec<u32>,
     resched: Vec<u32>,
+    bind: Vec<u32>,
 }
 
 mod incr;
@@ -316,6 +317,7 @@ impl Simulator {
             xdirty: vec![false; n_links],
             xdirty_list: Vec::new(),
             resched: Vec::new(),
+            bind: vec![u32::MAX; n],
             filler: Filler::new(n_links),
             res: vec![0.0; n_links],
             link_cnt: vec![0; n_links + 1],

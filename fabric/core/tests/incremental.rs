@@ -36,9 +36,9 @@ fn finish(topo: &Topology, flows: &[FlowSpec], mut cfg: SimConfig, full: bool) -
 fn incremental_matches_full_recomputation() {
     let mut rng = SplitMix64::new(42);
     let big = Topology::big_switch(&[10.0, 10.0, 10.0, 10.0, 25.0, 10.0]).unwrap();
-    let ls = Topology::leaf_spine(3, 2, 2, &[10.0; 6], 10.0, 3).unwrap();
+    let ls = Topology::leaf_spine(3, 2, 2, &[10.0; 6], 7.5, 3).unwrap();
     let mut cases = 0;
-    for trial in 0..40 {
+    for trial in 0..80 {
         for topo in [&big, &ls] {
             let spans = trial % 2 == 1;
             let deadlines = trial % 4 >= 2;
@@ -62,5 +62,5 @@ fn incremental_matches_full_recomputation() {
             }
         }
     }
-    assert_eq!(cases, 40 * 2 * 9);
+    assert_eq!(cases, 80 * 2 * 9);
 }

@@ -122,6 +122,22 @@ impl Simulator {
         pos
     }
 
+    /// Walks link l's list from `pos`, where `res` is the capacity left ahead of that
+    /// position, and pushes the flows whose rate this link now caps below their rate, or
+    /// that this link bound and that now have room to grow. The others cannot be
+    /// affected through l (their rate is set by another link or their cap).
+    fn push_affected(&mut self, l: usize, pos: usize, mut res: f64) {
+        let eps = 1e-12 * self.topo.capacity[l];
+        for k in pos..self.lists[l].len() {
+            let h = self.lists[l][k] as usize;
+            let rh = self.rate[h];
+            if res < rh - eps || (self.bind[h] as usize == l && res > rh + eps) {
+                self.push_work(h);
+            }
+            res -= rh;
+        }
+    }
+
     /// Pushes the flows at positions >= pos of link l's list.
     fn push_from(&mut self, l: usize, pos: usize) {
         for k in pos..self.lists[l].len() {
@@ -155,7 +171,8 @@ impl Simulator {
             let l = self.path_links[p] as usize;
             let pos = self.list_remove(l, i);
             if had_rate {
-                self.push_from(l, pos);
+                let ahead: f64 = self.lists[l][..pos].iter().map(|&h| self.rate[h as usize]).sum();
+                self.push_affected(l, pos, self.topo.capacity[l] - ahead);
             }
         }
         let k = self.apos[i] as usize;
@@ -337,24 +354,28 @@ impl Simulator {
                 r = r.min(res);
             }
             let r = r.max(0.0);
+            // The link that binds g (u32::MAX: its cap).
+            let mut bind = u32::MAX;
+            let mut best = self.cap_now(g);
+            for (k, p) in (a..b).enumerate() {
+                if before[k] < best {
+                    best = before[k];
+                    bind = self.path_links[p];
+                }
+            }
+            self.bind[g] = bind;
             let old = self.rate[g];
             if (r - old).abs() > 1e-12 * r.max(old) {
                 self.set_rate(g, r);
                 for (k, p) in (a..b).enumerate() {
                     let l = self.path_links[p] as usize;
                     self.mark_link(l);
-                    // Flows behind g on l see what g leaves; if that was and stays nothing,
-                    // they are not affected through this link.
-                    let eps = 1e-12 * self.topo.capacity[l];
-                    if before[k] - old <= eps && before[k] - r <= eps {
-                        continue;
-                    }
                     let pos = if at[k] == usize::MAX {
                         self.lists[l].iter().position(|&x| x as usize == g).unwrap()
                     } else {
                         at[k]
                     };
-                    self.push_from(l, pos + 1);
+                    self.push_affected(l, pos + 1, before[k] - r);
                 }
             }
         }
