@@ -31,7 +31,7 @@ class Results:
         ``ideal_fct_s`` the FCT alone on an idle fabric given the data availability;
         ``deadline_met`` is NA for flows without a deadline.
     links : one row per link: ``link, capacity_Bps, bytes``.
-    duration_s : first arrival to last finish.
+    duration_s : first arrival to the last finish or termination.
     scheduler : the scheduler's name.
     stats : simulator counters (events, rate allocations).
     """
@@ -215,7 +215,9 @@ def _collect(tr: pd.DataFrame, sim: _fabric.Simulator, scheduler: str) -> Result
     flows["bytes_sent"] = res["bytes_sent"]
     names, cap, carried = sim.links()
     links = pd.DataFrame({"link": names, "capacity_Bps": cap, "bytes": carried})
-    fin = flows["finish_s"].to_numpy()
-    end = np.nanmax(fin) if np.isfinite(fin).any() else float(tr["arrival_s"].max())
+    # The run lasts until its last finish or termination (a terminated flow sends until
+    # its deadline passes).
+    ends = np.where(res["terminated"], flows["arrival_s"] + flows["deadline_s"], flows["finish_s"])
+    end = np.nanmax(ends) if np.isfinite(ends).any() else float(tr["arrival_s"].max())
     duration = float(end - tr["arrival_s"].min())
     return Results(flows=flows, links=links, duration_s=duration, scheduler=scheduler, stats=dict(sim.stats()))

@@ -219,30 +219,29 @@ def check_invariants(trace, topo, res, *, delay_us=0.0, terminate_missed=False):
             assert ((load <= room) | (t2 <= t1)[:, :, 0]).all(), link
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "flowsched/sim.py _collect: duration_s = last finish - first arrival ignores "
-        "terminated flows. Repro: arrival_s=[0, 0], src=[0, 0], dst=[1, 1], "
-        "size_bytes=[1e6, 1e3], deadline_s=[5e-4, NaN], BigSwitch(2, 10), fifo, "
-        "terminate_missed=True: duration_s = 1.6e-6 s but up0 carried 625e3 B "
-        "(capacity * duration = 2e3 B): summary() max_link_utilization = 312.5"
-    ),
-)
 def test_duration_covers_terminated_flows():
-    """Results.duration_s (first arrival to last finish) ignores terminated flows, which
-    send until their deadline; the link then carries more than capacity * duration and
-    summary() reports a utilization far above 100 %."""
+    """A terminated flow sends until its deadline passes: Results.duration_s must cover
+    that time, or the link carries more than capacity * duration and summary() reports
+    a utilization above 100 % (a regression: duration once ended at the last finish)."""
     trace = pd.DataFrame({"arrival_s": [0.0, 0.0], "src": [0, 0], "dst": [1, 1],
                           "size_bytes": [1e6, 1e3], "deadline_s": [5e-4, math.nan]})
     res = run(trace, flowsched.BigSwitch(2, 10), "fifo", terminate_missed=True)
-    # the 1 KB flow shares with the 1 MB one (equal arrival) and is done at 1.6 us; the
-    # 1 MB flow is terminated at 0.5 ms after 624 KB (it also sent 1 KB alongside)
-    assert res.flows["finish_s"].iat[1] == pytest.approx(1.6e-6, rel=1e-9)
-    assert res.flows["bytes_sent"].iat[0] == pytest.approx(624e3, rel=1e-9)
-    assert res.links.set_index("link")["bytes"]["up0"] == pytest.approx(625e3, rel=1e-9)
-    util = res.summary().overall["max_link_utilization"]
-    assert util <= 1.0 + 1e-9, f"duration_s = {res.duration_s} s, max link utilization {util:.1f}"
+    # fifo breaks the arrival tie by trace row: the 1 MB flow sends alone until it is
+    # terminated at 0.5 ms (625 KB sent), then the 1 KB flow takes 0.8 us
+    assert res.flows["terminated"].tolist() == [True, False]
+    assert res.flows["bytes_sent"].iat[0] == pytest.approx(625e3, rel=1e-9)
+    assert res.flows["finish_s"].iat[1] == pytest.approx(5e-4 + 0.8e-6, rel=1e-9)
+    assert res.links.set_index("link")["bytes"]["up0"] == pytest.approx(626e3, rel=1e-9)
+    # the run lasts until the 1 KB flow finishes, and the link was busy all along
+    assert res.duration_s == pytest.approx(5e-4 + 0.8e-6, rel=1e-9)
+    assert res.summary().overall["max_link_utilization"] == pytest.approx(1.0, rel=1e-9)
+
+    # terminated last: the run lasts until the termination, not the last finish
+    trace = trace.iloc[::-1].reset_index(drop=True)
+    res = run(trace, flowsched.BigSwitch(2, 10), "fifo", terminate_missed=True)
+    assert res.flows["finish_s"].iat[0] == pytest.approx(0.8e-6, rel=1e-9)
+    assert res.duration_s == pytest.approx(5e-4, rel=1e-9)
+    assert res.summary().overall["max_link_utilization"] <= 1.0 + 1e-9
 
 
 @examples(40)  # x 23 schedulers each
@@ -473,16 +472,6 @@ def test_size_readers_refuse_hidden_sizes(case, sched):
         check_invariants(trace, topo, run(trace, topo, ok))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=RuntimeError,
-    reason=(
-        "simulator bug (stall): one flow arrival_s=10.0, src=0, dst=1, size_bytes=100 on "
-        "BigSwitch(2, 10): its completion event t = 10 + 8e-8 rounds so that the flow has "
-        "6.1e-7 B left (> tolerance 1e-9 * size = 1e-7 B) and t + 6.1e-7/1.25e9 == t: "
-        "'simulation stalled: no progress in time'"
-    ),
-)
 @pytest.mark.parametrize("sched", ["fifo", "ps", "srpt", "las"])
 def test_tiny_late_flow_does_not_stall(sched):
     trace = pd.DataFrame({"arrival_s": [10.0], "src": [0], "dst": [1], "size_bytes": [100.0]})

@@ -653,6 +653,14 @@ impl Simulator {
         Ok(self.next_event)
     }
 
+    /// Bytes left below which flow i counts as finished at time t: a relative 1e-9 of its
+    /// size, or what it sends in a few ulps of t (a smaller remainder could never be
+    /// reached: t + remainder / rate would round back to t).
+    #[inline]
+    pub(crate) fn finish_tol(&self, i: usize, t: f64) -> f64 {
+        (1e-9 * self.flows[i].size_bytes).max(self.rate[i] * t.abs() * 8.0 * f64::EPSILON)
+    }
+
     /// Bytes sent by flow i by now (the incremental allocator advances flows lazily).
     #[inline]
     pub(crate) fn sent_now(&self, i: usize) -> f64 {
@@ -712,7 +720,7 @@ impl Simulator {
         for k in 0..if self.incremental { 0 } else { self.active.len() } {
             let i = self.active[k] as usize;
             let size = self.flows[i].size_bytes;
-            if size - self.sent[i] <= 1e-9 * size && self.complete_or_due(i, t) {
+            if size - self.sent[i] <= self.finish_tol(i, t) && self.complete_or_due(i, t) {
                 self.sent[i] = size;
                 self.status[i] = Status::Done;
                 self.finish[i] = t;

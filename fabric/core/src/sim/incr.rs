@@ -304,7 +304,7 @@ impl Simulator {
     /// Finishes flow i if all its bytes are sent and all its data has arrived.
     pub(super) fn incr_try_finish(&mut self, i: usize, t: f64) -> bool {
         let size = self.flows[i].size_bytes;
-        if size - self.sent_now(i) <= 1e-9 * size && self.complete_or_due(i, t) {
+        if size - self.sent_now(i) <= self.finish_tol(i, t) && self.complete_or_due(i, t) {
             self.incr_remove(i);
             self.sent[i] = size;
             self.status[i] = Status::Done;
