@@ -1,1 +1,20 @@
-"""Gymnasium environments on the fabric simulator (see issue: environments). Not built yet."""
+"""Gymnasium environments on the fabric simulator.
+
+Registered when ``flowsched`` is imported, so that any codebase can create them by id::
+
+    gym.make("flowsched:flowsched/TokenScheduling-v0")
+    gym.make_vec("flowsched:flowsched/TokenScheduling-v0", num_envs=256, vectorization_mode="vector_entry_point")
+"""
+import gymnasium as gym
+
+from flowsched.envs.token import TokenSchedulingEnv, TokenSchedulingVecEnv
+
+ENV_IDS = ("flowsched/TokenScheduling-v0",)
+
+gym.register(
+    id="flowsched/TokenScheduling-v0",
+    entry_point="flowsched.envs.token:TokenSchedulingEnv",
+    vector_entry_point="flowsched.envs.token:TokenSchedulingVecEnv",
+)
+
+__all__ = ["ENV_IDS", "TokenSchedulingEnv", "TokenSchedulingVecEnv"]

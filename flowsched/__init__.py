@@ -10,6 +10,8 @@ from flowsched.traces import TraceError, read_trace, validate_trace, write_trace
 
 __version__ = "0.1.0"
 
+import flowsched.envs  # noqa: E402,F401  (registers the Gymnasium envs)
+
 __all__ = [
     "ADMISSION_POLICIES",
     "SCHEDULERS",

@@ -4,7 +4,7 @@ from typing import final
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["Simulator", "scheduler_names"]
+__all__ = ["Simulator", "TokenConfig", "TokenEnv", "TokenVecEnv", "scheduler_names", "token_layout"]
 
 @final
 class Simulator:
@@ -54,3 +54,109 @@ class Simulator:
     def stats(self) -> dict[str, int]: ...
 
 def scheduler_names() -> list[str]: ...
+
+@final
+class TokenConfig:
+    def __new__(
+        cls,
+        *,
+        topology: str,
+        host_gbps: npt.NDArray[np.float64],
+        tors: int = 0,
+        hosts_per_tor: int = 0,
+        spines: int = 0,
+        core_gbps: float = 0.0,
+        ecmp_seed: int = 0,
+        scheduler: str = "ps",
+        k: int,
+        window: int,
+        delay_per_hop_s: float = 0.0,
+        terminate_missed: bool = False,
+        reward: str = "deadline",
+        class_weights: list[float],
+        class_sizes_bytes: list[float],
+        class_deadlines_s: list[float],
+        exact: bool = True,
+        burst_size: int,
+        burst_rate_hz: float,
+        n_bursts: int,
+        dst: int = 0,
+    ) -> TokenConfig: ...
+    @property
+    def window(self) -> int: ...
+
+_Obs = tuple[npt.NDArray[np.float32], npt.NDArray[np.float32], npt.NDArray[np.float32]]
+
+@final
+class TokenEnv:
+    def __new__(cls, config: TokenConfig) -> TokenEnv: ...
+    def reset(self, seed: int | None = None) -> _Obs: ...
+    def step(
+        self, action: int
+    ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32], npt.NDArray[np.float32], float, bool]: ...
+    def n_choices(self) -> int: ...
+    def episode_stats(self) -> dict[str, float]: ...
+    def set_trace(
+        self,
+        arrival_s: npt.NDArray[np.float64],
+        src: npt.NDArray[np.int64],
+        dst: npt.NDArray[np.int64],
+        size_bytes: npt.NDArray[np.float64],
+        deadline_s: npt.NDArray[np.float64],
+        weight: npt.NDArray[np.float64],
+        data_span_s: npt.NDArray[np.float64],
+        size_known: npt.NDArray[np.bool_],
+    ) -> None: ...
+    @property
+    def now(self) -> float: ...
+    @property
+    def decision_dst(self) -> int: ...
+    def episode(self) -> dict[str, npt.NDArray[np.float64] | npt.NDArray[np.int64] | npt.NDArray[np.bool_]]: ...
+
+@final
+class TokenVecEnv:
+    def __new__(cls, config: TokenConfig, num_envs: int, threads: int = 1) -> TokenVecEnv: ...
+    @property
+    def num_envs(self) -> int: ...
+    def reset(
+        self,
+        seeds: npt.NDArray[np.uint64] | None,
+        requests: npt.NDArray[np.float32],
+        active: npt.NDArray[np.float32],
+        action_mask: npt.NDArray[np.float32],
+        reward: npt.NDArray[np.float64],
+        terminated: npt.NDArray[np.bool_],
+        stats: npt.NDArray[np.float64],
+    ) -> None: ...
+    def step(
+        self,
+        actions: npt.NDArray[np.int64],
+        requests: npt.NDArray[np.float32],
+        active: npt.NDArray[np.float32],
+        action_mask: npt.NDArray[np.float32],
+        reward: npt.NDArray[np.float64],
+        terminated: npt.NDArray[np.bool_],
+        stats: npt.NDArray[np.float64],
+    ) -> None: ...
+    def reset_done(
+        self,
+        requests: npt.NDArray[np.float32],
+        active: npt.NDArray[np.float32],
+        action_mask: npt.NDArray[np.float32],
+        reward: npt.NDArray[np.float64],
+        terminated: npt.NDArray[np.bool_],
+        stats: npt.NDArray[np.float64],
+    ) -> None: ...
+    def set_trace(
+        self,
+        arrival_s: npt.NDArray[np.float64],
+        src: npt.NDArray[np.int64],
+        dst: npt.NDArray[np.int64],
+        size_bytes: npt.NDArray[np.float64],
+        deadline_s: npt.NDArray[np.float64],
+        weight: npt.NDArray[np.float64],
+        data_span_s: npt.NDArray[np.float64],
+        size_known: npt.NDArray[np.bool_],
+    ) -> None: ...
+
+def token_layout() -> tuple[int, int, list[str]]: ...

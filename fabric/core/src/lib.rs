@@ -1,6 +1,7 @@
 //! fabric-core: a fluid, event-driven, flow-level simulator of datacenter fabrics.
 //!
 //! Pure Rust, no Python. Time is in seconds, sizes in bytes, rates in bytes per second.
+pub mod env;
 pub mod error;
 pub mod fill;
 pub mod rng;
@@ -8,6 +9,7 @@ pub mod sched;
 pub mod sim;
 pub mod topology;
 
+pub use env::{FlowClass, TokenBatchOut, TokenEnv, TokenEnvConfig, TokenReward, TokenVecEnv, TokenWorkload};
 pub use error::{Result, SimError};
 pub use sched::{AdmissionPolicy, GaInner, Scheduler, SCHEDULER_NAMES};
 pub use sim::{AdmissionConfig, FlowSpec, Outcome, RacsParams, SdcParams, SimConfig, Simulator, Stats, Status};

@@ -12,7 +12,9 @@ use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-fn to_py(e: SimError) -> PyErr {
+mod envs;
+
+pub(crate) fn to_py(e: SimError) -> PyErr {
     match e {
         SimError::Stalled(_) => PyRuntimeError::new_err(e.to_string()),
         _ => PyValueError::new_err(e.to_string()),
@@ -20,7 +22,7 @@ fn to_py(e: SimError) -> PyErr {
 }
 
 /// Runs `f`, converting a panic into a RuntimeError so that none crosses into Python.
-fn guarded<T>(f: impl FnOnce() -> Result<T, SimError>) -> PyResult<T> {
+pub(crate) fn guarded<T>(f: impl FnOnce() -> Result<T, SimError>) -> PyResult<T> {
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(r) => r.map_err(to_py),
         Err(p) => {
@@ -34,11 +36,70 @@ fn guarded<T>(f: impl FnOnce() -> Result<T, SimError>) -> PyResult<T> {
     }
 }
 
-fn same_len(n: usize, name: &str, len: usize) -> PyResult<()> {
+pub(crate) fn same_len(n: usize, name: &str, len: usize) -> PyResult<()> {
     if len != n {
         return Err(PyValueError::new_err(format!("column '{name}' has {len} rows, expected {n}")));
     }
     Ok(())
+}
+
+/// Flows of a trace given as columns (rows checked for equal length and negative hosts;
+/// the simulator validates the rest).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn flows_from_arrays(
+    arrival_s: &PyReadonlyArray1<f64>,
+    src: &PyReadonlyArray1<i64>,
+    dst: &PyReadonlyArray1<i64>,
+    size_bytes: &PyReadonlyArray1<f64>,
+    deadline_s: &PyReadonlyArray1<f64>,
+    weight: &PyReadonlyArray1<f64>,
+    data_span_s: &PyReadonlyArray1<f64>,
+    size_known: &PyReadonlyArray1<bool>,
+) -> PyResult<Vec<FlowSpec>> {
+    let arrival = arrival_s.as_slice()?;
+    let n = arrival.len();
+    let (src, dst, size) = (src.as_slice()?, dst.as_slice()?, size_bytes.as_slice()?);
+    let (dl, w, span, known) = (deadline_s.as_slice()?, weight.as_slice()?, data_span_s.as_slice()?, size_known.as_slice()?);
+    for (name, len) in [("src", src.len()), ("dst", dst.len()), ("size_bytes", size.len()), ("deadline_s", dl.len()), ("weight", w.len()), ("data_span_s", span.len()), ("size_known", known.len())] {
+        same_len(n, name, len)?;
+    }
+    let mut flows = Vec::with_capacity(n);
+    for r in 0..n {
+        for (name, v) in [("src", src[r]), ("dst", dst[r])] {
+            if v < 0 {
+                return Err(PyValueError::new_err(format!("flow at row {r}, column '{name}': host {v} is negative")));
+            }
+        }
+        flows.push(FlowSpec {
+            arrival_s: arrival[r],
+            src: src[r] as usize,
+            dst: dst[r] as usize,
+            size_bytes: size[r],
+            deadline_s: dl[r],
+            weight: w[r],
+            data_span_s: span[r],
+            size_known: known[r],
+        });
+    }
+    Ok(flows)
+}
+
+pub(crate) fn make_topology(
+    kind: &str,
+    host_gbps: &PyReadonlyArray1<f64>,
+    tors: usize,
+    hosts_per_tor: usize,
+    spines: usize,
+    core_gbps: f64,
+    ecmp_seed: u64,
+) -> PyResult<Topology> {
+    let rates = host_gbps.as_slice()?.to_vec();
+    match kind {
+        "bigswitch" => Topology::big_switch(&rates),
+        "leafspine" => Topology::leaf_spine(tors, hosts_per_tor, spines, &rates, core_gbps, ecmp_seed),
+        other => return Err(PyValueError::new_err(format!("unknown topology '{other}'; known: bigswitch, leafspine"))),
+    }
+    .map_err(to_py)
 }
 
 /// The fluid fabric simulator (see flowsched.simulate for the documented interface).
@@ -90,38 +151,8 @@ impl PySimulator {
         max_interval_s: Option<f64>,
         pause_on_flow_change: bool,
     ) -> PyResult<Self> {
-        let arrival = arrival_s.as_slice()?;
-        let n = arrival.len();
-        let (src, dst, size) = (src.as_slice()?, dst.as_slice()?, size_bytes.as_slice()?);
-        let (dl, w, span, known) = (deadline_s.as_slice()?, weight.as_slice()?, data_span_s.as_slice()?, size_known.as_slice()?);
-        for (name, len) in [("src", src.len()), ("dst", dst.len()), ("size_bytes", size.len()), ("deadline_s", dl.len()), ("weight", w.len()), ("data_span_s", span.len()), ("size_known", known.len())] {
-            same_len(n, name, len)?;
-        }
-        let mut flows = Vec::with_capacity(n);
-        for r in 0..n {
-            for (name, v) in [("src", src[r]), ("dst", dst[r])] {
-                if v < 0 {
-                    return Err(PyValueError::new_err(format!("flow at row {r}, column '{name}': host {v} is negative")));
-                }
-            }
-            flows.push(FlowSpec {
-                arrival_s: arrival[r],
-                src: src[r] as usize,
-                dst: dst[r] as usize,
-                size_bytes: size[r],
-                deadline_s: dl[r],
-                weight: w[r],
-                data_span_s: span[r],
-                size_known: known[r],
-            });
-        }
-        let rates = host_gbps.as_slice()?.to_vec();
-        let topo = match topology {
-            "bigswitch" => Topology::big_switch(&rates),
-            "leafspine" => Topology::leaf_spine(tors, hosts_per_tor, spines, &rates, core_gbps, ecmp_seed),
-            other => return Err(PyValueError::new_err(format!("unknown topology '{other}'; known: bigswitch, leafspine"))),
-        }
-        .map_err(to_py)?;
+        let flows = flows_from_arrays(&arrival_s, &src, &dst, &size_bytes, &deadline_s, &weight, &data_span_s, &size_known)?;
+        let topo = make_topology(topology, &host_gbps, tors, hosts_per_tor, spines, core_gbps, ecmp_seed)?;
         let mut cfg = SimConfig::new(Scheduler::parse(scheduler).map_err(to_py)?);
         if let Some(a) = admission {
             cfg.admission = Some(AdmissionConfig { k, window, policy: AdmissionPolicy::parse(a).map_err(to_py)? });
@@ -234,6 +265,7 @@ fn scheduler_names() -> Vec<&'static str> {
 #[pymodule]
 fn _fabric(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PySimulator>()?;
+    envs::register(m)?;
     m.add_function(wrap_pyfunction!(scheduler_names, m)?)?;
     Ok(())
 }

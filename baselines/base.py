@@ -1,0 +1,40 @@
+"""The predictor protocol shared by rule-based baselines and trained agents."""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any
+
+import numpy as np
+
+
+class Policy(ABC):
+    """A rule-based policy with the agents' interface: ``predict`` is a superset of
+    Stable-Baselines3's, so evaluation code cannot tell a baseline from a trained agent.
+
+    ``observation`` is one observation or a batch (leading axis); the valid actions come
+    from ``action_masks`` when given, else from ``observation["action_mask"]``. Rules are
+    deterministic unless they say otherwise; ``state`` is passed through (no recurrence).
+    """
+
+    def predict(
+        self,
+        observation: dict[str, np.ndarray],
+        state: Any = None,
+        episode_start: np.ndarray | None = None,
+        deterministic: bool = True,
+        action_masks: np.ndarray | None = None,
+    ) -> tuple[np.ndarray, Any]:
+        mask = np.asarray(observation["action_mask"] if action_masks is None else action_masks) > 0
+        single = mask.ndim == 1
+        if single:
+            observation = {k: np.asarray(v)[None] for k, v in observation.items()}
+            mask = mask[None]
+        empty = ~mask.any(axis=-1)
+        if empty.any():
+            raise ValueError(f"no valid action in observation(s) {np.flatnonzero(empty).tolist()}: every action is masked")
+        actions = np.asarray(self._act(observation, mask), dtype=np.int64)
+        return (actions[0] if single else actions), state
+
+    @abstractmethod
+    def _act(self, observation: dict[str, np.ndarray], mask: np.ndarray) -> np.ndarray:
+        """Actions for a batch of observations (mask: (batch, n_actions) booleans)."""

@@ -1,0 +1,73 @@
+"""Rule-based token-scheduling policies (which waiting request a destination admits).
+
+Each rule reads only the observation of :class:`flowsched.envs.TokenSchedulingEnv`
+(the request features, oldest first) and breaks ties towards the oldest request, as
+the simulator's native admission policies do: ``fifo``, ``edf``, ``ssdf``, ``lsdf``
+and ``srpt`` driving the env give the same per-flow results as
+``flowsched.simulate(..., admission=<name>)`` on the same trace (the env's features
+are float32: two keys closer than float32 resolution may tie here and not there).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from flowsched.baselines.base import Policy
+
+# Column indices of the request features (flowsched.envs.token.REQUEST_FEATURES).
+SIZE, DEADLINE, LEFT, WAITED, IDEAL, HAS_DL = range(6)
+
+
+def _keys(rule: str, req: np.ndarray) -> np.ndarray:
+    """Per-request sort key (smaller first), shape (..., window)."""
+    has = req[..., HAS_DL] > 0
+    inf = np.float32(np.inf)
+    if rule == "fifo":
+        return np.zeros(req.shape[:-1], np.float32)  # the oldest (first) request
+    if rule == "edf":
+        return np.where(has, req[..., LEFT], inf)  # earliest absolute deadline
+    if rule in ("ssdf", "lsdf"):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = req[..., SIZE] / req[..., DEADLINE]
+        return np.where(has, ratio if rule == "ssdf" else -ratio, inf)
+    if rule == "srpt":
+        return req[..., SIZE]
+    if rule == "llf":
+        return np.where(has, req[..., LEFT] - req[..., IDEAL], inf)  # least laxity
+    raise ValueError(f"unknown token rule {rule!r}")
+
+
+class TokenRule(Policy):
+    """Admits the waiting request with the smallest key of ``rule``:
+
+    * ``fifo``: the oldest request;
+    * ``edf``: earliest absolute deadline (requests without one last);
+    * ``ssdf`` / ``lsdf``: smallest / largest size-to-deadline ratio (Artemis' SSDF, LSDF);
+    * ``srpt``: smallest size;
+    * ``llf``: least laxity (time left to the deadline minus the ideal FCT);
+    * ``random``: uniformly among the waiting requests (seeded by ``seed``).
+    """
+
+    RULES = ("fifo", "edf", "ssdf", "lsdf", "srpt", "llf", "random")
+
+    def __init__(self, rule: str, seed: int | None = 0) -> None:
+        if rule not in self.RULES:
+            raise ValueError(f"unknown token-scheduling baseline {rule!r}; known: {', '.join(self.RULES)}")
+        self.rule = rule
+        self.rng = np.random.default_rng(seed)
+
+    def _act(self, observation: dict[str, np.ndarray], mask: np.ndarray) -> np.ndarray:
+        req = np.asarray(observation["requests"])
+        if self.rule == "random":
+            u = self.rng.random(mask.shape)
+            return np.argmax(np.where(mask, u, -1.0), axis=-1)
+        key = np.where(mask, _keys(self.rule, req), np.float32(np.inf))
+        # argmin takes the first (oldest) of equal keys; a request with an infinite key
+        # is still valid, so fall back to the first valid request when all are infinite
+        best = np.argmin(key, axis=-1)
+        first_valid = np.argmax(mask, axis=-1)
+        return np.where(np.isfinite(np.take_along_axis(key, best[..., None], -1)[..., 0]), best, first_valid)
+
+    def __repr__(self) -> str:
+        return f"TokenRule({self.rule!r})"

@@ -1,0 +1,663 @@
+//! Environment cores that drive the simulator one decision at a time, single and
+//! batched, writing observations into flat buffers owned by the caller (the Python
+//! Gymnasium envs are thin shells around these).
+//!
+//! [`TokenEnv`] is destination-side token scheduling (the Artemis thesis): flows ask
+//! their destination for a token; at most `k` admitted flows per destination are
+//! active; a decision picks which of the first `window` waiting requests to admit
+//! next. A decision is asked for only when a slot is free and a request waits.
+use crate::error::{Result, SimError};
+use crate::rng::{mix64, SplitMix64};
+use crate::sched::{AdmissionPolicy, Scheduler};
+use crate::sim::{AdmissionConfig, FlowSpec, Outcome, SimConfig, Simulator, Status};
+use crate::topology::Topology;
+
+/// Features of each request of the window (see [`TokenEnv::write_obs`]).
+pub const REQ_FEATURES: usize = 6;
+/// Features of the summary of the destination's active flows.
+pub const ACTIVE_FEATURES: usize = 5;
+/// Per-episode statistics written by the batched env: deadlines met, flows with a
+/// deadline that finished or were terminated, flows finished, mean FCT of the finished (s).
+pub const EPISODE_STATS: usize = 4;
+
+/// What a finished flow earns.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum TokenReward {
+    /// 1 per deadline met: an episode's return is the number of deadlines met.
+    Deadline,
+    /// Minus the FCT in milliseconds: the return is minus the total FCT.
+    NegFctMs,
+    /// Minus the slowdown (FCT over the ideal FCT).
+    NegSlowdown,
+}
+
+impl TokenReward {
+    pub fn parse(name: &str) -> Result<Self> {
+        match name {
+            "deadline" => Ok(TokenReward::Deadline),
+            "neg_fct" => Ok(TokenReward::NegFctMs),
+            "neg_slowdown" => Ok(TokenReward::NegSlowdown),
+            _ => Err(SimError::InvalidConfig(format!("unknown reward '{name}'; known: deadline, neg_fct, neg_slowdown"))),
+        }
+    }
+}
+
+/// One (size, deadline) class of a gather workload.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FlowClass {
+    pub weight: f64,
+    pub size_bytes: f64,
+    /// Relative deadline (s); NaN = none.
+    pub deadline_s: f64,
+}
+
+/// Where an episode's flows come from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TokenWorkload {
+    /// Poisson gather bursts to host `dst` (Artemis workload A): `n_bursts` bursts at
+    /// rate `burst_rate_hz`, each of `burst_size` flows from distinct senders drawn
+    /// uniformly among the other hosts. With `exact`, each burst holds exactly
+    /// `burst_size * weight` flows of every class, in random order; otherwise each
+    /// flow's class is drawn independently.
+    Gather { classes: Vec<FlowClass>, exact: bool, burst_size: usize, burst_rate_hz: f64, n_bursts: usize, dst: usize },
+    /// The same trace every episode.
+    Trace(Vec<FlowSpec>),
+}
+
+#[derive(Debug, Clone)]
+pub struct TokenEnvConfig {
+    pub topo: Topology,
+    /// How admitted flows share the fabric (`ps`: fair sharing, as in the thesis).
+    pub scheduler: Scheduler,
+    pub k: usize,
+    pub window: usize,
+    pub delay_per_hop_s: f64,
+    pub terminate_missed: bool,
+    pub reward: TokenReward,
+    pub workload: TokenWorkload,
+}
+
+impl TokenEnvConfig {
+    fn check(&self) -> Result<()> {
+        let bad = |m: String| Err(SimError::InvalidConfig(m));
+        if self.k < 1 {
+            return bad(format!("k (max active flows per destination) must be >= 1, got {}", self.k));
+        }
+        if self.window < 1 {
+            return bad(format!("window (f) must be >= 1, got {}", self.window));
+        }
+        if let TokenWorkload::Gather { classes, exact, burst_size, burst_rate_hz, n_bursts, dst } = &self.workload {
+            let hosts = self.topo.n_hosts;
+            if *dst >= hosts {
+                return bad(format!("dst {dst} out of range ({hosts} hosts)"));
+            }
+            if *burst_size < 1 || *burst_size > hosts - 1 {
+                return bad(format!("burst_size must be in 1..={} (distinct senders), got {burst_size}", hosts - 1));
+            }
+            if !(burst_rate_hz.is_finite() && *burst_rate_hz > 0.0) {
+                return bad(format!("burst_rate_hz must be > 0, got {burst_rate_hz}"));
+            }
+            if *n_bursts < 1 {
+                return bad("n_bursts must be >= 1".into());
+            }
+            if classes.is_empty() {
+                return bad("a gather workload needs at least one flow class".into());
+            }
+            let wsum: f64 = classes.iter().map(|c| c.weight).sum();
+            for (j, c) in classes.iter().enumerate() {
+                if !(c.weight.is_finite() && c.weight >= 0.0) || !(c.size_bytes.is_finite() && c.size_bytes > 0.0) {
+                    return bad(format!("flow class {j}: weight must be >= 0 and size_bytes > 0, got {c:?}"));
+                }
+                if !c.deadline_s.is_nan() && !(c.deadline_s.is_finite() && c.deadline_s > 0.0) {
+                    return bad(format!("flow class {j}: deadline_s must be > 0 or NaN, got {}", c.deadline_s));
+                }
+                if *exact {
+                    let n = c.weight / wsum * *burst_size as f64;
+                    if (n - n.round()).abs() > 1e-9 {
+                        return bad(format!(
+                            "exact composition needs burst_size * weight to be whole: class {j} gets {n} flows per burst"
+                        ));
+                    }
+                }
+            }
+            if !(wsum > 0.0) {
+                return bad("flow class weights sum to 0".into());
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Token scheduling at the destination, one decision per step.
+#[derive(Debug, Clone)]
+pub struct TokenEnv {
+    cfg: TokenEnvConfig,
+    rng: SplitMix64,
+    sim: Option<Simulator>,
+    /// Admitted flows not yet accounted (finished or terminated).
+    pending: Vec<u32>,
+    dst: usize,
+    done: bool,
+    met: u64,
+    with_deadline: u64,
+    finished: u64,
+    fct_sum: f64,
+}
+
+impl TokenEnv {
+    pub fn new(cfg: TokenEnvConfig) -> Result<Self> {
+        cfg.check()?;
+        Ok(TokenEnv {
+            cfg,
+            rng: SplitMix64::new(0),
+            sim: None,
+            pending: Vec::new(),
+            dst: 0,
+            done: true,
+            met: 0,
+            with_deadline: 0,
+            finished: 0,
+            fct_sum: 0.0,
+        })
+    }
+
+    pub fn config(&self) -> &TokenEnvConfig {
+        &self.cfg
+    }
+
+    /// Replaces the workload by a fixed trace (used from the next reset on).
+    pub fn set_trace(&mut self, flows: Vec<FlowSpec>) -> Result<()> {
+        if flows.is_empty() {
+            return Err(SimError::InvalidConfig("the trace has no flows".into()));
+        }
+        // Validate now, so that a bad trace fails here and not at a later reset.
+        Simulator::new(self.cfg.topo.clone(), flows.clone(), self.sim_config())?;
+        self.cfg.workload = TokenWorkload::Trace(flows);
+        Ok(())
+    }
+
+    fn sim_config(&self) -> SimConfig {
+        let mut c = SimConfig::new(self.cfg.scheduler.clone());
+        c.admission = Some(AdmissionConfig { k: self.cfg.k, window: self.cfg.window, policy: AdmissionPolicy::External });
+        c.delay_per_hop_s = self.cfg.delay_per_hop_s;
+        c.terminate_missed = self.cfg.terminate_missed;
+        c
+    }
+
+    /// The episode's flows: drawn from the generator for a gather workload.
+    fn draw_flows(&mut self) -> Vec<FlowSpec> {
+        let (classes, exact, burst_size, rate, n_bursts, dst) = match &self.cfg.workload {
+            TokenWorkload::Trace(f) => return f.clone(),
+            TokenWorkload::Gather { classes, exact, burst_size, burst_rate_hz, n_bursts, dst } => {
+                (classes.clone(), *exact, *burst_size, *burst_rate_hz, *n_bursts, *dst)
+            }
+        };
+        let hosts = self.cfg.topo.n_hosts;
+        let wsum: f64 = classes.iter().map(|c| c.weight).sum();
+        // The class of every slot of a burst, when the composition is exact.
+        let mut base: Vec<usize> = Vec::with_capacity(burst_size);
+        if exact {
+            for (j, c) in classes.iter().enumerate() {
+                let n = (c.weight / wsum * burst_size as f64).round() as usize;
+                base.extend(std::iter::repeat_n(j, n));
+            }
+        }
+        let others: Vec<usize> = (0..hosts).filter(|&h| h != dst).collect();
+        let mut senders = others.clone();
+        let mut out = Vec::with_capacity(n_bursts * burst_size);
+        let mut t = 0.0;
+        for _ in 0..n_bursts {
+            t += -(1.0 - self.rng.next_f64()).ln() / rate;
+            // distinct senders: the first burst_size of a partial Fisher-Yates shuffle
+            senders.copy_from_slice(&others);
+            for j in 0..burst_size {
+                let r = j + self.rng.below((senders.len() - j) as u64) as usize;
+                senders.swap(j, r);
+            }
+            if exact {
+                for j in (1..base.len()).rev() {
+                    let r = self.rng.below(j as u64 + 1) as usize;
+                    base.swap(j, r);
+                }
+            }
+            for j in 0..burst_size {
+                let c = if exact {
+                    classes[base[j]]
+                } else {
+                    let mut u = self.rng.next_f64() * wsum;
+                    let mut pick = classes.len() - 1;
+                    for (m, c) in classes.iter().enumerate() {
+                        if u < c.weight {
+                            pick = m;
+                            break;
+                        }
+                        u -= c.weight;
+                    }
+                    classes[pick]
+                };
+                let mut f = FlowSpec::new(t, senders[j], dst, c.size_bytes);
+                f.deadline_s = c.deadline_s;
+                out.push(f);
+            }
+        }
+        out
+    }
+
+    /// Starts an episode (reseeds the generator when `seed` is given) and runs to the
+    /// first decision.
+    pub fn reset(&mut self, seed: Option<u64>) -> Result<()> {
+        if let Some(s) = seed {
+            self.rng = SplitMix64::new(mix64(s));
+        }
+        let flows = self.draw_flows();
+        self.sim = Some(Simulator::new(self.cfg.topo.clone(), flows, self.sim_config())?);
+        self.pending.clear();
+        self.done = false;
+        self.met = 0;
+        self.with_deadline = 0;
+        self.finished = 0;
+        self.fct_sum = 0.0;
+        self.advance()?;
+        Ok(())
+    }
+
+    /// Number of requests the current decision chooses from (0 when the episode is over).
+    pub fn n_choices(&self) -> usize {
+        match (&self.sim, self.done) {
+            (Some(s), false) => s.waiting(self.dst).len().min(self.cfg.window),
+            _ => 0,
+        }
+    }
+
+    /// Checks an action without acting.
+    pub fn check_action(&self, action: i64) -> Result<()> {
+        if self.sim.is_none() || self.done {
+            return Err(SimError::InvalidAction("the episode is over (or never started): call reset()".into()));
+        }
+        let n = self.n_choices();
+        if action < 0 || action as usize >= self.cfg.window {
+            return Err(SimError::InvalidAction(format!("action {action} out of range: expected 0..{}", self.cfg.window)));
+        }
+        if action as usize >= n {
+            return Err(SimError::InvalidAction(format!(
+                "action {action} is masked: only {n} request(s) wait in the window (valid: 0..{n})"
+            )));
+        }
+        Ok(())
+    }
+
+    /// Admits the request at position `action` of the window and runs to the next
+    /// decision or the end. Returns (reward, terminated).
+    pub fn step(&mut self, action: i64) -> Result<(f64, bool)> {
+        self.check_action(action)?;
+        let dst = self.dst;
+        let sim = self.sim.as_mut().expect("checked");
+        let flow = sim.waiting(dst)[action as usize];
+        sim.admit(dst, action as usize)?;
+        self.pending.push(flow);
+        let r = self.advance()?;
+        Ok((r, self.done))
+    }
+
+    /// Runs to the next decision or the end; returns the reward of the flows that
+    /// finished (or were terminated) meanwhile.
+    fn advance(&mut self) -> Result<f64> {
+        let sim = self.sim.as_mut().expect("reset before use");
+        loop {
+            match sim.step(f64::INFINITY)? {
+                Outcome::Decision { dst } => {
+                    self.dst = dst;
+                    break;
+                }
+                Outcome::Done => {
+                    self.done = true;
+                    break;
+                }
+                _ => {}
+            }
+        }
+        let mut reward = 0.0;
+        let mut k = 0;
+        while k < self.pending.len() {
+            let i = self.pending[k] as usize;
+            let st = sim.status(i);
+            if st != Status::Done && st != Status::Terminated {
+                k += 1;
+                continue;
+            }
+            self.pending.swap_remove(k);
+            let f = sim.flow(i);
+            let has_dl = !f.deadline_s.is_nan();
+            self.with_deadline += has_dl as u64;
+            if st == Status::Terminated {
+                continue;
+            }
+            let fct = sim.fct_s(i);
+            self.finished += 1;
+            self.fct_sum += fct;
+            let met = has_dl && fct <= f.deadline_s * (1.0 + 1e-9);
+            self.met += met as u64;
+            reward += match self.cfg.reward {
+                TokenReward::Deadline => met as u64 as f64,
+                TokenReward::NegFctMs => -fct * 1e3,
+                TokenReward::NegSlowdown => -fct / sim.ideal_fct_s(i),
+            };
+        }
+        Ok(reward)
+    }
+
+    /// [deadlines met, flows with a deadline accounted, flows finished, mean FCT (s)].
+    pub fn episode_stats(&self) -> [f64; EPISODE_STATS] {
+        let mean = if self.finished > 0 { self.fct_sum / self.finished as f64 } else { f64::NAN };
+        [self.met as f64, self.with_deadline as f64, self.finished as f64, mean]
+    }
+
+    pub fn is_done(&self) -> bool {
+        self.done
+    }
+
+    /// The destination of the pending decision.
+    pub fn decision_dst(&self) -> usize {
+        self.dst
+    }
+
+    pub fn simulator(&self) -> Option<&Simulator> {
+        self.sim.as_ref()
+    }
+
+    /// Writes the observation: `req[window * REQ_FEATURES]`, `act[ACTIVE_FEATURES]`,
+    /// `mask[window]`.
+    ///
+    /// Per request of the window, oldest first (zeros past the waiting ones): size (MB),
+    /// relative deadline (ms, 0 without one), time left to the deadline (ms, 0 without
+    /// one), time waited (ms), ideal FCT alone on the idle fabric including the path
+    /// delay (ms), has a deadline (0/1). Active flows at the destination: count / k,
+    /// remaining bytes (MB), least time left to a deadline among them (ms, 0 if none),
+    /// time to drain their remaining bytes at the destination's link rate (ms), number
+    /// of waiting requests (window included). Mask: 1 for each waiting request.
+    pub fn write_obs(&self, req: &mut [f32], act: &mut [f32], mask: &mut [f32]) {
+        req.fill(0.0);
+        act.fill(0.0);
+        mask.fill(0.0);
+        let Some(sim) = self.sim.as_ref() else { return };
+        let now = sim.now();
+        let dst = self.dst;
+        let q = sim.waiting(dst);
+        let n = if self.done { 0 } else { q.len().min(self.cfg.window) };
+        for (j, &i) in q.iter().take(n).enumerate() {
+            let f = sim.flow(i as usize);
+            let o = &mut req[j * REQ_FEATURES..(j + 1) * REQ_FEATURES];
+            let has_dl = !f.deadline_s.is_nan();
+            o[0] = (f.size_bytes * 1e-6) as f32;
+            o[1] = if has_dl { (f.deadline_s * 1e3) as f32 } else { 0.0 };
+            o[2] = if has_dl { ((f.arrival_s + f.deadline_s - now) * 1e3) as f32 } else { 0.0 };
+            o[3] = ((now - f.arrival_s) * 1e3) as f32;
+            o[4] = (sim.ideal_fct_s(i as usize) * 1e3) as f32;
+            o[5] = has_dl as u8 as f32;
+            mask[j] = 1.0;
+        }
+        let mut rem = 0.0;
+        let mut cnt = 0usize;
+        let mut least = f64::INFINITY;
+        let mut cap = f64::NAN;
+        for &i in &self.pending {
+            let i = i as usize;
+            let f = sim.flow(i);
+            if f.dst != dst || sim.status(i) != Status::Active {
+                continue;
+            }
+            cnt += 1;
+            rem += f.size_bytes - sim.sent_bytes(i);
+            if !f.deadline_s.is_nan() {
+                least = least.min(f.arrival_s + f.deadline_s - now);
+            }
+            cap = sim.topology().capacity[*sim.path(i).last().expect("a path has links") as usize];
+        }
+        act[0] = (cnt as f64 / self.cfg.k as f64) as f32;
+        act[1] = (rem * 1e-6) as f32;
+        act[2] = if least.is_finite() { (least * 1e3) as f32 } else { 0.0 };
+        act[3] = if cnt > 0 { (rem / cap * 1e3) as f32 } else { 0.0 };
+        act[4] = q.len() as f32;
+    }
+}
+
+/// A batch of [`TokenEnv`]s stepped in one call, with next-step autoreset: a lane
+/// whose episode ended is reset by the following call, which ignores its action and
+/// returns the first observation of the new episode with reward 0.
+#[derive(Debug, Clone)]
+pub struct TokenVecEnv {
+    envs: Vec<TokenEnv>,
+    needs_reset: Vec<bool>,
+    threads: usize,
+}
+
+/// Output buffers of one batched call (flat, lane-major).
+pub struct TokenBatchOut<'a> {
+    pub req: &'a mut [f32],
+    pub act: &'a mut [f32],
+    pub mask: &'a mut [f32],
+    pub reward: &'a mut [f64],
+    pub terminated: &'a mut [bool],
+    pub stats: &'a mut [f64],
+}
+
+impl TokenVecEnv {
+    pub fn new(cfg: TokenEnvConfig, n: usize, threads: usize) -> Result<Self> {
+        if n < 1 {
+            return Err(SimError::InvalidConfig("num_envs must be >= 1".into()));
+        }
+        let env = TokenEnv::new(cfg)?;
+        Ok(TokenVecEnv { envs: vec![env; n], needs_reset: vec![true; n], threads: threads.max(1) })
+    }
+
+    pub fn num_envs(&self) -> usize {
+        self.envs.len()
+    }
+
+    pub fn env(&self, lane: usize) -> &TokenEnv {
+        &self.envs[lane]
+    }
+
+    pub fn set_trace(&mut self, flows: Vec<FlowSpec>) -> Result<()> {
+        for e in &mut self.envs {
+            e.set_trace(flows.clone())?;
+        }
+        Ok(())
+    }
+
+    /// Resets every lane; lane i is seeded with `seeds[i]` when given.
+    pub fn reset(&mut self, seeds: Option<&[u64]>, out: TokenBatchOut<'_>) -> Result<()> {
+        let n = self.envs.len();
+        if let Some(s) = seeds {
+            if s.len() != n {
+                return Err(SimError::InvalidConfig(format!("got {} seeds for {n} envs", s.len())));
+            }
+        }
+        for lane in 0..n {
+            self.envs[lane].reset(seeds.map(|s| s[lane]))?;
+            self.needs_reset[lane] = false;
+        }
+        self.write_all(out);
+        Ok(())
+    }
+
+    fn write_all(&self, out: TokenBatchOut<'_>) {
+        for lane in 0..self.envs.len() {
+            self.write_lane(lane, &mut out.req[..], &mut out.act[..], &mut out.mask[..], &mut out.stats[..]);
+            out.reward[lane] = 0.0;
+            out.terminated[lane] = false;
+        }
+    }
+
+    /// Writes lane's observation and episode statistics.
+    fn write_lane(&self, lane: usize, req: &mut [f32], act: &mut [f32], mask: &mut [f32], stats: &mut [f64]) {
+        let (w, rf, af) = (self.envs[0].cfg.window, REQ_FEATURES, ACTIVE_FEATURES);
+        let e = &self.envs[lane];
+        e.write_obs(
+            &mut req[lane * w * rf..(lane + 1) * w * rf],
+            &mut act[lane * af..(lane + 1) * af],
+            &mut mask[lane * w..(lane + 1) * w],
+        );
+        stats[lane * EPISODE_STATS..(lane + 1) * EPISODE_STATS].copy_from_slice(&e.episode_stats());
+    }
+
+    /// Resets now every lane whose episode ended (same-step autoreset, for adapters such
+    /// as SB3's VecEnv) and writes its first observation and statistics; the other lanes
+    /// and the reward and terminated buffers are left as they are.
+    pub fn reset_done(&mut self, out: TokenBatchOut<'_>) -> Result<()> {
+        for lane in 0..self.envs.len() {
+            if self.needs_reset[lane] {
+                self.envs[lane].reset(None)?;
+                self.needs_reset[lane] = false;
+                self.write_lane(lane, &mut out.req[..], &mut out.act[..], &mut out.mask[..], &mut out.stats[..]);
+            }
+        }
+        Ok(())
+    }
+
+    /// Steps every lane. All actions are checked before any lane moves, so an invalid
+    /// action leaves the batch as it was.
+    pub fn step(&mut self, actions: &[i64], out: TokenBatchOut<'_>) -> Result<()> {
+        let n = self.envs.len();
+        if actions.len() != n {
+            return Err(SimError::InvalidAction(format!("expected {n} actions, got {}", actions.len())));
+        }
+        for lane in 0..n {
+            if !self.needs_reset[lane] {
+                self.envs[lane]
+                    .check_action(actions[lane])
+                    .map_err(|e| SimError::InvalidAction(format!("env {lane}: {e}")))?;
+            }
+        }
+        let w = self.envs[0].cfg.window;
+        let chunk = n.div_ceil(self.threads);
+        let lanes = self
+            .envs
+            .chunks_mut(chunk)
+            .zip(self.needs_reset.chunks_mut(chunk))
+            .zip(actions.chunks(chunk))
+            .zip(out.req.chunks_mut(chunk * w * REQ_FEATURES))
+            .zip(out.act.chunks_mut(chunk * ACTIVE_FEATURES))
+            .zip(out.mask.chunks_mut(chunk * w))
+            .zip(out.reward.chunks_mut(chunk))
+            .zip(out.terminated.chunks_mut(chunk))
+            .zip(out.stats.chunks_mut(chunk * EPISODE_STATS));
+        let run = |((((((((envs, nr), acts), req), act), mask), rew), term), stats): (
+            (((((((&mut [TokenEnv], &mut [bool]), &[i64]), &mut [f32]), &mut [f32]), &mut [f32]), &mut [f64]), &mut [bool]),
+            &mut [f64],
+        )|
+         -> Result<()> {
+            for j in 0..envs.len() {
+                let e = &mut envs[j];
+                if nr[j] {
+                    e.reset(None)?;
+                    nr[j] = false;
+                    rew[j] = 0.0;
+                    term[j] = false;
+                } else {
+                    let (r, t) = e.step(acts[j])?;
+                    rew[j] = r;
+                    term[j] = t;
+                    nr[j] = t;
+                }
+                e.write_obs(
+                    &mut req[j * w * REQ_FEATURES..(j + 1) * w * REQ_FEATURES],
+                    &mut act[j * ACTIVE_FEATURES..(j + 1) * ACTIVE_FEATURES],
+                    &mut mask[j * w..(j + 1) * w],
+                );
+                stats[j * EPISODE_STATS..(j + 1) * EPISODE_STATS].copy_from_slice(&e.episode_stats());
+            }
+            Ok(())
+        };
+        if self.threads <= 1 || n < 2 {
+            for part in lanes {
+                run(part)?;
+            }
+            return Ok(());
+        }
+        let results: Vec<Result<()>> = std::thread::scope(|s| {
+            let handles: Vec<_> = lanes.map(|part| s.spawn(move || run(part))).collect();
+            handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err(SimError::Stalled("a worker thread panicked".into())))).collect()
+        });
+        results.into_iter().collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg(exact: bool) -> TokenEnvConfig {
+        TokenEnvConfig {
+            topo: Topology::big_switch(&[1.0; 11]).unwrap(),
+            scheduler: Scheduler::Ps,
+            k: 10,
+            window: 5,
+            delay_per_hop_s: 250e-6,
+            terminate_missed: false,
+            reward: TokenReward::Deadline,
+            workload: TokenWorkload::Gather {
+                classes: vec![
+                    FlowClass { weight: 0.6, size_bytes: 350e3, deadline_s: 0.040 },
+                    FlowClass { weight: 0.4, size_bytes: 250e3, deadline_s: 0.050 },
+                ],
+                exact,
+                burst_size: 10,
+                burst_rate_hz: 10.0,
+                n_bursts: 50,
+                dst: 0,
+            },
+        }
+    }
+
+    #[test]
+    fn gather_bursts_have_the_exact_composition_and_distinct_senders() {
+        let mut env = TokenEnv::new(cfg(true)).unwrap();
+        let flows = env.draw_flows();
+        assert_eq!(flows.len(), 500);
+        for b in flows.chunks(10) {
+            assert!(b.iter().all(|f| f.arrival_s == b[0].arrival_s && f.dst == 0 && f.src != 0));
+            assert_eq!(b.iter().filter(|f| f.size_bytes == 350e3 && f.deadline_s == 0.040).count(), 6);
+            let mut s: Vec<usize> = b.iter().map(|f| f.src).collect();
+            s.sort_unstable();
+            s.dedup();
+            assert_eq!(s.len(), 10);
+        }
+        // Poisson bursts: mean gap 1 / 10 Hz within a loose bound for 50 gaps
+        let mean_gap = flows[499].arrival_s / 50.0;
+        assert!((0.06..0.15).contains(&mean_gap), "{mean_gap}");
+    }
+
+    #[test]
+    fn episodes_are_reproducible_and_the_return_counts_deadlines() {
+        let run = |seed| {
+            let mut env = TokenEnv::new(cfg(false)).unwrap();
+            env.reset(Some(seed)).unwrap();
+            let (mut ret, mut steps) = (0.0, 0);
+            loop {
+                let (r, done) = env.step((steps % env.n_choices()) as i64).unwrap();
+                ret += r;
+                steps += 1;
+                if done {
+                    break;
+                }
+            }
+            (ret, steps, env.episode_stats())
+        };
+        let (a, b) = (run(3), run(3));
+        assert_eq!(a.0, b.0);
+        assert_eq!(a.2[3].to_bits(), b.2[3].to_bits());
+        assert_eq!(a.1, 500); // one decision per flow
+        assert_eq!(a.0, a.2[0]);
+        assert_ne!(run(4).2[3].to_bits(), a.2[3].to_bits());
+    }
+
+    #[test]
+    fn invalid_actions_are_errors() {
+        let mut env = TokenEnv::new(cfg(true)).unwrap();
+        assert!(env.step(0).unwrap_err().to_string().contains("reset"));
+        env.reset(Some(0)).unwrap();
+        assert!(env.step(5).unwrap_err().to_string().contains("out of range"));
+        assert!(env.step(-1).unwrap_err().to_string().contains("out of range"));
+    }
+}
