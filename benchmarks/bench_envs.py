@@ -1,0 +1,68 @@
+"""Environment throughput: steps per second with random legal actions.
+
+Single env through ``gym.make`` (wrappers included) and the native vector env
+(``gym.make_vec(..., vectorization_mode="vector_entry_point")``) with a batch of 256,
+with 1 and 2 threads. Random legal actions are drawn from the action mask (the cost of
+drawing them is included, as an agent's would be).
+
+    python benchmarks/bench_envs.py
+    python benchmarks/bench_envs.py --steps 200000 --batch 256
+"""
+from __future__ import annotations
+
+import argparse
+import platform
+import time
+
+import gymnasium as gym
+import numpy as np
+
+import flowsched  # noqa: F401  (registers the envs)
+from flowsched.envs import ENV_IDS
+
+
+def single(env_id: str, steps: int) -> float:
+    env = gym.make(env_id)
+    rng = np.random.default_rng(0)
+    obs, _ = env.reset(seed=0)
+    t0 = time.perf_counter()
+    for _ in range(steps):
+        a = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+        obs, _, done, trunc, _ = env.step(a)
+        if done or trunc:
+            obs, _ = env.reset()
+    return steps / (time.perf_counter() - t0)
+
+
+def vector(env_id: str, steps: int, batch: int, threads: int) -> float:
+    venv = gym.make_vec(env_id, num_envs=batch, vectorization_mode="vector_entry_point", threads=threads, copy=False)
+    rng = np.random.default_rng(0)
+    obs, _ = venv.reset(seed=0)
+    n = 0
+    t0 = time.perf_counter()
+    while n < steps:
+        m = obs["action_mask"]
+        valid = np.maximum(m.sum(axis=1), 1)
+        a = (rng.random(batch) * valid).astype(np.int64)  # uniform among the valid (leading) positions
+        obs, *_ = venv.step(a)
+        n += batch
+    return n / (time.perf_counter() - t0)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--steps", type=int, default=200_000, help="steps per measurement (single env)")
+    ap.add_argument("--batch", type=int, default=256)
+    a = ap.parse_args()
+    print(f"# {platform.machine()}, python {platform.python_version()}, random legal actions")
+    print(f"| env | single env (gym.make), steps/s | vector x{a.batch}, 1 thread, env-steps/s | vector x{a.batch}, 2 threads, env-steps/s |")
+    print("|---|---|---|---|")
+    for env_id in ENV_IDS:
+        s = single(env_id, a.steps)
+        v1 = vector(env_id, 20 * a.steps, a.batch, 1)
+        v2 = vector(env_id, 20 * a.steps, a.batch, 2)
+        print(f"| {env_id} | {s:,.0f} | {v1:,.0f} | {v2:,.0f} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
