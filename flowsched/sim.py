@@ -215,9 +215,10 @@ def _collect(tr: pd.DataFrame, sim: _fabric.Simulator, scheduler: str) -> Result
     flows["bytes_sent"] = res["bytes_sent"]
     names, cap, carried = sim.links()
     links = pd.DataFrame({"link": names, "capacity_Bps": cap, "bytes": carried})
-    # The run lasts until its last finish or termination (a terminated flow sends until
-    # its deadline passes).
-    ends = np.where(res["terminated"], flows["arrival_s"] + flows["deadline_s"], flows["finish_s"])
+    # The run lasts until its last finish or termination: a terminated flow sends until
+    # its deadline can no longer be met, at arrival + deadline - path delay.
+    t_term = flows["arrival_s"] + np.maximum(flows["deadline_s"] - res["path_delay_s"], 0.0)
+    ends = np.where(res["terminated"], t_term, flows["finish_s"])
     end = np.nanmax(ends) if np.isfinite(ends).any() else float(tr["arrival_s"].max())
     duration = float(end - tr["arrival_s"].min())
     return Results(flows=flows, links=links, duration_s=duration, scheduler=scheduler, stats=dict(sim.stats()))

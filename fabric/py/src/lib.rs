@@ -238,6 +238,7 @@ impl PySimulator {
         d.set_item("ideal_fct_s", (0..n).map(|i| s.ideal_fct_s(i)).collect::<Vec<_>>().into_pyarray(py))?;
         d.set_item("bytes_sent", s.sent().to_vec().into_pyarray(py))?;
         d.set_item("terminated", s.terminated().into_pyarray(py))?;
+        d.set_item("path_delay_s", (0..n).map(|i| s.path_delay_s(i)).collect::<Vec<_>>().into_pyarray(py))?;
         Ok(d)
     }
 
