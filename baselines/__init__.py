@@ -7,17 +7,22 @@ A baseline drives an environment exactly as a trained agent does::
 """
 from __future__ import annotations
 
+from typing import Any
+
 from flowsched.baselines.base import Policy
+from flowsched.baselines.switch import SwitchRule
 from flowsched.baselines.token import TokenRule
 
-BASELINES: dict[str, tuple[str, ...]] = {"token": TokenRule.RULES}
+BASELINES: dict[str, tuple[str, ...]] = {"token": TokenRule.RULES, "switch": SwitchRule.RULES}
 
 
-def make(env: str, name: str, seed: int | None = 0) -> Policy:
-    """The baseline ``name`` for the environment family ``env`` (``"token"``)."""
+def make(env: str, name: str, seed: int | None = 0, **kwargs: Any) -> Policy:
+    """The baseline ``name`` for the environment family ``env`` (``"token"`` or ``"switch"``)."""
     if env == "token":
         return TokenRule(name, seed=seed)
+    if env == "switch":
+        return SwitchRule(name, **kwargs)
     raise ValueError(f"no baselines for env {env!r}; known: {', '.join(BASELINES)}")
 
 
-__all__ = ["BASELINES", "Policy", "TokenRule", "make"]
+__all__ = ["BASELINES", "Policy", "SwitchRule", "TokenRule", "make"]

@@ -16,6 +16,11 @@ class Policy(ABC):
     deterministic unless they say otherwise; ``state`` is passed through (no recurrence).
     """
 
+    #: the observation key that marks valid actions (or slots)
+    mask_key = "action_mask"
+    #: whether an observation must have at least one valid action
+    needs_valid_action = True
+
     def predict(
         self,
         observation: dict[str, np.ndarray],
@@ -24,15 +29,15 @@ class Policy(ABC):
         deterministic: bool = True,
         action_masks: np.ndarray | None = None,
     ) -> tuple[np.ndarray, Any]:
-        mask = np.asarray(observation["action_mask"] if action_masks is None else action_masks) > 0
+        mask = np.asarray(observation[self.mask_key] if action_masks is None else action_masks) > 0
         single = mask.ndim == 1
         if single:
             observation = {k: np.asarray(v)[None] for k, v in observation.items()}
             mask = mask[None]
         empty = ~mask.any(axis=-1)
-        if empty.any():
+        if self.needs_valid_action and empty.any():
             raise ValueError(f"no valid action in observation(s) {np.flatnonzero(empty).tolist()}: every action is masked")
-        actions = np.asarray(self._act(observation, mask), dtype=np.int64)
+        actions = np.asarray(self._act(observation, mask))
         return (actions[0] if single else actions), state
 
     @abstractmethod

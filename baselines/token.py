@@ -61,13 +61,13 @@ class TokenRule(Policy):
         req = np.asarray(observation["requests"])
         if self.rule == "random":
             u = self.rng.random(mask.shape)
-            return np.argmax(np.where(mask, u, -1.0), axis=-1)
+            return np.argmax(np.where(mask, u, -1.0), axis=-1).astype(np.int64)
         key = np.where(mask, _keys(self.rule, req), np.float32(np.inf))
         # argmin takes the first (oldest) of equal keys; a request with an infinite key
         # is still valid, so fall back to the first valid request when all are infinite
         best = np.argmin(key, axis=-1)
         first_valid = np.argmax(mask, axis=-1)
-        return np.where(np.isfinite(np.take_along_axis(key, best[..., None], -1)[..., 0]), best, first_valid)
+        return np.where(np.isfinite(np.take_along_axis(key, best[..., None], -1)[..., 0]), best, first_valid).astype(np.int64)
 
     def __repr__(self) -> str:
         return f"TokenRule({self.rule!r})"

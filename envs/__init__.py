@@ -7,9 +7,10 @@ Registered when ``flowsched`` is imported, so that any codebase can create them 
 """
 import gymnasium as gym
 
+from flowsched.envs.switch import SwitchSchedulingEnv, SwitchSchedulingVecEnv
 from flowsched.envs.token import TokenSchedulingEnv, TokenSchedulingVecEnv
 
-ENV_IDS = ("flowsched/TokenScheduling-v0",)
+ENV_IDS = ("flowsched/TokenScheduling-v0", "flowsched/SwitchScheduling-v0")
 
 gym.register(
     id="flowsched/TokenScheduling-v0",
@@ -17,4 +18,10 @@ gym.register(
     vector_entry_point="flowsched.envs.token:TokenSchedulingVecEnv",
 )
 
-__all__ = ["ENV_IDS", "TokenSchedulingEnv", "TokenSchedulingVecEnv"]
+gym.register(
+    id="flowsched/SwitchScheduling-v0",
+    entry_point="flowsched.envs.switch:SwitchSchedulingEnv",
+    vector_entry_point="flowsched.envs.switch:SwitchSchedulingVecEnv",
+)
+
+__all__ = ["ENV_IDS", "SwitchSchedulingEnv", "SwitchSchedulingVecEnv", "TokenSchedulingEnv", "TokenSchedulingVecEnv"]

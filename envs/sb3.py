@@ -40,7 +40,10 @@ class SB3VecEnv(VecEnv):
     def step_wait(self) -> VecEnvStepReturn:
         if self._actions is None:
             raise RuntimeError("step_wait() without step_async()")
-        obs, reward, terminated, truncated, infos = self.venv.step(self._actions.reshape(self.num_envs).astype(np.int64, casting="same_kind"))
+        actions = self._actions
+        if isinstance(self.action_space, gym.spaces.Discrete):
+            actions = actions.reshape(self.num_envs).astype(np.int64, casting="same_kind")  # a float action raises
+        obs, reward, terminated, truncated, infos = self.venv.step(actions)
         self._actions = None
         dones = terminated | truncated
         out: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]

@@ -4,7 +4,7 @@ from typing import final
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["Simulator", "TokenConfig", "TokenEnv", "TokenVecEnv", "scheduler_names", "token_layout"]
+__all__ = ["Simulator", "SwitchConfig", "SwitchEnv", "SwitchVecEnv", "TokenConfig", "TokenEnv", "TokenVecEnv", "scheduler_names", "switch_layout", "token_layout"]
 
 @final
 class Simulator:
@@ -160,3 +160,93 @@ class TokenVecEnv:
     ) -> None: ...
 
 def token_layout() -> tuple[int, int, list[str]]: ...
+
+@final
+class SwitchConfig:
+    def __new__(
+        cls,
+        *,
+        topology: str,
+        host_gbps: npt.NDArray[np.float64],
+        tors: int = 0,
+        hosts_per_tor: int = 0,
+        spines: int = 0,
+        core_gbps: float = 0.0,
+        ecmp_seed: int = 0,
+        max_flows: int,
+        decision_interval_s: float | None = None,
+        reward: str = "fct",
+        delay_per_hop_s: float = 0.0,
+        terminate_missed: bool = False,
+    ) -> SwitchConfig: ...
+    @property
+    def max_flows(self) -> int: ...
+
+@final
+class SwitchEnv:
+    def __new__(cls, config: SwitchConfig) -> SwitchEnv: ...
+    def set_next_trace(
+        self,
+        arrival_s: npt.NDArray[np.float64],
+        src: npt.NDArray[np.int64],
+        dst: npt.NDArray[np.int64],
+        size_bytes: npt.NDArray[np.float64],
+        deadline_s: npt.NDArray[np.float64],
+        weight: npt.NDArray[np.float64],
+        data_span_s: npt.NDArray[np.float64],
+        size_known: npt.NDArray[np.bool_],
+    ) -> None: ...
+    def reset(self) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]: ...
+    def step(
+        self, scores: npt.NDArray[np.float32]
+    ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32], float, bool]: ...
+    def episode_stats(self) -> dict[str, float]: ...
+    @property
+    def now(self) -> float: ...
+    def results(self) -> dict[str, npt.NDArray[np.float64] | npt.NDArray[np.bool_]]: ...
+
+@final
+class SwitchVecEnv:
+    def __new__(cls, config: SwitchConfig, num_envs: int, threads: int = 1) -> SwitchVecEnv: ...
+    @property
+    def num_envs(self) -> int: ...
+    def needs_reset(self) -> npt.NDArray[np.bool_]: ...
+    def set_next_trace(
+        self,
+        lane: int,
+        arrival_s: npt.NDArray[np.float64],
+        src: npt.NDArray[np.int64],
+        dst: npt.NDArray[np.int64],
+        size_bytes: npt.NDArray[np.float64],
+        deadline_s: npt.NDArray[np.float64],
+        weight: npt.NDArray[np.float64],
+        data_span_s: npt.NDArray[np.float64],
+        size_known: npt.NDArray[np.bool_],
+    ) -> None: ...
+    def reset(
+        self,
+        flows: npt.NDArray[np.float32],
+        flow_mask: npt.NDArray[np.float32],
+        reward: npt.NDArray[np.float64],
+        terminated: npt.NDArray[np.bool_],
+        stats: npt.NDArray[np.float64],
+    ) -> None: ...
+    def reset_done(
+        self,
+        flows: npt.NDArray[np.float32],
+        flow_mask: npt.NDArray[np.float32],
+        reward: npt.NDArray[np.float64],
+        terminated: npt.NDArray[np.bool_],
+        stats: npt.NDArray[np.float64],
+    ) -> None: ...
+    def step(
+        self,
+        scores: npt.NDArray[np.float32],
+        flows: npt.NDArray[np.float32],
+        flow_mask: npt.NDArray[np.float32],
+        reward: npt.NDArray[np.float64],
+        terminated: npt.NDArray[np.bool_],
+        stats: npt.NDArray[np.float64],
+    ) -> None: ...
+
+def switch_layout() -> tuple[int, list[str]]: ...

@@ -661,3 +661,371 @@ mod tests {
         assert!(env.step(-1).unwrap_err().to_string().contains("out of range"));
     }
 }
+
+// ---------------------------------------------------------------------------------
+// Switch scheduling (pFabric / aSCC): one priority score per active flow.
+// ---------------------------------------------------------------------------------
+
+/// Features of each flow slot (see [`SwitchEnv::write_obs`]).
+pub const FLOW_FEATURES: usize = 9;
+
+/// What the switch env's reward integrates between decisions.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum SwitchReward {
+    /// Minus the number of flows in the system times the elapsed ms: the return is
+    /// minus the total flow time (sum of finish - arrival) in ms.
+    FlowTime,
+    /// Minus the sum over flows in the system of elapsed ms / the flow's ideal FCT
+    /// (ms): the return is minus the sum of slowdowns (without the path delay).
+    Slowdown,
+}
+
+impl SwitchReward {
+    pub fn parse(name: &str) -> Result<Self> {
+        match name {
+            "fct" => Ok(SwitchReward::FlowTime),
+            "slowdown" => Ok(SwitchReward::Slowdown),
+            _ => Err(SimError::InvalidConfig(format!("unknown reward '{name}'; known: fct, slowdown"))),
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct SwitchEnvConfig {
+    pub topo: Topology,
+    pub max_flows: usize,
+    /// Also decide at least this often (simulated seconds); None: only at flow changes.
+    pub decision_interval_s: Option<f64>,
+    pub reward: SwitchReward,
+    pub delay_per_hop_s: f64,
+    pub terminate_missed: bool,
+}
+
+/// Priority scheduling in the switch, one decision per step: the agent scores every
+/// active flow (lower = served first) and the simulator serves flows greedily in score
+/// order until the next decision. The episode's flows come from a trace set before
+/// each reset ([`SwitchEnv::set_next_trace`]).
+#[derive(Debug, Clone)]
+pub struct SwitchEnv {
+    cfg: SwitchEnvConfig,
+    next: Option<Vec<FlowSpec>>,
+    sim: Option<Simulator>,
+    /// Flow ids in observation slots (oldest first), then the overflow.
+    slots: Vec<u32>,
+    done: bool,
+    flow_time_s: f64,
+    finished: u64,
+    // per-host counts of flows in the system (scratch)
+    at_src: Vec<u32>,
+    at_dst: Vec<u32>,
+}
+
+impl SwitchEnv {
+    pub fn new(cfg: SwitchEnvConfig) -> Result<Self> {
+        if cfg.max_flows < 1 {
+            return Err(SimError::InvalidConfig(format!("max_flows must be >= 1, got {}", cfg.max_flows)));
+        }
+        if let Some(d) = cfg.decision_interval_s {
+            if !(d.is_finite() && d > 0.0) {
+                return Err(SimError::InvalidConfig(format!("decision_interval_s must be > 0, got {d}")));
+            }
+        }
+        let h = cfg.topo.n_hosts;
+        Ok(SwitchEnv {
+            cfg,
+            next: None,
+            sim: None,
+            slots: Vec::new(),
+            done: true,
+            flow_time_s: 0.0,
+            finished: 0,
+            at_src: vec![0; h],
+            at_dst: vec![0; h],
+        })
+    }
+
+    pub fn config(&self) -> &SwitchEnvConfig {
+        &self.cfg
+    }
+
+    fn sim_config(&self) -> SimConfig {
+        let mut c = SimConfig::new(Scheduler::External);
+        c.pause_on_flow_change = true;
+        c.delay_per_hop_s = self.cfg.delay_per_hop_s;
+        c.terminate_missed = self.cfg.terminate_missed;
+        c
+    }
+
+    /// The trace of the next episode (validated now).
+    pub fn set_next_trace(&mut self, flows: Vec<FlowSpec>) -> Result<()> {
+        if flows.is_empty() {
+            return Err(SimError::InvalidConfig("the trace has no flows".into()));
+        }
+        Simulator::new(self.cfg.topo.clone(), flows.clone(), self.sim_config())?;
+        self.next = Some(flows);
+        Ok(())
+    }
+
+    pub fn reset(&mut self) -> Result<()> {
+        let flows = self.next.take().ok_or_else(|| SimError::InvalidAction("reset() needs a trace: set_next_trace() first".into()))?;
+        self.sim = Some(Simulator::new(self.cfg.topo.clone(), flows, self.sim_config())?);
+        self.done = false;
+        self.flow_time_s = 0.0;
+        self.finished = 0;
+        self.advance()?;
+        Ok(())
+    }
+
+    pub fn is_done(&self) -> bool {
+        self.done
+    }
+
+    pub fn simulator(&self) -> Option<&Simulator> {
+        self.sim.as_ref()
+    }
+
+    /// Number of flows in the observation (at most max_flows).
+    pub fn n_slots(&self) -> usize {
+        self.slots.len().min(self.cfg.max_flows)
+    }
+
+    /// Sets the scores (one per slot; slots past the flows are ignored) and runs to the
+    /// next decision. Flows past `max_flows` get the worst score (+inf-like, equal:
+    /// they share what is left). Returns (reward, terminated).
+    pub fn step(&mut self, scores: &[f32]) -> Result<(f64, bool)> {
+        if self.sim.is_none() || self.done {
+            return Err(SimError::InvalidAction("the episode is over (or never started): call reset()".into()));
+        }
+        if scores.len() != self.cfg.max_flows {
+            return Err(SimError::InvalidAction(format!("expected {} scores, got {}", self.cfg.max_flows, scores.len())));
+        }
+        let n = self.n_slots();
+        if let Some(j) = (0..n).find(|&j| !scores[j].is_finite()) {
+            return Err(SimError::InvalidAction(format!("score of slot {j} must be finite, got {}", scores[j])));
+        }
+        let sim = self.sim.as_mut().expect("checked");
+        for (j, &i) in self.slots.iter().enumerate() {
+            let s = if j < n { scores[j] as f64 } else { f64::MAX };
+            sim.set_score(i as usize, s)?;
+        }
+        let r = self.advance()?;
+        Ok((r, self.done))
+    }
+
+    /// Runs to the next decision; returns the reward accrued meanwhile.
+    fn advance(&mut self) -> Result<f64> {
+        let sim = self.sim.as_mut().expect("reset before use");
+        let t0 = sim.now();
+        // weight of the flows in the system, constant until the next flow change
+        let w: f64 = match self.cfg.reward {
+            SwitchReward::FlowTime => self.slots.len() as f64,
+            SwitchReward::Slowdown => self.slots.iter().map(|&i| 1.0 / (sim.ideal_fct_s(i as usize) - sim.path_delay_s(i as usize))).sum(),
+        };
+        let until = self.cfg.decision_interval_s.map_or(f64::INFINITY, |d| t0 + d);
+        loop {
+            match sim.step(until)? {
+                Outcome::Done => {
+                    self.done = true;
+                    break;
+                }
+                Outcome::FlowsChanged | Outcome::TimeReached => break,
+                Outcome::Decision { .. } => unreachable!("no admission control in the switch env"),
+            }
+        }
+        let dt = sim.now() - t0;
+        self.flow_time_s += self.slots.len() as f64 * dt;
+        // every flow enters the slots at its arrival (a decision): count those that left done
+        self.finished += self.slots.iter().filter(|&&i| sim.status(i as usize) == Status::Done).count() as u64;
+        // the flows now in the system, oldest first
+        self.slots.clear();
+        self.slots.extend(sim.active().iter().copied().filter(|&i| sim.status(i as usize) == Status::Active));
+        let fl = |i: u32| (sim.flow(i as usize).arrival_s, i);
+        self.slots.sort_unstable_by(|&a, &b| fl(a).partial_cmp(&fl(b)).expect("arrival times are finite"));
+        Ok(match self.cfg.reward {
+            SwitchReward::FlowTime => -w * dt * 1e3,
+            SwitchReward::Slowdown => -w * dt,
+        })
+    }
+
+    /// [flows finished, total flow time (s), mean flow time (s), flows in the system].
+    pub fn episode_stats(&self) -> [f64; EPISODE_STATS] {
+        let mean = if self.finished > 0 { self.flow_time_s / self.finished as f64 } else { f64::NAN };
+        [self.finished as f64, self.flow_time_s, mean, self.slots.len() as f64]
+    }
+
+    /// Writes `flows[max_flows * FLOW_FEATURES]` and `mask[max_flows]`.
+    ///
+    /// Per flow in the system, oldest first (zeros past them): bytes sent (MB),
+    /// remaining bytes (MB; 0 while the size is hidden), size visible (0/1), age (ms),
+    /// all data available (0/1), flows in the system at its source and at its
+    /// destination, time left to its deadline (ms, 0 without one), has a deadline (0/1).
+    pub fn write_obs(&mut self, flows: &mut [f32], mask: &mut [f32]) {
+        flows.fill(0.0);
+        mask.fill(0.0);
+        let Some(sim) = self.sim.as_ref() else { return };
+        let now = sim.now();
+        self.at_src.fill(0);
+        self.at_dst.fill(0);
+        for &i in &self.slots {
+            let f = sim.flow(i as usize);
+            self.at_src[f.src] += 1;
+            self.at_dst[f.dst] += 1;
+        }
+        for (j, &i) in self.slots.iter().take(self.cfg.max_flows).enumerate() {
+            let i = i as usize;
+            let f = sim.flow(i);
+            let sent = sim.sent_bytes(i);
+            let complete = sim.is_complete(i);
+            let visible = f.size_known || complete;
+            let has_dl = !f.deadline_s.is_nan();
+            let o = &mut flows[j * FLOW_FEATURES..(j + 1) * FLOW_FEATURES];
+            o[0] = (sent * 1e-6) as f32;
+            o[1] = if visible { ((f.size_bytes - sent) * 1e-6) as f32 } else { 0.0 };
+            o[2] = visible as u8 as f32;
+            o[3] = ((now - f.arrival_s) * 1e3) as f32;
+            o[4] = complete as u8 as f32;
+            o[5] = self.at_src[f.src] as f32;
+            o[6] = self.at_dst[f.dst] as f32;
+            o[7] = if has_dl { ((f.arrival_s + f.deadline_s - now) * 1e3) as f32 } else { 0.0 };
+            o[8] = has_dl as u8 as f32;
+            mask[j] = 1.0;
+        }
+    }
+}
+
+/// A batch of [`SwitchEnv`]s with next-step autoreset; each lane's next trace is set
+/// from outside before the call that resets it.
+#[derive(Debug, Clone)]
+pub struct SwitchVecEnv {
+    envs: Vec<SwitchEnv>,
+    needs_reset: Vec<bool>,
+    threads: usize,
+}
+
+/// Output buffers of one batched switch call (flat, lane-major).
+pub struct SwitchBatchOut<'a> {
+    pub flows: &'a mut [f32],
+    pub mask: &'a mut [f32],
+    pub reward: &'a mut [f64],
+    pub terminated: &'a mut [bool],
+    pub stats: &'a mut [f64],
+}
+
+impl SwitchVecEnv {
+    pub fn new(cfg: SwitchEnvConfig, n: usize, threads: usize) -> Result<Self> {
+        if n < 1 {
+            return Err(SimError::InvalidConfig("num_envs must be >= 1".into()));
+        }
+        let env = SwitchEnv::new(cfg)?;
+        Ok(SwitchVecEnv { envs: vec![env; n], needs_reset: vec![true; n], threads: threads.max(1) })
+    }
+
+    pub fn num_envs(&self) -> usize {
+        self.envs.len()
+    }
+
+    pub fn env(&self, lane: usize) -> &SwitchEnv {
+        &self.envs[lane]
+    }
+
+    pub fn needs_reset(&self) -> &[bool] {
+        &self.needs_reset
+    }
+
+    pub fn set_next_trace(&mut self, lane: usize, flows: Vec<FlowSpec>) -> Result<()> {
+        let n = self.envs.len();
+        self.envs.get_mut(lane).ok_or_else(|| SimError::InvalidConfig(format!("lane {lane} out of range ({n} envs)")))?.set_next_trace(flows)
+    }
+
+    fn write_lane(&mut self, lane: usize, out: &mut SwitchBatchOut<'_>) {
+        let m = self.envs[lane].cfg.max_flows;
+        let e = &mut self.envs[lane];
+        e.write_obs(&mut out.flows[lane * m * FLOW_FEATURES..(lane + 1) * m * FLOW_FEATURES], &mut out.mask[lane * m..(lane + 1) * m]);
+        out.stats[lane * EPISODE_STATS..(lane + 1) * EPISODE_STATS].copy_from_slice(&e.episode_stats());
+    }
+
+    /// Resets every lane (each must have its next trace set).
+    pub fn reset(&mut self, mut out: SwitchBatchOut<'_>) -> Result<()> {
+        for lane in 0..self.envs.len() {
+            self.envs[lane].reset().map_err(|e| SimError::InvalidAction(format!("env {lane}: {e}")))?;
+            self.needs_reset[lane] = false;
+            self.write_lane(lane, &mut out);
+            out.reward[lane] = 0.0;
+            out.terminated[lane] = false;
+        }
+        Ok(())
+    }
+
+    /// Resets now the lanes whose episode ended (same-step autoreset).
+    pub fn reset_done(&mut self, mut out: SwitchBatchOut<'_>) -> Result<()> {
+        for lane in 0..self.envs.len() {
+            if self.needs_reset[lane] {
+                self.envs[lane].reset().map_err(|e| SimError::InvalidAction(format!("env {lane}: {e}")))?;
+                self.needs_reset[lane] = false;
+                self.write_lane(lane, &mut out);
+            }
+        }
+        Ok(())
+    }
+
+    /// Steps every lane with its scores (`scores[lane * max_flows ..]`); all are
+    /// checked before any lane moves.
+    pub fn step(&mut self, scores: &[f32], mut out: SwitchBatchOut<'_>) -> Result<()> {
+        let n = self.envs.len();
+        let m = self.envs[0].cfg.max_flows;
+        if scores.len() != n * m {
+            return Err(SimError::InvalidAction(format!("expected {n} x {m} scores, got {}", scores.len())));
+        }
+        for lane in 0..n {
+            let e = &self.envs[lane];
+            let s = &scores[lane * m..(lane + 1) * m];
+            if self.needs_reset[lane] {
+                if e.next.is_none() {
+                    return Err(SimError::InvalidAction(format!("env {lane}: its episode ended and no next trace is set")));
+                }
+            } else if let Some(j) = (0..e.n_slots()).find(|&j| !s[j].is_finite()) {
+                return Err(SimError::InvalidAction(format!("env {lane}: score of slot {j} must be finite, got {}", s[j])));
+            }
+        }
+        let chunk = n.div_ceil(self.threads);
+        let run = |(envs, nr, sc, rew, term): (&mut [SwitchEnv], &mut [bool], &[f32], &mut [f64], &mut [bool])| -> Result<()> {
+            for j in 0..envs.len() {
+                if nr[j] {
+                    envs[j].reset()?;
+                    nr[j] = false;
+                    rew[j] = 0.0;
+                    term[j] = false;
+                } else {
+                    let (r, t) = envs[j].step(&sc[j * m..(j + 1) * m])?;
+                    rew[j] = r;
+                    term[j] = t;
+                    nr[j] = t;
+                }
+            }
+            Ok(())
+        };
+        let parts = self
+            .envs
+            .chunks_mut(chunk)
+            .zip(self.needs_reset.chunks_mut(chunk))
+            .zip(scores.chunks(chunk * m))
+            .zip(out.reward.chunks_mut(chunk))
+            .zip(out.terminated.chunks_mut(chunk))
+            .map(|((((a, b), c), d), e)| (a, b, c, d, e));
+        if self.threads <= 1 || n < 2 {
+            for p in parts {
+                run(p)?;
+            }
+        } else {
+            let results: Vec<Result<()>> = std::thread::scope(|s| {
+                let hs: Vec<_> = parts.map(|p| s.spawn(move || run(p))).collect();
+                hs.into_iter().map(|h| h.join().unwrap_or_else(|_| Err(SimError::Stalled("a worker thread panicked".into())))).collect()
+            });
+            results.into_iter().collect::<Result<Vec<()>>>()?;
+        }
+        for lane in 0..n {
+            self.write_lane(lane, &mut out);
+        }
+        Ok(())
+    }
+}

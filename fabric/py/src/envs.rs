@@ -2,10 +2,10 @@
 //! returning fresh arrays, and a batched env writing into caller-owned numpy buffers
 //! with the GIL released.
 use fabric_core::{
-    FlowClass, Scheduler, TokenBatchOut, TokenEnv, TokenEnvConfig, TokenReward, TokenVecEnv, TokenWorkload,
+    FlowClass, Scheduler, SwitchBatchOut, SwitchEnv, SwitchEnvConfig, SwitchReward, SwitchVecEnv, TokenBatchOut, TokenEnv, TokenEnvConfig, TokenReward, TokenVecEnv, TokenWorkload,
 };
-use fabric_core::env::{ACTIVE_FEATURES, EPISODE_STATS, REQ_FEATURES};
-use numpy::{IntoPyArray, PyArray1, PyArray2, PyArrayMethods, PyUntypedArrayMethods, PyReadonlyArray1, PyReadwriteArray1, PyReadwriteArray2, PyReadwriteArray3};
+use fabric_core::env::{ACTIVE_FEATURES, EPISODE_STATS, FLOW_FEATURES, REQ_FEATURES};
+use numpy::{IntoPyArray, PyArray1, PyArray2, PyArrayMethods, PyUntypedArrayMethods, PyReadonlyArray1, PyReadonlyArray2, PyReadwriteArray1, PyReadwriteArray2, PyReadwriteArray3};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -349,5 +349,291 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyTokenEnv>()?;
     m.add_class::<PyTokenVecEnv>()?;
     m.add_function(wrap_pyfunction!(token_layout, m)?)?;
+    register_switch(m)
+}
+
+// ----- switch scheduling -----
+
+/// Configuration of a switch-scheduling environment (see flowsched.envs.SwitchSchedulingEnv).
+#[pyclass(name = "SwitchConfig", module = "flowsched._fabric", frozen)]
+pub struct PySwitchConfig {
+    inner: SwitchEnvConfig,
+}
+
+#[pymethods]
+impl PySwitchConfig {
+    #[new]
+    #[pyo3(signature = (
+        *, topology, host_gbps, tors=0, hosts_per_tor=0, spines=0, core_gbps=0.0, ecmp_seed=0,
+        max_flows, decision_interval_s=None, reward="fct", delay_per_hop_s=0.0, terminate_missed=false
+    ))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        topology: &str,
+        host_gbps: PyReadonlyArray1<f64>,
+        tors: usize,
+        hosts_per_tor: usize,
+        spines: usize,
+        core_gbps: f64,
+        ecmp_seed: u64,
+        max_flows: usize,
+        decision_interval_s: Option<f64>,
+        reward: &str,
+        delay_per_hop_s: f64,
+        terminate_missed: bool,
+    ) -> PyResult<Self> {
+        if !(delay_per_hop_s.is_finite() && delay_per_hop_s >= 0.0) {
+            return Err(PyValueError::new_err(format!("delay_per_hop_s must be >= 0, got {delay_per_hop_s}")));
+        }
+        let inner = SwitchEnvConfig {
+            topo: make_topology(topology, &host_gbps, tors, hosts_per_tor, spines, core_gbps, ecmp_seed)?,
+            max_flows,
+            decision_interval_s,
+            reward: SwitchReward::parse(reward).map_err(to_py)?,
+            delay_per_hop_s,
+            terminate_missed,
+        };
+        SwitchEnv::new(inner.clone()).map_err(to_py)?;
+        Ok(PySwitchConfig { inner })
+    }
+
+    #[getter]
+    fn max_flows(&self) -> usize {
+        self.inner.max_flows
+    }
+}
+
+/// One switch-scheduling environment.
+#[pyclass(name = "SwitchEnv", module = "flowsched._fabric")]
+pub struct PySwitchEnv {
+    inner: SwitchEnv,
+}
+
+impl PySwitchEnv {
+    fn obs<'py>(&mut self, py: Python<'py>) -> PyResult<(Bound<'py, PyArray2<f32>>, Bound<'py, PyArray1<f32>>)> {
+        let m = self.inner.config().max_flows;
+        let (mut f, mut mask) = (vec![0f32; m * FLOW_FEATURES], vec![0f32; m]);
+        self.inner.write_obs(&mut f, &mut mask);
+        Ok((f.into_pyarray(py).reshape([m, FLOW_FEATURES])?, mask.into_pyarray(py)))
+    }
+}
+
+#[pymethods]
+impl PySwitchEnv {
+    #[new]
+    fn new(config: &PySwitchConfig) -> PyResult<Self> {
+        Ok(PySwitchEnv { inner: SwitchEnv::new(config.inner.clone()).map_err(to_py)? })
+    }
+
+    /// The next episode's trace (columns as for Simulator).
+    #[allow(clippy::too_many_arguments)]
+    fn set_next_trace(
+        &mut self,
+        arrival_s: PyReadonlyArray1<f64>,
+        src: PyReadonlyArray1<i64>,
+        dst: PyReadonlyArray1<i64>,
+        size_bytes: PyReadonlyArray1<f64>,
+        deadline_s: PyReadonlyArray1<f64>,
+        weight: PyReadonlyArray1<f64>,
+        data_span_s: PyReadonlyArray1<f64>,
+        size_known: PyReadonlyArray1<bool>,
+    ) -> PyResult<()> {
+        let flows = flows_from_arrays(&arrival_s, &src, &dst, &size_bytes, &deadline_s, &weight, &data_span_s, &size_known)?;
+        guarded(|| self.inner.set_next_trace(flows))
+    }
+
+    /// Starts the episode of the trace set last; returns (flows, mask).
+    fn reset<'py>(&mut self, py: Python<'py>) -> PyResult<(Bound<'py, PyArray2<f32>>, Bound<'py, PyArray1<f32>>)> {
+        let env = &mut self.inner;
+        py.detach(|| guarded(|| env.reset()))?;
+        self.obs(py)
+    }
+
+    /// Sets the scores and runs to the next decision; returns (flows, mask, reward, terminated).
+    #[allow(clippy::type_complexity)]
+    fn step<'py>(
+        &mut self,
+        py: Python<'py>,
+        scores: PyReadonlyArray1<'py, f32>,
+    ) -> PyResult<(Bound<'py, PyArray2<f32>>, Bound<'py, PyArray1<f32>>, f64, bool)> {
+        let s = scores.as_slice()?;
+        let env = &mut self.inner;
+        let (r, t) = py.detach(|| guarded(|| env.step(s)))?;
+        let (a, b) = self.obs(py)?;
+        Ok((a, b, r, t))
+    }
+
+    fn episode_stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let s = self.inner.episode_stats();
+        let d = PyDict::new(py);
+        for (k, v) in SWITCH_STATS.iter().zip(s) {
+            d.set_item(*k, v)?;
+        }
+        Ok(d)
+    }
+
+    #[getter]
+    fn now(&self) -> f64 {
+        self.inner.simulator().map_or(0.0, |s| s.now())
+    }
+
+    /// Per-flow outcome of the current episode (as Simulator.results, trace order).
+    fn results<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let s = self.inner.simulator().ok_or_else(|| PyValueError::new_err("call reset() first"))?;
+        let n = s.n_flows();
+        let d = PyDict::new(py);
+        d.set_item("finish_s", s.finish_s().to_vec().into_pyarray(py))?;
+        d.set_item("fct_s", (0..n).map(|i| s.fct_s(i)).collect::<Vec<_>>().into_pyarray(py))?;
+        d.set_item("ideal_fct_s", (0..n).map(|i| s.ideal_fct_s(i)).collect::<Vec<_>>().into_pyarray(py))?;
+        d.set_item("terminated", s.terminated().into_pyarray(py))?;
+        Ok(d)
+    }
+}
+
+const SWITCH_STATS: [&str; EPISODE_STATS] = ["flows_finished", "flow_time_s", "mean_fct_s", "flows_in_system"];
+
+/// A batch of switch-scheduling environments (next-step autoreset; each lane's next
+/// trace is set with set_next_trace before the call that resets it).
+#[pyclass(name = "SwitchVecEnv", module = "flowsched._fabric")]
+pub struct PySwitchVecEnv {
+    inner: SwitchVecEnv,
+}
+
+struct SwitchBufs<'py> {
+    flows: PyReadwriteArray3<'py, f32>,
+    mask: PyReadwriteArray2<'py, f32>,
+    reward: PyReadwriteArray1<'py, f64>,
+    terminated: PyReadwriteArray1<'py, bool>,
+    stats: PyReadwriteArray2<'py, f64>,
+}
+
+impl SwitchBufs<'_> {
+    fn check(&self, n: usize, m: usize) -> PyResult<()> {
+        let want: [(&str, Vec<usize>, Vec<usize>); 5] = [
+            ("flows", self.flows.shape().to_vec(), vec![n, m, FLOW_FEATURES]),
+            ("flow_mask", self.mask.shape().to_vec(), vec![n, m]),
+            ("reward", self.reward.shape().to_vec(), vec![n]),
+            ("terminated", self.terminated.shape().to_vec(), vec![n]),
+            ("stats", self.stats.shape().to_vec(), vec![n, EPISODE_STATS]),
+        ];
+        for (name, got, exp) in want {
+            if got != exp {
+                return Err(PyValueError::new_err(format!("buffer '{name}' has shape {got:?}, expected {exp:?}")));
+            }
+        }
+        Ok(())
+    }
+}
+
+macro_rules! switch_out {
+    ($b:expr) => {
+        SwitchBatchOut {
+            flows: $b.flows.as_slice_mut()?,
+            mask: $b.mask.as_slice_mut()?,
+            reward: $b.reward.as_slice_mut()?,
+            terminated: $b.terminated.as_slice_mut()?,
+            stats: $b.stats.as_slice_mut()?,
+        }
+    };
+}
+
+#[pymethods]
+impl PySwitchVecEnv {
+    #[new]
+    #[pyo3(signature = (config, num_envs, threads=1))]
+    fn new(config: &PySwitchConfig, num_envs: usize, threads: usize) -> PyResult<Self> {
+        Ok(PySwitchVecEnv { inner: SwitchVecEnv::new(config.inner.clone(), num_envs, threads).map_err(to_py)? })
+    }
+
+    #[getter]
+    fn num_envs(&self) -> usize {
+        self.inner.num_envs()
+    }
+
+    /// Lanes whose episode ended (they reset at the next step, from their next trace).
+    fn needs_reset<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<bool>> {
+        self.inner.needs_reset().to_vec().into_pyarray(py)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn set_next_trace(
+        &mut self,
+        lane: usize,
+        arrival_s: PyReadonlyArray1<f64>,
+        src: PyReadonlyArray1<i64>,
+        dst: PyReadonlyArray1<i64>,
+        size_bytes: PyReadonlyArray1<f64>,
+        deadline_s: PyReadonlyArray1<f64>,
+        weight: PyReadonlyArray1<f64>,
+        data_span_s: PyReadonlyArray1<f64>,
+        size_known: PyReadonlyArray1<bool>,
+    ) -> PyResult<()> {
+        let flows = flows_from_arrays(&arrival_s, &src, &dst, &size_bytes, &deadline_s, &weight, &data_span_s, &size_known)?;
+        guarded(|| self.inner.set_next_trace(lane, flows))
+    }
+
+    fn reset<'py>(
+        &mut self,
+        py: Python<'py>,
+        flows: PyReadwriteArray3<'py, f32>,
+        flow_mask: PyReadwriteArray2<'py, f32>,
+        reward: PyReadwriteArray1<'py, f64>,
+        terminated: PyReadwriteArray1<'py, bool>,
+        stats: PyReadwriteArray2<'py, f64>,
+    ) -> PyResult<()> {
+        let mut b = SwitchBufs { flows, mask: flow_mask, reward, terminated, stats };
+        b.check(self.inner.num_envs(), self.inner.env(0).config().max_flows)?;
+        let out = switch_out!(b);
+        let env = &mut self.inner;
+        py.detach(|| guarded(|| env.reset(out)))
+    }
+
+    fn reset_done<'py>(
+        &mut self,
+        py: Python<'py>,
+        flows: PyReadwriteArray3<'py, f32>,
+        flow_mask: PyReadwriteArray2<'py, f32>,
+        reward: PyReadwriteArray1<'py, f64>,
+        terminated: PyReadwriteArray1<'py, bool>,
+        stats: PyReadwriteArray2<'py, f64>,
+    ) -> PyResult<()> {
+        let mut b = SwitchBufs { flows, mask: flow_mask, reward, terminated, stats };
+        b.check(self.inner.num_envs(), self.inner.env(0).config().max_flows)?;
+        let out = switch_out!(b);
+        let env = &mut self.inner;
+        py.detach(|| guarded(|| env.reset_done(out)))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn step<'py>(
+        &mut self,
+        py: Python<'py>,
+        scores: PyReadonlyArray2<'py, f32>,
+        flows: PyReadwriteArray3<'py, f32>,
+        flow_mask: PyReadwriteArray2<'py, f32>,
+        reward: PyReadwriteArray1<'py, f64>,
+        terminated: PyReadwriteArray1<'py, bool>,
+        stats: PyReadwriteArray2<'py, f64>,
+    ) -> PyResult<()> {
+        let mut b = SwitchBufs { flows, mask: flow_mask, reward, terminated, stats };
+        b.check(self.inner.num_envs(), self.inner.env(0).config().max_flows)?;
+        let s = scores.as_slice()?;
+        let out = switch_out!(b);
+        let env = &mut self.inner;
+        py.detach(|| guarded(|| env.step(s, out)))
+    }
+}
+
+/// Features per flow slot and the episode statistics' names of the switch env.
+#[pyfunction]
+fn switch_layout() -> (usize, Vec<&'static str>) {
+    (FLOW_FEATURES, SWITCH_STATS.to_vec())
+}
+
+pub(crate) fn register_switch(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PySwitchConfig>()?;
+    m.add_class::<PySwitchEnv>()?;
+    m.add_class::<PySwitchVecEnv>()?;
+    m.add_function(wrap_pyfunction!(switch_layout, m)?)?;
     Ok(())
 }
