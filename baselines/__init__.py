@@ -11,6 +11,7 @@ from typing import Any
 
 from flowsched.baselines.base import Policy
 from flowsched.baselines.switch import SwitchRule
+from flowsched.baselines.thresholds import mean_fct_mlfq, mean_slowdown_mlfq, optimal_thresholds, partial_moment
 from flowsched.baselines.token import TokenRule
 
 BASELINES: dict[str, tuple[str, ...]] = {"token": TokenRule.RULES, "switch": SwitchRule.RULES}
@@ -25,4 +26,7 @@ def make(env: str, name: str, seed: int | None = 0, **kwargs: Any) -> Policy:
     raise ValueError(f"no baselines for env {env!r}; known: {', '.join(BASELINES)}")
 
 
-__all__ = ["BASELINES", "Policy", "SwitchRule", "TokenRule", "make"]
+__all__ = [
+    "BASELINES", "Policy", "SwitchRule", "TokenRule", "make", "mean_fct_mlfq", "mean_slowdown_mlfq", "optimal_thresholds",
+    "partial_moment",
+]
