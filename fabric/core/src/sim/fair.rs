@@ -178,7 +178,7 @@ impl Simulator {
         let mut work = 0usize;
         while !self.rlist.is_empty() {
             work += self.rlist.len();
-            if (2 * self.rlist.len() > self.active.len() || work > self.active.len()) && self.active.len() > 8 {
+            if (2 * self.rlist.len() > self.active.len() || work > self.active.len() / 8) && self.active.len() > 8 {
                 self.fair_fill_all();
                 break;
             }
