@@ -100,10 +100,10 @@ fn many_flows_one_bottleneck() {
     // A large region (the fallback to one fill over every flow) on one link, and the
     // classic check: n equal flows from one host finish together at n * size / C.
     let topo = Topology::big_switch(&[10.0; 4]).unwrap();
-    let flows: Vec<FlowSpec> = (0..40).map(|k| FlowSpec::new(0.0, 0, 1 + k % 3, 1e6)).collect();
+    let flows: Vec<FlowSpec> = (0..100).map(|k| FlowSpec::new(0.0, 0, 1 + k % 3, 1e6)).collect();
     let mut s = Simulator::new(topo, flows, SimConfig::new(Scheduler::Ps)).unwrap();
     s.run().unwrap();
-    let want = 40.0 * 1e6 / gbps_to_bytes_per_s(10.0);
+    let want = 100.0 * 1e6 / gbps_to_bytes_per_s(10.0);
     for &f in s.finish_s() {
         assert!((f - want).abs() <= 1e-9 * want, "{f} vs {want}");
     }
