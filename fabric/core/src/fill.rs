@@ -158,8 +158,8 @@ impl Filler {
                 if top.version != self.version[j] {
                     let l = self.touched[j] as usize;
                     let ws = if self.wsum[j] > 0.0 { self.wsum[j] } else { f64::MIN_POSITIVE };
-                    self.heap.pop();
-                    self.heap.push(Item { level: res[l] / ws, link: top.link, version: self.version[j] });
+                    // Replace the top in place (one sift instead of a pop and a push).
+                    *self.heap.peek_mut().unwrap() = Item { level: res[l] / ws, link: top.link, version: self.version[j] };
                     continue;
                 }
                 link_level = top.level;

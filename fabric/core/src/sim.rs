@@ -203,16 +203,34 @@ pub struct Simulator {
     lists: Vec<Vec<u32>>,
     work: BinaryHeap<incr::WorkItem>,
     in_work: Vec<bool>,
-    fev: BinaryHeap<Reverse<(OrdF64, u32, u32)>>,
-    fver: Vec<u32>,
+    fev: evheap::EventHeap,
     xheap: BinaryHeap<Reverse<(OrdF64, u32, u32)>>,
     xver: Vec<u32>,
     xdirty: Vec<bool>,
     xdirty_list: Vec<u32>,
     resched: Vec<u32>,
     bind: Vec<u32>,
+    // Incremental fair sharing (ps, wps; see fair.rs).
+    fair: bool,
+    lpos: Vec<u32>,
+    nrate: Vec<f64>,
+    in_r: Vec<bool>,
+    rlist: Vec<u32>,
+    grow: Vec<u32>,
+    seed_flows: Vec<u32>,
+    seed_links: Vec<u32>,
+    tlinks: Vec<u32>,
+    stamp: u32,
+    tstamp: Vec<u32>,
+    mstamp: Vec<u32>,
+    cstamp: Vec<u32>,
+    fstamp: Vec<u32>,
+    lused: Vec<f64>,
+    lmax: Vec<f64>,
 }
 
+mod evheap;
+mod fair;
 mod incr;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -296,22 +314,40 @@ impl Simulator {
             let mut scfg = SimConfig::new(Scheduler::Ps);
             scfg.seed = cfg.seed;
             scfg.delay_per_hop_s = cfg.delay_per_hop_s;
+            scfg.force_full_recompute = cfg.force_full_recompute;
             Some(Box::new(Simulator::new(topo.clone(), flows.clone(), scfg)?))
         } else {
             None
         };
         let n_links = topo.n_links();
         let weight = flows.iter().map(|f| f.weight).collect();
-        let incremental = !cfg.force_full_recompute && incr::applies(&cfg.scheduler);
+        let fair = !cfg.force_full_recompute && fair::applies(&cfg.scheduler);
+        let incremental = !cfg.force_full_recompute && (incr::applies(&cfg.scheduler) || fair);
+        let n_slots = path_links.len();
         Ok(Simulator {
             incremental,
+            fair,
+            lpos: vec![0; if fair { n_slots } else { 0 }],
+            nrate: vec![0.0; if fair { n } else { 0 }],
+            in_r: vec![false; if fair { n } else { 0 }],
+            rlist: Vec::new(),
+            grow: Vec::new(),
+            seed_flows: Vec::new(),
+            seed_links: Vec::new(),
+            tlinks: Vec::new(),
+            stamp: 0,
+            tstamp: vec![0; n_links],
+            mstamp: vec![0; n_links],
+            cstamp: vec![0; n_links],
+            fstamp: vec![0; if fair { n } else { 0 }],
+            lused: vec![0.0; n_links],
+            lmax: vec![0.0; n_links],
             t0: vec![0.0; n],
             apos: vec![u32::MAX; n],
             lists: vec![Vec::new(); if incremental { n_links } else { 0 }],
             work: BinaryHeap::new(),
             in_work: vec![false; n],
-            fev: BinaryHeap::new(),
-            fver: vec![0; n],
+            fev: evheap::EventHeap::new(n),
             xheap: BinaryHeap::new(),
             xver: vec![0; n_links],
             xdirty: vec![false; n_links],
@@ -613,7 +649,11 @@ impl Simulator {
             if t > until {
                 if until > self.now {
                     if let Some(sh) = self.shadow.as_mut() {
-                        sh.advance_fluid(until);
+                        if sh.incremental {
+                            sh.now = until; // flows advance lazily
+                        } else {
+                            sh.advance_fluid(until);
+                        }
                         sh.dirty = true;
                     }
                     if self.incremental {
@@ -944,7 +984,7 @@ impl Simulator {
                 let sh = self.shadow.as_ref().expect("fair has a shadow run");
                 match sh.status[i] {
                     Status::Done => (0.0, sh.finish[i], 0.0),
-                    _ if sh.rate[i] > 0.0 => (0.0, sh.now + (f.size_bytes - sh.sent[i]) / sh.rate[i], 0.0),
+                    _ if sh.rate[i] > 0.0 => (0.0, sh.now + (f.size_bytes - sh.sent_now(i)) / sh.rate[i], 0.0),
                     _ => (1.0, f.arrival_s, 0.0),
                 }
             }

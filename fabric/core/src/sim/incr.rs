@@ -147,6 +147,9 @@ impl Simulator {
     }
 
     pub(super) fn incr_activate(&mut self, i: usize) {
+        if self.fair {
+            return self.fair_activate(i);
+        }
         self.apos[i] = self.active.len() as u32;
         self.active.push(i as u32);
         self.t0[i] = self.now;
@@ -161,11 +164,14 @@ impl Simulator {
 
     /// Takes an active flow out (finished or terminated); the flows behind it may speed up.
     pub(super) fn incr_remove(&mut self, i: usize) {
+        if self.fair {
+            return self.fair_remove(i);
+        }
         self.sent[i] = self.sent_now(i);
         self.t0[i] = self.now;
         let had_rate = self.rate[i] > 0.0;
         self.rate[i] = 0.0;
-        self.fver[i] = self.fver[i].wrapping_add(1);
+        self.fev.remove(i as u32);
         let (a, b) = (self.path_off[i] as usize, self.path_off[i + 1] as usize);
         for p in a..b {
             let l = self.path_links[p] as usize;
@@ -186,6 +192,9 @@ impl Simulator {
     /// Flow i's key or cap may have changed: re-place it on its links and re-evaluate it
     /// and everything behind it there.
     pub(super) fn incr_changed(&mut self, i: usize, key_changed: bool) {
+        if self.fair {
+            return self.fair_changed(i);
+        }
         let (a, b) = (self.path_off[i] as usize, self.path_off[i + 1] as usize);
         for p in a..b {
             let l = self.path_links[p] as usize;
@@ -200,7 +209,7 @@ impl Simulator {
         self.push_work(i);
     }
 
-    fn cap_now(&self, i: usize) -> f64 {
+    pub(super) fn cap_now(&self, i: usize) -> f64 {
         let f = &self.flows[i];
         let t = self.now;
         if f.data_span_s > 0.0 && t < f.arrival_s + f.data_span_s && self.sent_now(i) >= self.avail(i, t) - tol_of(f.size_bytes) {
@@ -210,7 +219,7 @@ impl Simulator {
         }
     }
 
-    fn set_rate(&mut self, i: usize, r: f64) {
+    pub(super) fn set_rate(&mut self, i: usize, r: f64) {
         self.sent[i] = self.sent_now(i);
         self.t0[i] = self.now;
         self.rate[i] = r;
@@ -220,9 +229,9 @@ impl Simulator {
     /// The next time flow i needs attention: completion, catching up with its data,
     /// or crossing a PIAS threshold.
     fn schedule_flow_event(&mut self, i: usize) {
-        self.fver[i] = self.fver[i].wrapping_add(1);
         let r = self.rate[i];
         if r <= 0.0 {
+            self.fev.remove(i as u32);
             return;
         }
         let t = self.now;
@@ -243,18 +252,18 @@ impl Simulator {
                 next = next.min(t + (th[q] - sent).max(0.0) / r);
             }
         }
-        self.fev.push(Reverse((OrdF64(next), i as u32, self.fver[i])));
+        self.fev.set(i as u32, next);
     }
 
     /// Handles the flow events due at t (completions, catch-ups, thresholds).
     pub(super) fn incr_flow_events(&mut self, t: f64) {
-        while let Some(Reverse((OrdF64(te), i, v))) = self.fev.peek().copied() {
+        while let Some((te, i)) = self.fev.peek() {
             if te > t {
                 break;
             }
             self.fev.pop();
             let i = i as usize;
-            if v != self.fver[i] || self.status[i] != Status::Active {
+            if self.status[i] != Status::Active {
                 continue;
             }
             if self.incr_try_finish(i, t) {
@@ -265,7 +274,7 @@ impl Simulator {
             self.incr_changed(i, key_changed);
             // Its next flow event is scheduled after the re-evaluation (by set_rate if the
             // rate changes, otherwise in incr_allocate).
-            self.fver[i] = self.fver[i].wrapping_add(1);
+            self.fev.remove(i as u32);
             self.resched.push(i as u32);
         }
         // Crossings between neighbours on a link.
@@ -319,6 +328,9 @@ impl Simulator {
     /// Re-evaluates the worklist in priority order, then the crossing times of the links
     /// that changed, then the next event time.
     pub(super) fn incr_allocate(&mut self) {
+        if self.fair {
+            return self.fair_allocate();
+        }
         self.stats.allocations += 1;
         while let Some(w) = self.work.pop() {
             let g = w.idx as usize;
@@ -379,6 +391,12 @@ impl Simulator {
                 }
             }
         }
+        self.incr_finish_allocation();
+    }
+
+    /// The flow events of the flows re-evaluated without a rate change, the crossing
+    /// times of the links that changed, and the next event time.
+    pub(super) fn incr_finish_allocation(&mut self) {
         while let Some(i) = self.resched.pop() {
             let i = i as usize;
             if self.status[i] == Status::Active {
@@ -432,13 +450,8 @@ impl Simulator {
                 next = next.min(self.now + iv);
             }
         }
-        while let Some(Reverse((OrdF64(te), i, v))) = self.fev.peek().copied() {
-            if v != self.fver[i as usize] || self.status[i as usize] != Status::Active {
-                self.fev.pop();
-                continue;
-            }
+        if let Some((te, _)) = self.fev.peek() {
             next = next.min(te);
-            break;
         }
         while let Some(Reverse((OrdF64(te), l, v))) = self.xheap.peek().copied() {
             if v != self.xver[l as usize] {

@@ -1,0 +1,39 @@
+//! Runs a trace from a CSV file (arrival_s,src,dst,size_bytes per line) and prints the
+//! wall time, the event count and a checksum of the finish times.
+//!
+//!     cargo run --release --example bench_trace -- trace.csv ps [bigswitch|leafspine] [full]
+use fabric_core::*;
+use std::time::Instant;
+
+fn main() {
+    let a: Vec<String> = std::env::args().collect();
+    let text = std::fs::read_to_string(&a[1]).expect("trace file");
+    let flows: Vec<FlowSpec> = text
+        .lines()
+        .filter(|l| !l.is_empty())
+        .map(|l| {
+            let v: Vec<&str> = l.split(',').collect();
+            FlowSpec::new(v[0].parse().unwrap(), v[1].parse().unwrap(), v[2].parse().unwrap(), v[3].parse().unwrap())
+        })
+        .collect();
+    let topo = match a.get(3).map(String::as_str) {
+        Some("leafspine") => Topology::leaf_spine(9, 16, 4, &[10.0; 144], 40.0, 0).unwrap(),
+        _ => Topology::big_switch(&[10.0; 144]).unwrap(),
+    };
+    let mut cfg = SimConfig::new(Scheduler::parse(&a[2]).unwrap());
+    cfg.force_full_recompute = a.get(4).is_some_and(|s| s == "full");
+    let n = flows.len();
+    let t0 = Instant::now();
+    let mut s = Simulator::new(topo, flows, cfg).unwrap();
+    s.run().unwrap();
+    let wall = t0.elapsed().as_secs_f64();
+    let fin = s.finish_s();
+    let sum: f64 = (0..n).map(|i| fin[i] - s.flow(i).arrival_s).sum();
+    println!(
+        "{} flows {n} wall {wall:.3} s  {:.0} flows/s  events {}  mean fct {:.9e}",
+        a[2],
+        n as f64 / wall,
+        s.stats().events,
+        sum / n as f64
+    );
+}

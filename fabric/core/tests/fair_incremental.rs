@@ -1,0 +1,110 @@
+//! The incremental fair-sharing allocator (ps, wps, and the shadow run of fair and
+//! gtcp) against the full recomputation, on random traces.
+use fabric_core::rng::SplitMix64;
+use fabric_core::*;
+
+fn random_flows(rng: &mut SplitMix64, hosts: usize, n: usize, spans: bool, deadlines: bool, weights: bool) -> Vec<FlowSpec> {
+    let mut t = 0.0;
+    (0..n)
+        .map(|_| {
+            // bursts of simultaneous arrivals now and then, to exercise ties
+            if rng.next_f64() < 0.7 {
+                t += rng.next_f64() * 1e-4;
+            }
+            let src = rng.below(hosts as u64) as usize;
+            let dst = (src + 1 + rng.below(hosts as u64 - 1) as usize) % hosts;
+            let size = if rng.next_f64() < 0.2 { 1e5 } else { 1e3 + rng.next_f64() * 3e5 };
+            let mut f = FlowSpec::new(t, src, dst, size);
+            if spans && rng.next_f64() < 0.5 {
+                f.data_span_s = rng.next_f64() * 5e-4;
+            }
+            if deadlines && rng.next_f64() < 0.5 {
+                f.deadline_s = 1e-4 + rng.next_f64() * 1e-3;
+            }
+            if weights {
+                f.weight = [1.0, 2.0, 0.5, 3.7][rng.below(4) as usize];
+            }
+            f
+        })
+        .collect()
+}
+
+fn run(topo: &Topology, flows: &[FlowSpec], mut cfg: SimConfig, full: bool) -> (Vec<f64>, Vec<bool>, Vec<f64>) {
+    cfg.force_full_recompute = full;
+    let mut s = Simulator::new(topo.clone(), flows.to_vec(), cfg).unwrap();
+    // Stop now and then (TimeReached) to exercise the lazy advance between events.
+    let mut until = 1e-4;
+    loop {
+        match s.step(until).unwrap() {
+            Outcome::Done => break,
+            Outcome::TimeReached => until += 3.7e-4,
+            _ => {}
+        }
+    }
+    (s.finish_s().to_vec(), s.terminated(), s.sent())
+}
+
+fn close(x: f64, y: f64, scale: f64) -> bool {
+    (x.is_nan() && y.is_nan()) || (x - y).abs() <= 1e-9 * y.abs().max(scale)
+}
+
+#[test]
+fn incremental_fair_sharing_matches_full_recomputation() {
+    let mut rng = SplitMix64::new(7);
+    let big = Topology::big_switch(&[10.0, 10.0, 10.0, 10.0, 25.0, 10.0, 40.0, 10.0]).unwrap();
+    let ls = Topology::leaf_spine(4, 2, 2, &[10.0, 10.0, 25.0, 10.0, 10.0, 40.0, 10.0, 10.0], 7.5, 3).unwrap();
+    let mut cases = 0;
+    for trial in 0..60u64 {
+        for topo in [&big, &ls] {
+            let spans = trial % 2 == 1;
+            let deadlines = trial % 4 >= 2;
+            let n = if trial % 3 == 0 { 300 } else { 80 };
+            let flows = random_flows(&mut rng, 8, n, spans, deadlines, trial % 3 != 1);
+            for name in ["ps", "wps", "fair", "gtcp:srpt", "gtcp:ps"] {
+                let gtcp = name.starts_with("gtcp");
+                if gtcp && (spans || deadlines) {
+                    continue; // gtcp takes neither
+                }
+                let mut cfg = SimConfig::new(Scheduler::parse(name).unwrap());
+                cfg.seed = trial;
+                cfg.terminate_missed = deadlines && trial % 8 >= 4;
+                if trial % 5 == 0 && !gtcp {
+                    cfg.admission = Some(AdmissionConfig { k: 2, window: 3, policy: AdmissionPolicy::Edf });
+                }
+                let (a, ta, sa) = run(topo, &flows, cfg.clone(), false);
+                let (b, tb, sb) = run(topo, &flows, cfg, true);
+                assert_eq!(ta, tb, "{name} trial {trial}: terminated flows differ");
+                for k in 0..flows.len() {
+                    assert!(close(a[k], b[k], 1e-3), "{name} trial {trial} flow {k}: incremental finish {} vs full {}", a[k], b[k]);
+                    assert!(close(sa[k], sb[k], flows[k].size_bytes), "{name} trial {trial} flow {k}: sent {} vs {}", sa[k], sb[k]);
+                }
+                cases += 1;
+            }
+        }
+    }
+    assert!(cases > 300, "{cases}");
+}
+
+#[test]
+fn incremental_fair_sharing_is_deterministic() {
+    let mut rng = SplitMix64::new(11);
+    let ls = Topology::leaf_spine(3, 3, 2, &[10.0; 9], 20.0, 5).unwrap();
+    let flows = random_flows(&mut rng, 9, 2000, true, false, true);
+    let a = run(&ls, &flows, SimConfig::new(Scheduler::Wps), false);
+    let b = run(&ls, &flows, SimConfig::new(Scheduler::Wps), false);
+    assert_eq!(a.0.iter().map(|x| x.to_bits()).collect::<Vec<_>>(), b.0.iter().map(|x| x.to_bits()).collect::<Vec<_>>());
+}
+
+#[test]
+fn many_flows_one_bottleneck() {
+    // A large region (the fallback to one fill over every flow) on one link, and the
+    // classic check: n equal flows from one host finish together at n * size / C.
+    let topo = Topology::big_switch(&[10.0; 4]).unwrap();
+    let flows: Vec<FlowSpec> = (0..100).map(|k| FlowSpec::new(0.0, 0, 1 + k % 3, 1e6)).collect();
+    let mut s = Simulator::new(topo, flows, SimConfig::new(Scheduler::Ps)).unwrap();
+    s.run().unwrap();
+    let want = 100.0 * 1e6 / gbps_to_bytes_per_s(10.0);
+    for &f in s.finish_s() {
+        assert!((f - want).abs() <= 1e-9 * want, "{f} vs {want}");
+    }
+}
