@@ -76,6 +76,7 @@ def _make_native(
     sdc: dict | None,
     max_interval_s: float | None,
     pause_on_flow_change: bool = False,
+    force_full_recompute: bool = False,
 ) -> _fabric.Simulator:
     if k is not None and admission is None:
         admission = "fifo"
@@ -122,6 +123,7 @@ def _make_native(
         sdc_weights=tuple(float(x) for x in sdc_p["weights"]),
         max_interval_s=max_interval_s,
         pause_on_flow_change=pause_on_flow_change,
+        force_full_recompute=force_full_recompute,
         **topology._native(),
     )
 

@@ -1029,3 +1029,45 @@ impl SwitchVecEnv {
         Ok(())
     }
 }
+
+/// Runs `sim` (built with `pause_on_flow_change`) until `n` more flows have finished or
+/// were terminated, simulated time reaches `until`, or the run is done; appends the
+/// flows that ended to `ended` (in the order their ends were seen).
+pub fn run_until_ended(sim: &mut Simulator, n: usize, until: f64, ended: &mut Vec<u32>) -> Result<Outcome> {
+    let start = ended.len();
+    let mut watch: Vec<u32> = sim.active().to_vec();
+    let mut seen = vec![false; sim.n_flows()];
+    for &i in &watch {
+        seen[i as usize] = true;
+    }
+    loop {
+        let out = sim.step(until)?;
+        let mut k = 0;
+        while k < watch.len() {
+            let st = sim.status(watch[k] as usize);
+            if st == Status::Done || st == Status::Terminated {
+                ended.push(watch.swap_remove(k));
+            } else {
+                k += 1;
+            }
+        }
+        match out {
+            Outcome::FlowsChanged => {
+                // flows that arrived since: watch them too
+                for &i in sim.active() {
+                    if !seen[i as usize] && sim.status(i as usize) == Status::Active {
+                        seen[i as usize] = true;
+                        watch.push(i);
+                    }
+                }
+                if ended.len() - start >= n {
+                    return Ok(out);
+                }
+            }
+            Outcome::Decision { .. } => {
+                return Err(SimError::Unsupported("run_until_ended: the simulator asks for an admission decision".into()))
+            }
+            _ => return Ok(out),
+        }
+    }
+}

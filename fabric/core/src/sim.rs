@@ -551,6 +551,25 @@ impl Simulator {
         Ok(())
     }
 
+    /// Replaces the PIAS demotion thresholds from now on (the queue-threshold tuning
+    /// environment). Needs `force_full_recompute` (the incremental allocator keeps
+    /// per-link orders that a change of thresholds would invalidate).
+    pub fn set_pias_thresholds(&mut self, th: Vec<f64>) -> Result<()> {
+        if self.incremental {
+            return Err(SimError::Unsupported(
+                "changing PIAS thresholds during a run needs force_full_recompute".into(),
+            ));
+        }
+        if th.is_empty() || th.iter().any(|t| !(t.is_finite() && *t > 0.0)) || th.windows(2).any(|w| w[1] <= w[0]) {
+            return Err(SimError::InvalidAction(format!(
+                "PIAS thresholds must be non-empty, positive, finite and strictly increasing, got {th:?}"
+            )));
+        }
+        self.cfg.pias_thresholds_bytes = th;
+        self.dirty = true;
+        Ok(())
+    }
+
     /// The destination whose admission decision is pending (external admission only).
     pub fn pending_decision(&self) -> Option<usize> {
         let a = self.cfg.admission.as_ref()?;

@@ -102,10 +102,21 @@ pub(crate) fn make_topology(
     .map_err(to_py)
 }
 
+/// (kind, destination of a decision or -1) of a step's outcome.
+fn outcome_name(o: Outcome) -> (&'static str, i64) {
+    match o {
+        Outcome::Done => ("done", -1),
+        Outcome::Decision { dst } => ("decision", dst as i64),
+        Outcome::FlowsChanged => ("flows_changed", -1),
+        Outcome::TimeReached => ("time_reached", -1),
+    }
+}
+
 /// The fluid fabric simulator (see flowsched.simulate for the documented interface).
 #[pyclass(name = "Simulator", module = "flowsched._fabric")]
 struct PySimulator {
     inner: Simulator,
+    pause_on_flow_change: bool,
 }
 
 #[pymethods]
@@ -117,7 +128,7 @@ impl PySimulator {
         scheduler="ps", admission=None, k=0, window=0, terminate_missed=false, delay_per_hop_s=0.0,
         seed=0, pias_thresholds_bytes=Vec::new(), racs=(1.0, 100.0, 1e-5, 300e-6),
         sdc_thresholds_bytes=(73_000.0, 146_000.0), sdc_weights=(10.0, 5.0, 1.0),
-        max_interval_s=None, pause_on_flow_change=false
+        max_interval_s=None, pause_on_flow_change=false, force_full_recompute=false
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -150,6 +161,7 @@ impl PySimulator {
         sdc_weights: (f64, f64, f64),
         max_interval_s: Option<f64>,
         pause_on_flow_change: bool,
+        force_full_recompute: bool,
     ) -> PyResult<Self> {
         let flows = flows_from_arrays(&arrival_s, &src, &dst, &size_bytes, &deadline_s, &weight, &data_span_s, &size_known)?;
         let topo = make_topology(topology, &host_gbps, tors, hosts_per_tor, spines, core_gbps, ecmp_seed)?;
@@ -168,8 +180,9 @@ impl PySimulator {
         };
         cfg.max_interval_s = max_interval_s;
         cfg.pause_on_flow_change = pause_on_flow_change;
+        cfg.force_full_recompute = force_full_recompute;
         let inner = py.detach(|| guarded(|| Simulator::new(topo, flows, cfg)))?;
-        Ok(PySimulator { inner })
+        Ok(PySimulator { inner, pause_on_flow_change })
     }
 
     /// Runs to the end (GIL released).
@@ -184,12 +197,25 @@ impl PySimulator {
     fn step(&mut self, py: Python<'_>, until: f64) -> PyResult<(&'static str, i64)> {
         let sim = &mut self.inner;
         let out = py.detach(|| guarded(|| sim.step(until)))?;
-        Ok(match out {
-            Outcome::Done => ("done", -1),
-            Outcome::Decision { dst } => ("decision", dst as i64),
-            Outcome::FlowsChanged => ("flows_changed", -1),
-            Outcome::TimeReached => ("time_reached", -1),
-        })
+        Ok(outcome_name(out))
+    }
+
+    /// Runs until `n` more flows have finished or were terminated, time `until`, or the
+    /// end (needs pause_on_flow_change). Returns (kind, ids of the flows that ended).
+    #[pyo3(signature = (n, until=f64::INFINITY))]
+    fn run_until_ended<'py>(&mut self, py: Python<'py>, n: usize, until: f64) -> PyResult<(&'static str, Bound<'py, PyArray1<i64>>)> {
+        if !self.pause_on_flow_change {
+            return Err(PyValueError::new_err("run_until_ended needs a simulator built with pause_on_flow_change=True"));
+        }
+        let sim = &mut self.inner;
+        let mut ended = Vec::new();
+        let out = py.detach(|| guarded(|| fabric_core::run_until_ended(sim, n, until, &mut ended)))?;
+        Ok((outcome_name(out).0, ended.into_iter().map(|x| x as i64).collect::<Vec<_>>().into_pyarray(py)))
+    }
+
+    /// Replaces the PIAS thresholds from now on (needs force_full_recompute=True).
+    fn set_pias_thresholds(&mut self, thresholds_bytes: Vec<f64>) -> PyResult<()> {
+        guarded(|| self.inner.set_pias_thresholds(thresholds_bytes))
     }
 
     fn admit(&mut self, dst: usize, position: usize) -> PyResult<()> {
