@@ -2,8 +2,11 @@
 
 Single env through ``gym.make`` (wrappers included) and the native vector env
 (``gym.make_vec(..., vectorization_mode="vector_entry_point")``) with a batch of 256,
-with 1 and 2 threads. Random legal actions are drawn from the action mask (the cost of
-drawing them is included, as an agent's would be).
+with 1 and 2 threads. Random legal actions: drawn from the action mask for the token
+env, from the (seeded) action space for the others; the cost of drawing them is
+included, as an agent's would be. QueueThresholds-v0 steps simulate a whole control
+interval (500 flows by default), so its rates are in steps per second of a much
+coarser step, with a smaller batch.
 
     python benchmarks/bench_envs.py
     python benchmarks/bench_envs.py --steps 200000 --batch 256
@@ -24,10 +27,12 @@ from flowsched.envs import ENV_IDS
 def single(env_id: str, steps: int) -> float:
     env = gym.make(env_id)
     rng = np.random.default_rng(0)
+    env.action_space.seed(0)
     obs, _ = env.reset(seed=0)
+    masked = isinstance(obs, dict) and "action_mask" in obs
     t0 = time.perf_counter()
     for _ in range(steps):
-        a = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+        a = int(rng.choice(np.flatnonzero(obs["action_mask"]))) if masked else env.action_space.sample()
         obs, _, done, trunc, _ = env.step(a)
         if done or trunc:
             obs, _ = env.reset()
@@ -35,15 +40,20 @@ def single(env_id: str, steps: int) -> float:
 
 
 def vector(env_id: str, steps: int, batch: int, threads: int) -> float:
-    venv = gym.make_vec(env_id, num_envs=batch, vectorization_mode="vector_entry_point", threads=threads, copy=False)
+    kw = {} if "Thresholds" in env_id else {"threads": threads, "copy": False}
+    venv = gym.make_vec(env_id, num_envs=batch, vectorization_mode="vector_entry_point", **kw)
     rng = np.random.default_rng(0)
+    venv.action_space.seed(0)
     obs, _ = venv.reset(seed=0)
+    masked = isinstance(obs, dict) and "action_mask" in obs
     n = 0
     t0 = time.perf_counter()
     while n < steps:
-        m = obs["action_mask"]
-        valid = np.maximum(m.sum(axis=1), 1)
-        a = (rng.random(batch) * valid).astype(np.int64)  # uniform among the valid (leading) positions
+        if masked:
+            valid = np.maximum(obs["action_mask"].sum(axis=1), 1)
+            a = (rng.random(batch) * valid).astype(np.int64)  # uniform among the valid (leading) positions
+        else:
+            a = venv.action_space.sample()
         obs, *_ = venv.step(a)
         n += batch
     return n / (time.perf_counter() - t0)
@@ -58,6 +68,11 @@ def main() -> None:
     print(f"| env | single env (gym.make), steps/s | vector x{a.batch}, 1 thread, env-steps/s | vector x{a.batch}, 2 threads, env-steps/s |")
     print("|---|---|---|---|")
     for env_id in ENV_IDS:
+        if "Thresholds" in env_id:  # coarse steps: fewer of them, a batch of 8, no threads option
+            s = single(env_id, 200)
+            v = vector(env_id, 400, 8, 1)
+            print(f"| {env_id} | {s:,.0f} | {v:,.0f} (batch of 8, lanes in turn) | n/a |", flush=True)
+            continue
         s = single(env_id, a.steps)
         v1 = vector(env_id, 20 * a.steps, a.batch, 1)
         v2 = vector(env_id, 20 * a.steps, a.batch, 2)

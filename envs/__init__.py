@@ -8,9 +8,10 @@ Registered when ``flowsched`` is imported, so that any codebase can create them 
 import gymnasium as gym
 
 from flowsched.envs.switch import SwitchSchedulingEnv, SwitchSchedulingVecEnv
+from flowsched.envs.thresholds import QueueThresholdsEnv, QueueThresholdsVecEnv
 from flowsched.envs.token import TokenSchedulingEnv, TokenSchedulingVecEnv
 
-ENV_IDS = ("flowsched/TokenScheduling-v0", "flowsched/SwitchScheduling-v0")
+ENV_IDS = ("flowsched/TokenScheduling-v0", "flowsched/SwitchScheduling-v0", "flowsched/QueueThresholds-v0")
 
 gym.register(
     id="flowsched/TokenScheduling-v0",
@@ -24,4 +25,13 @@ gym.register(
     vector_entry_point="flowsched.envs.switch:SwitchSchedulingVecEnv",
 )
 
-__all__ = ["ENV_IDS", "SwitchSchedulingEnv", "SwitchSchedulingVecEnv", "TokenSchedulingEnv", "TokenSchedulingVecEnv"]
+gym.register(
+    id="flowsched/QueueThresholds-v0",
+    entry_point="flowsched.envs.thresholds:QueueThresholdsEnv",
+    vector_entry_point="flowsched.envs.thresholds:QueueThresholdsVecEnv",
+)
+
+__all__ = [
+    "ENV_IDS", "QueueThresholdsEnv", "QueueThresholdsVecEnv", "SwitchSchedulingEnv", "SwitchSchedulingVecEnv",
+    "TokenSchedulingEnv", "TokenSchedulingVecEnv",
+]

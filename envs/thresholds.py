@@ -1,0 +1,271 @@
+"""Priority-queue threshold tuning (PIAS / multi-level feedback queues)."""
+from __future__ import annotations
+
+from typing import Any, SupportsFloat
+
+import gymnasium as gym
+import numpy as np
+import pandas as pd
+from gymnasium import spaces
+from gymnasium.utils import seeding
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from flowsched import workloads as wl
+from flowsched.sim import _make_native, _prepare, simulate
+from flowsched.topology import BigSwitch, Topology
+
+#: upper edges (bytes) of the size bins of the observation's histogram; the last bin is open
+SIZE_BIN_EDGES = (1e4, 1e5, 1e6, 1e7, 1e8)
+N_BINS = len(SIZE_BIN_EDGES) + 1
+
+
+def thresholds_from_action(action: np.ndarray, lo_bytes: float, hi_bytes: float) -> list[float]:
+    """Demotion thresholds (bytes, strictly increasing) of an action in [-1, 1]^(K-1).
+
+    Each action value is a position on a log scale from ``lo_bytes`` (-1) to ``hi_bytes``
+    (+1); the thresholds are these positions in increasing order. Equal positions mean
+    an empty queue between them, which is the same schedule as one threshold: they are
+    merged (the simulator takes strictly increasing thresholds).
+    """
+    a = np.asarray(action, dtype=np.float64)
+    if not np.isfinite(a).all() or (np.abs(a) > 1.0).any():
+        raise ValueError(f"threshold actions must be finite and within [-1, 1], got {a.tolist()}")
+    lo, hi = np.log10(lo_bytes), np.log10(hi_bytes)
+    th = 10.0 ** (lo + (hi - lo) * (np.sort(a) + 1.0) / 2.0)
+    return [float(x) for x in np.unique(th)]
+
+
+def action_from_thresholds(thresholds_bytes: list[float] | np.ndarray, lo_bytes: float, hi_bytes: float) -> np.ndarray:
+    """The action whose thresholds are ``thresholds_bytes`` (inverse of :func:`thresholds_from_action`)."""
+    th = np.asarray(thresholds_bytes, dtype=np.float64)
+    if (th < lo_bytes * (1 - 1e-12)).any() or (th > hi_bytes * (1 + 1e-12)).any():
+        raise ValueError(f"thresholds {th.tolist()} outside the env's range [{lo_bytes}, {hi_bytes}] bytes")
+    lo, hi = np.log10(lo_bytes), np.log10(hi_bytes)
+    return np.clip(2.0 * (np.log10(th) - lo) / (hi - lo) - 1.0, -1.0, 1.0).astype(np.float32)  # rounding only
+
+
+def reference_thresholds(workload: Any, load: float) -> list[float]:
+    """PIAS thresholds of the PIAS-NS2 tables (8 queues) for ``workload`` at the nearest load."""
+    return list(wl.pias_thresholds(workload, load, nearest=True))
+
+
+class QueueThresholdsEnv(gym.Env[np.ndarray, np.ndarray]):
+    """Tuning the demotion thresholds of K strict-priority queues (PIAS, multi-level
+    feedback queues; the threshold problem of the pFabric paper, section 6.1, and AuTO).
+
+    Every port has ``n_queues`` strict-priority queues; a flow starts in the highest and
+    is demoted after sending each threshold's bytes, FIFO within a queue (flowsched's
+    ``pias`` scheduler). At each step the agent sets the K-1 thresholds for the next
+    control interval: ``interval_flows`` flows ending, or ``interval_s`` of simulated
+    time, whichever comes first. Performance is sensitive to the thresholds and to the
+    load and size distribution, which is what the agent must track.
+
+    ## Action Space
+    ``Box(-1, 1, (n_queues - 1,), float32)``: each value is a threshold's position on a
+    log scale from ``min_threshold_bytes`` (-1) to ``max_threshold_bytes`` (+1); the
+    thresholds are the positions in increasing order (equal ones merge: an empty
+    queue). Values outside [-1, 1] or not finite raise ``ValueError`` (nothing is
+    clipped). :func:`thresholds_from_action` and :func:`action_from_thresholds` convert.
+
+    ## Observation Space
+    ``Box(float32)`` of ``2 * 6 + 1 + (n_queues - 1)`` values about the flows that ended
+    in the last interval (zeros before the first): the share of them in each size bin
+    (< 10 KB, < 100 KB, < 1 MB, < 10 MB, < 100 MB, larger), their mean slowdown per bin
+    (0 for an empty bin), the offered load estimated from their bytes over the
+    interval's duration and the hosts' capacity, and the current thresholds' positions
+    in [0, 1] on the action's log scale.
+
+    ## Rewards
+    Minus the interval's mean FCT divided by the mean FCT of the same flows in a
+    reference run of the same trace with fixed PIAS thresholds (``reference``): -1 is
+    as good as PIAS, above -1 better. 0 for an interval in which no flow ended.
+
+    ## Episode End
+    Terminates when every flow of the episode's trace (``n_flows`` Poisson all-to-all
+    flows) has ended. ``info`` then holds ``mean_fct_s`` and ``reference_mean_fct_s``
+    over the whole episode.
+
+    ## Arguments
+    * ``workload``, ``load``, ``n_flows``: the episode's trace (``load`` may be a
+      ``(low, high)`` range, drawn uniformly per episode).
+    * ``hosts``, ``link_gbps``, ``topology``: the fabric (default ``BigSwitch(16, 10)``).
+    * ``n_queues``: K (default 8, as in PIAS).
+    * ``interval_flows``, ``interval_s``: the control interval.
+    * ``reference``: thresholds of the reference run (default: the PIAS table of the
+      workload at the nearest load; needs ``n_queues = 8`` unless given).
+    * ``min_threshold_bytes``, ``max_threshold_bytes``: the action's scale.
+    * ``trace``: a fixed trace replayed every episode.
+
+    Stepping simulates ``interval_flows`` flows' worth of the fabric, so steps are
+    coarse: the vector env steps its lanes in turn.
+    """
+
+    metadata = {"render_modes": ["ansi"]}
+
+    def __init__(
+        self,
+        *,
+        workload: Any = "websearch",
+        load: float | tuple[float, float] = 0.8,
+        n_flows: int = 5000,
+        hosts: int = 16,
+        link_gbps: float = 10.0,
+        topology: Topology | None = None,
+        n_queues: int = 8,
+        interval_flows: int = 500,
+        interval_s: float | None = None,
+        reference: list[float] | None = None,
+        min_threshold_bytes: float = 1e3,
+        max_threshold_bytes: float = 1e9,
+        trace: pd.DataFrame | str | None = None,
+        render_mode: str | None = None,
+    ) -> None:
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+        self.render_mode = render_mode
+        for name, v in (("n_queues", n_queues), ("interval_flows", interval_flows), ("n_flows", n_flows)):
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < (2 if name == "n_queues" else 1):
+                raise ValueError(f"{name} must be an integer >= {2 if name == 'n_queues' else 1}, got {v!r}")
+        if interval_s is not None and not (np.isfinite(interval_s) and interval_s > 0):
+            raise ValueError(f"interval_s must be > 0, got {interval_s!r}")
+        if not (0 < min_threshold_bytes < max_threshold_bytes < np.inf):
+            raise ValueError(f"need 0 < min_threshold_bytes < max_threshold_bytes, got {min_threshold_bytes!r}, {max_threshold_bytes!r}")
+        self._loads = (float(load), float(load)) if np.isscalar(load) else (float(load[0]), float(load[1]))
+        if not (0 < self._loads[0] <= self._loads[1] < 1):
+            raise ValueError(f"load must be in (0, 1) (or a range within it), got {load!r}")
+        self.workload = workload
+        self.dist = wl.get_distribution(workload) if trace is None else None
+        self.topology = BigSwitch(hosts, link_gbps) if topology is None else topology
+        self.link_gbps, self.n_flows, self.n_queues = float(link_gbps), int(n_flows), int(n_queues)
+        self.interval_flows, self.interval_s = int(interval_flows), interval_s
+        self.lo, self.hi = float(min_threshold_bytes), float(max_threshold_bytes)
+        if reference is None:
+            if n_queues != 8 or not isinstance(workload, str):
+                raise ValueError("the default reference is the 8-queue PIAS table of a named workload: give reference=[...]")
+            reference = reference_thresholds(workload, float(np.mean(self._loads)))
+        if len(reference) != n_queues - 1:
+            raise ValueError(f"reference needs {n_queues - 1} thresholds, got {len(reference)}")
+        self.reference = [float(x) for x in reference]
+        action_from_thresholds(self.reference, self.lo, self.hi)  # in range, or a clear error now
+        self.fixed_trace = None if trace is None else _prepare(trace, self.topology, self.link_gbps)[0]
+        n_obs = 2 * N_BINS + 1 + (n_queues - 1)
+        self.observation_space = spaces.Box(0.0, np.inf, (n_obs,), dtype=np.float32)
+        self.action_space = spaces.Box(-1.0, 1.0, (n_queues - 1,), dtype=np.float32)
+        self._sim = None
+        self._thresholds = self.reference
+
+    def _draw_trace(self) -> pd.DataFrame:
+        if self.fixed_trace is not None:
+            return self.fixed_trace
+        load = float(self.np_random.uniform(*self._loads)) if self._loads[0] < self._loads[1] else self._loads[0]
+        tr = wl.poisson_all_to_all(self.dist, load, self.topology.n_hosts, self.link_gbps, self.n_flows, seed=self.np_random)
+        return _prepare(tr, self.topology, self.link_gbps)[0]
+
+    def _obs(self, ended: np.ndarray, dt: float) -> np.ndarray:
+        hist, slow = np.zeros(N_BINS), np.zeros(N_BINS)
+        load = 0.0
+        if ended.size:
+            size = self._trace["size_bytes"].to_numpy()[ended]
+            sd = self._fct[ended] / self._ideal[ended]
+            b = np.searchsorted(SIZE_BIN_EDGES, size, side="right")
+            cnt = np.bincount(b, minlength=N_BINS)
+            hist = cnt / ended.size
+            slow = np.divide(np.bincount(b, weights=sd, minlength=N_BINS), cnt, out=np.zeros(N_BINS), where=cnt > 0)
+            cap = float(np.sum(self.topology._native()["host_gbps"])) * 1e9 / 8
+            load = float(size.sum() / (cap * dt)) if dt > 0 else 0.0
+        pos = (np.log10(self._thresholds) - np.log10(self.lo)) / (np.log10(self.hi) - np.log10(self.lo))
+        pos = np.pad(pos, (0, self.n_queues - 1 - len(pos)), mode="edge")  # merged thresholds repeat
+        return np.concatenate([hist, slow, [load], pos]).astype(np.float32)
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+        super().reset(seed=seed)
+        self._trace = self._draw_trace()
+        ref = simulate(self._trace, self.topology, "pias", pias_thresholds_bytes=self.reference)
+        self._ref_fct = ref.flows["fct_s"].to_numpy()
+        self._ideal = ref.flows["ideal_fct_s"].to_numpy()
+        self._thresholds = self.reference
+        self._sim = _make_native(
+            self._trace, self.topology, "pias", admission=None, k=None, window=None, terminate_missed=False, delay_us=0.0,
+            seed=0, pias_thresholds_bytes=self.reference, racs=None, sdc=None, max_interval_s=None,
+            pause_on_flow_change=True, force_full_recompute=True,
+        )
+        self._fct = np.full(len(self._trace), np.nan)
+        self._done = False
+        return self._obs(np.zeros(0, np.int64), 0.0), {}
+
+    def step(self, action: Any) -> tuple[np.ndarray, SupportsFloat, bool, bool, dict[str, Any]]:
+        if self._sim is None or self._done:
+            raise ValueError("the episode is over (or never started): call reset()")
+        a = np.asarray(action)
+        if a.shape != self.action_space.shape:
+            raise ValueError(f"action must have shape {self.action_space.shape}, got {a.shape}")
+        self._thresholds = thresholds_from_action(a, self.lo, self.hi)
+        self._sim.set_pias_thresholds(self._thresholds)
+        t0 = self._sim.now
+        until = np.inf if self.interval_s is None else t0 + self.interval_s
+        kind, ended = self._sim.run_until_ended(self.interval_flows, until)
+        if ended.size:
+            self._fct[ended] = self._sim.results()["fct_s"][ended]
+        self._done = kind == "done" or bool(np.isfinite(self._fct).all())
+        reward = -float(self._fct[ended].mean() / self._ref_fct[ended].mean()) if ended.size else 0.0
+        info: dict[str, Any] = {"thresholds_bytes": self._thresholds, "flows_ended": int(ended.size)}
+        if self._done:
+            info["mean_fct_s"] = float(np.nanmean(self._fct))
+            info["reference_mean_fct_s"] = float(self._ref_fct.mean())
+        return self._obs(ended, self._sim.now - t0), reward, self._done, False, info
+
+    def render(self) -> str | None:
+        if self.render_mode != "ansi" or self._sim is None:
+            return None
+        th = ", ".join(f"{x / 1e3:.1f}" for x in self._thresholds)
+        done = int(np.isfinite(self._fct).sum())
+        return f"t = {self._sim.now * 1e3:.3f} ms, {done}/{len(self._fct)} flows ended, thresholds (KB): {th}"
+
+
+class QueueThresholdsVecEnv(VectorEnv):
+    """``num_envs`` :class:`QueueThresholdsEnv` lanes with next-step autoreset, lane ``i``
+    seeded ``seed + i`` (so it reproduces a single env with that seed). A step simulates
+    a whole control interval per lane, so the lanes are stepped in turn (each lane's
+    simulation runs in the Rust core with the GIL released); ``infos`` holds, at a
+    lane's episode end, its ``mean_fct_s`` and ``reference_mean_fct_s`` (masks ``_<key>``).
+    """
+
+    metadata = {"render_modes": [], "autoreset_mode": AutoresetMode.NEXT_STEP}
+
+    def __init__(self, num_envs: int = 4, *, max_episode_steps: int | None = None, render_mode: str | None = None,
+                 **kwargs: Any) -> None:
+        if max_episode_steps is not None or render_mode is not None:
+            raise ValueError("QueueThresholdsVecEnv takes neither max_episode_steps nor render_mode")
+        self.envs = [QueueThresholdsEnv(**kwargs) for _ in range(int(num_envs))]
+        self.num_envs = len(self.envs)
+        self.single_observation_space = self.envs[0].observation_space
+        self.single_action_space = self.envs[0].action_space
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self._needs_reset = np.zeros(self.num_envs, bool)
+
+    def reset(self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+        seeds = [None if seed is None else (seed + i if isinstance(seed, (int, np.integer)) else seed[i]) for i in range(self.num_envs)]
+        obs = np.stack([e.reset(seed=s)[0] for e, s in zip(self.envs, seeds)])
+        self._needs_reset[:] = False
+        return obs, {}
+
+    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        a = np.asarray(actions)
+        if a.shape != self.action_space.shape:
+            raise ValueError(f"actions must have shape {self.action_space.shape}, got {a.shape}")
+        obs, rew = np.zeros(self.observation_space.shape, np.float32), np.zeros(self.num_envs)
+        term = np.zeros(self.num_envs, bool)
+        infos: dict[str, Any] = {}
+        for i, e in enumerate(self.envs):
+            if self._needs_reset[i]:
+                obs[i], _ = e.reset()
+                continue
+            obs[i], rew[i], term[i], _, info = e.step(a[i])
+            for key in ("mean_fct_s", "reference_mean_fct_s"):
+                if key in info:
+                    infos.setdefault(key, np.zeros(self.num_envs))[i] = info[key]
+                    infos.setdefault("_" + key, np.zeros(self.num_envs, bool))[i] = True
+        self._needs_reset = term.copy()
+        return obs, rew, term, np.zeros(self.num_envs, bool), infos
