@@ -3,31 +3,8 @@
 use fabric_core::rng::SplitMix64;
 use fabric_core::*;
 
-fn random_flows(rng: &mut SplitMix64, hosts: usize, n: usize, spans: bool, deadlines: bool, weights: bool) -> Vec<FlowSpec> {
-    let mut t = 0.0;
-    (0..n)
-        .map(|_| {
-            // bursts of simultaneous arrivals now and then, to exercise ties
-            if rng.next_f64() < 0.7 {
-                t += rng.next_f64() * 1e-4;
-            }
-            let src = rng.below(hosts as u64) as usize;
-            let dst = (src + 1 + rng.below(hosts as u64 - 1) as usize) % hosts;
-            let size = if rng.next_f64() < 0.2 { 1e5 } else { 1e3 + rng.next_f64() * 3e5 };
-            let mut f = FlowSpec::new(t, src, dst, size);
-            if spans && rng.next_f64() < 0.5 {
-                f.data_span_s = rng.next_f64() * 5e-4;
-            }
-            if deadlines && rng.next_f64() < 0.5 {
-                f.deadline_s = 1e-4 + rng.next_f64() * 1e-3;
-            }
-            if weights {
-                f.weight = [1.0, 2.0, 0.5, 3.7][rng.below(4) as usize];
-            }
-            f
-        })
-        .collect()
-}
+mod common;
+use common::random_flows;
 
 fn run(topo: &Topology, flows: &[FlowSpec], mut cfg: SimConfig, full: bool) -> (Vec<f64>, Vec<bool>, Vec<f64>) {
     cfg.force_full_recompute = full;
@@ -59,7 +36,7 @@ fn incremental_fair_sharing_matches_full_recomputation() {
             let spans = trial % 2 == 1;
             let deadlines = trial % 4 >= 2;
             let n = if trial % 3 == 0 { 300 } else { 80 };
-            let flows = random_flows(&mut rng, 8, n, spans, deadlines, trial % 3 != 1);
+            let flows = random_flows(&mut rng, 8, n, 1e-4, spans, deadlines, trial % 3 != 1);
             for name in ["ps", "wps", "fair", "gtcp:srpt", "gtcp:ps"] {
                 let gtcp = name.starts_with("gtcp");
                 if gtcp && (spans || deadlines) {
@@ -89,7 +66,7 @@ fn incremental_fair_sharing_matches_full_recomputation() {
 fn incremental_fair_sharing_is_deterministic() {
     let mut rng = SplitMix64::new(11);
     let ls = Topology::leaf_spine(3, 3, 2, &[10.0; 9], 20.0, 5).unwrap();
-    let flows = random_flows(&mut rng, 9, 2000, true, false, true);
+    let flows = random_flows(&mut rng, 9, 2000, 1e-4, true, false, true);
     let a = run(&ls, &flows, SimConfig::new(Scheduler::Wps), false);
     let b = run(&ls, &flows, SimConfig::new(Scheduler::Wps), false);
     assert_eq!(a.0.iter().map(|x| x.to_bits()).collect::<Vec<_>>(), b.0.iter().map(|x| x.to_bits()).collect::<Vec<_>>());

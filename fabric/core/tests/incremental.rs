@@ -2,28 +2,8 @@
 use fabric_core::rng::SplitMix64;
 use fabric_core::*;
 
-fn random_flows(rng: &mut SplitMix64, hosts: usize, n: usize, spans: bool, deadlines: bool) -> Vec<FlowSpec> {
-    let mut t = 0.0;
-    (0..n)
-        .map(|_| {
-            // bursts of simultaneous arrivals now and then, to exercise ties
-            if rng.next_f64() < 0.7 {
-                t += rng.next_f64() * 2e-4;
-            }
-            let src = rng.below(hosts as u64) as usize;
-            let dst = (src + 1 + rng.below(hosts as u64 - 1) as usize) % hosts;
-            let size = if rng.next_f64() < 0.2 { 1e5 } else { 1e3 + rng.next_f64() * 3e5 };
-            let mut f = FlowSpec::new(t, src, dst, size);
-            if spans && rng.next_f64() < 0.5 {
-                f.data_span_s = rng.next_f64() * 5e-4;
-            }
-            if deadlines && rng.next_f64() < 0.5 {
-                f.deadline_s = 1e-4 + rng.next_f64() * 1e-3;
-            }
-            f
-        })
-        .collect()
-}
+mod common;
+use common::random_flows;
 
 fn finish(topo: &Topology, flows: &[FlowSpec], mut cfg: SimConfig, full: bool) -> (Vec<f64>, Vec<bool>) {
     cfg.force_full_recompute = full;
@@ -42,7 +22,7 @@ fn incremental_matches_full_recomputation() {
         for topo in [&big, &ls] {
             let spans = trial % 2 == 1;
             let deadlines = trial % 4 >= 2;
-            let flows = random_flows(&mut rng, 6, 60, spans, deadlines);
+            let flows = random_flows(&mut rng, 6, 60, 2e-4, spans, deadlines, false);
             for name in ["fifo", "srpt", "asrpt", "ga:ssdf", "pias", "edf", "ssdf", "lsdf", "random"] {
                 let mut cfg = SimConfig::new(Scheduler::parse(name).unwrap());
                 cfg.pias_thresholds_bytes = vec![2e4, 1e5, 2e5];

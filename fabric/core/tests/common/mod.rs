@@ -1,0 +1,40 @@
+//! Random traces shared by the differential tests.
+use fabric_core::rng::SplitMix64;
+use fabric_core::FlowSpec;
+
+/// `n` flows among `hosts` hosts: gaps uniform in [0, `max_gap_s`) between arrivals, with
+/// bursts of simultaneous arrivals (ties); optionally data spans, deadlines and weights
+/// on about half (all, for weights) of them.
+pub fn random_flows(
+    rng: &mut SplitMix64,
+    hosts: usize,
+    n: usize,
+    max_gap_s: f64,
+    spans: bool,
+    deadlines: bool,
+    weights: bool,
+) -> Vec<FlowSpec> {
+    let mut t = 0.0;
+    (0..n)
+        .map(|_| {
+            // bursts of simultaneous arrivals now and then, to exercise ties
+            if rng.next_f64() < 0.7 {
+                t += rng.next_f64() * max_gap_s;
+            }
+            let src = rng.below(hosts as u64) as usize;
+            let dst = (src + 1 + rng.below(hosts as u64 - 1) as usize) % hosts;
+            let size = if rng.next_f64() < 0.2 { 1e5 } else { 1e3 + rng.next_f64() * 3e5 };
+            let mut f = FlowSpec::new(t, src, dst, size);
+            if spans && rng.next_f64() < 0.5 {
+                f.data_span_s = rng.next_f64() * 5e-4;
+            }
+            if deadlines && rng.next_f64() < 0.5 {
+                f.deadline_s = 1e-4 + rng.next_f64() * 1e-3;
+            }
+            if weights {
+                f.weight = [1.0, 2.0, 0.5, 3.7][rng.below(4) as usize];
+            }
+            f
+        })
+        .collect()
+}
