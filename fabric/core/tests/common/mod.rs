@@ -2,9 +2,9 @@
 use fabric_core::rng::SplitMix64;
 use fabric_core::FlowSpec;
 
-/// `n` flows among `hosts` hosts: gaps uniform in [0, `max_gap_s`) between arrivals, with
-/// bursts of simultaneous arrivals (ties); optionally data spans, deadlines and weights
-/// on about half (all, for weights) of them.
+/// `n` flows among `hosts` hosts: gaps uniform in [0, `max_gap_s`) between arrivals, and
+/// none for about 30% of them (bursts of simultaneous arrivals: ties); optionally data
+/// spans and deadlines on about half of them, and weights on all.
 pub fn random_flows(
     rng: &mut SplitMix64,
     hosts: usize,
