@@ -1,0 +1,70 @@
+"""RLlib (new API stack) smoke test: PPO with the project's masked RLModule trains one
+iteration on 2 CPUs, checkpoints, restores with its step count, and the trained
+module drives the env through the predict() protocol without a masked action."""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+from flowsched.agents.rllib import MaskedTokenModule, RLlibPolicy, token_ppo_config
+from flowsched.envs import TokenSchedulingEnv, TokenSchedulingVecEnv
+
+
+@pytest.fixture(scope="module")
+def local_ray():
+    os.environ.setdefault("RAY_AUTH_MODE", "disabled")
+    import ray
+
+    # address="local": always a fresh local instance, never an existing cluster
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield
+    ray.shutdown()
+
+
+def test_module_masks_and_is_permutation_equivariant():
+    env = TokenSchedulingEnv()
+    m = MaskedTokenModule(observation_space=env.observation_space, action_space=env.action_space,
+                          model_config={"hidden": [16]})
+    venv = TokenSchedulingVecEnv(8, n_bursts=3, burst_rate_hz=40.0)
+    obs, _ = venv.reset(seed=0)
+    for _ in range(30):  # reach observations with masked slots
+        obs, *_ = venv.step(np.zeros(8, np.int64))
+    import torch
+    from ray.rllib.core.columns import Columns
+
+    t = {k: torch.as_tensor(v) for k, v in obs.items()}
+    logits = m.forward_inference({Columns.OBS: t})[Columns.ACTION_DIST_INPUTS].detach().numpy()
+    assert (obs["action_mask"] == 0).any()
+    assert (logits[obs["action_mask"] == 0] < -1e30).all()
+    # swapping two requests swaps their logits
+    perm = {k: v.copy() for k, v in obs.items()}
+    perm["requests"][:, [0, 1]] = perm["requests"][:, [1, 0]]
+    perm["action_mask"][:, [0, 1]] = perm["action_mask"][:, [1, 0]]
+    lp = m.forward_inference({Columns.OBS: {k: torch.as_tensor(v) for k, v in perm.items()}})[Columns.ACTION_DIST_INPUTS]
+    np.testing.assert_allclose(lp.detach().numpy()[:, [1, 0]], logits[:, [0, 1]], rtol=1e-5)
+
+
+def test_ppo_trains_checkpoints_and_restores(local_ray, tmp_path):
+    from ray.rllib.algorithms.algorithm import Algorithm
+
+    cfg = token_ppo_config({"n_bursts": 5}, train_batch_size=256, minibatch_size=64, num_epochs=1, hidden=(16,))
+    algo = cfg.build_algo()
+    first = algo.train()["env_runners"]["num_env_steps_sampled_lifetime"]
+    assert first >= 256
+    algo.save_to_path(str(tmp_path))
+    algo.stop()
+    restored = Algorithm.from_checkpoint(str(tmp_path))
+    second = restored.train()["env_runners"]["num_env_steps_sampled_lifetime"]
+    assert second >= 2 * 256 and second > first  # the step count continues
+    restored.stop()
+
+    policy = RLlibPolicy.from_checkpoint(str(tmp_path))
+    env = TokenSchedulingEnv(n_bursts=5)
+    obs, _ = env.reset(seed=0)
+    done = False
+    while not done:  # a masked action would raise
+        a, _ = policy.predict(obs)
+        obs, _, done, _, info = env.step(a)
+    assert info["flows_finished"] == 50
