@@ -1,13 +1,11 @@
-"""RLlib (new API stack) support: an RLModule for the masked token-scheduling env, a
-PPO config builder, and a predictor that plugs a trained module into the same
-``predict()`` protocol as every other policy.
+"""RLlib (new API stack) support: RLModules for the token and switch envs, a PPO
+config builder, Ray start-up, and a predictor that plugs a trained module into the
+same ``predict()`` protocol as every other policy.
 
-The module reads the env's ``Dict`` observation directly (``requests``, ``active``,
-``action_mask``): a shared per-request scorer (the request's features plus the
-destination's summary) gives one logit per window slot, masked slots get the most
-negative logit, and a critic reads the pooled requests and the summary. It is
-permutation-equivariant over the window: the same request gets the same logit in
-any slot.
+Both modules read the env's ``Dict`` observation directly and are
+permutation-equivariant: one shared network scores each request (token env) or flow
+(switch env), so the same item gets the same score in any slot, and the critic reads
+a pooled summary of the set.
 """
 from __future__ import annotations
 
@@ -85,7 +83,83 @@ class MaskedTokenModule(TorchRLModule, ValueFunctionAPI):
         return self._critic(embeddings).squeeze(-1)
 
 
-def token_ppo_config(
+class SwitchScoreModule(TorchRLModule, ValueFunctionAPI):
+    """Actor-critic RLModule for ``flowsched/SwitchScheduling-v0``: a shared per-flow
+    encoder, context from the masked mean and max of the flows' embeddings, a per-flow
+    head giving the mean of that flow's score (a diagonal Gaussian with one learned
+    log-std shared by all slots), and a critic on the pooled set (``model_config``:
+    ``hidden``, default ``[64, 64]``)."""
+
+    def setup(self) -> None:
+        space = self.observation_space
+        if not isinstance(space, gym.spaces.Dict) or not {"flows", "flow_mask"} <= set(space.spaces):
+            raise ValueError(f"SwitchScoreModule needs the switch env's Dict observation, got {space}")
+        m, f = space["flows"].shape
+        if self.action_space.shape != (m,):
+            raise ValueError(f"action space {self.action_space} does not match {m} flow slots")
+        hidden = list(self.model_config.get("hidden", [64, 64])) if self.model_config else [64, 64]
+        h = hidden[-1]
+        layers: list[nn.Module] = []
+        inp = f
+        for width in hidden:
+            layers += [nn.Linear(inp, width), nn.Tanh()]
+            inp = width
+        self._encoder = nn.Sequential(*layers)
+        self._head = nn.Sequential(nn.Linear(3 * h, h), nn.Tanh(), nn.Linear(h, 1))
+        self._critic = nn.Sequential(nn.Linear(2 * h, h), nn.Tanh(), nn.Linear(h, 1))
+        self._log_std = nn.Parameter(torch.full((1,), -0.5))
+
+    def _embed(self, batch: dict[str, Any]) -> tuple[torch.Tensor, torch.Tensor]:
+        obs = batch[Columns.OBS]
+        mask = obs["flow_mask"].unsqueeze(-1)
+        e = self._encoder(_squash(obs["flows"])) * mask
+        n = mask.sum(1).clamp(min=1.0)
+        ctx = torch.cat([e.sum(1) / n, (e + (mask - 1.0) * 1e9).max(1).values.clamp(min=-1e3) * (mask.sum(1) > 0)], -1)
+        return e, ctx
+
+    def _dist_inputs(self, batch: dict[str, Any]) -> tuple[torch.Tensor, torch.Tensor]:
+        e, ctx = self._embed(batch)
+        mean = self._head(torch.cat([e, ctx.unsqueeze(1).expand(-1, e.shape[1], -1)], -1)).squeeze(-1)
+        return torch.cat([mean, self._log_std.expand_as(mean)], -1), ctx
+
+    def _forward(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+        return {Columns.ACTION_DIST_INPUTS: self._dist_inputs(batch)[0]}
+
+    def _forward_train(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+        d, ctx = self._dist_inputs(batch)
+        return {Columns.ACTION_DIST_INPUTS: d, Columns.EMBEDDINGS: ctx}
+
+    def compute_values(self, batch: dict[str, Any], embeddings: Any = None) -> torch.Tensor:
+        if embeddings is None:
+            _, embeddings = self._embed(batch)
+        return self._critic(embeddings).squeeze(-1)
+
+
+#: the project's RLModule for each env id
+MODULES = {"flowsched/TokenScheduling-v0": MaskedTokenModule, "flowsched/SwitchScheduling-v0": SwitchScoreModule}
+
+
+def init_ray(address: str | None = None, num_cpus: int | None = None) -> None:
+    """Connects to the Ray cluster at ``address`` ("host:port"; Ray 2.60 clients use token
+    authentication, ``RAY_AUTH_MODE=token`` with the cluster's token), or starts a fresh
+    local Ray with ``num_cpus`` (default: the machine's) that never attaches to a running
+    cluster by accident."""
+    import os
+
+    import ray
+
+    if ray.is_initialized():
+        return
+    if address:
+        os.environ.setdefault("RAY_AUTH_MODE", "token")
+        ray.init(address=address, log_to_driver=False)
+    else:
+        os.environ.setdefault("RAY_AUTH_MODE", "disabled")
+        ray.init(address="local", num_cpus=num_cpus or os.cpu_count(), include_dashboard=False, log_to_driver=False)
+
+
+def ppo_config(
+    env_id: str = "flowsched/TokenScheduling-v0",
     env_config: dict[str, Any] | None = None,
     *,
     num_env_runners: int = 0,
@@ -98,7 +172,7 @@ def token_ppo_config(
     hidden: tuple[int, ...] = (64, 64),
     seed: int = 0,
 ) -> Any:
-    """A PPOConfig for ``flowsched/TokenScheduling-v0`` with :class:`MaskedTokenModule`.
+    """A PPOConfig for ``env_id`` with the project's RLModule for it (:data:`MODULES`).
 
     The env is created inside every env runner from its Gymnasium id (the ``flowsched:``
     prefix imports the package, which registers it) with ``env_config`` as kwargs.
@@ -106,14 +180,16 @@ def token_ppo_config(
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
+    if env_id not in MODULES:
+        raise ValueError(f"no RLModule for {env_id!r}; known: {', '.join(MODULES)}")
     return (
         PPOConfig()
-        .environment("flowsched:flowsched/TokenScheduling-v0", env_config=dict(env_config or {}))
+        .environment(f"flowsched:{env_id}", env_config=dict(env_config or {}))
         .env_runners(num_env_runners=num_env_runners, num_envs_per_env_runner=num_envs_per_env_runner)
         .learners(num_learners=0)
         .training(train_batch_size_per_learner=train_batch_size, minibatch_size=minibatch_size, num_epochs=num_epochs,
                   lr=lr, gamma=gamma)
-        .rl_module(rl_module_spec=RLModuleSpec(module_class=MaskedTokenModule, model_config={"hidden": list(hidden)}))
+        .rl_module(rl_module_spec=RLModuleSpec(module_class=MODULES[env_id], model_config={"hidden": list(hidden)}))
         .debugging(seed=seed)
     )
 
@@ -138,6 +214,8 @@ class RLlibPolicy:
 
     def predict(self, observation: dict[str, np.ndarray], state: Any = None, episode_start: Any = None,
                 deterministic: bool = True, action_masks: np.ndarray | None = None) -> tuple[np.ndarray, Any]:
+        if "flows" in observation:
+            return self._predict_scores(observation, deterministic), state
         single = np.asarray(observation["action_mask"]).ndim == 1
         obs = {k: torch.as_tensor(np.asarray(v, np.float32)[None] if single else np.asarray(v, np.float32))
                for k, v in observation.items()}
@@ -154,3 +232,15 @@ class RLlibPolicy:
             a = np.array([self.rng.choice(p.shape[-1], p=row) for row in p])
         a = a.astype(np.int64)
         return (a[0] if single else a), state
+
+    def _predict_scores(self, observation: dict[str, np.ndarray], deterministic: bool) -> np.ndarray:
+        single = np.asarray(observation["flow_mask"]).ndim == 1
+        obs = {k: torch.as_tensor(np.asarray(v, np.float32)[None] if single else np.asarray(v, np.float32))
+               for k, v in observation.items()}
+        with torch.no_grad():
+            d = self.module.forward_inference({Columns.OBS: obs})[Columns.ACTION_DIST_INPUTS].numpy()
+        m = d.shape[-1] // 2
+        mean, std = d[..., :m], np.exp(d[..., m:])
+        a = mean if deterministic else mean + std * self.rng.standard_normal(mean.shape)
+        a = a.astype(np.float32)
+        return a[0] if single else a

@@ -14,8 +14,6 @@ import os
 import platform
 import time
 
-os.environ.setdefault("RAY_AUTH_MODE", "disabled")
-
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -26,17 +24,17 @@ def main() -> None:
     import ray
     from ray.rllib.execution.rollout_ops import synchronous_parallel_sample
 
-    from flowsched.agents.rllib import token_ppo_config
+    from flowsched.agents.rllib import init_ray, ppo_config
 
     ncpu = os.cpu_count() or 1
     runners = a.runners or sorted({1, 2, ncpu})
-    ray.init(address="local", num_cpus=max(ncpu, max(runners) + 1), include_dashboard=False, log_to_driver=False)
+    init_ray(num_cpus=max(ncpu, max(runners) + 1))
     print(f"# {platform.machine()}, {ncpu} CPUs, TokenScheduling-v0, {a.envs_per_runner} envs per runner")
     print("| env runners | env steps/s | speed-up |")
     print("|---|---|---|")
     base = None
     for n in runners:
-        algo = token_ppo_config(num_env_runners=n, num_envs_per_env_runner=a.envs_per_runner,
+        algo = ppo_config(num_env_runners=n, num_envs_per_env_runner=a.envs_per_runner,
                                 train_batch_size=a.steps, minibatch_size=128, num_epochs=1).build_algo()
         kw = {"worker_set": algo.env_runner_group, "_uses_new_env_runners": True, "concat": False}
         synchronous_parallel_sample(max_env_steps=a.steps // 4, **kw)  # warm-up

@@ -3,22 +3,18 @@ iteration on 2 CPUs, checkpoints, restores with its step count, and the trained
 module drives the env through the predict() protocol without a masked action."""
 from __future__ import annotations
 
-import os
-
 import numpy as np
 import pytest
 
-from flowsched.agents.rllib import MaskedTokenModule, RLlibPolicy, token_ppo_config
+from flowsched.agents.rllib import MaskedTokenModule, RLlibPolicy, SwitchScoreModule, init_ray, ppo_config
 from flowsched.envs import TokenSchedulingEnv, TokenSchedulingVecEnv
 
 
 @pytest.fixture(scope="module")
 def local_ray():
-    os.environ.setdefault("RAY_AUTH_MODE", "disabled")
     import ray
 
-    # address="local": always a fresh local instance, never an existing cluster
-    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
+    init_ray(num_cpus=2)  # a fresh local instance, never an existing cluster
     yield
     ray.shutdown()
 
@@ -49,7 +45,8 @@ def test_module_masks_and_is_permutation_equivariant():
 def test_ppo_trains_checkpoints_and_restores(local_ray, tmp_path):
     from ray.rllib.algorithms.algorithm import Algorithm
 
-    cfg = token_ppo_config({"n_bursts": 5}, train_batch_size=256, minibatch_size=64, num_epochs=1, hidden=(16,))
+    cfg = ppo_config("flowsched/TokenScheduling-v0", {"n_bursts": 5}, train_batch_size=256, minibatch_size=64,
+                     num_epochs=1, hidden=(16,))
     algo = cfg.build_algo()
     first = algo.train()["env_runners"]["num_env_steps_sampled_lifetime"]
     assert first >= 256
@@ -68,3 +65,39 @@ def test_ppo_trains_checkpoints_and_restores(local_ray, tmp_path):
         a, _ = policy.predict(obs)
         obs, _, done, _, info = env.step(a)
     assert info["flows_finished"] == 50
+
+
+def test_switch_module_is_permutation_equivariant_and_trains(local_ray, tmp_path):
+    import torch
+    from ray.rllib.core.columns import Columns
+
+    from flowsched.envs import SwitchSchedulingEnv
+
+    env = SwitchSchedulingEnv(n_flows=40, hosts=4, max_flows=16)
+    m = SwitchScoreModule(observation_space=env.observation_space, action_space=env.action_space,
+                          model_config={"hidden": [16]})
+    obs, _ = env.reset(seed=0)
+    while obs["flow_mask"].sum() < 2:
+        obs, *_ = env.step(np.zeros(16, np.float32))
+
+    def means(o):
+        t = {k: torch.as_tensor(v[None]) for k, v in o.items()}
+        return m.forward_inference({Columns.OBS: t})[Columns.ACTION_DIST_INPUTS].detach().numpy()[0, :16]
+
+    perm = {k: v.copy() for k, v in obs.items()}
+    perm["flows"][[0, 1]] = perm["flows"][[1, 0]]
+    np.testing.assert_allclose(means(perm)[[1, 0]], means(obs)[[0, 1]], rtol=1e-5, atol=1e-6)
+
+    cfg = ppo_config("flowsched/SwitchScheduling-v0", {"n_flows": 40, "hosts": 4, "max_flows": 16},
+                     train_batch_size=128, minibatch_size=64, num_epochs=1, hidden=(16,))
+    algo = cfg.build_algo()
+    assert algo.train()["env_runners"]["num_env_steps_sampled_lifetime"] >= 128
+    algo.save_to_path(str(tmp_path))
+    algo.stop()
+    policy = RLlibPolicy.from_checkpoint(str(tmp_path))
+    obs, _ = env.reset(seed=1)
+    done = False
+    while not done:
+        a, _ = policy.predict(obs)
+        obs, _, done, _, info = env.step(a)
+    assert info["flows_finished"] == 40
