@@ -60,6 +60,9 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--out", default=None, help="per-flow results (.csv or .parquet)")
     s.add_argument("--summary-json", default=None, help="write the summary as JSON here")
+    s.add_argument("--compare", default=None, metavar="SCHEDULER",
+                   help="also run SCHEDULER on the same trace and print the share of flows faster/slower "
+                        "than under it, with the mean gain and loss (SCHED_TCP Table 2)")
     return p
 
 
@@ -86,28 +89,39 @@ def _simulate(a: argparse.Namespace) -> int:
         tr = read_trace(a.trace, hosts=a.hosts)
         hosts = a.hosts if a.hosts is not None else int(max(tr["src"].max(), tr["dst"].max())) + 1
         topo = BigSwitch(hosts, a.link_gbps)
+    if a.out and Path(a.out).suffix not in (".csv", ".parquet"):
+        raise ValueError(f"--out must end in .csv or .parquet, got {a.out!r}")
     thresholds = None
     if a.pias_thresholds:
         try:
             thresholds = [float(x) for x in a.pias_thresholds.split(",")]
         except ValueError:
             raise ValueError(f"--pias-thresholds: expected comma-separated numbers of bytes, got {a.pias_thresholds!r}")
+    def run(scheduler: str):
+        return simulate(tr, topo, scheduler, admission=a.admission, k=a.k, window=a.window,
+                        terminate_missed=a.terminate_missed, delay_us=a.delay_us, seed=a.seed,
+                        pias_thresholds_bytes=thresholds)
+
     t0 = time.perf_counter()
-    res = simulate(tr, topo, a.scheduler, admission=a.admission, k=a.k, window=a.window,
-                   terminate_missed=a.terminate_missed, delay_us=a.delay_us, seed=a.seed,
-                   pias_thresholds_bytes=thresholds)
+    res = run(a.scheduler)
     wall = time.perf_counter() - t0
     summ = res.summary()
     print(f"{len(tr)} flows, scheduler {a.scheduler}, {topo}: {wall:.2f} s wall, {res.stats['events']} events")
     print(summ)
+    if a.compare:
+        cmp = res.compare(run(a.compare))
+        o = cmp["overall"]
+        print(f"\n{a.scheduler} against {a.compare} (same trace; SCHED_TCP Table 2): {o['faster_pct']:.1f}% of flows "
+              f"faster, {o['slower_pct']:.1f}% slower, {o['equal_pct']:.1f}% equal; mean gain "
+              f"{o['mean_gain_s'] * 1e3:.3f} ms, mean loss {o['mean_loss_s'] * 1e3:.3f} ms")
+        cols = ["compared", "faster_pct", "slower_pct", "equal_pct", "mean_gain_s", "mean_loss_s"]
+        print(cmp["by_bucket"][cols].to_string(float_format=lambda x: f"{x:.4g}"))
     if a.out:
         out = Path(a.out)
         if out.suffix == ".parquet":
             res.flows.to_parquet(out, index=False)
-        elif out.suffix == ".csv":
-            res.flows.to_csv(out, index=False)
         else:
-            raise ValueError(f"--out must end in .csv or .parquet, got {a.out!r}")
+            res.flows.to_csv(out, index=False)
     if a.summary_json:
         Path(a.summary_json).write_text(json.dumps(summ.to_dict(), indent=2))
     return 0

@@ -192,6 +192,9 @@ def simulate(
     >>> r.flows["fct_s"].round(6).tolist()   # 1 ms alone, then 2 ms more
     [0.001, 0.003]
     """
+    if admission == "external":
+        raise ValueError("admission='external' needs a driver that makes the decisions (flowsched.envs."
+                         "TokenSchedulingEnv, or _fabric.Simulator step()/admit()); simulate() runs to the end")
     tr, topo = _prepare(trace, topology, link_gbps)
     sim = _make_native(
         tr, topo, scheduler, admission=admission, k=k, window=window, terminate_missed=terminate_missed,

@@ -135,6 +135,20 @@ def test_cli_generate_and_simulate(tmp_path: Path):
     np.testing.assert_array_equal(res["fct_s"].to_numpy(), direct["fct_s"].to_numpy())
     bad = run("simulate", "--trace", str(trace), "--scheduler", "nope", "--hosts", "4")
     assert bad.returncode == 2 and "unknown scheduler 'nope'" in bad.stderr
+    bad = run("simulate", "--trace", str(trace), "--hosts", "4", "--out", str(tmp_path / "r.txt"))
+    assert bad.returncode == 2 and "--out must end in .csv or .parquet" in bad.stderr
+    # the Table-2 comparison against another scheduler on the same trace
+    c = run("simulate", "--trace", str(trace), "--scheduler", "srpt", "--hosts", "4", "--compare", "ps")
+    assert c.returncode == 0, c.stderr
+    want = direct.pipe(lambda d: flowsched.compare(
+        d, flowsched.simulate(flowsched.read_trace(trace), flowsched.BigSwitch(4, 10.0), "ps").flows))["overall"]
+    assert f"{want['faster_pct']:.1f}% of flows faster, {want['slower_pct']:.1f}% slower" in c.stdout
+
+
+def test_simulate_refuses_external_admission_without_a_driver():
+    tr = pd.DataFrame({"arrival_s": [0.0], "src": [0], "dst": [1], "size_bytes": [1e3]})
+    with pytest.raises(ValueError, match="needs a driver"):
+        flowsched.simulate(tr, flowsched.BigSwitch(2, 10), "ps", admission="external", k=1)
 
 
 def test_native_stub_matches_the_extension():

@@ -42,14 +42,15 @@ pub enum Scheduler {
     /// run goes first. Reads: size (through the shadow run), arrival.
     Fair,
     /// RACS: weighted sharing, weight = w_min + w_max * exp(-a * remaining), re-evaluated
-    /// at every event and at least every `update_interval_s`. Reads: size, attained, weight-free.
+    /// at every event and at least every `update_interval_s`. Reads: size, attained.
     Racs,
     /// SDC: weighted sharing by remaining-size class A/B/C (thresholds and weights). Reads: size, attained.
     Sdc,
     /// A random fixed priority per flow (seeded hash). Reads: nothing.
     Random,
     /// SCHED_TCP gtcp: every path gets exactly the aggregate rate fair sharing gives its
-    /// flows (a shadow `ps` run), redistributed among them by `inner`. Reads: what inner reads.
+    /// flows (a shadow `ps` run), redistributed among them by `inner`. Reads: size (the
+    /// shadow run times its flows' completions by their sizes) and what inner reads.
     Gtcp(Box<Scheduler>),
     /// Priorities set from outside (lower score first, equal scores share). Reads: nothing itself.
     External,
@@ -113,7 +114,8 @@ impl Scheduler {
     pub fn uses_size(&self) -> bool {
         match self {
             Scheduler::Srpt | Scheduler::Ssdf | Scheduler::Lsdf | Scheduler::Fair | Scheduler::Racs | Scheduler::Sdc => true,
-            Scheduler::Gtcp(inner) => inner.uses_size(),
+            // the shadow fair-sharing run completes flows by their sizes
+            Scheduler::Gtcp(_) => true,
             _ => false,
         }
     }
@@ -181,6 +183,7 @@ mod tests {
         assert!(!Scheduler::Las.uses_size());
         assert!(!Scheduler::Ga(GaInner::Srpt).uses_size());
         assert!(Scheduler::Srpt.uses_size());
+        assert!(Scheduler::parse("gtcp:las").unwrap().uses_size()); // through its shadow fair-sharing run
         assert!(AdmissionPolicy::parse("LSDF").is_ok());
         assert!(AdmissionPolicy::parse("x").is_err());
     }
