@@ -49,10 +49,29 @@ def env_kwargs(cfg: DictConfig, *, evaluation: bool = False, masked: bool = True
     if cfg.get("topology") is not None:
         kw["topology"] = instantiate(cfg.topology)
     if not masked:
-        kw.update(OmegaConf.to_container(e.get("unmasked_kwargs") or {}, resolve=True))  # type: ignore[arg-type]
+        kw.update(_container(e.get("unmasked_kwargs")))
     if evaluation:
-        kw.update(OmegaConf.to_container(e.get("eval_kwargs") or {}, resolve=True))  # type: ignore[arg-type]
+        kw.update(_container(e.get("eval_kwargs")))
     return kw
+
+
+def _container(c: Any) -> dict[str, Any]:
+    return {} if c is None else OmegaConf.to_container(c, resolve=True)  # type: ignore[return-value]
+
+
+def effective_load(cfg: DictConfig, workload: DictConfig | None = None, load: float | None = None) -> float | None:
+    """The offered load of an env config: the given or workload load, else (token env)
+    the load of ``env.kwargs.burst_rate_hz``; None when unknown."""
+    w = cfg.workload if workload is None else workload
+    if load is None and w is not None:
+        load = w.get("load")
+    if load is not None:
+        return float(load)
+    e = cfg.env
+    if e.get("load_arg") == "burst_rate_hz" and w is not None:
+        bits = e.kwargs.get("burst_size", 10) * wl.get_distribution(w.name).mean_bytes * 8
+        return float(e.kwargs.burst_rate_hz) * bits / (float(e.link_gbps) * 1e9)
+    return None
 
 
 def make_env(cfg: DictConfig, **kwargs: Any) -> gym.Env:

@@ -17,7 +17,7 @@ import pandas as pd
 from omegaconf import DictConfig, OmegaConf
 
 from flowsched import baselines
-from flowsched.agents.envs import env_kwargs, make_env
+from flowsched.agents.envs import effective_load, env_kwargs, make_env
 
 
 @dataclass
@@ -161,7 +161,7 @@ def evaluate_grid(specs: Sequence[PolicySpec], cfg: DictConfig, cells: Sequence[
     """Every policy on every (workload name, workload config, load) cell and seed."""
     results, flows = [], []
     for wname, wcfg, load in cells:
-        eff_load = load if load is not None else wcfg.get("load")
+        eff_load = effective_load(cfg, wcfg, load)
         for spec in specs:
             rows, f = run_episodes(spec, cfg, seeds, workload=wcfg, load=load, per_flow=per_flow)
             tag = {"policy": spec.label, "workload": wname, "load": np.nan if eff_load is None else float(eff_load)}
@@ -171,7 +171,8 @@ def evaluate_grid(specs: Sequence[PolicySpec], cfg: DictConfig, cells: Sequence[
                     f.insert(0, k, v)
                 flows.append(f)
             if log is not None:
-                log(f"  {spec.label:<28} {wname} load={eff_load}: {len(rows)} episodes")
+                log(f"  {spec.label:<28} {wname} load={eff_load:.3g}: {len(rows)} episodes" if eff_load is not None
+                    else f"  {spec.label:<28} {wname}: {len(rows)} episodes")
     return pd.DataFrame(results), (pd.concat(flows, ignore_index=True) if flows else None)
 
 
@@ -212,7 +213,7 @@ def format_table(summary: pd.DataFrame, metrics: Sequence[str], by: Sequence[str
     header = [*by, *cols]
     lines = []
     for _, r in summary.iterrows():
-        cells = [str(r[b]) for b in by]
+        cells = [f"{r[b]:.3g}" if isinstance(r[b], float) else str(r[b]) for b in by]
         for m in cols:
             mean, ci = r[f"{m}_mean"], r[f"{m}_ci95"]
             cells.append(f"{mean:.4g}" + ("" if not np.isfinite(ci) else f" ± {ci:.2g}"))
