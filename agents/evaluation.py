@@ -267,13 +267,15 @@ def draw_figures(results: pd.DataFrame, flows: pd.DataFrame | None, out_dir: Pat
             b = sel.assign(bucket=_size_buckets(sel["size_bytes"]))
             agg = b.groupby(["bucket", "policy"], sort=False).agg(fct_ms=("fct_s", lambda s: s.mean() * 1e3),
                                                                    slowdown=("slowdown", "mean")).reset_index()
-            fig, axes = plt.subplots(1, 2, figsize=(10, 4))
+            order = list(dict.fromkeys(sel["policy"]))
+            fig, axes = plt.subplots(1, 2, figsize=(10, 4.8))
             for ax, col, lab in ((axes[0], "fct_ms", "mean FCT (ms)"), (axes[1], "slowdown", "mean slowdown")):
-                piv = agg.pivot(index="bucket", columns="policy", values=col)
-                piv.plot.bar(ax=ax, rot=0)
+                piv = agg.pivot(index="bucket", columns="policy", values=col)[order]
+                piv.plot.bar(ax=ax, rot=0, legend=False)
                 ax.set(ylabel=lab, xlabel="flow size", title=f"{lab} by size: {tag}")
-                ax.legend(fontsize=7)
-            fig.tight_layout()
+            handles, labels = axes[0].get_legend_handles_labels()
+            fig.legend(handles, labels, loc="lower center", ncol=min(3, len(labels)), fontsize=8)
+            fig.tight_layout(rect=(0, 0.06 * ((len(labels) + 2) // 3), 1, 1))
             paths.append(out_dir / f"by_size_{tag}.png")
             fig.savefig(paths[-1], dpi=120)
             plt.close(fig)

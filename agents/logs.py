@@ -2,6 +2,7 @@
 (and to W&B through ``sync_tensorboard``)."""
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 from typing import Any
 
@@ -57,7 +58,8 @@ def make_logger(cfg: DictConfig, run_dir: Path, run_name: str) -> tuple[Logger, 
         wandb_run = wandb.init(
             project=w.project, entity=w.get("entity"), group=w.get("group"), name=run_name, mode=w.mode,
             dir=str(run_dir), config=OmegaConf.to_container(cfg, resolve=True),  # type: ignore[arg-type]
-            sync_tensorboard=True, resume="allow", id=w.get("id") or run_name.replace("/", "-"),
+            # one W&B run per run directory: a resumed run continues it
+            sync_tensorboard=True, resume="allow", id=w.get("id") or hashlib.sha1(str(run_dir.resolve()).encode()).hexdigest()[:16],
         )
     formats: list[KVWriter] = []
     if lg.get("tensorboard"):
