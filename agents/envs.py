@@ -1,0 +1,98 @@
+"""Building environments from a composed Hydra config (groups ``env``, ``workload``, ``topology``).
+
+The env config names the registered Gymnasium id; the env class and its native vector
+class are looked up in Gymnasium's registry, so a new env family needs only its config
+file (``configs/env/<name>.yaml``), no code here.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+from gymnasium.envs.registration import load_env_creator
+from hydra.utils import instantiate
+from omegaconf import DictConfig, OmegaConf
+
+import flowsched  # noqa: F401  (registers the envs)
+from flowsched import workloads as wl
+
+
+def env_kwargs(cfg: DictConfig, *, evaluation: bool = False, masked: bool = True,
+               workload: DictConfig | None = None, load: float | None = None) -> dict[str, Any]:
+    """Constructor kwargs of the env for ``cfg`` (a composed train/evaluate config).
+
+    * ``cfg.env.kwargs``: the env's own arguments;
+    * the workload (``cfg.workload`` unless ``workload`` is given): its ``name`` becomes
+      ``workload=``; its ``load`` (or ``load``) becomes ``load=`` for envs that take one
+      (``env.load_arg: load``) or is converted to ``burst_rate_hz`` for the token env
+      (``env.load_arg: burst_rate_hz``: load = rate * burst_size * mean size * 8 / link rate);
+      a null load keeps the env config's own;
+    * the topology (``cfg.topology``, built with ``_target_``; null: the env's default);
+    * ``env.unmasked_kwargs`` when the agent does not use action masks, and
+      ``env.eval_kwargs`` for evaluation envs.
+    """
+    e = cfg.env
+    w = cfg.workload if workload is None else workload
+    kw: dict[str, Any] = OmegaConf.to_container(e.kwargs, resolve=True)  # type: ignore[assignment]
+    if w is not None and w.get("name") is not None and e.get("workload_arg"):
+        kw[e.workload_arg] = w.name
+    load = w.get("load") if load is None and w is not None else load
+    if load is not None:
+        if e.get("load_arg") == "burst_rate_hz":
+            mean_bytes = wl.get_distribution(w.name).mean_bytes
+            bits_per_burst = kw.get("burst_size", 10) * mean_bytes * 8
+            kw["burst_rate_hz"] = float(load) * e.link_gbps * 1e9 / bits_per_burst
+        elif e.get("load_arg"):
+            kw[e.load_arg] = float(load)
+        else:
+            raise ValueError(f"env {e.id} takes no load; got load={load}")
+    if cfg.get("topology") is not None:
+        kw["topology"] = instantiate(cfg.topology)
+    if not masked:
+        kw.update(_container(e.get("unmasked_kwargs")))
+    if evaluation:
+        kw.update(_container(e.get("eval_kwargs")))
+    return kw
+
+
+def _container(c: Any) -> dict[str, Any]:
+    return {} if c is None else OmegaConf.to_container(c, resolve=True)  # type: ignore[return-value]
+
+
+def effective_load(cfg: DictConfig, workload: DictConfig | None = None, load: float | None = None) -> float | None:
+    """The offered load of an env config: the given or workload load, else (token env)
+    the load of ``env.kwargs.burst_rate_hz``; None when unknown."""
+    w = cfg.workload if workload is None else workload
+    if load is None and w is not None:
+        load = w.get("load")
+    if load is not None:
+        return float(load)
+    e = cfg.env
+    if e.get("load_arg") == "burst_rate_hz" and w is not None:
+        bits = e.kwargs.get("burst_size", 10) * wl.get_distribution(w.name).mean_bytes * 8
+        return float(e.kwargs.burst_rate_hz) * bits / (float(e.link_gbps) * 1e9)
+    return None
+
+
+def make_env(cfg: DictConfig, **kwargs: Any) -> gym.Env:
+    """One (unwrapped-by-TimeLimit) single env, for evaluation (per-flow results)."""
+    spec = gym.spec(cfg.env.id)
+    return load_env_creator(spec.entry_point)(**env_kwargs(cfg, **kwargs))  # type: ignore[arg-type]
+
+
+def make_vec_env(cfg: DictConfig, num_envs: int, *, masked: bool = True, normalize_reward: bool | None = None,
+                 gamma: float = 0.99) -> Any:
+    """The env's native vector env as an SB3 ``VecEnv`` (``VecMonitor`` on top, and
+    ``VecNormalize`` of the reward only when ``env.normalize_reward``)."""
+    from stable_baselines3.common.vec_env import VecMonitor, VecNormalize
+
+    from flowsched.envs.sb3 import SB3VecEnv
+
+    spec = gym.spec(cfg.env.id)
+    if spec.vector_entry_point is None:
+        raise ValueError(f"{cfg.env.id} has no native vector env")
+    venv = load_env_creator(spec.vector_entry_point)(num_envs=int(num_envs), **env_kwargs(cfg, masked=masked))
+    env = VecMonitor(SB3VecEnv(venv))
+    if normalize_reward if normalize_reward is not None else cfg.env.get("normalize_reward", False):
+        env = VecNormalize(env, norm_obs=False, norm_reward=True, gamma=gamma)
+    return env

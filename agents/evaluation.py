@@ -1,0 +1,295 @@
+"""Evaluation of policies (baselines and trained checkpoints, mixed) on identical traces.
+
+Every policy plays the same episodes: episode ``j`` of a (workload, load) cell is the
+single env reset with seed ``seed + j``, and the envs draw their whole episode from
+that seed, so all policies see the same arrivals, sizes and deadlines.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from omegaconf import DictConfig, OmegaConf
+
+from flowsched import baselines
+from flowsched.agents.envs import effective_load, env_kwargs, make_env
+
+
+@dataclass
+class PolicySpec:
+    """A policy to evaluate: anything with SB3's ``predict`` protocol."""
+
+    label: str
+    policy: Any
+    uses_masks: bool  # pass ``action_masks=env.action_masks()`` to predict
+    source: str  # baseline name or checkpoint path
+
+
+def find_checkpoint(path: str | Path) -> tuple[Path, Path]:
+    """(checkpoint .zip, run dir) for a run directory (its final ``model.zip``, else its
+    latest checkpoint) or a checkpoint path inside a run directory."""
+    p = Path(path).expanduser().resolve()
+    if p.is_dir():
+        run_dir = p
+        if (p / "model.zip").exists():
+            return p / "model.zip", run_dir
+        ckpts = sorted((p / "checkpoints").glob("step_*.zip"), key=lambda c: int(c.stem.split("_")[1]))
+        if not ckpts:
+            raise FileNotFoundError(f"no model.zip and no checkpoints/step_*.zip in {p}")
+        return ckpts[-1], run_dir
+    if not p.exists():
+        raise FileNotFoundError(f"no such checkpoint or run directory: {path}")
+    run_dir = p.parent.parent if p.parent.name == "checkpoints" else p.parent
+    return p, run_dir
+
+
+def run_config(run_dir: Path) -> DictConfig:
+    f = run_dir / ".hydra" / "config.yaml"
+    if not f.exists():
+        raise FileNotFoundError(f"{run_dir} has no .hydra/config.yaml (not a flowsched training run directory)")
+    return OmegaConf.load(f)  # type: ignore[return-value]
+
+
+def load_checkpoint(path: str | Path, device: str = "auto") -> tuple[PolicySpec, DictConfig]:
+    """A trained agent and the config it was trained with (from the run's ``.hydra/config.yaml``)."""
+    from hydra.utils import get_class
+
+    ckpt, run_dir = find_checkpoint(path)
+    cfg = run_config(run_dir)
+    model = get_class(cfg.agent.model._target_).load(str(ckpt), device=device)
+    label = f"{cfg.agent.name}@{run_dir.name}" + ("" if ckpt.name == "model.zip" else f":{ckpt.stem}")
+    return PolicySpec(label, model, bool(cfg.agent.get("masked", False)), str(ckpt)), cfg
+
+
+def resolve_policies(names: Sequence[str], family: str, device: str = "auto") -> list[PolicySpec]:
+    """Baseline names of env family ``family`` and checkpoint paths/run dirs, in order."""
+    out = []
+    for name in names:
+        name = str(name)
+        if name in baselines.BASELINES.get(family, ()):
+            out.append(PolicySpec(name, baselines.make(family, name), False, name))
+        elif Path(name).expanduser().exists():
+            spec, run_cfg = load_checkpoint(name, device)
+            if run_cfg.env.family != family:
+                raise ValueError(f"{name} was trained on env {run_cfg.env.family!r}, evaluating on {family!r}")
+            out.append(spec)
+        else:
+            known = ", ".join(baselines.BASELINES.get(family, ()))
+            raise ValueError(f"{name!r} is neither a {family} baseline ({known}) nor an existing checkpoint/run dir")
+    return out
+
+
+class _TraceRecorder:
+    """Keeps the columns of the trace an env's episode source drew last (the switch env
+    does not report sizes with its per-flow results)."""
+
+    def __init__(self, source: Any) -> None:
+        self.source, self.last = source, None
+
+    def draw(self, rng: Any) -> Any:
+        self.last = self.source.draw(rng)
+        return self.last
+
+
+def _episode_flows(env: Any, cfg: DictConfig, kw: dict[str, Any]) -> pd.DataFrame | None:
+    """Per-flow outcome of the finished episode: size_bytes, fct_s, slowdown, deadline_s, deadline_met."""
+    if hasattr(env, "episode"):  # token env: arrival, size, deadline, fct
+        df = env.episode()
+        link_bps = float(cfg.env.link_gbps) * 1e9
+        # ideal: transmission at the host link rate plus the two links' delay (big switch)
+        ideal = df["size_bytes"] * 8 / link_bps + 2 * float(kw.get("delay_us", 0.0)) * 1e-6
+    elif hasattr(env, "results") and isinstance(getattr(env, "_source", None), _TraceRecorder):
+        df = env.results()
+        cols = env._source.last
+        df["size_bytes"], df["deadline_s"] = cols[3], cols[4]
+        ideal = df["ideal_fct_s"]
+    else:
+        return None
+    out = pd.DataFrame({
+        "size_bytes": df["size_bytes"].to_numpy(float), "fct_s": df["fct_s"].to_numpy(float),
+        "deadline_s": df["deadline_s"].to_numpy(float), "terminated": df["terminated"].to_numpy(bool),
+    })
+    out["slowdown"] = out["fct_s"] / np.asarray(ideal, float)
+    has = np.isfinite(out["deadline_s"])
+    out["deadline_met"] = np.where(has, (out["fct_s"] <= out["deadline_s"]) & ~out["terminated"], np.nan)
+    return out
+
+
+def run_episodes(spec: PolicySpec, cfg: DictConfig, seeds: Sequence[int], *, workload: DictConfig | None = None,
+                 load: float | None = None, per_flow: bool = True) -> tuple[list[dict[str, Any]], pd.DataFrame | None]:
+    """Plays one episode per seed; returns one row of metrics per episode and the flows."""
+    kw = env_kwargs(cfg, evaluation=True, workload=workload, load=load)
+    env = make_env(cfg, evaluation=True, workload=workload, load=load)
+    if per_flow and hasattr(env, "_source"):
+        env._source = _TraceRecorder(env._source)
+    rows, flows = [], []
+    for seed in seeds:
+        obs, _ = env.reset(seed=int(seed))
+        done, ret, steps, masked = False, 0.0, 0, 0
+        info: dict[str, Any] = {}
+        while not done:
+            if spec.uses_masks:
+                action, _ = spec.policy.predict(obs, deterministic=True, action_masks=env.action_masks())
+            else:
+                action, _ = spec.policy.predict(obs, deterministic=True)
+            obs, r, terminated, truncated, info = env.step(action)
+            ret += float(r)
+            steps += 1
+            masked += bool(info.get("masked_action", False))
+            done = terminated or truncated
+        row: dict[str, Any] = {"seed": int(seed), "return": ret, "steps": steps, "masked_action_rate": masked / max(steps, 1)}
+        row.update({k: float(v) for k, v in info.items() if isinstance(v, (int, float, np.number)) and not isinstance(v, bool)})
+        f = _episode_flows(env, cfg, kw) if per_flow else None
+        if f is not None:
+            fct = f["fct_s"].dropna()
+            row.update({"mean_fct_ms": fct.mean() * 1e3, "p99_fct_ms": fct.quantile(0.99) * 1e3,
+                        "mean_slowdown": f["slowdown"].mean(), "p99_slowdown": f["slowdown"].quantile(0.99)})
+            f.insert(0, "seed", int(seed))
+            flows.append(f)
+        rows.append(row)
+    env.close()
+    return rows, (pd.concat(flows, ignore_index=True) if flows else None)
+
+
+def evaluate_grid(specs: Sequence[PolicySpec], cfg: DictConfig, cells: Sequence[tuple[str, DictConfig, float | None]],
+                  seeds: Sequence[int], per_flow: bool = True, log: Any = None) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+    """Every policy on every (workload name, workload config, load) cell and seed."""
+    results, flows = [], []
+    for wname, wcfg, load in cells:
+        eff_load = effective_load(cfg, wcfg, load)
+        for spec in specs:
+            rows, f = run_episodes(spec, cfg, seeds, workload=wcfg, load=load, per_flow=per_flow)
+            tag = {"policy": spec.label, "workload": wname, "load": np.nan if eff_load is None else float(eff_load)}
+            results += [{**tag, **r} for r in rows]
+            if f is not None:
+                for k, v in reversed(tag.items()):
+                    f.insert(0, k, v)
+                flows.append(f)
+            if log is not None:
+                log(f"  {spec.label:<28} {wname} load={eff_load:.3g}: {len(rows)} episodes" if eff_load is not None
+                    else f"  {spec.label:<28} {wname}: {len(rows)} episodes")
+    return pd.DataFrame(results), (pd.concat(flows, ignore_index=True) if flows else None)
+
+
+def t_quantile(n: int, q: float = 0.975) -> float:
+    """Student-t quantile with n - 1 degrees of freedom (normal for n > 30)."""
+    if n < 2:
+        return float("nan")
+    try:
+        from scipy import stats
+
+        return float(stats.t.ppf(q, n - 1))
+    except ImportError:  # pragma: no cover
+        return 1.959964
+
+
+def summarize(results: pd.DataFrame, metrics: Sequence[str], by: Sequence[str] = ("policy", "workload", "load")) -> pd.DataFrame:
+    """Mean, std, n and 95% confidence half-width (Student t) across seeds of each metric."""
+    rows = []
+    for key, g in results.groupby(list(by), sort=False, dropna=False):
+        row = dict(zip(by, key if isinstance(key, tuple) else (key,)))
+        for m in metrics:
+            if m not in g:
+                continue
+            v = g[m].dropna().to_numpy(float)
+            n = v.size
+            std = float(v.std(ddof=1)) if n > 1 else float("nan")
+            row.update({f"{m}_mean": float(v.mean()) if n else float("nan"), f"{m}_std": std, f"{m}_n": n,
+                        f"{m}_ci95": t_quantile(n) * std / math.sqrt(n) if n > 1 else float("nan")})
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def format_table(summary: pd.DataFrame, metrics: Sequence[str], by: Sequence[str] = ("policy", "workload", "load"),
+                 markdown: bool = False) -> str:
+    """The summary as a text (or Markdown) table of ``mean ± 95% CI``."""
+    cols = [m for m in metrics if f"{m}_mean" in summary]
+    by = [b for b in by if b in summary and summary[b].nunique(dropna=False) > (1 if b != "policy" else 0)]
+    header = [*by, *cols]
+    lines = []
+    for _, r in summary.iterrows():
+        cells = [f"{r[b]:.3g}" if isinstance(r[b], float) else str(r[b]) for b in by]
+        for m in cols:
+            mean, ci = r[f"{m}_mean"], r[f"{m}_ci95"]
+            cells.append(f"{mean:.4g}" + ("" if not np.isfinite(ci) else f" ± {ci:.2g}"))
+        lines.append(cells)
+    if markdown:
+        out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+        out += ["| " + " | ".join(c) + " |" for c in lines]
+        return "\n".join(out)
+    widths = [max(len(h), *(len(c[i]) for c in lines)) if lines else len(h) for i, h in enumerate(header)]
+    fmt = "  ".join(f"{{:<{w}}}" for w in widths)
+    return "\n".join([fmt.format(*header), fmt.format(*("-" * w for w in widths)), *(fmt.format(*c) for c in lines)])
+
+
+def _size_buckets(sizes: pd.Series) -> pd.Series:
+    uniq = np.unique(sizes.dropna())
+    if uniq.size <= 6:
+        return sizes.map(lambda s: f"{s / 1e3:g} KB")
+    edges = [0, 100e3, 1e6, 10e6, np.inf]
+    labels = ["<100KB", "100KB-1MB", "1-10MB", ">10MB"]
+    return pd.cut(sizes, edges, labels=labels, right=False).astype(str)
+
+
+def draw_figures(results: pd.DataFrame, flows: pd.DataFrame | None, out_dir: Path, metric: str) -> list[Path]:
+    """PNG figures: FCT CDF, FCT and slowdown by size bucket, ``metric`` per policy (with 95% CI)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    paths = []
+    cells = results[["workload", "load"]].drop_duplicates().itertuples(index=False)
+    for wname, load in cells:
+        tag = f"{wname}" + ("" if pd.isna(load) else f"_load{load:g}")
+        sel_r = results[(results.workload == wname) & ((results.load == load) | (pd.isna(load) & results.load.isna()))]
+        if flows is not None:
+            sel = flows[(flows.workload == wname) & ((flows.load == load) | (pd.isna(load) & flows.load.isna()))]
+            fig, ax = plt.subplots(figsize=(6, 4))
+            for pol, g in sel.groupby("policy", sort=False):
+                x = np.sort(g["fct_s"].dropna().to_numpy() * 1e3)
+                ax.plot(x, np.arange(1, x.size + 1) / x.size, label=pol)
+            ax.set(xlabel="FCT (ms)", ylabel="CDF", title=f"FCT CDF: {tag}")
+            ax.set_xscale("log")
+            ax.grid(alpha=0.3)
+            ax.legend(fontsize=8)
+            fig.tight_layout()
+            paths.append(out_dir / f"fct_cdf_{tag}.png")
+            fig.savefig(paths[-1], dpi=120)
+            plt.close(fig)
+
+            b = sel.assign(bucket=_size_buckets(sel["size_bytes"]))
+            agg = b.groupby(["bucket", "policy"], sort=False).agg(fct_ms=("fct_s", lambda s: s.mean() * 1e3),
+                                                                   slowdown=("slowdown", "mean")).reset_index()
+            order = list(dict.fromkeys(sel["policy"]))
+            fig, axes = plt.subplots(1, 2, figsize=(10, 4.8))
+            for ax, col, lab in ((axes[0], "fct_ms", "mean FCT (ms)"), (axes[1], "slowdown", "mean slowdown")):
+                piv = agg.pivot(index="bucket", columns="policy", values=col)[order]
+                piv.plot.bar(ax=ax, rot=0, legend=False)
+                ax.set(ylabel=lab, xlabel="flow size", title=f"{lab} by size: {tag}")
+            handles, labels = axes[0].get_legend_handles_labels()
+            fig.legend(handles, labels, loc="lower center", ncol=min(3, len(labels)), fontsize=8)
+            fig.tight_layout(rect=(0, 0.06 * ((len(labels) + 2) // 3), 1, 1))
+            paths.append(out_dir / f"by_size_{tag}.png")
+            fig.savefig(paths[-1], dpi=120)
+            plt.close(fig)
+        if metric in sel_r:
+            s = summarize(sel_r, [metric], by=("policy",))
+            fig, ax = plt.subplots(figsize=(6, 4))
+            ax.bar(s["policy"], s[f"{metric}_mean"], yerr=s[f"{metric}_ci95"].fillna(0), capsize=4)
+            lo = (s[f"{metric}_mean"] - s[f"{metric}_ci95"].fillna(0)).min()
+            if metric == "deadline_hit_ratio":
+                ax.set_ylim(max(0.0, lo - 0.05), 1.0)
+            ax.set(ylabel=metric, title=f"{metric} per policy (95% CI): {tag}")
+            ax.tick_params(axis="x", rotation=30)
+            fig.tight_layout()
+            paths.append(out_dir / f"{metric}_{tag}.png")
+            fig.savefig(paths[-1], dpi=120)
+            plt.close(fig)
+    return paths

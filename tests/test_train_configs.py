@@ -1,0 +1,168 @@
+"""Hydra config composition for every option of every group (train.yaml, evaluate.yaml),
+and the agents' building blocks (no training)."""
+from __future__ import annotations
+
+from importlib import resources
+
+import numpy as np
+import pytest
+
+pytest.importorskip("hydra")
+pytest.importorskip("sb3_contrib")
+
+from hydra import compose, initialize_config_module  # noqa: E402
+from hydra.utils import instantiate  # noqa: E402
+
+import flowsched.agents  # noqa: E402,F401  (resolvers)
+from flowsched.agents.envs import effective_load, env_kwargs, make_env, make_vec_env  # noqa: E402
+
+
+def options(group: str) -> list[str]:
+    d = resources.files("flowsched.configs") / group
+    return sorted(p.name[:-5] for p in d.iterdir() if p.name.endswith(".yaml"))
+
+
+def family_of(cfg_group_option) -> str:
+    fams = cfg_group_option.get("env_families")
+    return "token" if fams is None or "token" in fams else fams[0]
+
+
+DEFAULT_WORKLOAD = {"token": "artemis_a1", "switch": "websearch"}
+SMALL = {"token": "env.kwargs.n_bursts=2", "switch": "env.kwargs.n_flows=30"}
+
+
+def train_cfg(*overrides: str):
+    with initialize_config_module(version_base="1.3", config_module="flowsched.configs"):
+        return compose(config_name="train", overrides=list(overrides))
+
+
+def test_groups_have_options():
+    assert {"token", "switch"} <= set(options("env"))
+    assert {"artemis_a1", "artemis_a2", "websearch", "datamining"} <= set(options("workload"))
+    assert {"bigswitch", "leafspine"} <= set(options("topology"))
+    assert {"none", "tensorboard", "wandb"} <= set(options("logger"))
+    assert {"maskable_ppo", "ppo", "a2c", "artemis", "equivariant_ppo"} <= set(options("agent"))
+    from flowsched import baselines
+
+    for fam, names in baselines.BASELINES.items():
+        assert set(names) <= set(options("agent")), fam
+
+
+def test_default_config():
+    cfg = train_cfg()
+    assert (cfg.env.family, cfg.workload.name, cfg.agent.name) == ("token", "artemis_a1", "maskable_ppo")
+    assert cfg.eval.baselines == cfg.env.baselines
+    assert effective_load(cfg) == pytest.approx(0.24)
+
+
+@pytest.mark.parametrize("env", options("env"))
+@pytest.mark.parametrize("topology", options("topology"))
+def test_env_and_topology(env, topology):
+    cfg = train_cfg(f"env={env}", f"workload={DEFAULT_WORKLOAD[env]}", f"topology={topology}", SMALL[env])
+    e = make_env(cfg, evaluation=True)
+    obs, _ = e.reset(seed=0)
+    assert e.observation_space.contains(obs)
+
+
+@pytest.mark.parametrize("workload", options("workload"))
+def test_workload(workload):
+    w = train_cfg(f"workload={workload}").workload
+    fam = family_of(w)
+    cfg = train_cfg(f"env={fam}", f"workload={workload}", SMALL[fam])
+    kw = env_kwargs(cfg)
+    assert kw["workload"] == workload
+    make_env(cfg).reset(seed=0)
+
+
+def test_token_load_sets_burst_rate():
+    cfg = train_cfg("workload.load=0.72")
+    assert env_kwargs(cfg)["burst_rate_hz"] == pytest.approx(30.0)
+
+
+@pytest.mark.parametrize("agent", options("agent"))
+def test_agent(agent):
+    a = train_cfg(f"agent={agent}").agent
+    fam = family_of(a)
+    cfg = train_cfg(f"env={fam}", f"workload={DEFAULT_WORKLOAD[fam]}", f"agent={agent}", "env.num_envs=2",
+                    SMALL[fam])
+    assert cfg.agent.name == agent
+    if cfg.agent.kind == "baseline":
+        policy = instantiate(cfg.agent.policy)
+        env = make_env(cfg, evaluation=True)
+        obs, _ = env.reset(seed=0)
+        action, _ = policy.predict(obs)
+        env.step(action)
+        return
+    env = make_vec_env(cfg, 2, masked=cfg.agent.masked)
+    model = instantiate(cfg.agent.model, env=env, seed=0, device="cpu", _convert_="all")
+    obs = env.reset()
+    kwargs = {"action_masks": np.stack(env.env_method("action_masks"))} if cfg.agent.masked else {}
+    actions, _ = model.predict(obs, **kwargs)
+    assert env.action_space.contains(actions[0])
+
+
+@pytest.mark.parametrize("logger", options("logger"))
+def test_logger(logger):
+    cfg = train_cfg(f"logger={logger}")
+    assert "tensorboard" in cfg.logger
+
+
+@pytest.mark.parametrize("experiment", options("experiment"))
+@pytest.mark.parametrize("main", ["train", "evaluate"])
+def test_experiment(experiment, main):
+    with initialize_config_module(version_base="1.3", config_module="flowsched.configs"):
+        cfg = compose(config_name=main, overrides=[f"experiment={experiment}"])
+    assert cfg.env.family in ("token", "switch")
+    assert cfg.workload.get("env_families") is None or cfg.env.family in cfg.workload.env_families
+    if main == "train":
+        assert cfg.env.family in cfg.agent.env_families
+
+
+def test_artemis_agent_is_masked_a2c():
+    cfg = train_cfg("agent=artemis", "env.num_envs=4")
+    m = cfg.agent.model
+    assert m.batch_size == m.n_steps * cfg.env.num_envs == 32 and m.n_epochs == 1 and m.gae_lambda == 1.0
+    assert m.n_steps == 8 and m.gamma == 0.99 and list(m.policy_kwargs.net_arch) == [16]
+
+
+def test_equivariant_policy_permutes_scores():
+    import torch as th
+
+    cfg = train_cfg("experiment=switch", "env.num_envs=1", "env.kwargs.n_flows=30")
+    env = make_vec_env(cfg, 1, normalize_reward=False)
+    model = instantiate(cfg.agent.model, env=env, seed=0, device="cpu", _convert_="all")
+    obs = env.reset()
+    for _ in range(5):
+        obs, *_ = env.step(np.zeros((1, cfg.env.kwargs.max_flows), np.float32))
+    n = int(obs["flow_mask"].sum())
+    assert n >= 2
+    perm = np.arange(obs["flows"].shape[1])
+    perm[:n] = np.random.default_rng(0).permutation(n)
+    pobs = {"flows": obs["flows"][:, perm], "flow_mask": obs["flow_mask"][:, perm]}
+    a, _ = model.predict(obs, deterministic=True)
+    b, _ = model.predict(pobs, deterministic=True)
+    np.testing.assert_allclose(a[:, perm], b, rtol=1e-5, atol=1e-6)
+    with th.no_grad():
+        v1 = model.policy.predict_values(model.policy.obs_to_tensor(obs)[0])
+        v2 = model.policy.predict_values(model.policy.obs_to_tensor(pobs)[0])
+    np.testing.assert_allclose(v1.numpy(), v2.numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_epsilon_schedule():
+    from flowsched.agents.callbacks import LinearEpsilon
+
+    cb = LinearEpsilon(0.3, 0.0, 0.5, 1000)
+    assert cb.value(0) == pytest.approx(0.3)
+    assert cb.value(250) == pytest.approx(0.15)
+    assert cb.value(500) == cb.value(900) == pytest.approx(0.0)
+
+
+def test_namespaced_keys():
+    from flowsched.agents.logs import namespaced
+
+    assert namespaced("train/value_loss") == "losses/value_loss"
+    assert namespaced("train/learning_rate") == "charts/learning_rate"
+    assert namespaced("rollout/ep_rew_mean") == "charts/ep_rew_mean"
+    assert namespaced("time/fps") == "charts/SPS"
+    assert namespaced("eval/deadline_hit_ratio") == "eval/deadline_hit_ratio"
+    assert namespaced("time/iterations") is None
