@@ -17,7 +17,7 @@ import pandas as pd
 from omegaconf import DictConfig, OmegaConf
 
 from flowsched import baselines
-from flowsched.agents.envs import effective_load, env_kwargs, make_env
+from flowsched.agents.envs import effective_load, make_env
 
 
 @dataclass
@@ -48,6 +48,12 @@ def find_checkpoint(path: str | Path) -> tuple[Path, Path]:
     return p, run_dir
 
 
+def baseline_kwargs(cfg: DictConfig) -> dict[str, Any]:
+    """The env config's ``baseline_kwargs`` (e.g. the workload a threshold rule is tuned for)."""
+    kw = cfg.env.get("baseline_kwargs")
+    return {} if kw is None else OmegaConf.to_container(kw, resolve=True)  # type: ignore[return-value]
+
+
 def run_config(run_dir: Path) -> DictConfig:
     f = run_dir / ".hydra" / "config.yaml"
     if not f.exists():
@@ -66,13 +72,15 @@ def load_checkpoint(path: str | Path, device: str = "auto") -> tuple[PolicySpec,
     return PolicySpec(label, model, bool(cfg.agent.get("masked", False)), str(ckpt)), cfg
 
 
-def resolve_policies(names: Sequence[str], family: str, device: str = "auto") -> list[PolicySpec]:
-    """Baseline names of env family ``family`` and checkpoint paths/run dirs, in order."""
+def resolve_policies(names: Sequence[str], family: str, device: str = "auto",
+                     baseline_kwargs: dict[str, Any] | None = None) -> list[PolicySpec]:
+    """Baseline names of env family ``family`` (built with ``baseline_kwargs``, the env
+    config's ``baseline_kwargs``) and checkpoint paths/run dirs, in order."""
     out = []
     for name in names:
         name = str(name)
         if name in baselines.BASELINES.get(family, ()):
-            out.append(PolicySpec(name, baselines.make(family, name), False, name))
+            out.append(PolicySpec(name, baselines.make(family, name, **(baseline_kwargs or {})), False, name))
         elif Path(name).expanduser().exists():
             spec, run_cfg = load_checkpoint(name, device)
             if run_cfg.env.family != family:
@@ -84,32 +92,15 @@ def resolve_policies(names: Sequence[str], family: str, device: str = "auto") ->
     return out
 
 
-class _TraceRecorder:
-    """Keeps the columns of the trace an env's episode source drew last (the switch env
-    does not report sizes with its per-flow results)."""
-
-    def __init__(self, source: Any) -> None:
-        self.source, self.last = source, None
-
-    def draw(self, rng: Any) -> Any:
-        self.last = self.source.draw(rng)
-        return self.last
-
-
-def _episode_flows(env: Any, cfg: DictConfig, kw: dict[str, Any]) -> pd.DataFrame | None:
+def _episode_flows(env: Any) -> pd.DataFrame | None:
     """Per-flow outcome of the finished episode: size_bytes, fct_s, slowdown, deadline_s, deadline_met."""
-    if hasattr(env, "episode"):  # token env: arrival, size, deadline, fct
+    if hasattr(env, "episode"):  # token env
         df = env.episode()
-        link_bps = float(cfg.env.link_gbps) * 1e9
-        # ideal: transmission at the host link rate plus the two links' delay (big switch)
-        ideal = df["size_bytes"] * 8 / link_bps + 2 * float(kw.get("delay_us", 0.0)) * 1e-6
-    elif hasattr(env, "results") and isinstance(getattr(env, "_source", None), _TraceRecorder):
+    elif hasattr(env, "results"):  # switch and thresholds envs
         df = env.results()
-        cols = env._source.last
-        df["size_bytes"], df["deadline_s"] = cols[3], cols[4]
-        ideal = df["ideal_fct_s"]
     else:
         return None
+    ideal = df["ideal_fct_s"]
     out = pd.DataFrame({
         "size_bytes": df["size_bytes"].to_numpy(float), "fct_s": df["fct_s"].to_numpy(float),
         "deadline_s": df["deadline_s"].to_numpy(float), "terminated": df["terminated"].to_numpy(bool),
@@ -123,10 +114,7 @@ def _episode_flows(env: Any, cfg: DictConfig, kw: dict[str, Any]) -> pd.DataFram
 def run_episodes(spec: PolicySpec, cfg: DictConfig, seeds: Sequence[int], *, workload: DictConfig | None = None,
                  load: float | None = None, per_flow: bool = True) -> tuple[list[dict[str, Any]], pd.DataFrame | None]:
     """Plays one episode per seed; returns one row of metrics per episode and the flows."""
-    kw = env_kwargs(cfg, evaluation=True, workload=workload, load=load)
     env = make_env(cfg, evaluation=True, workload=workload, load=load)
-    if per_flow and hasattr(env, "_source"):
-        env._source = _TraceRecorder(env._source)
     rows, flows = [], []
     for seed in seeds:
         obs, _ = env.reset(seed=int(seed))
@@ -144,7 +132,7 @@ def run_episodes(spec: PolicySpec, cfg: DictConfig, seeds: Sequence[int], *, wor
             done = terminated or truncated
         row: dict[str, Any] = {"seed": int(seed), "return": ret, "steps": steps, "masked_action_rate": masked / max(steps, 1)}
         row.update({k: float(v) for k, v in info.items() if isinstance(v, (int, float, np.number)) and not isinstance(v, bool)})
-        f = _episode_flows(env, cfg, kw) if per_flow else None
+        f = _episode_flows(env) if per_flow else None
         if f is not None:
             fct = f["fct_s"].dropna()
             row.update({"mean_fct_ms": fct.mean() * 1e3, "p99_fct_ms": fct.quantile(0.99) * 1e3,

@@ -9,7 +9,9 @@ from typing import Any
 import pandas as pd
 from omegaconf import DictConfig, OmegaConf
 
-from flowsched.agents.evaluation import draw_figures, evaluate_grid, format_table, resolve_policies, summarize
+from flowsched.agents.evaluation import (
+    baseline_kwargs, draw_figures, evaluate_grid, format_table, resolve_policies, summarize,
+)
 
 EPISODE_METRICS = ("deadline_hit_ratio", "mean_fct_ms", "p99_fct_ms", "mean_slowdown", "p99_slowdown", "return",
                    "masked_action_rate")
@@ -28,7 +30,7 @@ def workload_config(name: str) -> DictConfig:
 def evaluate(cfg: DictConfig, out_dir: Path) -> dict[str, Any]:
     out_dir.mkdir(parents=True, exist_ok=True)
     family = cfg.env.family
-    specs = resolve_policies([str(p) for p in cfg.policies], family, cfg.device)
+    specs = resolve_policies([str(p) for p in cfg.policies], family, cfg.device, baseline_kwargs=baseline_kwargs(cfg))
     cells = []
     for wname in cfg.workloads:
         wcfg = cfg.workload if wname == cfg.workload.name else workload_config(str(wname))

@@ -15,7 +15,7 @@ from omegaconf import DictConfig
 from flowsched.agents.callbacks import Checkpoints, EpisodeCharts, LinearEpsilon, PeriodicEval, StopOnSignal
 from flowsched.agents.envs import make_vec_env
 from flowsched.agents.evaluation import (
-    PolicySpec, find_checkpoint, format_table, resolve_policies, run_config, run_episodes, summarize,
+    PolicySpec, baseline_kwargs, find_checkpoint, format_table, resolve_policies, run_config, run_episodes, summarize,
 )
 from flowsched.agents.logs import make_logger
 
@@ -89,7 +89,7 @@ def train(cfg: DictConfig, run_dir: Path) -> dict[str, Any]:
     family = cfg.env.family
     higher = cfg.env.metric_mode == "max"
     metric = cfg.env.metric
-    baselines_specs = resolve_policies(list(cfg.eval.baselines), family)
+    baselines_specs = resolve_policies(list(cfg.eval.baselines), family, baseline_kwargs=baseline_kwargs(cfg))
 
     if agent.kind == "baseline":  # nothing to learn: evaluate the rule on the held-out seeds
         policy = instantiate(agent.policy)

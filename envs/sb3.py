@@ -27,7 +27,7 @@ class SB3VecEnv(VecEnv):
         self._actions: np.ndarray | None = None
         super().__init__(venv.num_envs, venv.single_observation_space, venv.single_action_space)
 
-    def reset(self) -> dict[str, np.ndarray]:
+    def reset(self) -> dict[str, np.ndarray] | np.ndarray:
         seeds = None if all(s is None for s in self._seeds) else [int(s) for s in self._seeds]  # type: ignore[arg-type]
         obs, _ = self.venv.reset(seed=seeds)
         self._reset_seeds()
@@ -49,7 +49,9 @@ class SB3VecEnv(VecEnv):
         out: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
         if dones.any():
             for i in np.flatnonzero(dones):
-                out[i]["terminal_observation"] = {k: np.array(v[i]) for k, v in obs.items()}
+                out[i]["terminal_observation"] = (
+                    {k: np.array(v[i]) for k, v in obs.items()} if isinstance(obs, dict) else np.array(obs[i])
+                )
                 out[i]["TimeLimit.truncated"] = bool(truncated[i] and not terminated[i])
                 for key, v in infos.items():
                     if not key.startswith("_") and infos.get("_" + key, dones)[i]:

@@ -201,7 +201,8 @@ class SwitchSchedulingEnv(gym.Env[dict[str, np.ndarray], np.ndarray]):
         return {"flows": flows.copy(), "flow_mask": mask.copy()}, float(reward), bool(terminated), False, info
 
     def results(self) -> pd.DataFrame:
-        """Per-flow outcome of the current episode (trace order): finish_s, fct_s, ideal_fct_s, terminated."""
+        """Per-flow outcome of the current episode (trace order): arrival_s, size_bytes,
+        deadline_s, finish_s, fct_s, ideal_fct_s, terminated."""
         return pd.DataFrame(self._native.results())
 
     def render(self) -> str | None:

@@ -215,6 +215,18 @@ class QueueThresholdsEnv(gym.Env[np.ndarray, np.ndarray]):
             info["reference_mean_fct_s"] = float(self._ref_fct.mean())
         return self._obs(ended, self._sim.now - t0), reward, self._done, False, info
 
+    def results(self) -> pd.DataFrame:
+        """Per-flow outcome of the current episode (trace order): arrival_s, size_bytes,
+        deadline_s, fct_s, ideal_fct_s, terminated, and the reference run's fct."""
+        if self._sim is None:
+            raise ValueError("call reset() first")
+        tr = self._trace
+        return pd.DataFrame({
+            "arrival_s": tr["arrival_s"].to_numpy(), "size_bytes": tr["size_bytes"].to_numpy(),
+            "deadline_s": tr["deadline_s"].to_numpy(), "fct_s": self._fct, "ideal_fct_s": self._ideal,
+            "terminated": np.zeros(len(tr), bool), "reference_fct_s": self._ref_fct,
+        })
+
     def render(self) -> str | None:
         if self.render_mode != "ansi" or self._sim is None:
             return None
@@ -249,6 +261,7 @@ class QueueThresholdsVecEnv(VectorEnv):
         seeds = [None if seed is None else (seed + i if isinstance(seed, (int, np.integer)) else seed[i]) for i in range(self.num_envs)]
         obs = np.stack([e.reset(seed=s)[0] for e, s in zip(self.envs, seeds)])
         self._needs_reset[:] = False
+        self._obs = obs.copy()
         return obs, {}
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
@@ -268,4 +281,13 @@ class QueueThresholdsVecEnv(VectorEnv):
                     infos.setdefault(key, np.zeros(self.num_envs))[i] = info[key]
                     infos.setdefault("_" + key, np.zeros(self.num_envs, bool))[i] = True
         self._needs_reset = term.copy()
+        self._obs = obs
         return obs, rew, term, np.zeros(self.num_envs, bool), infos
+
+    def reset_done(self) -> np.ndarray:
+        """Resets now the lanes whose episode just ended (same-step autoreset, for the SB3
+        adapter) and returns the observation of the batch."""
+        for i in np.flatnonzero(self._needs_reset):
+            self._obs[i], _ = self.envs[i].reset()
+        self._needs_reset[:] = False
+        return self._obs.copy()

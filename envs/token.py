@@ -259,7 +259,8 @@ class TokenSchedulingEnv(gym.Env[dict[str, np.ndarray], np.int64]):
         return self._mask > 0
 
     def episode(self) -> pd.DataFrame:
-        """The current episode's flows and their outcome so far (one row per flow)."""
+        """The current episode's flows and their outcome so far (one row per flow): arrival_s,
+        src, dst, size_bytes, deadline_s, finish_s, fct_s, ideal_fct_s, terminated."""
         return pd.DataFrame(self._native.episode())
 
     def render(self) -> str | None:

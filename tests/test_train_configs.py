@@ -7,14 +7,11 @@ from importlib import resources
 import numpy as np
 import pytest
 
-pytest.importorskip("hydra")
-pytest.importorskip("sb3_contrib")
+from hydra import compose, initialize_config_module
+from hydra.utils import instantiate
 
-from hydra import compose, initialize_config_module  # noqa: E402
-from hydra.utils import instantiate  # noqa: E402
-
-import flowsched.agents  # noqa: E402,F401  (resolvers)
-from flowsched.agents.envs import effective_load, env_kwargs, make_env, make_vec_env  # noqa: E402
+import flowsched.agents  # noqa: F401  (resolvers)
+from flowsched.agents.envs import effective_load, env_kwargs, make_env, make_vec_env
 
 
 def options(group: str) -> list[str]:
@@ -27,8 +24,8 @@ def family_of(cfg_group_option) -> str:
     return "token" if fams is None or "token" in fams else fams[0]
 
 
-DEFAULT_WORKLOAD = {"token": "artemis_a1", "switch": "websearch"}
-SMALL = {"token": "env.kwargs.n_bursts=2", "switch": "env.kwargs.n_flows=30"}
+DEFAULT_WORKLOAD = {"token": "artemis_a1", "switch": "websearch", "thresholds": "websearch"}
+SMALL = {"token": "env.kwargs.n_bursts=2", "switch": "env.kwargs.n_flows=30", "thresholds": "env.kwargs.n_flows=300"}
 
 
 def train_cfg(*overrides: str):
@@ -112,7 +109,7 @@ def test_logger(logger):
 def test_experiment(experiment, main):
     with initialize_config_module(version_base="1.3", config_module="flowsched.configs"):
         cfg = compose(config_name=main, overrides=[f"experiment={experiment}"])
-    assert cfg.env.family in ("token", "switch")
+    assert cfg.env.family in ("token", "switch", "thresholds")
     assert cfg.workload.get("env_families") is None or cfg.env.family in cfg.workload.env_families
     if main == "train":
         assert cfg.env.family in cfg.agent.env_families

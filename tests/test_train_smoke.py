@@ -11,10 +11,8 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("hydra")
-pytest.importorskip("sb3_contrib")
 
-import pandas as pd  # noqa: E402
+import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
 ENV = {**os.environ, "WANDB_MODE": "offline", "WANDB_SILENT": "true"}
@@ -76,6 +74,13 @@ def test_train_switch_and_baseline_agent(tmp_path):
         "checkpoint.every=0", "eval.final_episodes=2", "logger=none", "progress_bar=false", cwd=tmp_path)
     p = run("train.py", "agent=edf", "experiment=smoke", "eval.baselines=[fifo]", cwd=tmp_path)
     assert "edf" in p.stdout and "fifo" in p.stdout
+
+
+def test_train_thresholds_ppo_against_the_threshold_rules(tmp_path):
+    p = run("train.py", "experiment=thresholds", "env.kwargs.n_flows=600", "env.kwargs.interval_flows=100",
+            "total_timesteps=64", "agent.model.n_steps=32", "agent.model.batch_size=32", "eval.every=0",
+            "checkpoint.every=0", "eval.final_episodes=2", "logger=none", "progress_bar=false", cwd=tmp_path)
+    assert "pias_static" in p.stdout and "pias_optimal" in p.stdout and "ppo_mlp" in p.stdout
 
 
 def test_resume_same_step_count(tmp_path):

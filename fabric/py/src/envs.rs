@@ -189,6 +189,7 @@ impl PyTokenEnv {
         d.set_item("deadline_s", col(&|i| s.flow(i).deadline_s).into_pyarray(py))?;
         d.set_item("finish_s", s.finish_s().to_vec().into_pyarray(py))?;
         d.set_item("fct_s", col(&|i| s.fct_s(i)).into_pyarray(py))?;
+        d.set_item("ideal_fct_s", col(&|i| s.ideal_fct_s(i)).into_pyarray(py))?;
         d.set_item("terminated", s.terminated().into_pyarray(py))?;
         Ok(d)
     }
@@ -477,11 +478,15 @@ impl PySwitchEnv {
         self.inner.simulator().map_or(0.0, |s| s.now())
     }
 
-    /// Per-flow outcome of the current episode (as Simulator.results, trace order).
+    /// Per-flow outcome of the current episode (trace order): the flow's arrival, size and
+    /// deadline, then as Simulator.results.
     fn results<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let s = self.inner.simulator().ok_or_else(|| PyValueError::new_err("call reset() first"))?;
         let n = s.n_flows();
         let d = PyDict::new(py);
+        d.set_item("arrival_s", (0..n).map(|i| s.flow(i).arrival_s).collect::<Vec<_>>().into_pyarray(py))?;
+        d.set_item("size_bytes", (0..n).map(|i| s.flow(i).size_bytes).collect::<Vec<_>>().into_pyarray(py))?;
+        d.set_item("deadline_s", (0..n).map(|i| s.flow(i).deadline_s).collect::<Vec<_>>().into_pyarray(py))?;
         d.set_item("finish_s", s.finish_s().to_vec().into_pyarray(py))?;
         d.set_item("fct_s", (0..n).map(|i| s.fct_s(i)).collect::<Vec<_>>().into_pyarray(py))?;
         d.set_item("ideal_fct_s", (0..n).map(|i| s.ideal_fct_s(i)).collect::<Vec<_>>().into_pyarray(py))?;
