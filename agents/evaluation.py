@@ -62,9 +62,17 @@ def run_config(run_dir: Path) -> DictConfig:
 
 
 def load_checkpoint(path: str | Path, device: str = "auto") -> tuple[PolicySpec, DictConfig]:
-    """A trained agent and the config it was trained with (from the run's ``.hydra/config.yaml``)."""
+    """A trained agent and the config it was trained with (from the run's ``.hydra/config.yaml``):
+    an SB3 model, or the RLModule of an RLlib run (``rllib_checkpoint/``)."""
     from hydra.utils import get_class
 
+    p = Path(path).expanduser().resolve()
+    rl = p / "rllib_checkpoint" if (p / "rllib_checkpoint").is_dir() else (p if p.name == "rllib_checkpoint" else None)
+    if rl is not None:
+        from flowsched.agents.rllib import RLlibPolicy
+
+        cfg = run_config(rl.parent)
+        return PolicySpec(f"{cfg.agent.name}@{rl.parent.name}", RLlibPolicy.from_checkpoint(str(rl)), False, str(rl)), cfg
     ckpt, run_dir = find_checkpoint(path)
     cfg = run_config(run_dir)
     model = get_class(cfg.agent.model._target_).load(str(ckpt), device=device)
@@ -144,14 +152,50 @@ def run_episodes(spec: PolicySpec, cfg: DictConfig, seeds: Sequence[int], *, wor
     return rows, (pd.concat(flows, ignore_index=True) if flows else None)
 
 
+def _run_task(source: str, family: str, bkw: dict[str, Any], device: str, cfg: dict, seeds: list[int],
+              wcfg: dict | None, load: float | None, per_flow: bool) -> tuple[list[dict[str, Any]], pd.DataFrame | None]:
+    """One (policy, cell) of the grid inside a Ray task: the policy is rebuilt from its source."""
+    import flowsched  # noqa: F401  (registers the envs in the worker)
+
+    (spec,) = resolve_policies([source], family, device, baseline_kwargs=bkw)
+    return run_episodes(spec, OmegaConf.create(cfg), seeds, workload=None if wcfg is None else OmegaConf.create(wcfg),
+                        load=load, per_flow=per_flow)
+
+
 def evaluate_grid(specs: Sequence[PolicySpec], cfg: DictConfig, cells: Sequence[tuple[str, DictConfig, float | None]],
-                  seeds: Sequence[int], per_flow: bool = True, log: Any = None) -> tuple[pd.DataFrame, pd.DataFrame | None]:
-    """Every policy on every (workload name, workload config, load) cell and seed."""
+                  seeds: Sequence[int], per_flow: bool = True, log: Any = None,
+                  launcher: str = "local") -> tuple[pd.DataFrame, pd.DataFrame | None]:
+    """Every policy on every (workload name, workload config, load) cell and seed.
+
+    ``launcher="ray"`` runs each (policy, cell) as a Ray task (a local Ray, or the cluster
+    of ``cfg.ray.address``); every task replays the same seeds, so the results are
+    identical to the sequential run's."""
+    outs: dict[tuple[int, int], Any] = {}
+    if launcher == "ray":
+        import ray
+
+        from flowsched.agents.rllib import init_ray
+
+        rcfg = cfg.get("ray") or {}
+        init_ray(rcfg.get("address"), rcfg.get("num_cpus"))
+        task = ray.remote(num_cpus=1)(_run_task)
+        plain = OmegaConf.to_container(cfg, resolve=True)
+        bkw = baseline_kwargs(cfg)
+        for ci, (_, wcfg, load) in enumerate(cells):
+            w = None if wcfg is None else OmegaConf.to_container(wcfg, resolve=True)
+            for si, spec in enumerate(specs):
+                outs[ci, si] = task.remote(spec.source, cfg.env.family, bkw, str(cfg.get("device", "cpu")), plain,
+                                           list(seeds), w, load, per_flow)
+    elif launcher != "local":
+        raise ValueError(f"unknown launcher {launcher!r}; known: local, ray")
     results, flows = [], []
-    for wname, wcfg, load in cells:
+    for ci, (wname, wcfg, load) in enumerate(cells):
         eff_load = effective_load(cfg, wcfg, load)
-        for spec in specs:
-            rows, f = run_episodes(spec, cfg, seeds, workload=wcfg, load=load, per_flow=per_flow)
+        for si, spec in enumerate(specs):
+            if launcher == "ray":
+                rows, f = ray.get(outs[ci, si])
+            else:
+                rows, f = run_episodes(spec, cfg, seeds, workload=wcfg, load=load, per_flow=per_flow)
             tag = {"policy": spec.label, "workload": wname, "load": np.nan if eff_load is None else float(eff_load)}
             results += [{**tag, **r} for r in rows]
             if f is not None:

@@ -42,7 +42,8 @@ def evaluate(cfg: DictConfig, out_dir: Path) -> dict[str, Any]:
     seeds = list(range(int(cfg.seed), int(cfg.seed) + int(cfg.seeds)))
     print(f"Evaluating {len(specs)} policies x {len(cells)} cells x {len(seeds)} seeds on {cfg.env.id}")
     t0 = time.time()
-    results, flows = evaluate_grid(specs, cfg, cells, seeds, per_flow=bool(cfg.per_flow), log=print)
+    results, flows = evaluate_grid(specs, cfg, cells, seeds, per_flow=bool(cfg.per_flow), log=print,
+                                   launcher=str(cfg.get("launcher", "local")))
     results.to_parquet(out_dir / "results.parquet", index=False)
     if flows is not None:
         flows.to_parquet(out_dir / "flows.parquet", index=False)

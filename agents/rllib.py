@@ -244,3 +244,80 @@ class RLlibPolicy:
         a = mean if deterministic else mean + std * self.rng.standard_normal(mean.shape)
         a = a.astype(np.float32)
         return a[0] if single else a
+
+
+def train_rllib(cfg: Any, run_dir: Any, *, resume: bool, baseline_specs: list[Any], log: Any) -> dict[str, Any]:
+    """``train.py agent=rllib_ppo``: RLlib PPO with the project's RLModule on ``cfg.env``.
+
+    Checkpoints go to ``run_dir/rllib_checkpoint`` (every ``checkpoint.every`` env steps,
+    on SIGINT/SIGTERM, and at the end); ``resume=`` restores it with its step count. At
+    the end the trained module is evaluated with the baselines on the held-out seeds,
+    through the same predictor protocol.
+    """
+    import time
+    from pathlib import Path
+
+    from ray.rllib.algorithms.algorithm import Algorithm
+
+    from flowsched.agents.callbacks import StopOnSignal
+    from flowsched.agents.envs import env_kwargs
+    from flowsched.agents.evaluation import PolicySpec
+    from flowsched.agents.logs import make_logger
+    from flowsched.agents.training import final_evaluation
+
+    run_dir = Path(run_dir)
+    a = cfg.agent
+    init_ray(cfg.get("ray", {}).get("address"), cfg.get("ray", {}).get("num_cpus"))
+    ckpt = run_dir / "rllib_checkpoint"
+    if resume:
+        if not ckpt.is_dir():
+            raise FileNotFoundError(f"no RLlib checkpoint to resume in {ckpt}")
+        algo = Algorithm.from_checkpoint(str(ckpt))
+    else:
+        algo = ppo_config(
+            cfg.env.id, env_kwargs(cfg, masked=True), num_env_runners=int(a.num_env_runners),
+            num_envs_per_env_runner=int(a.num_envs_per_env_runner), train_batch_size=int(a.algo.train_batch_size),
+            minibatch_size=int(a.algo.minibatch_size), num_epochs=int(a.algo.num_epochs), lr=float(a.algo.lr),
+            gamma=float(a.algo.gamma), hidden=tuple(a.algo.hidden), seed=int(cfg.seed),
+        ).build_algo()
+    logger, wandb_run = make_logger(cfg, run_dir, f"{cfg.env.family}/{cfg.workload.name}/{a.name}/seed{cfg.seed}")
+    total, every = int(cfg.total_timesteps), int(cfg.checkpoint.every)
+    steps = int(algo.metrics.peek(("env_runners", "num_env_steps_sampled_lifetime"), default=0)) if resume else 0
+    next_ckpt = (steps // every + 1) * every if every > 0 else None
+    stop = StopOnSignal()
+    stop.install()
+    t0 = time.time()
+    try:
+        while steps < total and stop.stopped_by is None:
+            r = algo.train()
+            runners = r.get("env_runners", {})
+            steps = int(runners.get("num_env_steps_sampled_lifetime", steps))
+            for key, name in (("episode_return_mean", "charts/episode_return_mean"), ("episode_len_mean", "charts/episode_len_mean")):
+                if key in runners:
+                    logger.record(name, float(runners[key]))
+            learner = r.get("learners", {}).get("default_policy", {})
+            for key in ("policy_loss", "vf_loss", "entropy"):
+                if key in learner:
+                    logger.record(f"losses/{key}", float(learner[key]))
+            logger.dump(steps)
+            if next_ckpt is not None and steps >= next_ckpt:
+                algo.save_to_path(str(ckpt))
+                next_ckpt = (steps // every + 1) * every
+    finally:
+        stop.uninstall()
+    algo.save_to_path(str(ckpt))
+    status: dict[str, Any] = {"run_dir": str(run_dir), "wall_s": time.time() - t0, "num_timesteps": steps,
+                              "checkpoint": str(ckpt)}
+    if stop.stopped_by is not None and steps < total:
+        status["status"] = "interrupted"
+        log(f"\nStopped by signal {stop.stopped_by} at step {steps}; saved {ckpt}.\nResume with: python train.py resume={run_dir}")
+    else:
+        status["status"] = "finished"
+        policy = RLlibPolicy(algo.get_module(), seed=int(cfg.seed))
+        summary = final_evaluation(cfg, [PolicySpec(a.name, policy, False, str(ckpt)), *baseline_specs], run_dir)
+        status["summary"] = summary.to_dict("records")
+    algo.stop()
+    logger.close()
+    if wandb_run is not None:
+        wandb_run.finish()
+    return status

@@ -97,6 +97,13 @@ def train(cfg: DictConfig, run_dir: Path) -> dict[str, Any]:
         summary = final_evaluation(cfg, [spec, *[b for b in baselines_specs if b.label != agent.name]], run_dir)
         return {"run_dir": str(run_dir), "num_timesteps": 0, "status": "finished", "summary": summary.to_dict("records")}
 
+    if agent.kind == "rllib":
+        from flowsched.agents.rllib import train_rllib
+
+        status = train_rllib(cfg, run_dir, resume=bool(resume), baseline_specs=baselines_specs, log=_log)
+        (run_dir / "run.json").write_text(json.dumps({k: v for k, v in status.items() if k != "summary"}, indent=1))
+        return status
+
     masked = bool(agent.get("masked", False))
     gamma = float(agent.model.get("gamma", 0.99))
     env = make_vec_env(cfg, int(cfg.env.num_envs), masked=masked, gamma=gamma)
