@@ -125,6 +125,8 @@ def run_episodes(spec: PolicySpec, cfg: DictConfig, seeds: Sequence[int], *, wor
     env = make_env(cfg, evaluation=True, workload=workload, load=load)
     rows, flows = [], []
     for seed in seeds:
+        if hasattr(spec.policy, "seed_episode"):  # randomized rules replay the same way
+            spec.policy.seed_episode(int(seed))
         obs, _ = env.reset(seed=int(seed))
         done, ret, steps, masked = False, 0.0, 0, 0
         info: dict[str, Any] = {}

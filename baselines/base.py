@@ -40,6 +40,10 @@ class Policy(ABC):
         actions = np.asarray(self._act(observation, mask))
         return (actions[0] if single else actions), state
 
+    def seed_episode(self, seed: int) -> None:
+        """Called by evaluation before each episode so that a randomized rule plays an
+        episode the same way whatever it played before (deterministic rules ignore it)."""
+
     @abstractmethod
     def _act(self, observation: dict[str, np.ndarray], mask: np.ndarray) -> np.ndarray:
         """Actions for a batch of observations (mask: (batch, n_actions) booleans)."""

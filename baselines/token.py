@@ -54,8 +54,11 @@ class TokenRule(Policy):
     def __init__(self, rule: str, seed: int | None = 0) -> None:
         if rule not in self.RULES:
             raise ValueError(f"unknown token-scheduling baseline {rule!r}; known: {', '.join(self.RULES)}")
-        self.rule = rule
+        self.rule, self.seed = rule, 0 if seed is None else int(seed)
         self.rng = np.random.default_rng(seed)
+
+    def seed_episode(self, seed: int) -> None:
+        self.rng = np.random.default_rng([self.seed, seed])
 
     def _act(self, observation: dict[str, np.ndarray], mask: np.ndarray) -> np.ndarray:
         req = np.asarray(observation["requests"])
