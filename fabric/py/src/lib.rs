@@ -4,7 +4,7 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use fabric_core::{
-    AdmissionConfig, AdmissionPolicy, FlowSpec, Outcome, RacsParams, Scheduler, SdcParams, SimConfig, SimError, Simulator,
+    AdmissionConfig, AdmissionPolicy, FlowSpec, Outcome, RacsParams, Scheduler, SdcParams, SimConfig, SimError, Simulator, Status,
     Topology,
 };
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
@@ -250,8 +250,13 @@ impl PySimulator {
         self.inner.active().iter().map(|&x| x as i64).collect::<Vec<_>>().into_pyarray(py)
     }
 
+    /// Current rate of every flow (bytes/s; 0 for flows not active now).
     fn rates<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
-        (0..self.inner.n_flows()).map(|i| self.inner.rate_bytes_per_s(i)).collect::<Vec<_>>().into_pyarray(py)
+        let s = &self.inner;
+        (0..s.n_flows())
+            .map(|i| if s.status(i) == Status::Active { s.rate_bytes_per_s(i) } else { 0.0 })
+            .collect::<Vec<_>>()
+            .into_pyarray(py)
     }
 
     /// Per-flow results as a dict of arrays (trace order).
