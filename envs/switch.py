@@ -13,7 +13,7 @@ from gymnasium.vector.utils import batch_space
 
 from flowsched import _fabric
 from flowsched import workloads as wl
-from flowsched.envs.token import _trace_columns
+from flowsched.envs.token import native_trace
 from flowsched.topology import BigSwitch, Topology
 
 FLOW_FEATURES, SWITCH_STATS = _fabric.switch_layout()
@@ -40,7 +40,7 @@ class _EpisodeSource:
     def __init__(self, workload: Any, load: float, n_flows: int, topology: Topology, link_gbps: float,
                  size_known: bool, alpha: float, trace: pd.DataFrame | str | None) -> None:
         self.topology = topology
-        self.fixed = None if trace is None else _trace_columns(trace, topology, link_gbps)[0]
+        self.fixed = None if trace is None else native_trace(trace, topology, link_gbps)[0]
         if self.fixed is None:
             if not 0 < load < 1:
                 raise ValueError(f"load must be in (0, 1), got {load!r}")
@@ -52,7 +52,7 @@ class _EpisodeSource:
         self.load, self.n_flows, self.link_gbps = load, int(n_flows), link_gbps
         self.size_known, self.alpha = bool(size_known), float(alpha)
 
-    def draw(self, rng: np.random.Generator) -> list[np.ndarray]:
+    def draw(self, rng: np.random.Generator) -> _fabric.Trace:
         if self.fixed is not None:
             return self.fixed
         tr = wl.poisson_all_to_all(self.dist, self.load, self.topology.n_hosts, self.link_gbps, self.n_flows, seed=rng)
@@ -60,7 +60,7 @@ class _EpisodeSource:
             tr = wl.add_data_span(tr, self.alpha, self.link_gbps)
         if not self.size_known:
             tr = tr.assign(size_known=False)
-        return _trace_columns(tr, self.topology, self.link_gbps)[0]
+        return native_trace(tr, self.topology, self.link_gbps)[0]
 
 
 def switch_config(
@@ -189,7 +189,7 @@ class SwitchSchedulingEnv(gym.Env[dict[str, np.ndarray], np.ndarray]):
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         super().reset(seed=seed)
-        self._native.set_next_trace(*self._source.draw(self.np_random))
+        self._native.set_next_trace(self._source.draw(self.np_random))
         flows, mask = self._native.reset()
         self._last = {"flows": flows, "flow_mask": mask}
         return {"flows": flows.copy(), "flow_mask": mask.copy()}, {}
@@ -201,8 +201,8 @@ class SwitchSchedulingEnv(gym.Env[dict[str, np.ndarray], np.ndarray]):
         return {"flows": flows.copy(), "flow_mask": mask.copy()}, float(reward), bool(terminated), False, info
 
     def results(self) -> pd.DataFrame:
-        """Per-flow outcome of the current episode (trace order): arrival_s, size_bytes,
-        deadline_s, finish_s, fct_s, ideal_fct_s, terminated."""
+        """Per-flow outcome of the current episode (trace order): arrival_s, src, dst,
+        size_bytes, deadline_s, finish_s, fct_s, ideal_fct_s, terminated."""
         return pd.DataFrame(self._native.results())
 
     def render(self) -> str | None:
@@ -263,7 +263,7 @@ class SwitchSchedulingVecEnv(VectorEnv):
         if seed is not None or not self._rngs:
             self._rngs = [seeding.np_random(s)[0] for s in seeds]
         for lane, rng in enumerate(self._rngs):
-            self._native.set_next_trace(lane, *self._source.draw(rng))
+            self._native.set_next_trace(lane, self._source.draw(rng))
         self._native.reset(*self._bufs)
         return self._obs(), {}
 
@@ -276,7 +276,7 @@ class SwitchSchedulingVecEnv(VectorEnv):
                 infos[name] = np.where(terminated, stats[:, j], 0.0)
                 infos["_" + name] = terminated.copy()
             for lane in np.flatnonzero(terminated):  # the trace its autoreset will start
-                self._native.set_next_trace(int(lane), *self._source.draw(self._rngs[lane]))
+                self._native.set_next_trace(int(lane), self._source.draw(self._rngs[lane]))
         return self._obs(), reward.copy(), terminated.copy(), np.zeros(self.num_envs, bool), infos
 
     def reset_done(self) -> dict[str, np.ndarray]:

@@ -53,14 +53,15 @@ def _classes(workload: Any) -> tuple[list[float], list[float], list[float]]:
     return [1.0], [comps[0].size_bytes], [float("nan")]
 
 
-def _trace_columns(trace: pd.DataFrame | str, topo: Topology | None, link_gbps: float) -> tuple[list[np.ndarray], Topology]:
+def native_trace(trace: pd.DataFrame | str, topo: Topology | None, link_gbps: float) -> tuple[_fabric.Trace, Topology]:
+    """A trace (DataFrame or path), validated for the topology, as the env cores take it."""
     tr, topo = _prepare(trace, topo, link_gbps)
-    cols = [
+    native = _fabric.Trace(
         tr["arrival_s"].to_numpy(np.float64), tr["src"].to_numpy(np.int64), tr["dst"].to_numpy(np.int64),
         tr["size_bytes"].to_numpy(np.float64), tr["deadline_s"].to_numpy(np.float64), tr["weight"].to_numpy(np.float64),
         tr["data_span_s"].to_numpy(np.float64), tr["size_known"].to_numpy(bool),
-    ]
-    return cols, topo
+    )
+    return native, topo
 
 
 def token_config(
@@ -80,8 +81,8 @@ def token_config(
     terminate_missed: bool = False,
     exact_composition: bool = True,
     trace: pd.DataFrame | str | None = None,
-) -> tuple[_fabric.TokenConfig, list[np.ndarray] | None]:
-    """The native config (and trace columns, when a fixed trace is given) of the token env."""
+) -> tuple[_fabric.TokenConfig, _fabric.Trace | None]:
+    """The native config (and the native trace, when a fixed trace is given) of the token env."""
     if reward not in REWARDS:
         raise ValueError(f"unknown reward {reward!r}; known: {', '.join(REWARDS)}")
     for name, v in (("k", k), ("window", window), ("burst_size", burst_size), ("n_bursts", n_bursts)):
@@ -89,13 +90,13 @@ def token_config(
             raise ValueError(f"{name} must be an integer >= 1, got {v!r}")
     if not (np.isfinite(delay_us) and delay_us >= 0):
         raise ValueError(f"delay_us must be >= 0, got {delay_us!r}")
-    cols = None
+    fixed = None
     if trace is not None:
-        cols, topology = _trace_columns(trace, topology, link_gbps)
+        fixed, topology = native_trace(trace, topology, link_gbps)
     if topology is None:
         topology = BigSwitch(burst_size + 1 if hosts is None else hosts, link_gbps)
     weights, sizes, deadlines = _classes(wl.artemis_workload_a(variant) if workload is None else workload)
-    if cols is not None:
+    if fixed is not None:
         # the trace replaces the gather generator (set_trace): its burst shape is unused
         burst_size, exact_composition, weights = 1, False, [1.0] * len(weights)
     cfg = _fabric.TokenConfig(
@@ -104,7 +105,7 @@ def token_config(
         class_weights=weights, class_sizes_bytes=sizes, class_deadlines_s=deadlines, exact=bool(exact_composition),
         burst_size=int(burst_size), burst_rate_hz=float(burst_rate_hz), n_bursts=int(n_bursts), dst=0,
     )
-    return cfg, cols
+    return cfg, fixed
 
 
 def _check_masked_action(mode: str) -> str:
@@ -216,10 +217,10 @@ class TokenSchedulingEnv(gym.Env[dict[str, np.ndarray], np.int64]):
             raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
         self.masked_action = _check_masked_action(masked_action)
         self.render_mode = render_mode
-        self._cfg, cols = token_config(**kwargs)
+        self._cfg, fixed = token_config(**kwargs)
         self._native = _fabric.TokenEnv(self._cfg)
-        if cols is not None:
-            self._native.set_trace(*cols)
+        if fixed is not None:
+            self._native.set_trace(fixed)
         self.window = self._cfg.window
         self.k = int(kwargs.get("k", 10))
         self.observation_space = _observation_space(self.window)
@@ -312,10 +313,10 @@ class TokenSchedulingVecEnv(VectorEnv):
                              f"got max_episode_steps={max_episode_steps!r}")
         if render_mode is not None:
             raise ValueError(f"TokenSchedulingVecEnv does not render, got render_mode={render_mode!r}")
-        cfg, cols = token_config(**kwargs)
+        cfg, fixed = token_config(**kwargs)
         self._native = _fabric.TokenVecEnv(cfg, int(num_envs), threads=int(threads))
-        if cols is not None:
-            self._native.set_trace(*cols)
+        if fixed is not None:
+            self._native.set_trace(fixed)
         self.num_envs = int(num_envs)
         self.window = cfg.window
         self.copy = copy

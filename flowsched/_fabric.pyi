@@ -4,7 +4,7 @@ from typing import final
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["Simulator", "SwitchConfig", "SwitchEnv", "SwitchVecEnv", "TokenConfig", "TokenEnv", "TokenVecEnv", "scheduler_names", "switch_layout", "token_layout"]
+__all__ = ["Simulator", "SwitchConfig", "Trace", "SwitchEnv", "SwitchVecEnv", "TokenConfig", "TokenEnv", "TokenVecEnv", "scheduler_names", "switch_layout", "token_layout"]
 
 @final
 class Simulator:
@@ -59,6 +59,21 @@ class Simulator:
 def scheduler_names() -> list[str]: ...
 
 @final
+class Trace:
+    def __new__(
+        cls,
+        arrival_s: npt.NDArray[np.float64],
+        src: npt.NDArray[np.int64],
+        dst: npt.NDArray[np.int64],
+        size_bytes: npt.NDArray[np.float64],
+        deadline_s: npt.NDArray[np.float64],
+        weight: npt.NDArray[np.float64],
+        data_span_s: npt.NDArray[np.float64],
+        size_known: npt.NDArray[np.bool_],
+    ) -> Trace: ...
+    def __len__(self) -> int: ...
+
+@final
 class TokenConfig:
     def __new__(
         cls,
@@ -99,17 +114,7 @@ class TokenEnv:
     ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32], npt.NDArray[np.float32], float, bool]: ...
     def n_choices(self) -> int: ...
     def episode_stats(self) -> dict[str, float]: ...
-    def set_trace(
-        self,
-        arrival_s: npt.NDArray[np.float64],
-        src: npt.NDArray[np.int64],
-        dst: npt.NDArray[np.int64],
-        size_bytes: npt.NDArray[np.float64],
-        deadline_s: npt.NDArray[np.float64],
-        weight: npt.NDArray[np.float64],
-        data_span_s: npt.NDArray[np.float64],
-        size_known: npt.NDArray[np.bool_],
-    ) -> None: ...
+    def set_trace(self, trace: Trace) -> None: ...
     @property
     def now(self) -> float: ...
     @property
@@ -150,17 +155,7 @@ class TokenVecEnv:
         terminated: npt.NDArray[np.bool_],
         stats: npt.NDArray[np.float64],
     ) -> None: ...
-    def set_trace(
-        self,
-        arrival_s: npt.NDArray[np.float64],
-        src: npt.NDArray[np.int64],
-        dst: npt.NDArray[np.int64],
-        size_bytes: npt.NDArray[np.float64],
-        deadline_s: npt.NDArray[np.float64],
-        weight: npt.NDArray[np.float64],
-        data_span_s: npt.NDArray[np.float64],
-        size_known: npt.NDArray[np.bool_],
-    ) -> None: ...
+    def set_trace(self, trace: Trace) -> None: ...
 
 def token_layout() -> tuple[int, int, list[str]]: ...
 
@@ -188,17 +183,7 @@ class SwitchConfig:
 @final
 class SwitchEnv:
     def __new__(cls, config: SwitchConfig) -> SwitchEnv: ...
-    def set_next_trace(
-        self,
-        arrival_s: npt.NDArray[np.float64],
-        src: npt.NDArray[np.int64],
-        dst: npt.NDArray[np.int64],
-        size_bytes: npt.NDArray[np.float64],
-        deadline_s: npt.NDArray[np.float64],
-        weight: npt.NDArray[np.float64],
-        data_span_s: npt.NDArray[np.float64],
-        size_known: npt.NDArray[np.bool_],
-    ) -> None: ...
+    def set_next_trace(self, trace: Trace) -> None: ...
     def reset(self) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]: ...
     def step(
         self, scores: npt.NDArray[np.float32]
@@ -214,18 +199,7 @@ class SwitchVecEnv:
     @property
     def num_envs(self) -> int: ...
     def needs_reset(self) -> npt.NDArray[np.bool_]: ...
-    def set_next_trace(
-        self,
-        lane: int,
-        arrival_s: npt.NDArray[np.float64],
-        src: npt.NDArray[np.int64],
-        dst: npt.NDArray[np.int64],
-        size_bytes: npt.NDArray[np.float64],
-        deadline_s: npt.NDArray[np.float64],
-        weight: npt.NDArray[np.float64],
-        data_span_s: npt.NDArray[np.float64],
-        size_known: npt.NDArray[np.bool_],
-    ) -> None: ...
+    def set_next_trace(self, lane: int, trace: Trace) -> None: ...
     def reset(
         self,
         flows: npt.NDArray[np.float32],

@@ -90,6 +90,16 @@ def test_agent(agent):
         action, _ = policy.predict(obs)
         env.step(action)
         return
+    if cfg.agent.kind == "rllib":  # the PPOConfig and the project's RLModule for this env (no Ray needed)
+        from flowsched.agents.rllib import MODULES, ppo_config
+
+        c = ppo_config(cfg.env.id, env_kwargs(cfg), hidden=tuple(cfg.agent.algo.hidden))
+        assert c.rl_module_spec.module_class is MODULES[cfg.env.id]
+        env = make_env(cfg)
+        m = c.rl_module_spec.module_class(observation_space=env.observation_space, action_space=env.action_space,
+                                          model_config={"hidden": list(cfg.agent.algo.hidden)})
+        assert sum(p.numel() for p in m.parameters()) > 0
+        return
     env = make_vec_env(cfg, 2, masked=cfg.agent.masked)
     model = instantiate(cfg.agent.model, env=env, seed=0, device="cpu", _convert_="all")
     obs = env.reset()

@@ -10,7 +10,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use crate::{flows_from_arrays, guarded, make_topology, to_py};
+use crate::{guarded, make_topology, to_py, PyTrace};
 
 /// Configuration of a token-scheduling environment (see flowsched.envs.TokenSchedulingEnv).
 #[pyclass(name = "TokenConfig", module = "flowsched._fabric", frozen)]
@@ -150,20 +150,8 @@ impl PyTokenEnv {
     }
 
     /// Replaces the workload by a fixed trace (from the next reset on).
-    #[allow(clippy::too_many_arguments)]
-    fn set_trace(
-        &mut self,
-        arrival_s: PyReadonlyArray1<f64>,
-        src: PyReadonlyArray1<i64>,
-        dst: PyReadonlyArray1<i64>,
-        size_bytes: PyReadonlyArray1<f64>,
-        deadline_s: PyReadonlyArray1<f64>,
-        weight: PyReadonlyArray1<f64>,
-        data_span_s: PyReadonlyArray1<f64>,
-        size_known: PyReadonlyArray1<bool>,
-    ) -> PyResult<()> {
-        let flows = flows_from_arrays(&arrival_s, &src, &dst, &size_bytes, &deadline_s, &weight, &data_span_s, &size_known)?;
-        guarded(|| self.inner.set_trace(flows))
+    fn set_trace(&mut self, trace: &PyTrace) -> PyResult<()> {
+        guarded(|| self.inner.set_trace(trace.flows.clone()))
     }
 
     #[getter]
@@ -322,20 +310,8 @@ impl PyTokenVecEnv {
     }
 
     /// Replaces every lane's workload by a fixed trace (from the next reset on).
-    #[allow(clippy::too_many_arguments)]
-    fn set_trace(
-        &mut self,
-        arrival_s: PyReadonlyArray1<f64>,
-        src: PyReadonlyArray1<i64>,
-        dst: PyReadonlyArray1<i64>,
-        size_bytes: PyReadonlyArray1<f64>,
-        deadline_s: PyReadonlyArray1<f64>,
-        weight: PyReadonlyArray1<f64>,
-        data_span_s: PyReadonlyArray1<f64>,
-        size_known: PyReadonlyArray1<bool>,
-    ) -> PyResult<()> {
-        let flows = flows_from_arrays(&arrival_s, &src, &dst, &size_bytes, &deadline_s, &weight, &data_span_s, &size_known)?;
-        guarded(|| self.inner.set_trace(flows))
+    fn set_trace(&mut self, trace: &PyTrace) -> PyResult<()> {
+        guarded(|| self.inner.set_trace(trace.flows.clone()))
     }
 }
 
@@ -426,21 +402,9 @@ impl PySwitchEnv {
         Ok(PySwitchEnv { inner: SwitchEnv::new(config.inner.clone()).map_err(to_py)? })
     }
 
-    /// The next episode's trace (columns as for Simulator).
-    #[allow(clippy::too_many_arguments)]
-    fn set_next_trace(
-        &mut self,
-        arrival_s: PyReadonlyArray1<f64>,
-        src: PyReadonlyArray1<i64>,
-        dst: PyReadonlyArray1<i64>,
-        size_bytes: PyReadonlyArray1<f64>,
-        deadline_s: PyReadonlyArray1<f64>,
-        weight: PyReadonlyArray1<f64>,
-        data_span_s: PyReadonlyArray1<f64>,
-        size_known: PyReadonlyArray1<bool>,
-    ) -> PyResult<()> {
-        let flows = flows_from_arrays(&arrival_s, &src, &dst, &size_bytes, &deadline_s, &weight, &data_span_s, &size_known)?;
-        guarded(|| self.inner.set_next_trace(flows))
+    /// The next episode's trace.
+    fn set_next_trace(&mut self, trace: &PyTrace) -> PyResult<()> {
+        guarded(|| self.inner.set_next_trace(trace.flows.clone()))
     }
 
     /// Starts the episode of the trace set last; returns (flows, mask).
@@ -485,6 +449,8 @@ impl PySwitchEnv {
         let n = s.n_flows();
         let d = PyDict::new(py);
         d.set_item("arrival_s", (0..n).map(|i| s.flow(i).arrival_s).collect::<Vec<_>>().into_pyarray(py))?;
+        d.set_item("src", (0..n).map(|i| s.flow(i).src as i64).collect::<Vec<_>>().into_pyarray(py))?;
+        d.set_item("dst", (0..n).map(|i| s.flow(i).dst as i64).collect::<Vec<_>>().into_pyarray(py))?;
         d.set_item("size_bytes", (0..n).map(|i| s.flow(i).size_bytes).collect::<Vec<_>>().into_pyarray(py))?;
         d.set_item("deadline_s", (0..n).map(|i| s.flow(i).deadline_s).collect::<Vec<_>>().into_pyarray(py))?;
         d.set_item("finish_s", s.finish_s().to_vec().into_pyarray(py))?;
@@ -560,21 +526,9 @@ impl PySwitchVecEnv {
         self.inner.needs_reset().to_vec().into_pyarray(py)
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn set_next_trace(
-        &mut self,
-        lane: usize,
-        arrival_s: PyReadonlyArray1<f64>,
-        src: PyReadonlyArray1<i64>,
-        dst: PyReadonlyArray1<i64>,
-        size_bytes: PyReadonlyArray1<f64>,
-        deadline_s: PyReadonlyArray1<f64>,
-        weight: PyReadonlyArray1<f64>,
-        data_span_s: PyReadonlyArray1<f64>,
-        size_known: PyReadonlyArray1<bool>,
-    ) -> PyResult<()> {
-        let flows = flows_from_arrays(&arrival_s, &src, &dst, &size_bytes, &deadline_s, &weight, &data_span_s, &size_known)?;
-        guarded(|| self.inner.set_next_trace(lane, flows))
+    /// The next trace of `lane` (used by its next reset).
+    fn set_next_trace(&mut self, lane: usize, trace: &PyTrace) -> PyResult<()> {
+        guarded(|| self.inner.set_next_trace(lane, trace.flows.clone()))
     }
 
     fn reset<'py>(

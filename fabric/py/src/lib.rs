@@ -102,6 +102,34 @@ pub(crate) fn make_topology(
     .map_err(to_py)
 }
 
+/// A validated-by-shape trace (the flows of an episode) handed to the environment cores.
+#[pyclass(name = "Trace", module = "flowsched._fabric", frozen)]
+pub(crate) struct PyTrace {
+    pub(crate) flows: Vec<FlowSpec>,
+}
+
+#[pymethods]
+impl PyTrace {
+    #[new]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        arrival_s: PyReadonlyArray1<f64>,
+        src: PyReadonlyArray1<i64>,
+        dst: PyReadonlyArray1<i64>,
+        size_bytes: PyReadonlyArray1<f64>,
+        deadline_s: PyReadonlyArray1<f64>,
+        weight: PyReadonlyArray1<f64>,
+        data_span_s: PyReadonlyArray1<f64>,
+        size_known: PyReadonlyArray1<bool>,
+    ) -> PyResult<Self> {
+        Ok(PyTrace { flows: flows_from_arrays(&arrival_s, &src, &dst, &size_bytes, &deadline_s, &weight, &data_span_s, &size_known)? })
+    }
+
+    fn __len__(&self) -> usize {
+        self.flows.len()
+    }
+}
+
 /// (kind, destination of a decision or -1) of a step's outcome.
 fn outcome_name(o: Outcome) -> (&'static str, i64) {
     match o {
@@ -297,6 +325,7 @@ fn scheduler_names() -> Vec<&'static str> {
 #[pymodule]
 fn _fabric(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PySimulator>()?;
+    m.add_class::<PyTrace>()?;
     envs::register(m)?;
     m.add_function(wrap_pyfunction!(scheduler_names, m)?)?;
     Ok(())
