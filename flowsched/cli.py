@@ -83,6 +83,8 @@ def _generate(a: argparse.Namespace) -> int:
 
 def _simulate(a: argparse.Namespace) -> int:
     if a.topology == "leafspine":
+        if a.hosts is not None:
+            raise ValueError("--hosts applies to the big switch; a leaf-spine has --tors x --hosts-per-tor hosts")
         topo = LeafSpine(a.tors, a.hosts_per_tor, a.spines, a.link_gbps, a.core_gbps, ecmp_seed=a.seed)
         tr = read_trace(a.trace, hosts=topo.n_hosts)
     else:

@@ -135,6 +135,8 @@ def test_cli_generate_and_simulate(tmp_path: Path):
     np.testing.assert_array_equal(res["fct_s"].to_numpy(), direct["fct_s"].to_numpy())
     bad = run("simulate", "--trace", str(trace), "--scheduler", "nope", "--hosts", "4")
     assert bad.returncode == 2 and "unknown scheduler 'nope'" in bad.stderr
+    bad = run("simulate", "--trace", str(trace), "--topology", "leafspine", "--hosts", "4")
+    assert bad.returncode == 2 and "--hosts applies to the big switch" in bad.stderr
     bad = run("simulate", "--trace", str(trace), "--hosts", "4", "--out", str(tmp_path / "r.txt"))
     assert bad.returncode == 2 and "--out must end in .csv or .parquet" in bad.stderr
     # the Table-2 comparison against another scheduler on the same trace
