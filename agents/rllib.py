@@ -25,10 +25,9 @@ except ImportError as e:  # pragma: no cover - ray is an optional dependency
 
 from torch import nn
 
+from flowsched.agents.policies import symlog as _squash  # features in MB and ms span orders of magnitude
 
-def _squash(x: torch.Tensor) -> torch.Tensor:
-    """sign(x) log(1 + |x|): features in MB and ms span orders of magnitude."""
-    return torch.sign(x) * torch.log1p(torch.abs(x))
+
 
 
 class MaskedTokenModule(TorchRLModule, ValueFunctionAPI):
