@@ -273,6 +273,7 @@ def _size_buckets(sizes: pd.Series) -> pd.Series:
 def draw_figures(results: pd.DataFrame, flows: pd.DataFrame | None, out_dir: Path, metric: str) -> list[Path]:
     """PNG figures: FCT CDF, FCT and slowdown by size bucket, ``metric`` per policy (with 95% CI)."""
     import matplotlib
+    import matplotlib.ticker
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -291,6 +292,7 @@ def draw_figures(results: pd.DataFrame, flows: pd.DataFrame | None, out_dir: Pat
                 ax.plot(x, np.arange(1, x.size + 1) / x.size, label=pol)
             ax.set(xlabel="FCT (ms)", ylabel="CDF", title=f"FCT CDF: {tag}")
             ax.set_xscale("log")
+            ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())  # minor labels overlap
             ax.grid(alpha=0.3)
             ax.legend(fontsize=8)
             fig.tight_layout()
