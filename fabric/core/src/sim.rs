@@ -214,19 +214,25 @@ pub struct Simulator {
     fair: bool,
     lpos: Vec<u32>,
     nrate: Vec<f64>,
-    in_r: Vec<bool>,
     rlist: Vec<u32>,
-    grow: Vec<u32>,
     seed_flows: Vec<u32>,
     seed_links: Vec<u32>,
-    tlinks: Vec<u32>,
     stamp: u32,
+    rst: Vec<u32>,
+    zst: Vec<u32>,
+    vst: Vec<u32>,
     tstamp: Vec<u32>,
-    mstamp: Vec<u32>,
-    cstamp: Vec<u32>,
-    fstamp: Vec<u32>,
+    lok: Vec<bool>,
     lused: Vec<f64>,
     lmax: Vec<f64>,
+    lres: Vec<f64>,
+    lw: Vec<f64>,
+    lcnt: Vec<u32>,
+    lver: Vec<u32>,
+    fheap: BinaryHeap<fair::Item>,
+    floor: f64,
+    wl: Vec<(f64, f64, f64)>,
+    grow_links: Vec<u32>,
 }
 
 mod evheap;
@@ -322,6 +328,9 @@ impl Simulator {
         let n_links = topo.n_links();
         let weight = flows.iter().map(|f| f.weight).collect();
         let fair = !cfg.force_full_recompute && fair::applies(&cfg.scheduler);
+        if fair && n >= 1 << 30 {
+            return Err(SimError::InvalidConfig(format!("fair sharing takes at most 2^30 - 1 flows, got {n}")));
+        }
         let incremental = !cfg.force_full_recompute && (incr::applies(&cfg.scheduler) || fair);
         let n_slots = path_links.len();
         Ok(Simulator {
@@ -329,19 +338,25 @@ impl Simulator {
             fair,
             lpos: vec![0; if fair { n_slots } else { 0 }],
             nrate: vec![0.0; if fair { n } else { 0 }],
-            in_r: vec![false; if fair { n } else { 0 }],
             rlist: Vec::new(),
-            grow: Vec::new(),
             seed_flows: Vec::new(),
             seed_links: Vec::new(),
-            tlinks: Vec::new(),
             stamp: 0,
+            rst: vec![0; if fair { n } else { 0 }],
+            zst: vec![0; if fair { n } else { 0 }],
+            vst: vec![0; if fair { n } else { 0 }],
             tstamp: vec![0; n_links],
-            mstamp: vec![0; n_links],
-            cstamp: vec![0; n_links],
-            fstamp: vec![0; if fair { n } else { 0 }],
+            lok: vec![false; n_links],
             lused: vec![0.0; n_links],
             lmax: vec![0.0; n_links],
+            lres: vec![0.0; n_links],
+            lw: vec![0.0; n_links],
+            lcnt: vec![0; n_links],
+            lver: vec![0; n_links],
+            fheap: BinaryHeap::new(),
+            floor: INF,
+            wl: Vec::new(),
+            grow_links: Vec::new(),
             t0: vec![0.0; n],
             apos: vec![u32::MAX; n],
             lists: vec![Vec::new(); if incremental { n_links } else { 0 }],
