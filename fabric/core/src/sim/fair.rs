@@ -23,6 +23,15 @@
 //!   saturate where they did. Every flow whose rate changes is found this way, at a level
 //!   at most its old and new levels, which is what makes the result the max-min fair
 //!   allocation (up to rounding; slack TOL in the level comparisons).
+//! * Less bookkeeping for virtual flows. On a link that joins the fill, only the virtual
+//!   flows it was a bottleneck of are "tracked" (unfrozen, checked at their old level);
+//!   the others have a bottleneck elsewhere and are "parked": counted at their old rate,
+//!   which can only make the link saturate early; when it would saturate below a parked
+//!   flow's old level, that flow is unparked (tracked) and the link's level rises. A
+//!   tracked flow's check is deferred while its link would saturate first (it stops
+//!   there then) and scheduled once the link's level rises past it.
+//! * Memory. The fair state of the active flows is dense, at their index in `active`
+//!   (the link lists hold these indices), so a fill touches little memory.
 //!
 //! Flows advance lazily and have flow events (completion, catching up with their data)
 //! in the heap of the priority allocator (incr.rs), whose machinery this shares.
@@ -88,17 +97,43 @@ pub(super) fn applies(s: &Scheduler) -> bool {
 }
 
 impl Simulator {
+    /// Flow i becomes active. The fair state of the active flows is dense, at their
+    /// index in `active` (link lists hold these indices), so that a fill touches little
+    /// memory.
     pub(super) fn fair_activate(&mut self, i: usize) {
-        self.apos[i] = self.active.len() as u32;
+        let a = self.active.len();
+        self.apos[i] = a as u32;
         self.active.push(i as u32);
         self.t0[i] = self.now;
         self.rate[i] = 0.0;
-        self.weight[i] = if matches!(self.cfg.scheduler, Scheduler::Wps) { self.flows[i].weight } else { 1.0 };
+        let w = if matches!(self.cfg.scheduler, Scheduler::Wps) { self.flows[i].weight } else { 1.0 };
+        self.weight[i] = w;
         self.cap[i] = INF;
-        for p in self.path_off[i] as usize..self.path_off[i + 1] as usize {
-            let l = self.path_links[p] as usize;
-            self.lpos[p] = self.lists[l].len() as u32;
-            self.lists[l].push(i as u32);
+        if self.drate.len() <= a {
+            let n = a + 1;
+            self.drate.resize(n, 0.0);
+            self.dw.resize(n, 0.0);
+            self.dcap.resize(n, INF);
+            self.nrate.resize(n, 0.0);
+            self.rst.resize(n, 0);
+            self.zst.resize(n, 0);
+            self.vst.resize(n, 0);
+            self.dplen.resize(n, 0);
+            self.dpl.resize(n * self.maxp, 0);
+            self.lpos.resize(n * self.maxp, 0);
+            self.pst.resize(n * self.maxp, 0);
+        }
+        self.drate[a] = 0.0;
+        self.dw[a] = w;
+        self.dcap[a] = INF;
+        let (p0, p1) = (self.path_off[i] as usize, self.path_off[i + 1] as usize);
+        self.dplen[a] = (p1 - p0) as u32;
+        for k in 0..p1 - p0 {
+            let l = self.path_links[p0 + k] as usize;
+            let s = a * self.maxp + k;
+            self.dpl[s] = l as u32;
+            self.lpos[s] = self.lists[l].len() as u32;
+            self.lists[l].push(a as u32);
             self.lok[l] = false;
         }
         self.seed_flows.push(i as u32);
@@ -106,34 +141,45 @@ impl Simulator {
 
     /// Takes an active flow out (finished or terminated): the flows on its links are re-solved.
     pub(super) fn fair_remove(&mut self, i: usize) {
-        if self.rate[i] > 0.0 {
-            self.floor = self.floor.min(self.rate[i] / self.weight[i]);
+        let a = self.apos[i] as usize;
+        if self.drate[a] > 0.0 {
+            self.floor = self.floor.min(self.drate[a] / self.dw[a]);
         }
         self.sent[i] = self.sent_now(i);
         self.t0[i] = self.now;
         self.rate[i] = 0.0;
         self.fev.remove(i as u32);
-        for p in self.path_off[i] as usize..self.path_off[i + 1] as usize {
-            let l = self.path_links[p] as usize;
-            let pos = self.lpos[p] as usize;
+        for s in self.fair_slots(a) {
+            let l = self.dpl[s] as usize;
+            let pos = self.lpos[s] as usize;
             self.lists[l].swap_remove(pos);
             if pos < self.lists[l].len() {
-                let j = self.lists[l][pos] as usize;
-                for q in self.path_off[j] as usize..self.path_off[j + 1] as usize {
-                    if self.path_links[q] as usize == l {
-                        self.lpos[q] = pos as u32;
-                    }
-                }
+                let b = self.lists[l][pos] as usize;
+                let sb = self.fair_slot(b, l);
+                self.lpos[sb] = pos as u32;
             }
             self.seed_links.push(l as u32);
             self.lok[l] = false;
         }
-        let k = self.apos[i] as usize;
-        self.active.swap_remove(k);
-        if k < self.active.len() {
-            self.apos[self.active[k] as usize] = k as u32;
-        }
+        self.active.swap_remove(a);
         self.apos[i] = u32::MAX;
+        let last = self.active.len();
+        if a < last {
+            // The last active flow moves to index a.
+            let j = self.active[a] as usize;
+            self.apos[j] = a as u32;
+            self.drate[a] = self.drate[last];
+            self.dw[a] = self.dw[last];
+            self.dcap[a] = self.dcap[last];
+            self.dplen[a] = self.dplen[last];
+            let m = self.maxp;
+            for k in 0..self.dplen[a] as usize {
+                let (s, t) = (a * m + k, last * m + k);
+                self.dpl[s] = self.dpl[t];
+                self.lpos[s] = self.lpos[t];
+                self.lists[self.dpl[s] as usize][self.lpos[s] as usize] = a as u32;
+            }
+        }
     }
 
     /// Flow i's cap may have changed (it caught up with its data, or its data is complete).
@@ -150,11 +196,11 @@ impl Simulator {
         links.clear();
         for k in 0..self.rlist.len() {
             let s = self.rlist[k] as usize;
-            if self.rate[s] > 0.0 {
-                lam = lam.min(self.rate[s] / self.weight[s]);
+            if self.drate[s] > 0.0 {
+                lam = lam.min(self.drate[s] / self.dw[s]);
             }
-            lam = lam.min(self.cap_now(s) / self.weight[s]);
-            links.extend_from_slice(&self.path_links[self.path_off[s] as usize..self.path_off[s + 1] as usize]);
+            lam = lam.min(self.cap_now(self.active[s] as usize) / self.dw[s]);
+            links.extend_from_slice(&self.dpl[self.fair_slots(s)]);
         }
         links.sort_unstable();
         links.dedup();
@@ -165,10 +211,10 @@ impl Simulator {
             let mut wrem = 0.0;
             for &g in &self.lists[l] {
                 let g = g as usize;
-                let w = self.weight[g];
+                let w = self.dw[g];
                 wrem += w;
                 if self.rst[g] != st {
-                    self.wl.push((self.rate[g] / w, self.rate[g], w));
+                    self.wl.push((self.drate[g] / w, self.drate[g], w));
                 }
             }
             self.wl.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
@@ -193,14 +239,61 @@ impl Simulator {
         lam
     }
 
-    /// Link l joins the fill at level lam: its residual capacity and unfrozen weight; its
-    /// virtual flows below lam are final, the others get an event at their old level.
-    fn fair_join(&mut self, l: usize, lam: f64) {
+    /// Used capacity and highest level of link l at the committed rates (cached until a
+    /// flow of l changes rate, arrives or leaves).
+    fn fair_old_state(&mut self, l: usize) -> (f64, f64) {
+        if !self.lok[l] {
+            let mut used = 0.0;
+            let mut mx = 0.0f64;
+            for &h in &self.lists[l] {
+                let h = h as usize;
+                used += self.drate[h];
+                mx = mx.max(self.drate[h] / self.dw[h]);
+            }
+            self.lok[l] = true;
+            self.lused[l] = used;
+            self.lmax[l] = mx;
+        }
+        (self.lused[l], self.lmax[l])
+    }
+
+    /// The path slot of flow g on link l.
+    #[inline]
+    fn fair_slot(&self, g: usize, l: usize) -> usize {
+        let mut p = g * self.maxp;
+        while self.dpl[p] as usize != l {
+            p += 1;
+        }
+        p
+    }
+
+    /// The path slots of the flow at dense index g.
+    #[inline]
+    fn fair_slots(&self, g: usize) -> std::ops::Range<usize> {
+        let p = g * self.maxp;
+        p..p + self.dplen[g] as usize
+    }
+
+    /// Link l joins the fill at level lam: its residual capacity and unfrozen weight. Its
+    /// virtual flows below lam are final. A virtual flow that l was a bottleneck of (or
+    /// every virtual flow, on a link an event changed) is tracked: unfrozen, with an
+    /// event at its old level. The others are "parked" at their old rate on l (they have
+    /// a bottleneck elsewhere); a parked flow found above the level where l saturates is
+    /// unparked and tracked (see fair_allocate), which only raises that level.
+    fn fair_join(&mut self, l: usize, lam: f64, track_all: bool) {
         let st = self.stamp;
         if self.tstamp[l] == st {
             return;
         }
         self.tstamp[l] = st;
+        let (used, mx) = self.fair_old_state(l);
+        let bott = if track_all {
+            0.0
+        } else if used >= self.topo.capacity[l] * (1.0 - TOL) {
+            mx * (1.0 - TOL)
+        } else {
+            INF
+        };
         let mut res = self.topo.capacity[l];
         let mut w = 0.0;
         let mut cnt = 0u32;
@@ -210,23 +303,26 @@ impl Simulator {
                 if self.zst[g] == st {
                     res -= self.nrate[g];
                 } else {
-                    w += self.weight[g];
+                    w += self.dw[g];
                     cnt += 1;
                 }
             } else if self.zst[g] == st {
-                res -= self.rate[g];
+                res -= self.drate[g];
             } else {
-                let lev = self.rate[g] / self.weight[g];
+                let lev = self.drate[g] / self.dw[g];
                 if lev < lam {
                     self.zst[g] = st;
-                    res -= self.rate[g];
-                } else {
-                    w += self.weight[g];
+                    res -= self.drate[g];
+                } else if lev >= bott {
+                    w += self.dw[g];
                     cnt += 1;
                     if self.vst[g] != st {
-                        self.vst[g] = st;
-                        self.fheap.push(Item::new(lev, 1, g, 0));
+                        self.tq.push(g as u32);
                     }
+                } else {
+                    res -= self.drate[g];
+                    let p = self.fair_slot(g, l);
+                    self.pst[p] = st;
                 }
             }
         }
@@ -234,70 +330,122 @@ impl Simulator {
         self.lw[l] = w;
         self.lcnt[l] = cnt;
         self.lver[l] = 0;
+        // A tracked flow needs its own event only if l does not stop it first: the event
+        // of one at or above the level of l is deferred until that level rises past it
+        // (see fair_allocate), and is mostly never needed.
+        let mut unp = INF;
         if cnt > 0 {
-            self.fheap.push(Item::new(res.max(0.0) / w, 0, l, 0));
+            let sat = res.max(0.0) / w;
+            for k in 0..self.tq.len() {
+                let g = self.tq[k] as usize;
+                let lev = self.drate[g] / self.dw[g];
+                if lev < sat {
+                    if self.vst[g] != st {
+                        self.vst[g] = st;
+                        self.fheap.push(Item::new(lev, 1, g, 0));
+                    }
+                } else {
+                    unp = unp.min(lev);
+                }
+            }
+            self.fheap.push(Item::new(sat, 0, l, 0));
         }
+        self.tq.clear();
+        self.lunp[l] = unp;
     }
 
-    /// Flow g (unfrozen on the links of the fill) freezes at rate r.
+    /// Link l's level rose to `sat`: the events of the flows tracked there whose old level
+    /// it passed (deferred in fair_join) go into the heap.
+    fn fair_undefer(&mut self, l: usize, sat: f64) {
+        let st = self.stamp;
+        let mut unp = INF;
+        for k in 0..self.lists[l].len() {
+            let g = self.lists[l][k] as usize;
+            if self.vst[g] == st || self.zst[g] == st || self.rst[g] == st || self.pst[self.fair_slot(g, l)] == st {
+                continue;
+            }
+            let lev = self.drate[g] / self.dw[g];
+            if lev < sat {
+                self.vst[g] = st;
+                self.fheap.push(Item::new(lev, 1, g, 0));
+            } else {
+                unp = unp.min(lev);
+            }
+        }
+        self.lunp[l] = unp;
+    }
+
+    /// Flow g (unfrozen, or parked, on the links of the fill) freezes at rate r.
     fn fair_freeze(&mut self, g: usize, r: f64) {
         let st = self.stamp;
         self.zst[g] = st;
-        let w = self.weight[g];
-        for p in self.path_off[g] as usize..self.path_off[g + 1] as usize {
-            let l = self.path_links[p] as usize;
+        let w = self.dw[g];
+        for p in self.fair_slots(g) {
+            let l = self.dpl[p] as usize;
             if self.tstamp[l] != st {
                 continue;
             }
-            self.lres[l] -= r;
-            self.lcnt[l] -= 1;
-            self.lw[l] = if self.lcnt[l] > 0 { self.lw[l] - w } else { 0.0 };
+            if self.pst[p] == st {
+                self.pst[p] = st.wrapping_sub(1);
+                self.lres[l] += self.drate[g] - r;
+            } else {
+                self.lres[l] -= r;
+                self.lcnt[l] -= 1;
+                self.lw[l] = if self.lcnt[l] > 0 { self.lw[l] - w } else { 0.0 };
+            }
             self.lver[l] = self.lver[l].wrapping_add(1);
         }
     }
 
-    /// Flow g turns real: its cap, and its links join the fill.
+    /// Unparks flow g on the link of slot p (it is unfrozen there from now on); the link's
+    /// level may fall (not below the current level): a fresh heap entry.
+    fn fair_unpark(&mut self, g: usize, p: usize) {
+        let st = self.stamp;
+        let l = self.dpl[p] as usize;
+        self.pst[p] = st.wrapping_sub(1);
+        self.lres[l] += self.drate[g];
+        self.lw[l] += self.dw[g];
+        self.lcnt[l] += 1;
+        self.lver[l] = self.lver[l].wrapping_add(1);
+        self.fheap.push(Item::new(self.lres[l].max(0.0) / self.lw[l], 0, l, self.lver[l]));
+    }
+
+    /// Flow g turns real: its cap, and its other links join the fill.
     fn fair_make_real(&mut self, g: usize, lam: f64) {
         self.rst[g] = self.stamp;
         self.rlist.push(g as u32);
-        self.cap[g] = self.cap_now(g);
-        for p in self.path_off[g] as usize..self.path_off[g + 1] as usize {
-            self.fair_join(self.path_links[p] as usize, lam);
+        self.dcap[g] = self.cap_now(self.active[g] as usize);
+        for p in self.fair_slots(g) {
+            self.fair_join(self.dpl[p] as usize, lam, false);
         }
     }
 
     /// Whether virtual flow g, at its old level lam, still stops there: at its cap, on a
-    /// link of the fill that saturates at lam, or on an untouched link where it was a
-    /// bottleneck.
+    /// link of the fill that saturates at lam (no parked flow above lam there), or on an
+    /// untouched link where it was a bottleneck.
     fn fair_still_stops(&mut self, g: usize, lam: f64) -> bool {
         let st = self.stamp;
-        let r = self.rate[g];
-        if self.cap[g] < INF && r >= self.cap[g] * (1.0 - TOL) {
+        let r = self.drate[g];
+        if self.dcap[g] < INF && r >= self.dcap[g] * (1.0 - TOL) {
             return true;
         }
-        let lev = r / self.weight[g];
-        for p in self.path_off[g] as usize..self.path_off[g + 1] as usize {
-            let l = self.path_links[p] as usize;
+        let lev = r / self.dw[g];
+        for p in self.fair_slots(g) {
+            let l = self.dpl[p] as usize;
             if self.tstamp[l] == st {
-                if self.lcnt[l] > 0 && self.lres[l].max(0.0) <= self.lw[l] * lam * (1.0 + TOL) {
-                    return true;
+                if self.lcnt[l] > 0 && self.pst[p] != st && self.lres[l].max(0.0) <= self.lw[l] * lam * (1.0 + TOL) {
+                    let hi = lam * (1.0 + TOL);
+                    let parked_above = self.lists[l].iter().any(|&h| {
+                        let h = h as usize;
+                        self.zst[h] != st && self.rst[h] != st && self.drate[h] > self.dw[h] * hi && self.pst[self.fair_slot(h, l)] == st
+                    });
+                    if !parked_above {
+                        return true;
+                    }
                 }
             } else {
-                if !self.lok[l] {
-                    // Used capacity and highest level at the committed rates (cached
-                    // until a flow of l changes rate, arrives or leaves).
-                    let mut used = 0.0;
-                    let mut mx = 0.0f64;
-                    for &h in &self.lists[l] {
-                        let h = h as usize;
-                        used += self.rate[h];
-                        mx = mx.max(self.rate[h] / self.weight[h]);
-                    }
-                    self.lok[l] = true;
-                    self.lused[l] = used;
-                    self.lmax[l] = mx;
-                }
-                if self.lused[l] >= self.topo.capacity[l] * (1.0 - TOL) && lev >= self.lmax[l] * (1.0 - TOL) {
+                let (used, mx) = self.fair_old_state(l);
+                if used >= self.topo.capacity[l] * (1.0 - TOL) && lev >= mx * (1.0 - TOL) {
                     return true;
                 }
             }
@@ -313,8 +461,12 @@ impl Simulator {
         let st = self.stamp;
         self.rlist.clear();
         for k in 0..self.seed_flows.len() {
-            let s = self.seed_flows[k] as usize;
-            if self.status[s] == Status::Active && self.rst[s] != st {
+            let i = self.seed_flows[k] as usize;
+            if self.status[i] != Status::Active {
+                continue;
+            }
+            let s = self.apos[i] as usize;
+            if self.rst[s] != st {
                 self.rst[s] = st;
                 self.rlist.push(s as u32);
             }
@@ -328,22 +480,24 @@ impl Simulator {
         self.fheap.clear();
         for k in 0..self.rlist.len() {
             let g = self.rlist[k] as usize;
-            self.cap[g] = self.cap_now(g);
+            self.dcap[g] = self.cap_now(self.active[g] as usize);
+        }
+        // The links of the event: every virtual flow there is tracked (their committed
+        // rates do not tell the bottlenecks of the new state).
+        for k in 0..self.seed_links.len() {
+            self.fair_join(self.seed_links[k] as usize, lam, true);
         }
         for k in 0..self.rlist.len() {
             let g = self.rlist[k] as usize;
-            for p in self.path_off[g] as usize..self.path_off[g + 1] as usize {
-                self.fair_join(self.path_links[p] as usize, lam);
+            for p in self.fair_slots(g) {
+                self.fair_join(self.dpl[p] as usize, lam, true);
             }
-        }
-        for k in 0..self.seed_links.len() {
-            self.fair_join(self.seed_links[k] as usize, lam);
         }
         self.seed_links.clear();
         for k in 0..self.rlist.len() {
             let g = self.rlist[k] as usize;
-            if self.cap[g] < INF {
-                self.fheap.push(Item::new(self.cap[g] / self.weight[g], 2, g, 0));
+            if self.dcap[g] < INF {
+                self.fheap.push(Item::new(self.dcap[g] / self.dw[g], 2, g, 0));
             }
         }
         while let Some(top) = self.fheap.peek().copied() {
@@ -353,6 +507,9 @@ impl Simulator {
                 // (in place: one sift instead of a pop and a push).
                 let level = self.lres[id].max(0.0) / self.lw[id];
                 *self.fheap.peek_mut().unwrap() = Item::new(level, 0, id, self.lver[id]);
+                if level > self.lunp[id] {
+                    self.fair_undefer(id, level);
+                }
                 continue;
             }
             let it = self.fheap.pop().unwrap();
@@ -362,20 +519,42 @@ impl Simulator {
                     if self.lcnt[l] == 0 {
                         continue;
                     }
+                    // Parked flows above this level: unpark them (the level rises).
+                    let hi = it.level * (1.0 + TOL);
+                    let mut moved = false;
+                    for k in 0..self.lists[l].len() {
+                        let g = self.lists[l][k] as usize;
+                        if self.zst[g] == st || self.rst[g] == st || self.drate[g] <= self.dw[g] * hi {
+                            continue;
+                        }
+                        let p = self.fair_slot(g, l);
+                        if self.pst[p] == st {
+                            self.fair_unpark(g, p);
+                            moved = true;
+                            if self.vst[g] != st {
+                                self.vst[g] = st;
+                                self.fheap.push(Item::new(self.drate[g] / self.dw[g], 1, g, 0));
+                            }
+                        }
+                    }
+                    if moved {
+                        continue;
+                    }
                     lam = lam.max(it.level);
                     for k in 0..self.lists[l].len() {
                         let g = self.lists[l][k] as usize;
                         if self.zst[g] == st {
                             continue;
                         }
-                        let w = self.weight[g];
+                        let w = self.dw[g];
                         if self.rst[g] == st {
-                            let r = (w * lam).min(self.cap[g]);
+                            let r = (w * lam).min(self.dcap[g]);
                             self.nrate[g] = r;
                             self.fair_freeze(g, r);
-                        } else if self.rate[g] <= w * lam * (1.0 + TOL) {
-                            // Saturates at the virtual flow's old level: it stays.
-                            self.fair_freeze(g, self.rate[g]);
+                        } else if self.drate[g] <= w * lam * (1.0 + TOL) {
+                            // Saturates at the virtual flow's old level (or a parked flow
+                            // below it): it stays.
+                            self.fair_freeze(g, self.drate[g]);
                         } else {
                             // Frozen below its old level: it turns real.
                             let r = w * lam;
@@ -392,11 +571,17 @@ impl Simulator {
                     }
                     lam = lam.max(it.level);
                     if self.fair_still_stops(g, lam) {
-                        self.fair_freeze(g, self.rate[g]);
+                        self.fair_freeze(g, self.drate[g]);
                     } else {
+                        // It goes on rising: unparked wherever it is parked.
+                        for p in self.fair_slots(g) {
+                            if self.pst[p] == st && self.tstamp[self.dpl[p] as usize] == st {
+                                self.fair_unpark(g, p);
+                            }
+                        }
                         self.fair_make_real(g, lam);
-                        if self.cap[g] < INF {
-                            self.fheap.push(Item::new(self.cap[g] / self.weight[g], 2, g, 0));
+                        if self.dcap[g] < INF {
+                            self.fheap.push(Item::new(self.dcap[g] / self.dw[g], 2, g, 0));
                         }
                     }
                 }
@@ -406,7 +591,7 @@ impl Simulator {
                         continue;
                     }
                     lam = lam.max(it.level);
-                    let r = self.cap[g];
+                    let r = self.dcap[g];
                     self.nrate[g] = r;
                     self.fair_freeze(g, r);
                 }
@@ -416,11 +601,12 @@ impl Simulator {
         for k in 0..self.rlist.len() {
             let f = self.rlist[k] as usize;
             debug_assert!(self.zst[f] == st, "a real flow is frozen at the end of the fill");
-            let (r, old) = (self.nrate[f], self.rate[f]);
+            let (r, old) = (self.nrate[f], self.drate[f]);
             if (r - old).abs() > 1e-12 * r.max(old) || (r == 0.0) != (old == 0.0) {
-                self.set_rate(f, r);
-                for p in self.path_off[f] as usize..self.path_off[f + 1] as usize {
-                    self.lok[self.path_links[p] as usize] = false;
+                self.set_rate(self.active[f] as usize, r);
+                self.drate[f] = r;
+                for p in self.fair_slots(f) {
+                    self.lok[self.dpl[p] as usize] = false;
                 }
             }
         }
