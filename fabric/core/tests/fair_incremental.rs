@@ -63,6 +63,29 @@ fn incremental_fair_sharing_matches_full_recomputation() {
 }
 
 #[test]
+fn incremental_fair_sharing_matches_full_recomputation_at_scale() {
+    // More hosts and a heavier load than above: hundreds of active flows, so that the
+    // fill grows far from the flows of an event (forced-lower and risen virtual flows,
+    // links joining late). Leaf-spine with a thin core as well.
+    let mut rng = SplitMix64::new(23);
+    let big = Topology::big_switch(&[1.5; 24]).unwrap();
+    let ls = Topology::leaf_spine(4, 6, 2, &[1.5; 24], 2.5, 1).unwrap();
+    for (k, topo) in [&big, &ls].into_iter().enumerate() {
+        for name in ["ps", "wps"] {
+            let flows = random_flows(&mut rng, 24, 2500, k == 1, false, name == "wps");
+            let mut cfg = SimConfig::new(Scheduler::parse(name).unwrap());
+            cfg.seed = 3;
+            let (a, _, sa) = run(topo, &flows, cfg.clone(), false);
+            let (b, _, sb) = run(topo, &flows, cfg, true);
+            for i in 0..flows.len() {
+                assert!(close(a[i], b[i], 1e-3), "{name} topo {k} flow {i}: incremental finish {} vs full {}", a[i], b[i]);
+                assert!(close(sa[i], sb[i], flows[i].size_bytes), "{name} topo {k} flow {i}: sent {} vs {}", sa[i], sb[i]);
+            }
+        }
+    }
+}
+
+#[test]
 fn incremental_fair_sharing_is_deterministic() {
     let mut rng = SplitMix64::new(11);
     let ls = Topology::leaf_spine(3, 3, 2, &[10.0; 9], 20.0, 5).unwrap();

@@ -1,79 +1,185 @@
 //! The incremental allocator for fair sharing (`ps`, `wps`).
 //!
-//! The (weighted) max-min fair allocation with per-flow caps is characterized by a
-//! certificate: it is feasible and every flow either sends at its cap or has a
-//! bottleneck link, a saturated link on its path where no flow has a higher level
-//! (level = rate / weight). An event (arrival, departure, a cap that changes) leaves
-//! most flows' rates as they were. So an event re-solves only a region R of flows:
-//! R starts with the flows the event concerns and the flows on their links; the flows
-//! of R are re-filled (progressive filling, `Filler`) over what the others leave of
-//! their links; then the certificate is checked on every flow of R and every other
-//! flow that shares a link with R. A flow that fails it (or one that keeps a flow of R
-//! from its bottleneck) joins R, and R is re-filled, until the certificate holds. The
-//! flows outside R that share no link with R keep their bottlenecks untouched, so the
-//! result is the max-min fair allocation (up to rounding). A region that grows past
-//! a sixteenth of the active flows, or whose cumulative work passes an eighth (measured
-//! on the web search benchmark: a full fill costs less per flow than a region round),
-//! falls back to one fill over all of them (with more than 64 active flows).
+//! Progressive filling (water-filling) raises a common level and freezes a flow when a
+//! link on its path saturates (or at its cap); a flow's rate is weight * the level it
+//! froze at. An event (arrival, departure, a cap that changes) changes few flows' rates,
+//! and this re-runs the filling only where it differs from the previous one:
+//!
+//! * The floor. No link saturates, and no flow freezes, differently below the floor: the
+//!   lowest old level of a departing or changing flow, and for every link of an arriving
+//!   or changing flow the level where that link saturates with it (water level over the
+//!   old rates of the others). Flows below the floor keep their rates.
+//! * From the floor up, one progressive fill over a growing set of "real" flows (the
+//!   flows of the event, then every flow found to change) and the links they use. Every
+//!   other flow on those links is "virtual": it keeps its old rate while the fill runs
+//!   past it and freezes at its old level, unless
+//!   - a link saturates below its old level: the flow is frozen lower, so it turns real
+//!     (and its other links join the fill with the capacity it frees), or
+//!   - at its old level it no longer has a reason to stop there: not at its cap, no
+//!     saturated link of the fill at that level, and no untouched link where it was a
+//!     bottleneck (saturated, and no flow with a higher level). It turns real and goes on
+//!     rising.
+//!   Links outside the fill have only unchanged flows below the current level, so they
+//!   saturate where they did. Every flow whose rate changes is found this way, at a level
+//!   at most its old and new levels, which is what makes the result the max-min fair
+//!   allocation (up to rounding; slack TOL in the level comparisons).
+//! * Less bookkeeping for virtual flows. On a link that joins the fill, only the virtual
+//!   flows it was a bottleneck of are "tracked" (unfrozen, checked at their old level);
+//!   the others have a bottleneck elsewhere and are "parked": counted at their old rate,
+//!   which can only make the link saturate early; when it would saturate below a parked
+//!   flow's old level, that flow is unparked (tracked) and the link's level rises. A
+//!   tracked flow's check is deferred while its link would saturate first (it stops
+//!   there then) and scheduled once the link's level rises past it.
+//! * Memory. The fair state of the active flows is dense, at their index in `active`
+//!   (the link lists hold these indices), so a fill touches little memory.
 //!
 //! Flows advance lazily and have flow events (completion, catching up with their data)
 //! in the heap of the priority allocator (incr.rs), whose machinery this shares.
 //! `SimConfig::force_full_recompute` runs the full recomputation instead; the test
 //! suite checks both give the same results.
+use std::cmp::Ordering;
+
 use super::{Simulator, Status, INF};
-use crate::fill::Paths;
 use crate::sched::Scheduler;
 
-/// Relative slack of the certificate checks (saturation and level comparisons): well
-/// above the rounding of a sum of rates, well below what changes a result.
+/// Relative slack of the level comparisons (saturation, a virtual flow at its old
+/// level): well above the rounding of a sum of rates, well below what changes a result.
 const TOL: f64 = 1e-11;
+
+/// An event of the fill: a link that saturates at `level` (kind 0; a version tells a
+/// stale entry), a virtual flow at its old level (kind 1), a real flow at its cap
+/// (kind 2). Ordered by level, then kind (links first), id and version, packed in
+/// `key` (deterministic).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Item {
+    level: f64,
+    key: u64,
+}
+impl Item {
+    #[inline]
+    fn new(level: f64, kind: u64, id: usize, version: u32) -> Self {
+        Item { level, key: kind << 62 | (id as u64) << 32 | version as u64 }
+    }
+    #[inline]
+    fn kind(&self) -> u64 {
+        self.key >> 62
+    }
+    #[inline]
+    fn id(&self) -> usize {
+        ((self.key >> 32) & 0x3fff_ffff) as usize
+    }
+    #[inline]
+    fn version(&self) -> u32 {
+        self.key as u32
+    }
+}
+impl PartialEq for Item {
+    fn eq(&self, o: &Self) -> bool {
+        self.cmp(o) == Ordering::Equal
+    }
+}
+impl Eq for Item {}
+impl PartialOrd for Item {
+    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Item {
+    // Reversed: BinaryHeap is a max-heap.
+    #[inline]
+    fn cmp(&self, o: &Self) -> Ordering {
+        o.level.total_cmp(&self.level).then(o.key.cmp(&self.key))
+    }
+}
 
 pub(super) fn applies(s: &Scheduler) -> bool {
     matches!(s, Scheduler::Ps | Scheduler::Wps)
 }
 
 impl Simulator {
+    /// Flow i becomes active. The fair state of the active flows is dense, at their
+    /// index in `active` (link lists hold these indices), so that a fill touches little
+    /// memory.
     pub(super) fn fair_activate(&mut self, i: usize) {
-        self.apos[i] = self.active.len() as u32;
+        let a = self.active.len();
+        self.apos[i] = a as u32;
         self.active.push(i as u32);
         self.t0[i] = self.now;
         self.rate[i] = 0.0;
-        self.weight[i] = if matches!(self.cfg.scheduler, Scheduler::Wps) { self.flows[i].weight } else { 1.0 };
+        let w = if matches!(self.cfg.scheduler, Scheduler::Wps) { self.flows[i].weight } else { 1.0 };
+        self.weight[i] = w;
         self.cap[i] = INF;
-        for p in self.path_off[i] as usize..self.path_off[i + 1] as usize {
-            let l = self.path_links[p] as usize;
-            self.lpos[p] = self.lists[l].len() as u32;
-            self.lists[l].push(i as u32);
+        if self.drate.len() <= a {
+            let n = a + 1;
+            self.drate.resize(n, 0.0);
+            self.dw.resize(n, 0.0);
+            self.dcap.resize(n, INF);
+            self.nrate.resize(n, 0.0);
+            self.rst.resize(n, 0);
+            self.zst.resize(n, 0);
+            self.vst.resize(n, 0);
+            self.dplen.resize(n, 0);
+            self.dpl.resize(n * self.maxp, 0);
+            self.lpos.resize(n * self.maxp, 0);
+            self.pst.resize(n * self.maxp, 0);
+        }
+        self.drate[a] = 0.0;
+        self.dw[a] = w;
+        self.dcap[a] = INF;
+        let (p0, p1) = (self.path_off[i] as usize, self.path_off[i + 1] as usize);
+        self.dplen[a] = (p1 - p0) as u32;
+        for k in 0..p1 - p0 {
+            let l = self.path_links[p0 + k] as usize;
+            let s = a * self.maxp + k;
+            self.dpl[s] = l as u32;
+            self.lpos[s] = self.lists[l].len() as u32;
+            self.lists[l].push(a as u32);
+            self.lok[l] = false;
         }
         self.seed_flows.push(i as u32);
     }
 
     /// Takes an active flow out (finished or terminated): the flows on its links are re-solved.
     pub(super) fn fair_remove(&mut self, i: usize) {
+        let a = self.apos[i] as usize;
+        if self.drate[a] > 0.0 {
+            self.floor = self.floor.min(self.drate[a] / self.dw[a]);
+        }
         self.sent[i] = self.sent_now(i);
         self.t0[i] = self.now;
         self.rate[i] = 0.0;
         self.fev.remove(i as u32);
-        for p in self.path_off[i] as usize..self.path_off[i + 1] as usize {
-            let l = self.path_links[p] as usize;
-            let pos = self.lpos[p] as usize;
+        for s in self.fair_slots(a) {
+            let l = self.dpl[s] as usize;
+            let pos = self.lpos[s] as usize;
             self.lists[l].swap_remove(pos);
             if pos < self.lists[l].len() {
-                let j = self.lists[l][pos] as usize;
-                for q in self.path_off[j] as usize..self.path_off[j + 1] as usize {
-                    if self.path_links[q] as usize == l {
-                        self.lpos[q] = pos as u32;
-                    }
-                }
+                let b = self.lists[l][pos] as usize;
+                let sb = self.fair_slot(b, l);
+                self.lpos[sb] = pos as u32;
             }
             self.seed_links.push(l as u32);
+            self.lok[l] = false;
         }
-        let k = self.apos[i] as usize;
-        self.active.swap_remove(k);
-        if k < self.active.len() {
-            self.apos[self.active[k] as usize] = k as u32;
-        }
+        self.active.swap_remove(a);
         self.apos[i] = u32::MAX;
+        let last = self.active.len();
+        if a < last {
+            // The last active flow moves to index a.
+            let j = self.active[a] as usize;
+            self.apos[j] = a as u32;
+            self.drate[a] = self.drate[last];
+            self.dw[a] = self.dw[last];
+            self.dcap[a] = self.dcap[last];
+            self.dplen[a] = self.dplen[last];
+            let m = self.maxp;
+            for k in 0..self.dplen[a] as usize {
+                let (s, t) = (a * m + k, last * m + k);
+                self.dpl[s] = self.dpl[t];
+                self.lpos[s] = self.lpos[t];
+                self.lists[self.dpl[s] as usize][self.lpos[s] as usize] = a as u32;
+            }
+        }
     }
 
     /// Flow i's cap may have changed (it caught up with its data, or its data is complete).
@@ -81,225 +187,429 @@ impl Simulator {
         self.seed_flows.push(i as u32);
     }
 
-    #[inline]
-    fn fair_cur(&self, g: usize) -> f64 {
-        if self.in_r[g] {
-            self.nrate[g]
-        } else {
-            self.rate[g]
+    /// The floor (see the module doc) of the pending changes; the flows of `rlist` are
+    /// the arriving and changing ones (their old rate: 0 for an arrival).
+    fn fair_floor(&mut self) -> f64 {
+        let mut lam = std::mem::replace(&mut self.floor, INF);
+        let st = self.stamp;
+        let mut links = std::mem::take(&mut self.grow_links);
+        links.clear();
+        for k in 0..self.rlist.len() {
+            let s = self.rlist[k] as usize;
+            if self.drate[s] > 0.0 {
+                lam = lam.min(self.drate[s] / self.dw[s]);
+            }
+            lam = lam.min(self.cap_now(self.active[s] as usize) / self.dw[s]);
+            links.extend_from_slice(&self.dpl[self.fair_slots(s)]);
         }
-    }
-
-    fn add_r(&mut self, g: usize) {
-        if !self.in_r[g] && self.status[g] == Status::Active {
-            self.in_r[g] = true;
-            self.rlist.push(g as u32);
-        }
-    }
-
-    fn add_link_flows(&mut self, l: usize) {
-        for k in 0..self.lists[l].len() {
-            let g = self.lists[l][k] as usize;
-            self.add_r(g);
-        }
-    }
-
-    /// Used capacity and highest level on link l at the current rates (memoized per round).
-    fn link_state(&mut self, l: usize) -> (f64, f64) {
-        if self.mstamp[l] != self.stamp {
-            let mut used = 0.0;
-            let mut mx = 0.0f64;
+        links.sort_unstable();
+        links.dedup();
+        for &l in &links {
+            let l = l as usize;
+            // Water level of l: the others at min(old rate, weight * level).
+            self.wl.clear();
+            let mut wrem = 0.0;
             for &g in &self.lists[l] {
                 let g = g as usize;
-                let r = self.fair_cur(g);
-                used += r;
-                mx = mx.max(r / self.weight[g]);
+                let w = self.dw[g];
+                wrem += w;
+                if self.rst[g] != st {
+                    self.wl.push((self.drate[g] / w, self.drate[g], w));
+                }
             }
-            self.mstamp[l] = self.stamp;
+            self.wl.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
+            let c = self.topo.capacity[l];
+            let mut frozen = 0.0;
+            let mut x = INF;
+            for &(lev, r, w) in &self.wl {
+                let cand = (c - frozen).max(0.0) / wrem;
+                if cand <= lev {
+                    x = cand;
+                    break;
+                }
+                frozen += r;
+                wrem -= w;
+            }
+            if x == INF {
+                x = (c - frozen).max(0.0) / wrem;
+            }
+            lam = lam.min(x);
+        }
+        self.grow_links = links;
+        lam
+    }
+
+    /// Used capacity and highest level of link l at the committed rates (cached until a
+    /// flow of l changes rate, arrives or leaves).
+    fn fair_old_state(&mut self, l: usize) -> (f64, f64) {
+        if !self.lok[l] {
+            let mut used = 0.0;
+            let mut mx = 0.0f64;
+            for &h in &self.lists[l] {
+                let h = h as usize;
+                used += self.drate[h];
+                mx = mx.max(self.drate[h] / self.dw[h]);
+            }
+            self.lok[l] = true;
             self.lused[l] = used;
             self.lmax[l] = mx;
         }
         (self.lused[l], self.lmax[l])
     }
 
-    /// Whether flow g sends at its cap or has a bottleneck link at the current rates.
-    fn has_bottleneck(&mut self, g: usize) -> bool {
-        let r = self.fair_cur(g);
-        if self.cap[g] < INF && r >= self.cap[g] * (1.0 - TOL) {
+    /// The path slot of flow g on link l.
+    #[inline]
+    fn fair_slot(&self, g: usize, l: usize) -> usize {
+        let mut p = g * self.maxp;
+        while self.dpl[p] as usize != l {
+            p += 1;
+        }
+        p
+    }
+
+    /// The path slots of the flow at dense index g.
+    #[inline]
+    fn fair_slots(&self, g: usize) -> std::ops::Range<usize> {
+        let p = g * self.maxp;
+        p..p + self.dplen[g] as usize
+    }
+
+    /// Link l joins the fill at level lam: its residual capacity and unfrozen weight. Its
+    /// virtual flows below lam are final. A virtual flow that l was a bottleneck of (or
+    /// every virtual flow, on a link an event changed) is tracked: unfrozen, with an
+    /// event at its old level. The others are "parked" at their old rate on l (they have
+    /// a bottleneck elsewhere); a parked flow found above the level where l saturates is
+    /// unparked and tracked (see fair_allocate), which only raises that level.
+    fn fair_join(&mut self, l: usize, lam: f64, track_all: bool) {
+        let st = self.stamp;
+        if self.tstamp[l] == st {
+            return;
+        }
+        self.tstamp[l] = st;
+        let (used, mx) = self.fair_old_state(l);
+        let bott = if track_all {
+            0.0
+        } else if used >= self.topo.capacity[l] * (1.0 - TOL) {
+            mx * (1.0 - TOL)
+        } else {
+            INF
+        };
+        let mut res = self.topo.capacity[l];
+        let mut w = 0.0;
+        let mut cnt = 0u32;
+        for k in 0..self.lists[l].len() {
+            let g = self.lists[l][k] as usize;
+            if self.rst[g] == st {
+                if self.zst[g] == st {
+                    res -= self.nrate[g];
+                } else {
+                    w += self.dw[g];
+                    cnt += 1;
+                }
+            } else if self.zst[g] == st {
+                res -= self.drate[g];
+            } else {
+                let lev = self.drate[g] / self.dw[g];
+                if lev < lam {
+                    self.zst[g] = st;
+                    res -= self.drate[g];
+                } else if lev >= bott {
+                    w += self.dw[g];
+                    cnt += 1;
+                    if self.vst[g] != st {
+                        self.tq.push(g as u32);
+                    }
+                } else {
+                    res -= self.drate[g];
+                    let p = self.fair_slot(g, l);
+                    self.pst[p] = st;
+                }
+            }
+        }
+        self.lres[l] = res;
+        self.lw[l] = w;
+        self.lcnt[l] = cnt;
+        self.lver[l] = 0;
+        // A tracked flow needs its own event only if l does not stop it first: the event
+        // of one at or above the level of l is deferred until that level rises past it
+        // (see fair_allocate), and is mostly never needed.
+        let mut unp = INF;
+        if cnt > 0 {
+            let sat = res.max(0.0) / w;
+            for k in 0..self.tq.len() {
+                let g = self.tq[k] as usize;
+                let lev = self.drate[g] / self.dw[g];
+                if lev < sat {
+                    if self.vst[g] != st {
+                        self.vst[g] = st;
+                        self.fheap.push(Item::new(lev, 1, g, 0));
+                    }
+                } else {
+                    unp = unp.min(lev);
+                }
+            }
+            self.fheap.push(Item::new(sat, 0, l, 0));
+        }
+        self.tq.clear();
+        self.lunp[l] = unp;
+    }
+
+    /// Link l's level rose to `sat`: the events of the flows tracked there whose old level
+    /// it passed (deferred in fair_join) go into the heap.
+    fn fair_undefer(&mut self, l: usize, sat: f64) {
+        let st = self.stamp;
+        let mut unp = INF;
+        for k in 0..self.lists[l].len() {
+            let g = self.lists[l][k] as usize;
+            if self.vst[g] == st || self.zst[g] == st || self.rst[g] == st || self.pst[self.fair_slot(g, l)] == st {
+                continue;
+            }
+            let lev = self.drate[g] / self.dw[g];
+            if lev < sat {
+                self.vst[g] = st;
+                self.fheap.push(Item::new(lev, 1, g, 0));
+            } else {
+                unp = unp.min(lev);
+            }
+        }
+        self.lunp[l] = unp;
+    }
+
+    /// Flow g (unfrozen, or parked, on the links of the fill) freezes at rate r.
+    fn fair_freeze(&mut self, g: usize, r: f64) {
+        let st = self.stamp;
+        self.zst[g] = st;
+        let w = self.dw[g];
+        for p in self.fair_slots(g) {
+            let l = self.dpl[p] as usize;
+            if self.tstamp[l] != st {
+                continue;
+            }
+            if self.pst[p] == st {
+                self.pst[p] = st.wrapping_sub(1);
+                self.lres[l] += self.drate[g] - r;
+            } else {
+                self.lres[l] -= r;
+                self.lcnt[l] -= 1;
+                self.lw[l] = if self.lcnt[l] > 0 { self.lw[l] - w } else { 0.0 };
+            }
+            self.lver[l] = self.lver[l].wrapping_add(1);
+        }
+    }
+
+    /// Unparks flow g on the link of slot p (it is unfrozen there from now on); the link's
+    /// level may fall (not below the current level): a fresh heap entry.
+    fn fair_unpark(&mut self, g: usize, p: usize) {
+        let st = self.stamp;
+        let l = self.dpl[p] as usize;
+        self.pst[p] = st.wrapping_sub(1);
+        self.lres[l] += self.drate[g];
+        self.lw[l] += self.dw[g];
+        self.lcnt[l] += 1;
+        self.lver[l] = self.lver[l].wrapping_add(1);
+        self.fheap.push(Item::new(self.lres[l].max(0.0) / self.lw[l], 0, l, self.lver[l]));
+    }
+
+    /// Flow g turns real: its cap, and its other links join the fill.
+    fn fair_make_real(&mut self, g: usize, lam: f64) {
+        self.rst[g] = self.stamp;
+        self.rlist.push(g as u32);
+        self.dcap[g] = self.cap_now(self.active[g] as usize);
+        for p in self.fair_slots(g) {
+            self.fair_join(self.dpl[p] as usize, lam, false);
+        }
+    }
+
+    /// Whether virtual flow g, at its old level lam, still stops there: at its cap, on a
+    /// link of the fill that saturates at lam (no parked flow above lam there), or on an
+    /// untouched link where it was a bottleneck.
+    fn fair_still_stops(&mut self, g: usize, lam: f64) -> bool {
+        let st = self.stamp;
+        let r = self.drate[g];
+        if self.dcap[g] < INF && r >= self.dcap[g] * (1.0 - TOL) {
             return true;
         }
-        let lev = r / self.weight[g];
-        for p in self.path_off[g] as usize..self.path_off[g + 1] as usize {
-            let l = self.path_links[p] as usize;
-            let (used, mx) = self.link_state(l);
-            if used >= self.topo.capacity[l] * (1.0 - TOL) && lev >= mx * (1.0 - TOL) {
-                return true;
+        let lev = r / self.dw[g];
+        for p in self.fair_slots(g) {
+            let l = self.dpl[p] as usize;
+            if self.tstamp[l] == st {
+                if self.lcnt[l] > 0 && self.pst[p] != st && self.lres[l].max(0.0) <= self.lw[l] * lam * (1.0 + TOL) {
+                    let hi = lam * (1.0 + TOL);
+                    let parked_above = self.lists[l].iter().any(|&h| {
+                        let h = h as usize;
+                        self.zst[h] != st && self.rst[h] != st && self.drate[h] > self.dw[h] * hi && self.pst[self.fair_slot(h, l)] == st
+                    });
+                    if !parked_above {
+                        return true;
+                    }
+                }
+            } else {
+                let (used, mx) = self.fair_old_state(l);
+                if used >= self.topo.capacity[l] * (1.0 - TOL) && lev >= mx * (1.0 - TOL) {
+                    return true;
+                }
             }
         }
         false
     }
 
-    /// One fill over every active flow (the fallback for large regions).
-    fn fair_fill_all(&mut self) {
-        for k in 0..self.active.len() {
-            let g = self.active[k] as usize;
-            self.cap[g] = self.cap_now(g);
-            if !self.in_r[g] {
-                self.in_r[g] = true;
-                self.rlist.push(g as u32);
-            }
-        }
-        self.res.copy_from_slice(&self.topo.capacity);
-        let paths = Paths { off: &self.path_off, links: &self.path_links };
-        self.filler.fill(&self.active, &paths, &self.weight, &self.cap, &mut self.res, &mut self.nrate);
-    }
-
-    /// Re-solves the region of the pending changes, commits the rates that changed, and
-    /// computes the next event time.
+    /// Re-runs the filling where it changes (see the module doc), commits the rates that
+    /// changed, and computes the next event time.
     pub(super) fn fair_allocate(&mut self) {
         self.stats.allocations += 1;
-        let seeds = std::mem::take(&mut self.seed_flows);
-        for &i in &seeds {
-            let i = i as usize;
+        self.stamp = self.stamp.wrapping_add(1);
+        let st = self.stamp;
+        self.rlist.clear();
+        for k in 0..self.seed_flows.len() {
+            let i = self.seed_flows[k] as usize;
             if self.status[i] != Status::Active {
                 continue;
             }
-            self.add_r(i);
-            for p in self.path_off[i] as usize..self.path_off[i + 1] as usize {
-                self.add_link_flows(self.path_links[p] as usize);
+            let s = self.apos[i] as usize;
+            if self.rst[s] != st {
+                self.rst[s] = st;
+                self.rlist.push(s as u32);
             }
         }
-        self.seed_flows = seeds;
         self.seed_flows.clear();
-        let links = std::mem::take(&mut self.seed_links);
-        for &l in &links {
-            self.add_link_flows(l as usize);
+        let mut lam = self.fair_floor();
+        if lam == INF && !self.seed_links.is_empty() {
+            lam = 0.0;
         }
-
-        let mut grow: Vec<u32> = std::mem::take(&mut self.grow);
-        let mut work = 0usize;
-        while !self.rlist.is_empty() {
-            work += self.rlist.len();
-            if (16 * self.rlist.len() > self.active.len() || work > self.active.len() / 8) && self.active.len() > 64 {
-                self.fair_fill_all();
-                break;
+        lam *= 1.0 - 1e-9;
+        self.fheap.clear();
+        for k in 0..self.rlist.len() {
+            let g = self.rlist[k] as usize;
+            self.dcap[g] = self.cap_now(self.active[g] as usize);
+        }
+        // The links of the event: every virtual flow there is tracked (their committed
+        // rates do not tell the bottlenecks of the new state).
+        for k in 0..self.seed_links.len() {
+            self.fair_join(self.seed_links[k] as usize, lam, true);
+        }
+        for k in 0..self.rlist.len() {
+            let g = self.rlist[k] as usize;
+            for p in self.fair_slots(g) {
+                self.fair_join(self.dpl[p] as usize, lam, true);
             }
-            self.stamp = self.stamp.wrapping_add(1);
-            let stamp = self.stamp;
-            // Links of R, and what the flows outside R leave of them.
-            self.tlinks.clear();
-            for k in 0..self.rlist.len() {
-                let f = self.rlist[k] as usize;
-                for p in self.path_off[f] as usize..self.path_off[f + 1] as usize {
-                    let l = self.path_links[p] as usize;
-                    if self.tstamp[l] != stamp {
-                        self.tstamp[l] = stamp;
-                        self.tlinks.push(l as u32);
-                        let mut used = 0.0;
-                        for &g in &self.lists[l] {
-                            if !self.in_r[g as usize] {
-                                used += self.rate[g as usize];
+        }
+        self.seed_links.clear();
+        for k in 0..self.rlist.len() {
+            let g = self.rlist[k] as usize;
+            if self.dcap[g] < INF {
+                self.fheap.push(Item::new(self.dcap[g] / self.dw[g], 2, g, 0));
+            }
+        }
+        while let Some(top) = self.fheap.peek().copied() {
+            let id = top.id();
+            if top.kind() == 0 && self.lcnt[id] > 0 && top.version() != self.lver[id] {
+                // Levels only rise as flows freeze: the stale top moves to the current one
+                // (in place: one sift instead of a pop and a push).
+                let level = self.lres[id].max(0.0) / self.lw[id];
+                *self.fheap.peek_mut().unwrap() = Item::new(level, 0, id, self.lver[id]);
+                if level > self.lunp[id] {
+                    self.fair_undefer(id, level);
+                }
+                continue;
+            }
+            let it = self.fheap.pop().unwrap();
+            match it.kind() {
+                0 => {
+                    let l = id;
+                    if self.lcnt[l] == 0 {
+                        continue;
+                    }
+                    // Parked flows above this level: unpark them (the level rises).
+                    let hi = it.level * (1.0 + TOL);
+                    let mut moved = false;
+                    for k in 0..self.lists[l].len() {
+                        let g = self.lists[l][k] as usize;
+                        if self.zst[g] == st || self.rst[g] == st || self.drate[g] <= self.dw[g] * hi {
+                            continue;
+                        }
+                        let p = self.fair_slot(g, l);
+                        if self.pst[p] == st {
+                            self.fair_unpark(g, p);
+                            moved = true;
+                            if self.vst[g] != st {
+                                self.vst[g] = st;
+                                self.fheap.push(Item::new(self.drate[g] / self.dw[g], 1, g, 0));
                             }
                         }
-                        self.res[l] = (self.topo.capacity[l] - used).max(0.0);
                     }
-                }
-                self.cap[f] = self.cap_now(f);
-            }
-            let paths = Paths { off: &self.path_off, links: &self.path_links };
-            self.filler.fill(&self.rlist, &paths, &self.weight, &self.cap, &mut self.res, &mut self.nrate);
-            // The certificate: flows of R first (a flow that fails pulls in the flows
-            // outside R with a higher level on its links), then the flows beside R.
-            // The links whose flows' rates change (and those a departure left).
-            for &l in &links {
-                self.cstamp[l as usize] = stamp;
-            }
-            for k in 0..self.rlist.len() {
-                let f = self.rlist[k] as usize;
-                let (r, old) = (self.nrate[f], self.rate[f]);
-                if (r - old).abs() <= 1e-12 * r.max(old) && (r == 0.0) == (old == 0.0) {
-                    self.nrate[f] = old;
-                } else {
-                    for p in self.path_off[f] as usize..self.path_off[f + 1] as usize {
-                        self.cstamp[self.path_links[p] as usize] = stamp;
+                    if moved {
+                        continue;
                     }
-                }
-            }
-            grow.clear();
-            for k in 0..self.rlist.len() {
-                let f = self.rlist[k] as usize;
-                if self.has_bottleneck(f) {
-                    continue;
-                }
-                let lev = self.nrate[f] / self.weight[f];
-                for p in self.path_off[f] as usize..self.path_off[f + 1] as usize {
-                    let l = self.path_links[p] as usize;
-                    for &g in &self.lists[l] {
-                        let g = g as usize;
-                        if !self.in_r[g] && self.fstamp[g] != stamp && self.rate[g] / self.weight[g] > lev * (1.0 + TOL) {
-                            self.fstamp[g] = stamp;
-                            grow.push(g as u32);
+                    lam = lam.max(it.level);
+                    for k in 0..self.lists[l].len() {
+                        let g = self.lists[l][k] as usize;
+                        if self.zst[g] == st {
+                            continue;
+                        }
+                        let w = self.dw[g];
+                        if self.rst[g] == st {
+                            let r = (w * lam).min(self.dcap[g]);
+                            self.nrate[g] = r;
+                            self.fair_freeze(g, r);
+                        } else if self.drate[g] <= w * lam * (1.0 + TOL) {
+                            // Saturates at the virtual flow's old level (or a parked flow
+                            // below it): it stays.
+                            self.fair_freeze(g, self.drate[g]);
+                        } else {
+                            // Frozen below its old level: it turns real.
+                            let r = w * lam;
+                            self.nrate[g] = r;
+                            self.fair_freeze(g, r);
+                            self.fair_make_real(g, lam);
                         }
                     }
                 }
-            }
-            for k in 0..self.tlinks.len() {
-                let l = self.tlinks[k] as usize;
-                if self.cstamp[l] != stamp {
-                    continue;
-                }
-                for m in 0..self.lists[l].len() {
-                    let g = self.lists[l][m] as usize;
-                    if self.in_r[g] || self.fstamp[g] == stamp {
+                1 => {
+                    let g = id;
+                    if self.rst[g] == st || self.zst[g] == st {
                         continue;
                     }
-                    self.fstamp[g] = stamp;
-                    if !self.has_bottleneck(g) {
-                        grow.push(g as u32);
-                    }
-                }
-            }
-            if grow.is_empty() {
-                break;
-            }
-            // A flow that joins R changes the links it is on: the flows bottlenecked
-            // there (at the highest level of a saturated link) join it too.
-            let n_fail = grow.len();
-            for k in 0..n_fail {
-                let g = grow[k] as usize;
-                for p in self.path_off[g] as usize..self.path_off[g + 1] as usize {
-                    let l = self.path_links[p] as usize;
-                    let (used, mx) = self.link_state(l);
-                    if used < self.topo.capacity[l] * (1.0 - TOL) {
-                        continue;
-                    }
-                    for &h in &self.lists[l] {
-                        let h = h as usize;
-                        if !self.in_r[h] && self.fstamp[h] != stamp && self.rate[h] / self.weight[h] >= mx * (1.0 - TOL) {
-                            self.fstamp[h] = stamp;
-                            grow.push(h as u32);
+                    lam = lam.max(it.level);
+                    if self.fair_still_stops(g, lam) {
+                        self.fair_freeze(g, self.drate[g]);
+                    } else {
+                        // It goes on rising: unparked wherever it is parked.
+                        for p in self.fair_slots(g) {
+                            if self.pst[p] == st && self.tstamp[self.dpl[p] as usize] == st {
+                                self.fair_unpark(g, p);
+                            }
+                        }
+                        self.fair_make_real(g, lam);
+                        if self.dcap[g] < INF {
+                            self.fheap.push(Item::new(self.dcap[g] / self.dw[g], 2, g, 0));
                         }
                     }
                 }
-            }
-            for &g in &grow {
-                self.add_r(g as usize);
+                _ => {
+                    let g = id;
+                    if self.rst[g] != st || self.zst[g] == st {
+                        continue;
+                    }
+                    lam = lam.max(it.level);
+                    let r = self.dcap[g];
+                    self.nrate[g] = r;
+                    self.fair_freeze(g, r);
+                }
             }
         }
-        self.grow = grow;
-        self.seed_links = links;
-        self.seed_links.clear();
         // Commit.
-        let rl = std::mem::take(&mut self.rlist);
-        for &f in &rl {
-            let f = f as usize;
-            self.in_r[f] = false;
-            let (r, old) = (self.nrate[f], self.rate[f]);
+        for k in 0..self.rlist.len() {
+            let f = self.rlist[k] as usize;
+            debug_assert!(self.zst[f] == st, "a real flow is frozen at the end of the fill");
+            let (r, old) = (self.nrate[f], self.drate[f]);
             if (r - old).abs() > 1e-12 * r.max(old) || (r == 0.0) != (old == 0.0) {
-                self.set_rate(f, r);
+                self.set_rate(self.active[f] as usize, r);
+                self.drate[f] = r;
+                for p in self.fair_slots(f) {
+                    self.lok[self.dpl[p] as usize] = false;
+                }
             }
         }
-        self.rlist = rl;
         self.rlist.clear();
         self.incr_finish_allocation();
     }
