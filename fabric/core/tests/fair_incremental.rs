@@ -72,7 +72,7 @@ fn incremental_fair_sharing_matches_full_recomputation_at_scale() {
     let ls = Topology::leaf_spine(4, 6, 2, &[1.5; 24], 2.5, 1).unwrap();
     for (k, topo) in [&big, &ls].into_iter().enumerate() {
         for name in ["ps", "wps"] {
-            let flows = random_flows(&mut rng, 24, 2500, k == 1, false, name == "wps");
+            let flows = random_flows(&mut rng, 24, 2500, 1e-4, k == 1, false, name == "wps");
             let mut cfg = SimConfig::new(Scheduler::parse(name).unwrap());
             cfg.seed = 3;
             let (a, _, sa) = run(topo, &flows, cfg.clone(), false);
