@@ -218,7 +218,9 @@ def test_baseline_driving_env_equals_native_admission(rule, variant, k, window):
         decisions += 1
     ep = env.episode()
     assert decisions == len(ep)
-    np.testing.assert_array_equal(ep["finish_s"].to_numpy(), _native_results(ep, rule, k=k, window=window))
+    # the same schedule; the last bits may differ (the env recomputes rates in full, the
+    # native run updates them incrementally)
+    np.testing.assert_allclose(ep["finish_s"].to_numpy(), _native_results(ep, rule, k=k, window=window), rtol=1e-12)
     if rule != "fifo":
         assert choices > 0  # the rule did not just take the oldest request every time
 
@@ -295,7 +297,7 @@ def test_fixed_trace_workload_and_multiple_destinations():
     assert sorted(dsts) == [0, 0, 1, 2]
     assert info["flows_finished"] == 4
     native = flowsched.simulate(trace, None, "ps", admission="fifo", k=1, window=2, link_gbps=1.0)
-    np.testing.assert_array_equal(env.episode()["finish_s"].to_numpy(), native.flows["finish_s"].to_numpy())
+    np.testing.assert_allclose(env.episode()["finish_s"].to_numpy(), native.flows["finish_s"].to_numpy(), rtol=1e-12)
 
 
 def test_render_ansi_lists_the_waiting_requests():
