@@ -434,6 +434,24 @@ impl TokenEnv {
     }
 }
 
+/// Runs `run` on every chunk of lanes: in turn, or each on a scoped thread when
+/// `parallel`; the first error (or a worker's panic, as an error) is returned.
+fn run_parts<P: Send>(parts: impl Iterator<Item = P>, parallel: bool, run: impl Fn(P) -> Result<()> + Sync) -> Result<()> {
+    if !parallel {
+        return parts.map(&run).collect();
+    }
+    let run = &run;
+    // every thread is joined (so none panics out of the scope) before the first error is taken
+    let results: Vec<Result<()>> = std::thread::scope(|s| {
+        let handles: Vec<_> = parts.map(|p| s.spawn(move || run(p))).collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|_| Err(SimError::Stalled("a worker thread panicked".into()))))
+            .collect()
+    });
+    results.into_iter().collect()
+}
+
 /// A batch of [`TokenEnv`]s stepped in one call, with next-step autoreset: a lane
 /// whose episode ended is reset by the following call, which ignores its action and
 /// returns the first observation of the new episode with reward 0.
@@ -582,17 +600,7 @@ impl TokenVecEnv {
             }
             Ok(())
         };
-        if self.threads <= 1 || n < 2 {
-            for part in lanes {
-                run(part)?;
-            }
-            return Ok(());
-        }
-        let results: Vec<Result<()>> = std::thread::scope(|s| {
-            let handles: Vec<_> = lanes.map(|part| s.spawn(move || run(part))).collect();
-            handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err(SimError::Stalled("a worker thread panicked".into())))).collect()
-        });
-        results.into_iter().collect()
+        run_parts(lanes, self.threads > 1 && n > 1, run)
     }
 }
 
@@ -1025,17 +1033,7 @@ impl SwitchVecEnv {
             .zip(out.reward.chunks_mut(chunk))
             .zip(out.terminated.chunks_mut(chunk))
             .map(|((((a, b), c), d), e)| (a, b, c, d, e));
-        if self.threads <= 1 || n < 2 {
-            for p in parts {
-                run(p)?;
-            }
-        } else {
-            let results: Vec<Result<()>> = std::thread::scope(|s| {
-                let hs: Vec<_> = parts.map(|p| s.spawn(move || run(p))).collect();
-                hs.into_iter().map(|h| h.join().unwrap_or_else(|_| Err(SimError::Stalled("a worker thread panicked".into())))).collect()
-            });
-            results.into_iter().collect::<Result<Vec<()>>>()?;
-        }
+        run_parts(parts, self.threads > 1 && n > 1, run)?;
         for lane in 0..n {
             self.write_lane(lane, &mut out);
         }
