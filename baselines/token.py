@@ -9,7 +9,6 @@ are float32: two keys closer than float32 resolution may tie here and not there)
 """
 from __future__ import annotations
 
-from typing import Any
 
 import numpy as np
 

@@ -13,7 +13,7 @@ from gymnasium.vector.utils import batch_space
 
 from flowsched import _fabric
 from flowsched import workloads as wl
-from flowsched.envs.token import native_trace
+from flowsched.envs.token import lane_seeds, native_trace
 from flowsched.topology import BigSwitch, Topology
 
 FLOW_FEATURES, SWITCH_STATS = _fabric.switch_layout()
@@ -252,16 +252,8 @@ class SwitchSchedulingVecEnv(VectorEnv):
         return {k: v.copy() for k, v in obs.items()} if self.copy else obs
 
     def reset(self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-        if seed is None:
-            seeds: list[int | None] = [None] * self.num_envs
-        elif isinstance(seed, (int, np.integer)):
-            seeds = [int(seed) + i for i in range(self.num_envs)]
-        else:
-            if len(seed) != self.num_envs:
-                raise ValueError(f"expected {self.num_envs} seeds, got {len(seed)}")
-            seeds = list(seed)
         if seed is not None or not self._rngs:
-            self._rngs = [seeding.np_random(s)[0] for s in seeds]
+            self._rngs = [seeding.np_random(s)[0] for s in lane_seeds(seed, self.num_envs)]
         for lane, rng in enumerate(self._rngs):
             self._native.set_next_trace(lane, self._source.draw(rng))
         self._native.reset(*self._bufs)

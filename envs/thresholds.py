@@ -7,11 +7,11 @@ import gymnasium as gym
 import numpy as np
 import pandas as pd
 from gymnasium import spaces
-from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from flowsched import workloads as wl
+from flowsched.envs.token import lane_seeds
 from flowsched.sim import _make_native, _prepare, simulate
 from flowsched.topology import BigSwitch, Topology
 
@@ -272,8 +272,7 @@ class QueueThresholdsVecEnv(VectorEnv):
         self._needs_reset = np.zeros(self.num_envs, bool)
 
     def reset(self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
-        seeds = [None if seed is None else (seed + i if isinstance(seed, (int, np.integer)) else seed[i]) for i in range(self.num_envs)]
-        obs = np.stack([e.reset(seed=s)[0] for e, s in zip(self.envs, seeds)])
+        obs = np.stack([e.reset(seed=s)[0] for e, s in zip(self.envs, lane_seeds(seed, self.num_envs))])
         self._needs_reset[:] = False
         self._obs = obs.copy()
         return obs, {}

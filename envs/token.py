@@ -108,6 +108,19 @@ def token_config(
     return cfg, fixed
 
 
+def lane_seeds(seed: int | list[int] | None, num_envs: int) -> list[int | None]:
+    """The seed of each lane of a vector env's ``reset(seed=...)``: ``seed + i`` for an
+    integer (Gymnasium's convention), one per lane for a list (its length is checked),
+    None (continue each lane's stream) for None."""
+    if seed is None:
+        return [None] * num_envs
+    if isinstance(seed, (int, np.integer)):
+        return [int(seed) + i for i in range(num_envs)]
+    if len(seed) != num_envs:
+        raise ValueError(f"expected {num_envs} seeds, got {len(seed)}")
+    return [int(x) for x in seed]
+
+
 def _check_masked_action(mode: str) -> str:
     if mode not in ("raise", "oldest"):
         raise ValueError(f"masked_action must be 'raise' or 'oldest', got {mode!r}")
@@ -342,14 +355,7 @@ class TokenSchedulingVecEnv(VectorEnv):
     def reset(self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         if seed is None and not self._seeded:
             seed = int(np.random.SeedSequence().generate_state(1, np.uint64)[0] >> 1)
-        if seed is None:
-            seeds = None
-        elif isinstance(seed, (int, np.integer)):
-            seeds = np.arange(self.num_envs, dtype=np.uint64) + np.uint64(seed)
-        else:
-            if len(seed) != self.num_envs:
-                raise ValueError(f"expected {self.num_envs} seeds, got {len(seed)}")
-            seeds = np.asarray(seed, dtype=np.uint64)
+        seeds = None if seed is None else np.asarray(lane_seeds(seed, self.num_envs), dtype=np.uint64)
         self._seeded = True
         self._native.reset(seeds, *self._bufs)
         return self._out()
