@@ -216,6 +216,8 @@ pub struct Simulator {
     dpl: Vec<u32>,
     dplen: Vec<u32>,
     drate: Vec<f64>,
+    /// Old level of each active flow (drate / dw), kept so the fill does not divide.
+    dlev: Vec<f64>,
     dw: Vec<f64>,
     dcap: Vec<f64>,
     lpos: Vec<u32>,
@@ -235,6 +237,8 @@ pub struct Simulator {
     lres: Vec<f64>,
     lw: Vec<f64>,
     lcnt: Vec<u32>,
+    /// Parked flows on each link of the fill (see fair.rs).
+    lpk: Vec<u32>,
     lunp: Vec<f64>,
     tq: Vec<u32>,
     lver: Vec<u32>,
@@ -348,6 +352,7 @@ impl Simulator {
             dpl: Vec::new(),
             dplen: Vec::new(),
             drate: Vec::new(),
+            dlev: Vec::new(),
             dw: Vec::new(),
             dcap: Vec::new(),
             lpos: Vec::new(),
@@ -367,6 +372,7 @@ impl Simulator {
             lres: vec![0.0; n_links],
             lw: vec![0.0; n_links],
             lcnt: vec![0; n_links],
+            lpk: vec![0; n_links],
             lunp: vec![INF; n_links],
             tq: Vec::new(),
             lver: vec![0; n_links],

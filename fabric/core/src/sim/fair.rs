@@ -112,6 +112,7 @@ impl Simulator {
         if self.drate.len() <= a {
             let n = a + 1;
             self.drate.resize(n, 0.0);
+            self.dlev.resize(n, 0.0);
             self.dw.resize(n, 0.0);
             self.dcap.resize(n, INF);
             self.nrate.resize(n, 0.0);
@@ -124,6 +125,7 @@ impl Simulator {
             self.pst.resize(n * self.maxp, 0);
         }
         self.drate[a] = 0.0;
+        self.dlev[a] = 0.0;
         self.dw[a] = w;
         self.dcap[a] = INF;
         let (p0, p1) = (self.path_off[i] as usize, self.path_off[i + 1] as usize);
@@ -143,7 +145,7 @@ impl Simulator {
     pub(super) fn fair_remove(&mut self, i: usize) {
         let a = self.apos[i] as usize;
         if self.drate[a] > 0.0 {
-            self.floor = self.floor.min(self.drate[a] / self.dw[a]);
+            self.floor = self.floor.min(self.dlev[a]);
         }
         self.sent[i] = self.sent_now(i);
         self.t0[i] = self.now;
@@ -169,6 +171,7 @@ impl Simulator {
             let j = self.active[a] as usize;
             self.apos[j] = a as u32;
             self.drate[a] = self.drate[last];
+            self.dlev[a] = self.dlev[last];
             self.dw[a] = self.dw[last];
             self.dcap[a] = self.dcap[last];
             self.dplen[a] = self.dplen[last];
@@ -197,7 +200,7 @@ impl Simulator {
         for k in 0..self.rlist.len() {
             let s = self.rlist[k] as usize;
             if self.drate[s] > 0.0 {
-                lam = lam.min(self.drate[s] / self.dw[s]);
+                lam = lam.min(self.dlev[s]);
             }
             lam = lam.min(self.cap_now(self.active[s] as usize) / self.dw[s]);
             links.extend_from_slice(&self.dpl[self.fair_slots(s)]);
@@ -214,7 +217,7 @@ impl Simulator {
                 let w = self.dw[g];
                 wrem += w;
                 if self.rst[g] != st {
-                    self.wl.push((self.drate[g] / w, self.drate[g], w));
+                    self.wl.push((self.dlev[g], self.drate[g], w));
                 }
             }
             self.wl.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
@@ -248,7 +251,7 @@ impl Simulator {
             for &h in &self.lists[l] {
                 let h = h as usize;
                 used += self.drate[h];
-                mx = mx.max(self.drate[h] / self.dw[h]);
+                mx = mx.max(self.dlev[h]);
             }
             self.lok[l] = true;
             self.lused[l] = used;
@@ -297,6 +300,7 @@ impl Simulator {
         let mut res = self.topo.capacity[l];
         let mut w = 0.0;
         let mut cnt = 0u32;
+        let mut parked = 0u32;
         for k in 0..self.lists[l].len() {
             let g = self.lists[l][k] as usize;
             if self.rst[g] == st {
@@ -309,7 +313,7 @@ impl Simulator {
             } else if self.zst[g] == st {
                 res -= self.drate[g];
             } else {
-                let lev = self.drate[g] / self.dw[g];
+                let lev = self.dlev[g];
                 if lev < lam {
                     self.zst[g] = st;
                     res -= self.drate[g];
@@ -323,12 +327,14 @@ impl Simulator {
                     res -= self.drate[g];
                     let p = self.fair_slot(g, l);
                     self.pst[p] = st;
+                    parked += 1;
                 }
             }
         }
         self.lres[l] = res;
         self.lw[l] = w;
         self.lcnt[l] = cnt;
+        self.lpk[l] = parked;
         self.lver[l] = 0;
         // A tracked flow needs its own event only if l does not stop it first: the event
         // of one at or above the level of l is deferred until that level rises past it
@@ -338,7 +344,7 @@ impl Simulator {
             let sat = res.max(0.0) / w;
             for k in 0..self.tq.len() {
                 let g = self.tq[k] as usize;
-                let lev = self.drate[g] / self.dw[g];
+                let lev = self.dlev[g];
                 if lev < sat {
                     if self.vst[g] != st {
                         self.vst[g] = st;
@@ -361,10 +367,10 @@ impl Simulator {
         let mut unp = INF;
         for k in 0..self.lists[l].len() {
             let g = self.lists[l][k] as usize;
-            if self.vst[g] == st || self.zst[g] == st || self.rst[g] == st || self.pst[self.fair_slot(g, l)] == st {
+            if self.vst[g] == st || self.zst[g] == st || self.rst[g] == st || (self.lpk[l] > 0 && self.pst[self.fair_slot(g, l)] == st) {
                 continue;
             }
-            let lev = self.drate[g] / self.dw[g];
+            let lev = self.dlev[g];
             if lev < sat {
                 self.vst[g] = st;
                 self.fheap.push(Item::new(lev, 1, g, 0));
@@ -387,6 +393,7 @@ impl Simulator {
             }
             if self.pst[p] == st {
                 self.pst[p] = st.wrapping_sub(1);
+                self.lpk[l] -= 1;
                 self.lres[l] += self.drate[g] - r;
             } else {
                 self.lres[l] -= r;
@@ -403,6 +410,7 @@ impl Simulator {
         let st = self.stamp;
         let l = self.dpl[p] as usize;
         self.pst[p] = st.wrapping_sub(1);
+        self.lpk[l] -= 1;
         self.lres[l] += self.drate[g];
         self.lw[l] += self.dw[g];
         self.lcnt[l] += 1;
@@ -429,13 +437,13 @@ impl Simulator {
         if self.dcap[g] < INF && r >= self.dcap[g] * (1.0 - TOL) {
             return true;
         }
-        let lev = r / self.dw[g];
+        let lev = self.dlev[g];
         for p in self.fair_slots(g) {
             let l = self.dpl[p] as usize;
             if self.tstamp[l] == st {
                 if self.lcnt[l] > 0 && self.pst[p] != st && self.lres[l].max(0.0) <= self.lw[l] * lam * (1.0 + TOL) {
                     let hi = lam * (1.0 + TOL);
-                    let parked_above = self.lists[l].iter().any(|&h| {
+                    let parked_above = self.lpk[l] > 0 && self.lists[l].iter().any(|&h| {
                         let h = h as usize;
                         self.zst[h] != st && self.rst[h] != st && self.drate[h] > self.dw[h] * hi && self.pst[self.fair_slot(h, l)] == st
                     });
@@ -522,7 +530,7 @@ impl Simulator {
                     // Parked flows above this level: unpark them (the level rises).
                     let hi = it.level * (1.0 + TOL);
                     let mut moved = false;
-                    for k in 0..self.lists[l].len() {
+                    for k in 0..if self.lpk[l] > 0 { self.lists[l].len() } else { 0 } {
                         let g = self.lists[l][k] as usize;
                         if self.zst[g] == st || self.rst[g] == st || self.drate[g] <= self.dw[g] * hi {
                             continue;
@@ -533,7 +541,7 @@ impl Simulator {
                             moved = true;
                             if self.vst[g] != st {
                                 self.vst[g] = st;
-                                self.fheap.push(Item::new(self.drate[g] / self.dw[g], 1, g, 0));
+                                self.fheap.push(Item::new(self.dlev[g], 1, g, 0));
                             }
                         }
                     }
@@ -605,6 +613,7 @@ impl Simulator {
             if (r - old).abs() > 1e-12 * r.max(old) || (r == 0.0) != (old == 0.0) {
                 self.set_rate(self.active[f] as usize, r);
                 self.drate[f] = r;
+                self.dlev[f] = r / self.dw[f];
                 for p in self.fair_slots(f) {
                     self.lok[self.dpl[p] as usize] = false;
                 }
