@@ -219,6 +219,8 @@ pub struct Simulator {
     /// Old level of each active flow (drate / dw), kept so the fill does not divide.
     dlev: Vec<f64>,
     dw: Vec<f64>,
+    /// Whether each active flow's data arrives over a span (only those have a cap).
+    dspan: Vec<bool>,
     dcap: Vec<f64>,
     lpos: Vec<u32>,
     nrate: Vec<f64>,
@@ -354,6 +356,7 @@ impl Simulator {
             drate: Vec::new(),
             dlev: Vec::new(),
             dw: Vec::new(),
+            dspan: Vec::new(),
             dcap: Vec::new(),
             lpos: Vec::new(),
             nrate: Vec::new(),

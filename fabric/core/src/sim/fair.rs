@@ -48,37 +48,41 @@ const TOL: f64 = 1e-11;
 
 /// An event of the fill: a link that saturates at `level` (kind 0; a version tells a
 /// stale entry), a virtual flow at its old level (kind 1), a real flow at its cap
-/// (kind 2). Ordered by level, then kind (links first), id and version, packed in
-/// `key` (deterministic).
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Item {
-    level: f64,
-    key: u64,
-}
+/// (kind 2). Ordered by level, then kind (links first), id and version (deterministic),
+/// all packed in one integer: the level's bits mapped to an unsigned order that is
+/// f64::total_cmp's, then kind << 62 | id << 32 | version.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Item(u128);
 impl Item {
     #[inline]
     fn new(level: f64, kind: u64, id: usize, version: u32) -> Self {
-        Item { level, key: kind << 62 | (id as u64) << 32 | version as u64 }
+        let b = level.to_bits();
+        // total_cmp's order as unsigned: flip every bit of a negative, the sign of the rest.
+        let ord = if b >> 63 == 1 { !b } else { b | 1 << 63 };
+        Item((ord as u128) << 64 | (kind << 62 | (id as u64) << 32 | version as u64) as u128)
+    }
+    #[inline]
+    fn level(&self) -> f64 {
+        let ord = (self.0 >> 64) as u64;
+        f64::from_bits(if ord >> 63 == 1 { ord & !(1 << 63) } else { !ord })
+    }
+    #[inline]
+    fn key(&self) -> u64 {
+        self.0 as u64
     }
     #[inline]
     fn kind(&self) -> u64 {
-        self.key >> 62
+        self.key() >> 62
     }
     #[inline]
     fn id(&self) -> usize {
-        ((self.key >> 32) & 0x3fff_ffff) as usize
+        ((self.key() >> 32) & 0x3fff_ffff) as usize
     }
     #[inline]
     fn version(&self) -> u32 {
-        self.key as u32
+        self.key() as u32
     }
 }
-impl PartialEq for Item {
-    fn eq(&self, o: &Self) -> bool {
-        self.cmp(o) == Ordering::Equal
-    }
-}
-impl Eq for Item {}
 impl PartialOrd for Item {
     fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
         Some(self.cmp(o))
@@ -88,7 +92,7 @@ impl Ord for Item {
     // Reversed: BinaryHeap is a max-heap.
     #[inline]
     fn cmp(&self, o: &Self) -> Ordering {
-        o.level.total_cmp(&self.level).then(o.key.cmp(&self.key))
+        o.0.cmp(&self.0)
     }
 }
 
@@ -114,6 +118,7 @@ impl Simulator {
             self.drate.resize(n, 0.0);
             self.dlev.resize(n, 0.0);
             self.dw.resize(n, 0.0);
+            self.dspan.resize(n, false);
             self.dcap.resize(n, INF);
             self.nrate.resize(n, 0.0);
             self.rst.resize(n, 0);
@@ -127,6 +132,7 @@ impl Simulator {
         self.drate[a] = 0.0;
         self.dlev[a] = 0.0;
         self.dw[a] = w;
+        self.dspan[a] = self.flows[i].data_span_s > 0.0;
         self.dcap[a] = INF;
         let (p0, p1) = (self.path_off[i] as usize, self.path_off[i + 1] as usize);
         self.dplen[a] = (p1 - p0) as u32;
@@ -173,6 +179,7 @@ impl Simulator {
             self.drate[a] = self.drate[last];
             self.dlev[a] = self.dlev[last];
             self.dw[a] = self.dw[last];
+            self.dspan[a] = self.dspan[last];
             self.dcap[a] = self.dcap[last];
             self.dplen[a] = self.dplen[last];
             let m = self.maxp;
@@ -202,7 +209,7 @@ impl Simulator {
             if self.drate[s] > 0.0 {
                 lam = lam.min(self.dlev[s]);
             }
-            lam = lam.min(self.cap_now(self.active[s] as usize) / self.dw[s]);
+            lam = lam.min(self.fair_cap(s) / self.dw[s]);
             links.extend_from_slice(&self.dpl[self.fair_slots(s)]);
         }
         links.sort_unstable();
@@ -258,6 +265,17 @@ impl Simulator {
             self.lmax[l] = mx;
         }
         (self.lused[l], self.lmax[l])
+    }
+
+    /// The cap of the active flow at dense index g (cap_now; a flow whose data is all
+    /// there from the start has none, which spares a look at its spec).
+    #[inline]
+    fn fair_cap(&self, g: usize) -> f64 {
+        if self.dspan[g] {
+            self.cap_now(self.active[g] as usize)
+        } else {
+            INF
+        }
     }
 
     /// The path slot of flow g on link l.
@@ -422,7 +440,7 @@ impl Simulator {
     fn fair_make_real(&mut self, g: usize, lam: f64) {
         self.rst[g] = self.stamp;
         self.rlist.push(g as u32);
-        self.dcap[g] = self.cap_now(self.active[g] as usize);
+        self.dcap[g] = self.fair_cap(g);
         for p in self.fair_slots(g) {
             self.fair_join(self.dpl[p] as usize, lam, false);
         }
@@ -488,7 +506,7 @@ impl Simulator {
         self.fheap.clear();
         for k in 0..self.rlist.len() {
             let g = self.rlist[k] as usize;
-            self.dcap[g] = self.cap_now(self.active[g] as usize);
+            self.dcap[g] = self.fair_cap(g);
         }
         // The links of the event: every virtual flow there is tracked (their committed
         // rates do not tell the bottlenecks of the new state).
@@ -528,7 +546,7 @@ impl Simulator {
                         continue;
                     }
                     // Parked flows above this level: unpark them (the level rises).
-                    let hi = it.level * (1.0 + TOL);
+                    let hi = it.level() * (1.0 + TOL);
                     let mut moved = false;
                     for k in 0..if self.lpk[l] > 0 { self.lists[l].len() } else { 0 } {
                         let g = self.lists[l][k] as usize;
@@ -548,7 +566,7 @@ impl Simulator {
                     if moved {
                         continue;
                     }
-                    lam = lam.max(it.level);
+                    lam = lam.max(it.level());
                     for k in 0..self.lists[l].len() {
                         let g = self.lists[l][k] as usize;
                         if self.zst[g] == st {
@@ -577,7 +595,7 @@ impl Simulator {
                     if self.rst[g] == st || self.zst[g] == st {
                         continue;
                     }
-                    lam = lam.max(it.level);
+                    lam = lam.max(it.level());
                     if self.fair_still_stops(g, lam) {
                         self.fair_freeze(g, self.drate[g]);
                     } else {
@@ -598,7 +616,7 @@ impl Simulator {
                     if self.rst[g] != st || self.zst[g] == st {
                         continue;
                     }
-                    lam = lam.max(it.level);
+                    lam = lam.max(it.level());
                     let r = self.dcap[g];
                     self.nrate[g] = r;
                     self.fair_freeze(g, r);
@@ -621,5 +639,26 @@ impl Simulator {
         }
         self.rlist.clear();
         self.incr_finish_allocation();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Item;
+
+    #[test]
+    fn items_order_like_total_cmp_then_key() {
+        let levels = [f64::NEG_INFINITY, -2.5, -1e-300, -0.0, 0.0, 1e-300, 1.0, 1.0000000000000002, 3e9, f64::INFINITY];
+        for (a, &x) in levels.iter().enumerate() {
+            for (b, &y) in levels.iter().enumerate() {
+                for (k, v) in [(0u64, 5u32), (1, 0), (2, 7)] {
+                    let (p, q) = (Item::new(x, k, a, v), Item::new(y, 1, b, 3));
+                    assert_eq!(p.level().to_bits(), x.to_bits());
+                    assert_eq!((p.kind(), p.id(), p.version()), (k, a, v));
+                    let want = x.total_cmp(&y).then((k, a, v).cmp(&(1, b, 3)));
+                    assert_eq!(q.cmp(&p), want, "{x} {k} {a} vs {y}");
+                }
+            }
+        }
     }
 }
