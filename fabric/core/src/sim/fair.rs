@@ -255,10 +255,11 @@ impl Simulator {
         if !self.lok[l] {
             let mut used = 0.0;
             let mut mx = 0.0f64;
+            let (drate, dlev) = (&self.drate[..], &self.dlev[..]);
             for &h in &self.lists[l] {
                 let h = h as usize;
-                used += self.drate[h];
-                mx = mx.max(self.dlev[h]);
+                used += drate[h];
+                mx = mx.max(dlev[h]);
             }
             self.lok[l] = true;
             self.lused[l] = used;
@@ -319,32 +320,40 @@ impl Simulator {
         let mut w = 0.0;
         let mut cnt = 0u32;
         let mut parked = 0u32;
-        for k in 0..self.lists[l].len() {
-            let g = self.lists[l][k] as usize;
-            if self.rst[g] == st {
-                if self.zst[g] == st {
-                    res -= self.nrate[g];
+        // Local borrows: the loop reads and writes disjoint fields.
+        let (rst, zst, vst, pst) = (&self.rst[..], &mut self.zst[..], &self.vst[..], &mut self.pst[..]);
+        let (nrate, drate, dlev, dw, dpl) = (&self.nrate[..], &self.drate[..], &self.dlev[..], &self.dw[..], &self.dpl[..]);
+        let (tq, maxp) = (&mut self.tq, self.maxp);
+        for &g in &self.lists[l] {
+            let g = g as usize;
+            if rst[g] == st {
+                if zst[g] == st {
+                    res -= nrate[g];
                 } else {
-                    w += self.dw[g];
+                    w += dw[g];
                     cnt += 1;
                 }
-            } else if self.zst[g] == st {
-                res -= self.drate[g];
+            } else if zst[g] == st {
+                res -= drate[g];
             } else {
-                let lev = self.dlev[g];
+                let lev = dlev[g];
                 if lev < lam {
-                    self.zst[g] = st;
-                    res -= self.drate[g];
+                    zst[g] = st;
+                    res -= drate[g];
                 } else if lev >= bott {
-                    w += self.dw[g];
+                    w += dw[g];
                     cnt += 1;
-                    if self.vst[g] != st {
-                        self.tq.push(g as u32);
+                    if vst[g] != st {
+                        tq.push(g as u32);
                     }
                 } else {
-                    res -= self.drate[g];
-                    let p = self.fair_slot(g, l);
-                    self.pst[p] = st;
+                    res -= drate[g];
+                    // fair_slot(g, l)
+                    let mut p = g * maxp;
+                    while dpl[p] as usize != l {
+                        p += 1;
+                    }
+                    pst[p] = st;
                     parked += 1;
                 }
             }
