@@ -15,7 +15,7 @@ import numpy as np
 from flowsched.baselines.base import Policy
 
 # Column indices of the request features (flowsched.envs.token.REQUEST_FEATURES).
-SIZE, DEADLINE, LEFT, WAITED, IDEAL, HAS_DL = range(6)
+SIZE, DEADLINE, LEFT, WAITED, IDEAL, HAS_DL, FAIR = range(7)
 
 
 def _keys(rule: str, req: np.ndarray) -> np.ndarray:
@@ -34,6 +34,12 @@ def _keys(rule: str, req: np.ndarray) -> np.ndarray:
         return req[..., SIZE]
     if rule == "llf":
         return np.where(has, req[..., LEFT] - req[..., IDEAL], inf)  # least laxity
+    if rule == "fair_slack":
+        slack = req[..., LEFT] - req[..., FAIR]  # time to spare if admitted now and shared fairly
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = req[..., SIZE] / req[..., DEADLINE]
+        # most slack first among those that can still make it; the others after them, by SSDF
+        return np.where(has, np.where(slack >= 0, -slack, np.float32(1e9) + ratio), inf)
     raise ValueError(f"unknown token rule {rule!r}")
 
 
@@ -45,10 +51,15 @@ class TokenRule(Policy):
     * ``ssdf`` / ``lsdf``: smallest / largest size-to-deadline ratio (Artemis' SSDF, LSDF);
     * ``srpt``: smallest size;
     * ``llf``: least laxity (time left to the deadline minus the ideal FCT);
+    * ``fair_slack``: among the requests that would still meet their deadline if admitted
+      now and the destination link were shared fairly (the ``fair_fct_ms`` feature), the
+      one with the most time to spare; the others after them, smallest size/deadline
+      first. It is not from a paper: a feasibility-aware rule that shows how much the
+      order can gain at high load;
     * ``random``: uniformly among the waiting requests (seeded by ``seed``).
     """
 
-    RULES = ("fifo", "edf", "ssdf", "lsdf", "srpt", "llf", "random")
+    RULES = ("fifo", "edf", "ssdf", "lsdf", "srpt", "llf", "fair_slack", "random")
 
     def __init__(self, rule: str, seed: int | None = 0) -> None:
         if rule not in self.RULES:

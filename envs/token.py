@@ -16,7 +16,7 @@ from flowsched.sim import _prepare
 from flowsched.topology import BigSwitch, Topology
 
 REQ_FEATURES, ACTIVE_FEATURES, STAT_NAMES = _fabric.token_layout()
-REQUEST_FEATURES = ("size_mb", "deadline_ms", "time_left_ms", "waited_ms", "ideal_fct_ms", "has_deadline")
+REQUEST_FEATURES = ("size_mb", "deadline_ms", "time_left_ms", "waited_ms", "ideal_fct_ms", "has_deadline", "fair_fct_ms")
 ACTIVE_SUMMARY = ("active_over_k", "remaining_mb", "least_time_left_ms", "drain_ms", "waiting")
 REWARDS = ("deadline", "neg_fct", "neg_slowdown")
 assert len(REQUEST_FEATURES) == REQ_FEATURES and len(ACTIVE_SUMMARY) == ACTIVE_FEATURES
@@ -25,8 +25,8 @@ _INF = np.float32(np.inf)
 
 
 def _observation_space(window: int) -> spaces.Dict:
-    low = np.tile(np.array([0, 0, -_INF, 0, 0, 0], np.float32), (window, 1))
-    high = np.tile(np.array([_INF, _INF, _INF, _INF, _INF, 1], np.float32), (window, 1))
+    low = np.tile(np.array([0, 0, -_INF, 0, 0, 0, 0], np.float32), (window, 1))
+    high = np.tile(np.array([_INF, _INF, _INF, _INF, _INF, 1, _INF], np.float32), (window, 1))
     return spaces.Dict(
         {
             "requests": spaces.Box(low, high, dtype=np.float32),
@@ -164,7 +164,7 @@ class TokenSchedulingEnv(gym.Env[dict[str, np.ndarray], np.int64]):
 
     | key | shape | feature (unit) |
     |---|---|---|
-    | ``requests`` | (window, 6) | per waiting request, oldest first, zeros past the waiting ones: size (MB), relative deadline (ms, 0 = none), time left to the deadline (ms, may be negative, 0 = none), time waited (ms), ideal FCT alone on the idle fabric with the path delay (ms), has a deadline (0/1) |
+    | ``requests`` | (window, 7) | per waiting request, oldest first, zeros past the waiting ones: size (MB), relative deadline (ms, 0 = none), time left to the deadline (ms, may be negative, 0 = none), time waited (ms), ideal FCT alone on the idle fabric with the path delay (ms), has a deadline (0/1), fair-share FCT: the FCT if admitted now and the destination link were shared fairly with the flows active there, with no later admission (ms, with the path delay; exact for ``scheduler='ps'`` on a big switch until the next admission or arrival of data) |
     | ``active`` | (5,) | the destination's active flows: count / k, remaining bytes (MB), least time left to a deadline (ms, 0 if none), time to drain them at the link rate (ms), number of waiting requests (window included) |
     | ``action_mask`` | (window,) | 1 where a request waits |
 
@@ -214,7 +214,7 @@ class TokenSchedulingEnv(gym.Env[dict[str, np.ndarray], np.int64]):
     >>> env = gym.make("flowsched/TokenScheduling-v0")
     >>> obs, info = env.reset(seed=0)
     >>> obs["requests"].shape, int(obs["action_mask"].sum())
-    ((5, 6), 5)
+    ((5, 7), 5)
     >>> total, done = 0.0, False
     >>> while not done:
     ...     obs, r, done, trunc, info = env.step(0)   # FIFO

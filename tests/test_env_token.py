@@ -12,6 +12,7 @@ from stable_baselines3.common.env_checker import check_env as sb3_check_env
 import flowsched
 from flowsched import baselines
 from flowsched.envs import ENV_IDS, TokenSchedulingEnv, TokenSchedulingVecEnv
+from flowsched.envs.token import REQUEST_FEATURES
 from flowsched.envs.sb3 import SB3VecEnv
 
 ID = "flowsched/TokenScheduling-v0"
@@ -336,3 +337,40 @@ def test_random_baseline_replays_an_episode_the_same_way_after_seed_episode():
     first = play(5)
     play(6)  # other use in between
     assert play(5) == first
+
+
+def test_fair_fct_feature_is_the_fct_under_fair_sharing_without_later_admissions():
+    # k = 2: the 1 MB flow is admitted, then the 0.5 MB one; nothing else is admitted
+    # before the 0.5 MB flow completes, so its FCT is what the feature announced
+    mb = 1e6
+    trace = pd.DataFrame({"arrival_s": [0.0, 0.0, 0.0], "src": [1, 2, 3], "dst": [0, 0, 0],
+                          "size_bytes": [1 * mb, 0.5 * mb, 0.25 * mb], "deadline_s": [0.05, 0.05, 0.05]})
+    env = TokenSchedulingEnv(trace=trace, k=2, window=2, delay_us=100.0, scheduler="ps")
+    fair = REQUEST_FEATURES.index("fair_fct_ms")
+    obs, _ = env.reset(seed=0)
+    np.testing.assert_allclose(obs["requests"][:2, fair], obs["requests"][:2, REQUEST_FEATURES.index("ideal_fct_ms")])
+    obs, *_ = env.step(0)  # admit the 1 MB flow
+    ideal = env.episode()["ideal_fct_s"].to_numpy() * 1e3
+    c_ms_per_mb = 8.0  # 1 Gbps
+    np.testing.assert_allclose(obs["requests"][:2, fair], [ideal[1] + 0.5 * c_ms_per_mb, ideal[2] + 0.25 * c_ms_per_mb], rtol=1e-6)
+    announced = float(obs["requests"][0, fair])
+    done = False
+    while not done:
+        obs, _, done, _, _ = env.step(0)
+    assert env.episode()["fct_s"].iloc[1] * 1e3 == pytest.approx(announced, rel=1e-6)
+
+
+def test_fair_slack_prefers_the_feasible_request_with_most_slack():
+    col = {name: i for i, name in enumerate(REQUEST_FEATURES)}
+    req = np.zeros((1, 4, len(REQUEST_FEATURES)), np.float32)
+    # time left, fair-share FCT: slack 2, -1 (cannot make it), 10, and no deadline
+    for j, (left, fair, has) in enumerate([(12, 10, 1), (9, 10, 1), (30, 20, 1), (0, 5, 0)]):
+        req[0, j, [col["time_left_ms"], col["fair_fct_ms"], col["has_deadline"]]] = left, fair, has
+        req[0, j, [col["size_mb"], col["deadline_ms"]]] = 0.25, 40
+    obs = {"requests": req, "active": np.zeros((1, 5), np.float32), "action_mask": np.ones((1, 4), np.float32)}
+    rule = baselines.make("token", "fair_slack")
+    assert rule.predict(obs)[0][0] == 2
+    obs["action_mask"][0, 2] = 0
+    assert rule.predict(obs)[0][0] == 0
+    obs["action_mask"][0, 0] = 0
+    assert rule.predict(obs)[0][0] == 1  # the infeasible one before the one without a deadline

@@ -13,7 +13,7 @@ use crate::sim::{AdmissionConfig, FlowSpec, Outcome, SimConfig, Simulator, Statu
 use crate::topology::Topology;
 
 /// Features of each request of the window (see [`TokenEnv::write_obs`]).
-pub const REQ_FEATURES: usize = 6;
+pub const REQ_FEATURES: usize = 7;
 /// Features of the summary of the destination's active flows.
 pub const ACTIVE_FEATURES: usize = 5;
 /// Per-episode statistics written by the batched env: deadlines met, flows with a
@@ -384,7 +384,11 @@ impl TokenEnv {
     /// Per request of the window, oldest first (zeros past the waiting ones): size (MB),
     /// relative deadline (ms, 0 without one), time left to the deadline (ms, 0 without
     /// one), time waited (ms), ideal FCT alone on the idle fabric including the path
-    /// delay (ms), has a deadline (0/1). Active flows at the destination: count / k,
+    /// delay (ms), has a deadline (0/1), and the FCT it would have if admitted now and
+    /// the destination's link were shared fairly with the active flows there, with no
+    /// later admission (ms, including the path delay: the ideal FCT plus, per active
+    /// flow, the smaller of its remaining bytes and the request's size at the link
+    /// rate). Active flows at the destination: count / k,
     /// remaining bytes (MB), least time left to a deadline among them (ms, 0 if none),
     /// time to drain their remaining bytes at the destination's link rate (ms), number
     /// of waiting requests (window included). Mask: 1 for each waiting request.
@@ -397,20 +401,7 @@ impl TokenEnv {
         let dst = self.dst;
         let q = sim.waiting(dst);
         let n = if self.done { 0 } else { q.len().min(self.cfg.window) };
-        for (j, &i) in q.iter().take(n).enumerate() {
-            let f = sim.flow(i as usize);
-            let o = &mut req[j * REQ_FEATURES..(j + 1) * REQ_FEATURES];
-            let has_dl = !f.deadline_s.is_nan();
-            o[0] = (f.size_bytes * 1e-6) as f32;
-            o[1] = if has_dl { (f.deadline_s * 1e3) as f32 } else { 0.0 };
-            o[2] = if has_dl { ((f.arrival_s + f.deadline_s - now) * 1e3) as f32 } else { 0.0 };
-            o[3] = ((now - f.arrival_s) * 1e3) as f32;
-            o[4] = (sim.ideal_fct_s(i as usize) * 1e3) as f32;
-            o[5] = has_dl as u8 as f32;
-            mask[j] = 1.0;
-        }
-        let mut rem = 0.0;
-        let mut cnt = 0usize;
+        let mut remaining: Vec<f64> = Vec::with_capacity(self.cfg.k);
         let mut least = f64::INFINITY;
         let mut cap = f64::NAN;
         for &i in &self.pending {
@@ -419,13 +410,29 @@ impl TokenEnv {
             if f.dst != dst || sim.status(i) != Status::Active {
                 continue;
             }
-            cnt += 1;
-            rem += f.size_bytes - sim.sent_bytes(i);
+            remaining.push(f.size_bytes - sim.sent_bytes(i));
             if !f.deadline_s.is_nan() {
                 least = least.min(f.arrival_s + f.deadline_s - now);
             }
             cap = sim.topology().capacity[*sim.path(i).last().expect("a path has links") as usize];
         }
+        for (j, &i) in q.iter().take(n).enumerate() {
+            let f = sim.flow(i as usize);
+            let o = &mut req[j * REQ_FEATURES..(j + 1) * REQ_FEATURES];
+            let has_dl = !f.deadline_s.is_nan();
+            let ideal = sim.ideal_fct_s(i as usize);
+            o[0] = (f.size_bytes * 1e-6) as f32;
+            o[1] = if has_dl { (f.deadline_s * 1e3) as f32 } else { 0.0 };
+            o[2] = if has_dl { ((f.arrival_s + f.deadline_s - now) * 1e3) as f32 } else { 0.0 };
+            o[3] = ((now - f.arrival_s) * 1e3) as f32;
+            o[4] = (ideal * 1e3) as f32;
+            o[5] = has_dl as u8 as f32;
+            let shared: f64 = remaining.iter().map(|&r| r.min(f.size_bytes)).sum();
+            o[6] = ((ideal + if remaining.is_empty() { 0.0 } else { shared / cap }) * 1e3) as f32;
+            mask[j] = 1.0;
+        }
+        let cnt = remaining.len();
+        let rem: f64 = remaining.iter().sum();
         act[0] = (cnt as f64 / self.cfg.k as f64) as f32;
         act[1] = (rem * 1e-6) as f32;
         act[2] = if least.is_finite() { (least * 1e3) as f32 } else { 0.0 };
