@@ -8,6 +8,8 @@
   units) with masked epsilon-greedy exploration (see :class:`flowsched.agents.callbacks.LinearEpsilon`).
 * :class:`EquivariantPolicy`: a permutation-equivariant actor-critic for the switch
   env (one priority score per flow slot).
+* :class:`RequestScorerPolicy`: a masked actor-critic for the token env that scores
+  each waiting request with one shared network (the logits of the masked categorical).
 """
 from __future__ import annotations
 
@@ -168,6 +170,85 @@ class EquivariantPolicy(MultiInputActorCriticPolicy):
         super()._build(lr_schedule)
         self.action_net = nn.Identity()
         self.log_std = nn.Parameter(th.full((1,), float(self.log_std_init)), requires_grad=True)
+        self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)  # type: ignore[call-arg]
+
+    def _get_constructor_parameters(self) -> dict[str, Any]:
+        data = super()._get_constructor_parameters()
+        data["hidden"] = self.hidden
+        return data
+
+
+class TokenFeatures(BaseFeaturesExtractor):
+    """Flattens the token env's ``requests`` (symlog), ``active`` (symlog) and
+    ``action_mask`` into one vector that :class:`RequestScorer` unflattens."""
+
+    def __init__(self, observation_space: spaces.Dict) -> None:
+        w, f = observation_space.spaces["requests"].shape
+        self.window, self.n_request, self.n_active = int(w), int(f), int(observation_space.spaces["active"].shape[0])
+        super().__init__(observation_space, features_dim=self.window * (self.n_request + 1) + self.n_active)
+
+    def forward(self, observations: dict[str, th.Tensor]) -> th.Tensor:
+        req = symlog(th.clamp(observations["requests"], -1e6, 1e6)).flatten(start_dim=1)
+        act = symlog(th.clamp(observations["active"], -1e6, 1e6))
+        return th.cat([req, act, observations["action_mask"].flatten(start_dim=1)], dim=1)
+
+
+class RequestScorer(nn.Module):
+    """Actor: one shared network scores each waiting request from its own features and
+    the destination's active summary; the scores are the logits of the masked
+    categorical, so the same request gets the same score in any window slot. Critic: an
+    MLP on the masked mean and max of the request embeddings and the active summary."""
+
+    def __init__(self, window: int, n_request: int, n_active: int, hidden: int = 64) -> None:
+        super().__init__()
+        self.window, self.n_request, self.n_active = window, n_request, n_active
+        self.latent_dim_pi = window
+        self.latent_dim_vf = hidden
+        self.phi = nn.Sequential(nn.Linear(n_request + n_active, hidden), nn.Tanh(), nn.Linear(hidden, hidden), nn.Tanh())
+        self.score = nn.Linear(hidden, 1)
+        self.value = nn.Sequential(nn.Linear(2 * hidden + n_active, hidden), nn.Tanh())
+
+    def _encode(self, features: th.Tensor) -> tuple[th.Tensor, th.Tensor, th.Tensor]:
+        b, w, f, a = features.shape[0], self.window, self.n_request, self.n_active
+        req = features[:, : w * f].reshape(b, w, f)
+        act = features[:, w * f: w * f + a]
+        mask = features[:, w * f + a:].reshape(b, w, 1)
+        h = self.phi(th.cat([req, act[:, None, :].expand(-1, w, -1)], dim=2))
+        return h, mask, act
+
+    def forward_actor(self, features: th.Tensor) -> th.Tensor:
+        return self.score(self._encode(features)[0]).squeeze(2)
+
+    def forward_critic(self, features: th.Tensor) -> th.Tensor:
+        h, mask, act = self._encode(features)
+        count = mask.sum(dim=1)
+        mean = (h * mask).sum(dim=1) / count.clamp(min=1.0)
+        mx = th.where(mask > 0, h, th.full_like(h, -2.0)).max(dim=1).values  # tanh > -1: -2 marks none
+        mx = th.where(count > 0, mx, th.zeros_like(mx))
+        return self.value(th.cat([mean, mx, act], dim=1))
+
+    def forward(self, features: th.Tensor) -> tuple[th.Tensor, th.Tensor]:
+        return self.forward_actor(features), self.forward_critic(features)
+
+
+class RequestScorerPolicy(MaskableMultiInputActorCriticPolicy):
+    """MaskablePPO policy for the token env built on :class:`RequestScorer`: the
+    per-request scores are the logits directly (no dense output layer mixing slots)."""
+
+    def __init__(self, observation_space: spaces.Dict, action_space: spaces.Discrete, lr_schedule: Any,
+                 hidden: int = 64, **kwargs: Any) -> None:
+        self.hidden = hidden
+        kwargs.setdefault("features_extractor_class", TokenFeatures)
+        super().__init__(observation_space, action_space, lr_schedule, **kwargs)
+
+    def _build_mlp_extractor(self) -> None:
+        fx = self.features_extractor
+        assert isinstance(fx, TokenFeatures), "RequestScorerPolicy needs the TokenFeatures extractor"
+        self.mlp_extractor = RequestScorer(fx.window, fx.n_request, fx.n_active, self.hidden)  # type: ignore[assignment]
+
+    def _build(self, lr_schedule: Any) -> None:
+        super()._build(lr_schedule)
+        self.action_net = nn.Identity()
         self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)  # type: ignore[call-arg]
 
     def _get_constructor_parameters(self) -> dict[str, Any]:

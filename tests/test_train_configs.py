@@ -155,6 +155,38 @@ def test_equivariant_policy_permutes_scores():
     np.testing.assert_allclose(v1.numpy(), v2.numpy(), rtol=1e-5, atol=1e-5)
 
 
+def test_request_scorer_permutes_logits_and_respects_masks():
+    import torch as th
+
+    cfg = train_cfg("agent=scorer_ppo", "workload.load=0.72", "env.num_envs=1")
+    env = make_vec_env(cfg, 1)
+    model = instantiate(cfg.agent.model, env=env, seed=0, device="cpu", _convert_="all")
+    obs = env.reset()
+    for _ in range(40):  # into a backlog: several requests waiting
+        obs, *_ = env.step(np.zeros(1, np.int64))
+        if obs["action_mask"].sum() >= 3:
+            break
+    n = int(obs["action_mask"].sum())
+    assert n >= 3
+    perm = np.arange(obs["requests"].shape[1])
+    perm[:n] = perm[:n][::-1]
+    pobs = {"requests": obs["requests"][:, perm], "active": obs["active"], "action_mask": obs["action_mask"][:, perm]}
+    policy = model.policy
+    with th.no_grad():  # (the policy reuses one distribution object: read each before the next call)
+        p1 = policy.get_distribution(policy.obs_to_tensor(obs)[0], action_masks=obs["action_mask"]).distribution.probs.numpy()
+        p2 = policy.get_distribution(policy.obs_to_tensor(pobs)[0], action_masks=pobs["action_mask"]).distribution.probs.numpy()
+        v1 = policy.predict_values(policy.obs_to_tensor(obs)[0]).numpy()
+        v2 = policy.predict_values(policy.obs_to_tensor(pobs)[0]).numpy()
+    np.testing.assert_allclose(p1[:, perm], p2, rtol=1e-5, atol=1e-6)  # the same request, the same probability
+    np.testing.assert_allclose(v1, v2, rtol=1e-5, atol=1e-6)
+    mask = obs["action_mask"].copy()
+    mask[0, 1] = 0  # a masked slot is never drawn
+    with th.no_grad():
+        p3 = policy.get_distribution(policy.obs_to_tensor({**obs, "action_mask": mask})[0], action_masks=mask)
+        p3 = p3.distribution.probs.numpy()
+    assert p3[0, 1] == 0 and p3.sum() == pytest.approx(1.0, abs=1e-6)
+
+
 def test_epsilon_schedule():
     from flowsched.agents.callbacks import LinearEpsilon
 
