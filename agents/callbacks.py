@@ -1,8 +1,10 @@
 """SB3 callbacks of the training loop: exploration schedule, episode charts, periodic
-evaluation against baselines, checkpoints, and a stop on SIGINT/SIGTERM."""
+evaluation against baselines, checkpoints, a stop on SIGINT/SIGTERM, and a wall-clock
+budget."""
 from __future__ import annotations
 
 import signal
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -148,3 +150,33 @@ class StopOnSignal(BaseCallback):
 
     def _on_step(self) -> bool:
         return self.stopped_by is None
+
+
+class TimeBudget(BaseCallback):
+    """Stops training at the first env step after ``seconds`` of wall-clock time counted
+    from ``start`` (a ``time.monotonic()`` value; default: when training starts).
+
+    Like :class:`StopOnSignal`, ``rollout_start_timesteps`` is the step count of the
+    last completed update: the cut rollout is not trained on. ``exhausted`` says whether
+    the budget ended training.
+    """
+
+    def __init__(self, seconds: float, start: float | None = None) -> None:
+        super().__init__()
+        if not seconds > 0:
+            raise ValueError(f"time_budget_s must be > 0, got {seconds!r}")
+        self.seconds, self.start = float(seconds), start
+        self.exhausted = False
+        self.rollout_start_timesteps = 0
+
+    def _on_training_start(self) -> None:
+        if self.start is None:
+            self.start = time.monotonic()
+
+    def _on_rollout_start(self) -> None:
+        self.rollout_start_timesteps = self.num_timesteps
+
+    def _on_step(self) -> bool:
+        assert self.start is not None
+        self.exhausted = time.monotonic() - self.start >= self.seconds
+        return not self.exhausted

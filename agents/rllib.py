@@ -245,13 +245,16 @@ class RLlibPolicy:
         return a[0] if single else a
 
 
-def train_rllib(cfg: Any, run_dir: Any, *, resume: bool, baseline_specs: list[Any], log: Any) -> dict[str, Any]:
+def train_rllib(cfg: Any, run_dir: Any, *, resume: bool, baseline_specs: list[Any], log: Any,
+                started: float | None = None) -> dict[str, Any]:
     """``train.py agent=rllib_ppo``: RLlib PPO with the project's RLModule on ``cfg.env``.
 
     Checkpoints go to ``run_dir/rllib_checkpoint`` (every ``checkpoint.every`` env steps,
     on SIGINT/SIGTERM, and at the end); ``resume=`` restores it with its step count. At
     the end the trained module is evaluated with the baselines on the held-out seeds,
-    through the same predictor protocol.
+    through the same predictor protocol. ``cfg.time_budget_s`` (counted from
+    ``started``, a ``time.monotonic()`` value, by default now: Ray's start included)
+    stops training after the first iteration that ends past it.
     """
     import time
     from pathlib import Path
@@ -264,6 +267,8 @@ def train_rllib(cfg: Any, run_dir: Any, *, resume: bool, baseline_specs: list[An
     from flowsched.agents.logs import make_logger
     from flowsched.agents.training import final_evaluation
 
+    started = time.monotonic() if started is None else started
+    budget = cfg.get("time_budget_s")
     run_dir = Path(run_dir)
     a = cfg.agent
     init_ray(cfg.get("ray", {}).get("address"), cfg.get("ray", {}).get("num_cpus"))
@@ -286,8 +291,9 @@ def train_rllib(cfg: Any, run_dir: Any, *, resume: bool, baseline_specs: list[An
     stop = StopOnSignal()
     stop.install()
     t0 = time.time()
+    out_of_time = False
     try:
-        while steps < total and stop.stopped_by is None:
+        while steps < total and stop.stopped_by is None and not out_of_time:
             r = algo.train()
             runners = r.get("env_runners", {})
             steps = int(runners.get("num_env_steps_sampled_lifetime", steps))
@@ -302,6 +308,7 @@ def train_rllib(cfg: Any, run_dir: Any, *, resume: bool, baseline_specs: list[An
             if next_ckpt is not None and steps >= next_ckpt:
                 algo.save_to_path(str(ckpt))
                 next_ckpt = (steps // every + 1) * every
+            out_of_time = budget is not None and time.monotonic() - started >= float(budget)
     finally:
         stop.uninstall()
     algo.save_to_path(str(ckpt))
@@ -312,6 +319,9 @@ def train_rllib(cfg: Any, run_dir: Any, *, resume: bool, baseline_specs: list[An
         log(f"\nStopped by signal {stop.stopped_by} at step {steps}; saved {ckpt}.\nResume with: python train.py resume={run_dir}")
     else:
         status["status"] = "finished"
+        if out_of_time and steps < total:
+            status["stopped_by"] = "time_budget"
+            log(f"\nTime budget of {budget} s reached at step {steps}")
         policy = RLlibPolicy(algo.get_module(), seed=int(cfg.seed))
         summary = final_evaluation(cfg, [PolicySpec(a.name, policy, False, str(ckpt)), *baseline_specs], run_dir)
         status["summary"] = summary.to_dict("records")

@@ -12,7 +12,7 @@ import pandas as pd
 from hydra.utils import get_class, instantiate
 from omegaconf import DictConfig
 
-from flowsched.agents.callbacks import Checkpoints, EpisodeCharts, LinearEpsilon, PeriodicEval, StopOnSignal
+from flowsched.agents.callbacks import Checkpoints, EpisodeCharts, LinearEpsilon, PeriodicEval, StopOnSignal, TimeBudget
 from flowsched.agents.envs import make_vec_env
 from flowsched.agents.evaluation import (
     PolicySpec, baseline_kwargs, find_checkpoint, format_table, resolve_policies, run_config, run_episodes, summarize,
@@ -74,6 +74,7 @@ def train(cfg: DictConfig, run_dir: Path) -> dict[str, Any]:
     run directory, config and step count are those of the run to resume."""
     import torch
 
+    started = time.monotonic()  # the time budget counts from here: setup (and Ray's start) included
     resume = cfg.get("resume")
     if resume:
         run_dir = Path(resume).expanduser().resolve()
@@ -100,7 +101,7 @@ def train(cfg: DictConfig, run_dir: Path) -> dict[str, Any]:
     if agent.kind == "rllib":
         from flowsched.agents.rllib import train_rllib
 
-        status = train_rllib(cfg, run_dir, resume=bool(resume), baseline_specs=baselines_specs, log=_log)
+        status = train_rllib(cfg, run_dir, resume=bool(resume), baseline_specs=baselines_specs, log=_log, started=started)
         (run_dir / "run.json").write_text(json.dumps({k: v for k, v in status.items() if k != "summary"}, indent=1))
         return status
 
@@ -138,6 +139,9 @@ def train(cfg: DictConfig, run_dir: Path) -> dict[str, Any]:
                      base_vals, metric, higher, _log),
         Checkpoints(int(cfg.checkpoint.every), run_dir / "checkpoints", lambda p: _save(model, p)),
     ]
+    budget = TimeBudget(float(cfg.time_budget_s), started) if cfg.get("time_budget_s") is not None else None
+    if budget is not None:
+        callbacks.append(budget)
     if agent.get("epsilon"):
         e = agent.epsilon
         callbacks.append(LinearEpsilon(e.start, e.end, e.fraction, total))
@@ -159,6 +163,10 @@ def train(cfg: DictConfig, run_dir: Path) -> dict[str, Any]:
         _log(f"\nStopped by signal {stop.stopped_by} at step {model.num_timesteps}; saved {path}.\n"
              f"Resume with: python train.py resume={run_dir}")
     else:
+        if budget is not None and budget.exhausted:
+            model.num_timesteps = budget.rollout_start_timesteps  # the cut rollout was not trained on
+            status["stopped_by"] = "time_budget"
+            _log(f"\nTime budget of {cfg.time_budget_s} s reached at step {model.num_timesteps}")
         _save(model, run_dir / "model.zip")
         status.update(status="finished", num_timesteps=int(model.num_timesteps), checkpoint=str(run_dir / "model.zip"))
         summary = final_evaluation(cfg, [spec, *baselines_specs], run_dir)
@@ -183,6 +191,9 @@ def main_config_check(cfg: DictConfig) -> None:
     if allowed is not None and fam not in allowed:
         raise SystemExit(f"agent {cfg.agent.name!r} works with env {list(allowed)}, not {fam!r} "
                          f"(try experiment={fam} or another agent=...)")
+    budget = cfg.get("time_budget_s")
+    if budget is not None and (isinstance(budget, bool) or not (isinstance(budget, (int, float)) and budget > 0)):
+        raise SystemExit(f"time_budget_s must be a number of seconds > 0 (or null), got {budget!r}")
     wf = cfg.workload.get("env_families")
     if wf is not None and fam not in wf:
         raise SystemExit(f"workload {cfg.workload.name!r} is for env {list(wf)}, not {fam!r}")

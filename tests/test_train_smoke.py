@@ -107,3 +107,17 @@ def test_resume_same_step_count(tmp_path):
     from sb3_contrib import MaskablePPO
 
     assert MaskablePPO.load(tmp_path / "run" / "model.zip").num_timesteps == 5120
+
+
+def test_time_budget_ends_training_then_evaluates(tmp_path):
+    p = run("train.py", "experiment=smoke", "total_timesteps=100000000", "time_budget_s=6", "checkpoint.every=0",
+            "eval.every=0", "eval.baselines=[fifo]", "eval.final_episodes=2", "logger=none", "hydra.run.dir=run",
+            cwd=tmp_path)
+    status = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert status["status"] == "finished" and status["stopped_by"] == "time_budget"
+    # whole updates only (4 lanes x 128 steps), far short of the step budget
+    assert 0 < status["num_timesteps"] < 100000000 and status["num_timesteps"] % 512 == 0
+    assert "Time budget of 6 s reached" in p.stdout and "Held-out evaluation" in p.stdout
+    from sb3_contrib import MaskablePPO
+
+    assert MaskablePPO.load(tmp_path / "run" / "model.zip").num_timesteps == status["num_timesteps"]
