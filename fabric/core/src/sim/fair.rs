@@ -647,7 +647,22 @@ impl Simulator {
             debug_assert!(self.ff[f].zst == st, "a real flow is frozen at the end of the fill");
             let (r, old) = (self.ff[f].nrate, self.ff[f].rate);
             if (r - old).abs() > 1e-12 * r.max(old) || (r == 0.0) != (old == 0.0) {
-                self.set_rate(self.active[f] as usize, r);
+                let i = self.active[f] as usize;
+                if self.ff[f].span {
+                    self.set_rate(i, r);
+                } else {
+                    // set_rate for a flow with no data span (no cap, no PIAS threshold).
+                    let (now, size, r0) = (self.now, self.flows[i].size_bytes, self.rate[i]);
+                    let sent = if r0 == 0.0 { self.sent[i] } else { (self.sent[i] + r0 * (now - self.t0[i])).min(size) };
+                    self.sent[i] = sent;
+                    self.t0[i] = now;
+                    self.rate[i] = r;
+                    if r <= 0.0 {
+                        self.fev.remove(i as u32);
+                    } else {
+                        self.fev.set(i as u32, now + (size - sent) / r);
+                    }
+                }
                 self.ff[f].rate = r;
                 self.ff[f].lev = r / self.ff[f].w;
                 for p in self.fair_slots(f) {
