@@ -69,6 +69,30 @@ impl Default for FairFlow {
     }
 }
 
+/// The fill state of a link, in one cache line: its used capacity and highest level at
+/// the committed rates (cached while `ok`), and in this fill (joined when `stamp` is
+/// this fill's): residual capacity, unfrozen weight and count, parked flows, the lowest
+/// deferred old level of its tracked flows, and the version of its heap entry.
+#[derive(Clone, Copy, Debug)]
+#[repr(C, align(64))]
+pub(crate) struct FairLink {
+    used: f64,
+    max: f64,
+    res: f64,
+    w: f64,
+    unp: f64,
+    stamp: u32,
+    cnt: u32,
+    pk: u32,
+    ver: u32,
+    ok: bool,
+}
+impl Default for FairLink {
+    fn default() -> Self {
+        FairLink { used: 0.0, max: 0.0, res: 0.0, w: 0.0, unp: INF, stamp: 0, cnt: 0, pk: 0, ver: 0, ok: false }
+    }
+}
+
 /// An event of the fill: a link that saturates at `level` (kind 0; a version tells a
 /// stale entry), a virtual flow at its old level (kind 1), a real flow at its cap
 /// (kind 2). Ordered by level, then kind (links first), id and version (deterministic),
@@ -156,7 +180,7 @@ impl Simulator {
             self.dpl[s] = l as u32;
             self.lpos[s] = self.lists[l].len() as u32;
             self.lists[l].push(a as u32);
-            self.lok[l] = false;
+            self.lk[l].ok = false;
         }
         self.seed_flows.push(i as u32);
     }
@@ -181,7 +205,7 @@ impl Simulator {
                 self.lpos[sb] = pos as u32;
             }
             self.seed_links.push(l as u32);
-            self.lok[l] = false;
+            self.lk[l].ok = false;
         }
         self.active.swap_remove(a);
         self.apos[i] = u32::MAX;
@@ -261,7 +285,7 @@ impl Simulator {
     /// Used capacity and highest level of link l at the committed rates (cached until a
     /// flow of l changes rate, arrives or leaves).
     fn fair_old_state(&mut self, l: usize) -> (f64, f64) {
-        if !self.lok[l] {
+        if !self.lk[l].ok {
             let mut used = 0.0;
             let mut mx = 0.0f64;
             let ff = &self.ff[..];
@@ -270,11 +294,11 @@ impl Simulator {
                 used += h.rate;
                 mx = mx.max(h.lev);
             }
-            self.lok[l] = true;
-            self.lused[l] = used;
-            self.lmax[l] = mx;
+            self.lk[l].ok = true;
+            self.lk[l].used = used;
+            self.lk[l].max = mx;
         }
-        (self.lused[l], self.lmax[l])
+        (self.lk[l].used, self.lk[l].max)
     }
 
     /// The cap of the active flow at dense index g (cap_now; a flow whose data is all
@@ -313,10 +337,10 @@ impl Simulator {
     /// unparked and tracked (see fair_allocate), which only raises that level.
     fn fair_join(&mut self, l: usize, lam: f64, track_all: bool) {
         let st = self.stamp;
-        if self.tstamp[l] == st {
+        if self.lk[l].stamp == st {
             return;
         }
-        self.tstamp[l] = st;
+        self.lk[l].stamp = st;
         let (used, mx) = self.fair_old_state(l);
         let bott = if track_all {
             0.0
@@ -367,11 +391,11 @@ impl Simulator {
                 }
             }
         }
-        self.lres[l] = res;
-        self.lw[l] = w;
-        self.lcnt[l] = cnt;
-        self.lpk[l] = parked;
-        self.lver[l] = 0;
+        self.lk[l].res = res;
+        self.lk[l].w = w;
+        self.lk[l].cnt = cnt;
+        self.lk[l].pk = parked;
+        self.lk[l].ver = 0;
         // A tracked flow needs its own event only if l does not stop it first: the event
         // of one at or above the level of l is deferred until that level rises past it
         // (see fair_allocate), and is mostly never needed.
@@ -393,7 +417,7 @@ impl Simulator {
             self.fheap.push(Item::new(sat, 0, l, 0));
         }
         self.tq.clear();
-        self.lunp[l] = unp;
+        self.lk[l].unp = unp;
     }
 
     /// Link l's level rose to `sat`: the events of the flows tracked there whose old level
@@ -403,7 +427,7 @@ impl Simulator {
         let mut unp = INF;
         for k in 0..self.lists[l].len() {
             let g = self.lists[l][k] as usize;
-            if self.ff[g].vst == st || self.ff[g].zst == st || self.ff[g].rst == st || (self.lpk[l] > 0 && self.pst[self.fair_slot(g, l)] == st) {
+            if self.ff[g].vst == st || self.ff[g].zst == st || self.ff[g].rst == st || (self.lk[l].pk > 0 && self.pst[self.fair_slot(g, l)] == st) {
                 continue;
             }
             let lev = self.ff[g].lev;
@@ -414,7 +438,7 @@ impl Simulator {
                 unp = unp.min(lev);
             }
         }
-        self.lunp[l] = unp;
+        self.lk[l].unp = unp;
     }
 
     /// Flow g (unfrozen, or parked, on the links of the fill) freezes at rate r.
@@ -424,19 +448,19 @@ impl Simulator {
         let w = self.ff[g].w;
         for p in self.fair_slots(g) {
             let l = self.dpl[p] as usize;
-            if self.tstamp[l] != st {
+            if self.lk[l].stamp != st {
                 continue;
             }
             if self.pst[p] == st {
                 self.pst[p] = st.wrapping_sub(1);
-                self.lpk[l] -= 1;
-                self.lres[l] += self.ff[g].rate - r;
+                self.lk[l].pk -= 1;
+                self.lk[l].res += self.ff[g].rate - r;
             } else {
-                self.lres[l] -= r;
-                self.lcnt[l] -= 1;
-                self.lw[l] = if self.lcnt[l] > 0 { self.lw[l] - w } else { 0.0 };
+                self.lk[l].res -= r;
+                self.lk[l].cnt -= 1;
+                self.lk[l].w = if self.lk[l].cnt > 0 { self.lk[l].w - w } else { 0.0 };
             }
-            self.lver[l] = self.lver[l].wrapping_add(1);
+            self.lk[l].ver = self.lk[l].ver.wrapping_add(1);
         }
     }
 
@@ -446,12 +470,12 @@ impl Simulator {
         let st = self.stamp;
         let l = self.dpl[p] as usize;
         self.pst[p] = st.wrapping_sub(1);
-        self.lpk[l] -= 1;
-        self.lres[l] += self.ff[g].rate;
-        self.lw[l] += self.ff[g].w;
-        self.lcnt[l] += 1;
-        self.lver[l] = self.lver[l].wrapping_add(1);
-        self.fheap.push(Item::new(self.lres[l].max(0.0) / self.lw[l], 0, l, self.lver[l]));
+        self.lk[l].pk -= 1;
+        self.lk[l].res += self.ff[g].rate;
+        self.lk[l].w += self.ff[g].w;
+        self.lk[l].cnt += 1;
+        self.lk[l].ver = self.lk[l].ver.wrapping_add(1);
+        self.fheap.push(Item::new(self.lk[l].res.max(0.0) / self.lk[l].w, 0, l, self.lk[l].ver));
     }
 
     /// Flow g turns real: its cap, and its other links join the fill.
@@ -476,10 +500,10 @@ impl Simulator {
         let lev = self.ff[g].lev;
         for p in self.fair_slots(g) {
             let l = self.dpl[p] as usize;
-            if self.tstamp[l] == st {
-                if self.lcnt[l] > 0 && self.pst[p] != st && self.lres[l].max(0.0) <= self.lw[l] * lam * (1.0 + TOL) {
+            if self.lk[l].stamp == st {
+                if self.lk[l].cnt > 0 && self.pst[p] != st && self.lk[l].res.max(0.0) <= self.lk[l].w * lam * (1.0 + TOL) {
                     let hi = lam * (1.0 + TOL);
-                    let parked_above = self.lpk[l] > 0 && self.lists[l].iter().any(|&h| {
+                    let parked_above = self.lk[l].pk > 0 && self.lists[l].iter().any(|&h| {
                         let h = h as usize;
                         self.ff[h].zst != st && self.ff[h].rst != st && self.ff[h].rate > self.ff[h].w * hi && self.pst[self.fair_slot(h, l)] == st
                     });
@@ -546,12 +570,12 @@ impl Simulator {
         }
         while let Some(top) = self.fheap.peek().copied() {
             let id = top.id();
-            if top.kind() == 0 && self.lcnt[id] > 0 && top.version() != self.lver[id] {
+            if top.kind() == 0 && self.lk[id].cnt > 0 && top.version() != self.lk[id].ver {
                 // Levels only rise as flows freeze: the stale top moves to the current one
                 // (in place: one sift instead of a pop and a push).
-                let level = self.lres[id].max(0.0) / self.lw[id];
-                *self.fheap.peek_mut().unwrap() = Item::new(level, 0, id, self.lver[id]);
-                if level > self.lunp[id] {
+                let level = self.lk[id].res.max(0.0) / self.lk[id].w;
+                *self.fheap.peek_mut().unwrap() = Item::new(level, 0, id, self.lk[id].ver);
+                if level > self.lk[id].unp {
                     self.fair_undefer(id, level);
                 }
                 continue;
@@ -560,13 +584,13 @@ impl Simulator {
             match it.kind() {
                 0 => {
                     let l = id;
-                    if self.lcnt[l] == 0 {
+                    if self.lk[l].cnt == 0 {
                         continue;
                     }
                     // Parked flows above this level: unpark them (the level rises).
                     let hi = it.level() * (1.0 + TOL);
                     let mut moved = false;
-                    for k in 0..if self.lpk[l] > 0 { self.lists[l].len() } else { 0 } {
+                    for k in 0..if self.lk[l].pk > 0 { self.lists[l].len() } else { 0 } {
                         let g = self.lists[l][k] as usize;
                         if self.ff[g].zst == st || self.ff[g].rst == st || self.ff[g].rate <= self.ff[g].w * hi {
                             continue;
@@ -619,7 +643,7 @@ impl Simulator {
                     } else {
                         // It goes on rising: unparked wherever it is parked.
                         for p in self.fair_slots(g) {
-                            if self.pst[p] == st && self.tstamp[self.dpl[p] as usize] == st {
+                            if self.pst[p] == st && self.lk[self.dpl[p] as usize].stamp == st {
                                 self.fair_unpark(g, p);
                             }
                         }
@@ -666,7 +690,7 @@ impl Simulator {
                 self.ff[f].rate = r;
                 self.ff[f].lev = r / self.ff[f].w;
                 for p in self.fair_slots(f) {
-                    self.lok[self.dpl[p] as usize] = false;
+                    self.lk[self.dpl[p] as usize].ok = false;
                 }
             }
         }
