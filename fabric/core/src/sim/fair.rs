@@ -341,13 +341,16 @@ impl Simulator {
             return;
         }
         self.lk[l].stamp = st;
-        let (used, mx) = self.fair_old_state(l);
+        // On a link of the event every virtual flow is tracked: no need for its old state.
         let bott = if track_all {
             0.0
-        } else if used >= self.topo.capacity[l] * (1.0 - TOL) {
-            mx * (1.0 - TOL)
         } else {
-            INF
+            let (used, mx) = self.fair_old_state(l);
+            if used >= self.topo.capacity[l] * (1.0 - TOL) {
+                mx * (1.0 - TOL)
+            } else {
+                INF
+            }
         };
         let mut res = self.topo.capacity[l];
         let mut w = 0.0;
