@@ -46,6 +46,53 @@ use crate::sched::Scheduler;
 /// level): well above the rounding of a sum of rates, well below what changes a result.
 const TOL: f64 = 1e-11;
 
+/// The fill state of an active flow (at its dense index), in one cache line: its
+/// committed rate and level (rate / weight), weight, new rate, cap in this fill, the
+/// stamps of this fill (real, frozen, tracked with an event), path length, data span.
+#[derive(Clone, Copy, Debug)]
+#[repr(C, align(64))]
+pub(crate) struct FairFlow {
+    rate: f64,
+    lev: f64,
+    w: f64,
+    nrate: f64,
+    cap: f64,
+    rst: u32,
+    zst: u32,
+    vst: u32,
+    plen: u32,
+    span: bool,
+}
+impl Default for FairFlow {
+    fn default() -> Self {
+        FairFlow { rate: 0.0, lev: 0.0, w: 0.0, nrate: 0.0, cap: INF, rst: 0, zst: 0, vst: 0, plen: 0, span: false }
+    }
+}
+
+/// The fill state of a link, in one cache line: its used capacity and highest level at
+/// the committed rates (cached while `ok`), and in this fill (joined when `stamp` is
+/// this fill's): residual capacity, unfrozen weight and count, parked flows, the lowest
+/// deferred old level of its tracked flows, and the version of its heap entry.
+#[derive(Clone, Copy, Debug)]
+#[repr(C, align(64))]
+pub(crate) struct FairLink {
+    used: f64,
+    max: f64,
+    res: f64,
+    w: f64,
+    unp: f64,
+    stamp: u32,
+    cnt: u32,
+    pk: u32,
+    ver: u32,
+    ok: bool,
+}
+impl Default for FairLink {
+    fn default() -> Self {
+        FairLink { used: 0.0, max: 0.0, res: 0.0, w: 0.0, unp: INF, stamp: 0, cnt: 0, pk: 0, ver: 0, ok: false }
+    }
+}
+
 /// An event of the fill: a link that saturates at `level` (kind 0; a version tells a
 /// stale entry), a virtual flow at its old level (kind 1), a real flow at its cap
 /// (kind 2). Ordered by level, then kind (links first), id and version (deterministic),
@@ -113,36 +160,27 @@ impl Simulator {
         let w = if matches!(self.cfg.scheduler, Scheduler::Wps) { self.flows[i].weight } else { 1.0 };
         self.weight[i] = w;
         self.cap[i] = INF;
-        if self.drate.len() <= a {
+        if self.ff.len() <= a {
             let n = a + 1;
-            self.drate.resize(n, 0.0);
-            self.dlev.resize(n, 0.0);
-            self.dw.resize(n, 0.0);
-            self.dspan.resize(n, false);
-            self.dcap.resize(n, INF);
-            self.nrate.resize(n, 0.0);
-            self.rst.resize(n, 0);
-            self.zst.resize(n, 0);
-            self.vst.resize(n, 0);
-            self.dplen.resize(n, 0);
+            self.ff.resize(n, FairFlow::default());
             self.dpl.resize(n * self.maxp, 0);
             self.lpos.resize(n * self.maxp, 0);
             self.pst.resize(n * self.maxp, 0);
         }
-        self.drate[a] = 0.0;
-        self.dlev[a] = 0.0;
-        self.dw[a] = w;
-        self.dspan[a] = self.flows[i].data_span_s > 0.0;
-        self.dcap[a] = INF;
+        self.ff[a].rate = 0.0;
+        self.ff[a].lev = 0.0;
+        self.ff[a].w = w;
+        self.ff[a].span = self.flows[i].data_span_s > 0.0;
+        self.ff[a].cap = INF;
         let (p0, p1) = (self.path_off[i] as usize, self.path_off[i + 1] as usize);
-        self.dplen[a] = (p1 - p0) as u32;
+        self.ff[a].plen = (p1 - p0) as u32;
         for k in 0..p1 - p0 {
             let l = self.path_links[p0 + k] as usize;
             let s = a * self.maxp + k;
             self.dpl[s] = l as u32;
             self.lpos[s] = self.lists[l].len() as u32;
             self.lists[l].push(a as u32);
-            self.lok[l] = false;
+            self.lk[l].ok = false;
         }
         self.seed_flows.push(i as u32);
     }
@@ -150,8 +188,8 @@ impl Simulator {
     /// Takes an active flow out (finished or terminated): the flows on its links are re-solved.
     pub(super) fn fair_remove(&mut self, i: usize) {
         let a = self.apos[i] as usize;
-        if self.drate[a] > 0.0 {
-            self.floor = self.floor.min(self.dlev[a]);
+        if self.ff[a].rate > 0.0 {
+            self.floor = self.floor.min(self.ff[a].lev);
         }
         self.sent[i] = self.sent_now(i);
         self.t0[i] = self.now;
@@ -167,7 +205,7 @@ impl Simulator {
                 self.lpos[sb] = pos as u32;
             }
             self.seed_links.push(l as u32);
-            self.lok[l] = false;
+            self.lk[l].ok = false;
         }
         self.active.swap_remove(a);
         self.apos[i] = u32::MAX;
@@ -176,14 +214,9 @@ impl Simulator {
             // The last active flow moves to index a.
             let j = self.active[a] as usize;
             self.apos[j] = a as u32;
-            self.drate[a] = self.drate[last];
-            self.dlev[a] = self.dlev[last];
-            self.dw[a] = self.dw[last];
-            self.dspan[a] = self.dspan[last];
-            self.dcap[a] = self.dcap[last];
-            self.dplen[a] = self.dplen[last];
+            self.ff[a] = self.ff[last];
             let m = self.maxp;
-            for k in 0..self.dplen[a] as usize {
+            for k in 0..self.ff[a].plen as usize {
                 let (s, t) = (a * m + k, last * m + k);
                 self.dpl[s] = self.dpl[t];
                 self.lpos[s] = self.lpos[t];
@@ -206,10 +239,10 @@ impl Simulator {
         links.clear();
         for k in 0..self.rlist.len() {
             let s = self.rlist[k] as usize;
-            if self.drate[s] > 0.0 {
-                lam = lam.min(self.dlev[s]);
+            if self.ff[s].rate > 0.0 {
+                lam = lam.min(self.ff[s].lev);
             }
-            lam = lam.min(self.fair_cap(s) / self.dw[s]);
+            lam = lam.min(self.fair_cap(s) / self.ff[s].w);
             links.extend_from_slice(&self.dpl[self.fair_slots(s)]);
         }
         links.sort_unstable();
@@ -221,10 +254,10 @@ impl Simulator {
             let mut wrem = 0.0;
             for &g in &self.lists[l] {
                 let g = g as usize;
-                let w = self.dw[g];
+                let w = self.ff[g].w;
                 wrem += w;
-                if self.rst[g] != st {
-                    self.wl.push((self.dlev[g], self.drate[g], w));
+                if self.ff[g].rst != st {
+                    self.wl.push((self.ff[g].lev, self.ff[g].rate, w));
                 }
             }
             self.wl.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
@@ -252,27 +285,27 @@ impl Simulator {
     /// Used capacity and highest level of link l at the committed rates (cached until a
     /// flow of l changes rate, arrives or leaves).
     fn fair_old_state(&mut self, l: usize) -> (f64, f64) {
-        if !self.lok[l] {
+        if !self.lk[l].ok {
             let mut used = 0.0;
             let mut mx = 0.0f64;
-            let (drate, dlev) = (&self.drate[..], &self.dlev[..]);
+            let ff = &self.ff[..];
             for &h in &self.lists[l] {
-                let h = h as usize;
-                used += drate[h];
-                mx = mx.max(dlev[h]);
+                let h = &ff[h as usize];
+                used += h.rate;
+                mx = mx.max(h.lev);
             }
-            self.lok[l] = true;
-            self.lused[l] = used;
-            self.lmax[l] = mx;
+            self.lk[l].ok = true;
+            self.lk[l].used = used;
+            self.lk[l].max = mx;
         }
-        (self.lused[l], self.lmax[l])
+        (self.lk[l].used, self.lk[l].max)
     }
 
     /// The cap of the active flow at dense index g (cap_now; a flow whose data is all
     /// there from the start has none, which spares a look at its spec).
     #[inline]
     fn fair_cap(&self, g: usize) -> f64 {
-        if self.dspan[g] {
+        if self.ff[g].span {
             self.cap_now(self.active[g] as usize)
         } else {
             INF
@@ -293,7 +326,7 @@ impl Simulator {
     #[inline]
     fn fair_slots(&self, g: usize) -> std::ops::Range<usize> {
         let p = g * self.maxp;
-        p..p + self.dplen[g] as usize
+        p..p + self.ff[g].plen as usize
     }
 
     /// Link l joins the fill at level lam: its residual capacity and unfrozen weight. Its
@@ -304,50 +337,53 @@ impl Simulator {
     /// unparked and tracked (see fair_allocate), which only raises that level.
     fn fair_join(&mut self, l: usize, lam: f64, track_all: bool) {
         let st = self.stamp;
-        if self.tstamp[l] == st {
+        if self.lk[l].stamp == st {
             return;
         }
-        self.tstamp[l] = st;
-        let (used, mx) = self.fair_old_state(l);
+        self.lk[l].stamp = st;
+        // On a link of the event every virtual flow is tracked: no need for its old state.
         let bott = if track_all {
             0.0
-        } else if used >= self.topo.capacity[l] * (1.0 - TOL) {
-            mx * (1.0 - TOL)
         } else {
-            INF
+            let (used, mx) = self.fair_old_state(l);
+            if used >= self.topo.capacity[l] * (1.0 - TOL) {
+                mx * (1.0 - TOL)
+            } else {
+                INF
+            }
         };
         let mut res = self.topo.capacity[l];
         let mut w = 0.0;
         let mut cnt = 0u32;
         let mut parked = 0u32;
         // Local borrows: the loop reads and writes disjoint fields.
-        let (rst, zst, vst, pst) = (&self.rst[..], &mut self.zst[..], &self.vst[..], &mut self.pst[..]);
-        let (nrate, drate, dlev, dw, dpl) = (&self.nrate[..], &self.drate[..], &self.dlev[..], &self.dw[..], &self.dpl[..]);
+        let (ff, pst, dpl) = (&mut self.ff[..], &mut self.pst[..], &self.dpl[..]);
         let (tq, maxp) = (&mut self.tq, self.maxp);
         for &g in &self.lists[l] {
             let g = g as usize;
-            if rst[g] == st {
-                if zst[g] == st {
-                    res -= nrate[g];
+            let f = &mut ff[g];
+            if f.rst == st {
+                if f.zst == st {
+                    res -= f.nrate;
                 } else {
-                    w += dw[g];
+                    w += f.w;
                     cnt += 1;
                 }
-            } else if zst[g] == st {
-                res -= drate[g];
+            } else if f.zst == st {
+                res -= f.rate;
             } else {
-                let lev = dlev[g];
+                let lev = f.lev;
                 if lev < lam {
-                    zst[g] = st;
-                    res -= drate[g];
+                    f.zst = st;
+                    res -= f.rate;
                 } else if lev >= bott {
-                    w += dw[g];
+                    w += f.w;
                     cnt += 1;
-                    if vst[g] != st {
+                    if f.vst != st {
                         tq.push(g as u32);
                     }
                 } else {
-                    res -= drate[g];
+                    res -= f.rate;
                     // fair_slot(g, l)
                     let mut p = g * maxp;
                     while dpl[p] as usize != l {
@@ -358,11 +394,11 @@ impl Simulator {
                 }
             }
         }
-        self.lres[l] = res;
-        self.lw[l] = w;
-        self.lcnt[l] = cnt;
-        self.lpk[l] = parked;
-        self.lver[l] = 0;
+        self.lk[l].res = res;
+        self.lk[l].w = w;
+        self.lk[l].cnt = cnt;
+        self.lk[l].pk = parked;
+        self.lk[l].ver = 0;
         // A tracked flow needs its own event only if l does not stop it first: the event
         // of one at or above the level of l is deferred until that level rises past it
         // (see fair_allocate), and is mostly never needed.
@@ -371,10 +407,10 @@ impl Simulator {
             let sat = res.max(0.0) / w;
             for k in 0..self.tq.len() {
                 let g = self.tq[k] as usize;
-                let lev = self.dlev[g];
+                let lev = self.ff[g].lev;
                 if lev < sat {
-                    if self.vst[g] != st {
-                        self.vst[g] = st;
+                    if self.ff[g].vst != st {
+                        self.ff[g].vst = st;
                         self.fheap.push(Item::new(lev, 1, g, 0));
                     }
                 } else {
@@ -384,7 +420,7 @@ impl Simulator {
             self.fheap.push(Item::new(sat, 0, l, 0));
         }
         self.tq.clear();
-        self.lunp[l] = unp;
+        self.lk[l].unp = unp;
     }
 
     /// Link l's level rose to `sat`: the events of the flows tracked there whose old level
@@ -394,40 +430,40 @@ impl Simulator {
         let mut unp = INF;
         for k in 0..self.lists[l].len() {
             let g = self.lists[l][k] as usize;
-            if self.vst[g] == st || self.zst[g] == st || self.rst[g] == st || (self.lpk[l] > 0 && self.pst[self.fair_slot(g, l)] == st) {
+            if self.ff[g].vst == st || self.ff[g].zst == st || self.ff[g].rst == st || (self.lk[l].pk > 0 && self.pst[self.fair_slot(g, l)] == st) {
                 continue;
             }
-            let lev = self.dlev[g];
+            let lev = self.ff[g].lev;
             if lev < sat {
-                self.vst[g] = st;
+                self.ff[g].vst = st;
                 self.fheap.push(Item::new(lev, 1, g, 0));
             } else {
                 unp = unp.min(lev);
             }
         }
-        self.lunp[l] = unp;
+        self.lk[l].unp = unp;
     }
 
     /// Flow g (unfrozen, or parked, on the links of the fill) freezes at rate r.
     fn fair_freeze(&mut self, g: usize, r: f64) {
         let st = self.stamp;
-        self.zst[g] = st;
-        let w = self.dw[g];
+        self.ff[g].zst = st;
+        let w = self.ff[g].w;
         for p in self.fair_slots(g) {
             let l = self.dpl[p] as usize;
-            if self.tstamp[l] != st {
+            if self.lk[l].stamp != st {
                 continue;
             }
             if self.pst[p] == st {
                 self.pst[p] = st.wrapping_sub(1);
-                self.lpk[l] -= 1;
-                self.lres[l] += self.drate[g] - r;
+                self.lk[l].pk -= 1;
+                self.lk[l].res += self.ff[g].rate - r;
             } else {
-                self.lres[l] -= r;
-                self.lcnt[l] -= 1;
-                self.lw[l] = if self.lcnt[l] > 0 { self.lw[l] - w } else { 0.0 };
+                self.lk[l].res -= r;
+                self.lk[l].cnt -= 1;
+                self.lk[l].w = if self.lk[l].cnt > 0 { self.lk[l].w - w } else { 0.0 };
             }
-            self.lver[l] = self.lver[l].wrapping_add(1);
+            self.lk[l].ver = self.lk[l].ver.wrapping_add(1);
         }
     }
 
@@ -437,19 +473,19 @@ impl Simulator {
         let st = self.stamp;
         let l = self.dpl[p] as usize;
         self.pst[p] = st.wrapping_sub(1);
-        self.lpk[l] -= 1;
-        self.lres[l] += self.drate[g];
-        self.lw[l] += self.dw[g];
-        self.lcnt[l] += 1;
-        self.lver[l] = self.lver[l].wrapping_add(1);
-        self.fheap.push(Item::new(self.lres[l].max(0.0) / self.lw[l], 0, l, self.lver[l]));
+        self.lk[l].pk -= 1;
+        self.lk[l].res += self.ff[g].rate;
+        self.lk[l].w += self.ff[g].w;
+        self.lk[l].cnt += 1;
+        self.lk[l].ver = self.lk[l].ver.wrapping_add(1);
+        self.fheap.push(Item::new(self.lk[l].res.max(0.0) / self.lk[l].w, 0, l, self.lk[l].ver));
     }
 
     /// Flow g turns real: its cap, and its other links join the fill.
     fn fair_make_real(&mut self, g: usize, lam: f64) {
-        self.rst[g] = self.stamp;
+        self.ff[g].rst = self.stamp;
         self.rlist.push(g as u32);
-        self.dcap[g] = self.fair_cap(g);
+        self.ff[g].cap = self.fair_cap(g);
         for p in self.fair_slots(g) {
             self.fair_join(self.dpl[p] as usize, lam, false);
         }
@@ -460,19 +496,19 @@ impl Simulator {
     /// untouched link where it was a bottleneck.
     fn fair_still_stops(&mut self, g: usize, lam: f64) -> bool {
         let st = self.stamp;
-        let r = self.drate[g];
-        if self.dcap[g] < INF && r >= self.dcap[g] * (1.0 - TOL) {
+        let r = self.ff[g].rate;
+        if self.ff[g].cap < INF && r >= self.ff[g].cap * (1.0 - TOL) {
             return true;
         }
-        let lev = self.dlev[g];
+        let lev = self.ff[g].lev;
         for p in self.fair_slots(g) {
             let l = self.dpl[p] as usize;
-            if self.tstamp[l] == st {
-                if self.lcnt[l] > 0 && self.pst[p] != st && self.lres[l].max(0.0) <= self.lw[l] * lam * (1.0 + TOL) {
+            if self.lk[l].stamp == st {
+                if self.lk[l].cnt > 0 && self.pst[p] != st && self.lk[l].res.max(0.0) <= self.lk[l].w * lam * (1.0 + TOL) {
                     let hi = lam * (1.0 + TOL);
-                    let parked_above = self.lpk[l] > 0 && self.lists[l].iter().any(|&h| {
+                    let parked_above = self.lk[l].pk > 0 && self.lists[l].iter().any(|&h| {
                         let h = h as usize;
-                        self.zst[h] != st && self.rst[h] != st && self.drate[h] > self.dw[h] * hi && self.pst[self.fair_slot(h, l)] == st
+                        self.ff[h].zst != st && self.ff[h].rst != st && self.ff[h].rate > self.ff[h].w * hi && self.pst[self.fair_slot(h, l)] == st
                     });
                     if !parked_above {
                         return true;
@@ -501,8 +537,8 @@ impl Simulator {
                 continue;
             }
             let s = self.apos[i] as usize;
-            if self.rst[s] != st {
-                self.rst[s] = st;
+            if self.ff[s].rst != st {
+                self.ff[s].rst = st;
                 self.rlist.push(s as u32);
             }
         }
@@ -515,7 +551,7 @@ impl Simulator {
         self.fheap.clear();
         for k in 0..self.rlist.len() {
             let g = self.rlist[k] as usize;
-            self.dcap[g] = self.fair_cap(g);
+            self.ff[g].cap = self.fair_cap(g);
         }
         // The links of the event: every virtual flow there is tracked (their committed
         // rates do not tell the bottlenecks of the new state).
@@ -531,18 +567,18 @@ impl Simulator {
         self.seed_links.clear();
         for k in 0..self.rlist.len() {
             let g = self.rlist[k] as usize;
-            if self.dcap[g] < INF {
-                self.fheap.push(Item::new(self.dcap[g] / self.dw[g], 2, g, 0));
+            if self.ff[g].cap < INF {
+                self.fheap.push(Item::new(self.ff[g].cap / self.ff[g].w, 2, g, 0));
             }
         }
         while let Some(top) = self.fheap.peek().copied() {
             let id = top.id();
-            if top.kind() == 0 && self.lcnt[id] > 0 && top.version() != self.lver[id] {
+            if top.kind() == 0 && self.lk[id].cnt > 0 && top.version() != self.lk[id].ver {
                 // Levels only rise as flows freeze: the stale top moves to the current one
                 // (in place: one sift instead of a pop and a push).
-                let level = self.lres[id].max(0.0) / self.lw[id];
-                *self.fheap.peek_mut().unwrap() = Item::new(level, 0, id, self.lver[id]);
-                if level > self.lunp[id] {
+                let level = self.lk[id].res.max(0.0) / self.lk[id].w;
+                *self.fheap.peek_mut().unwrap() = Item::new(level, 0, id, self.lk[id].ver);
+                if level > self.lk[id].unp {
                     self.fair_undefer(id, level);
                 }
                 continue;
@@ -551,24 +587,24 @@ impl Simulator {
             match it.kind() {
                 0 => {
                     let l = id;
-                    if self.lcnt[l] == 0 {
+                    if self.lk[l].cnt == 0 {
                         continue;
                     }
                     // Parked flows above this level: unpark them (the level rises).
                     let hi = it.level() * (1.0 + TOL);
                     let mut moved = false;
-                    for k in 0..if self.lpk[l] > 0 { self.lists[l].len() } else { 0 } {
+                    for k in 0..if self.lk[l].pk > 0 { self.lists[l].len() } else { 0 } {
                         let g = self.lists[l][k] as usize;
-                        if self.zst[g] == st || self.rst[g] == st || self.drate[g] <= self.dw[g] * hi {
+                        if self.ff[g].zst == st || self.ff[g].rst == st || self.ff[g].rate <= self.ff[g].w * hi {
                             continue;
                         }
                         let p = self.fair_slot(g, l);
                         if self.pst[p] == st {
                             self.fair_unpark(g, p);
                             moved = true;
-                            if self.vst[g] != st {
-                                self.vst[g] = st;
-                                self.fheap.push(Item::new(self.dlev[g], 1, g, 0));
+                            if self.ff[g].vst != st {
+                                self.ff[g].vst = st;
+                                self.fheap.push(Item::new(self.ff[g].lev, 1, g, 0));
                             }
                         }
                     }
@@ -578,22 +614,22 @@ impl Simulator {
                     lam = lam.max(it.level());
                     for k in 0..self.lists[l].len() {
                         let g = self.lists[l][k] as usize;
-                        if self.zst[g] == st {
+                        if self.ff[g].zst == st {
                             continue;
                         }
-                        let w = self.dw[g];
-                        if self.rst[g] == st {
-                            let r = (w * lam).min(self.dcap[g]);
-                            self.nrate[g] = r;
+                        let w = self.ff[g].w;
+                        if self.ff[g].rst == st {
+                            let r = (w * lam).min(self.ff[g].cap);
+                            self.ff[g].nrate = r;
                             self.fair_freeze(g, r);
-                        } else if self.drate[g] <= w * lam * (1.0 + TOL) {
+                        } else if self.ff[g].rate <= w * lam * (1.0 + TOL) {
                             // Saturates at the virtual flow's old level (or a parked flow
                             // below it): it stays.
-                            self.fair_freeze(g, self.drate[g]);
+                            self.fair_freeze(g, self.ff[g].rate);
                         } else {
                             // Frozen below its old level: it turns real.
                             let r = w * lam;
-                            self.nrate[g] = r;
+                            self.ff[g].nrate = r;
                             self.fair_freeze(g, r);
                             self.fair_make_real(g, lam);
                         }
@@ -601,33 +637,33 @@ impl Simulator {
                 }
                 1 => {
                     let g = id;
-                    if self.rst[g] == st || self.zst[g] == st {
+                    if self.ff[g].rst == st || self.ff[g].zst == st {
                         continue;
                     }
                     lam = lam.max(it.level());
                     if self.fair_still_stops(g, lam) {
-                        self.fair_freeze(g, self.drate[g]);
+                        self.fair_freeze(g, self.ff[g].rate);
                     } else {
                         // It goes on rising: unparked wherever it is parked.
                         for p in self.fair_slots(g) {
-                            if self.pst[p] == st && self.tstamp[self.dpl[p] as usize] == st {
+                            if self.pst[p] == st && self.lk[self.dpl[p] as usize].stamp == st {
                                 self.fair_unpark(g, p);
                             }
                         }
                         self.fair_make_real(g, lam);
-                        if self.dcap[g] < INF {
-                            self.fheap.push(Item::new(self.dcap[g] / self.dw[g], 2, g, 0));
+                        if self.ff[g].cap < INF {
+                            self.fheap.push(Item::new(self.ff[g].cap / self.ff[g].w, 2, g, 0));
                         }
                     }
                 }
                 _ => {
                     let g = id;
-                    if self.rst[g] != st || self.zst[g] == st {
+                    if self.ff[g].rst != st || self.ff[g].zst == st {
                         continue;
                     }
                     lam = lam.max(it.level());
-                    let r = self.dcap[g];
-                    self.nrate[g] = r;
+                    let r = self.ff[g].cap;
+                    self.ff[g].nrate = r;
                     self.fair_freeze(g, r);
                 }
             }
@@ -635,14 +671,29 @@ impl Simulator {
         // Commit.
         for k in 0..self.rlist.len() {
             let f = self.rlist[k] as usize;
-            debug_assert!(self.zst[f] == st, "a real flow is frozen at the end of the fill");
-            let (r, old) = (self.nrate[f], self.drate[f]);
+            debug_assert!(self.ff[f].zst == st, "a real flow is frozen at the end of the fill");
+            let (r, old) = (self.ff[f].nrate, self.ff[f].rate);
             if (r - old).abs() > 1e-12 * r.max(old) || (r == 0.0) != (old == 0.0) {
-                self.set_rate(self.active[f] as usize, r);
-                self.drate[f] = r;
-                self.dlev[f] = r / self.dw[f];
+                let i = self.active[f] as usize;
+                if self.ff[f].span {
+                    self.set_rate(i, r);
+                } else {
+                    // set_rate for a flow with no data span (no cap, no PIAS threshold).
+                    let (now, size, r0) = (self.now, self.flows[i].size_bytes, self.rate[i]);
+                    let sent = if r0 == 0.0 { self.sent[i] } else { (self.sent[i] + r0 * (now - self.t0[i])).min(size) };
+                    self.sent[i] = sent;
+                    self.t0[i] = now;
+                    self.rate[i] = r;
+                    if r <= 0.0 {
+                        self.fev.remove(i as u32);
+                    } else {
+                        self.fev.set(i as u32, now + (size - sent) / r);
+                    }
+                }
+                self.ff[f].rate = r;
+                self.ff[f].lev = r / self.ff[f].w;
                 for p in self.fair_slots(f) {
-                    self.lok[self.dpl[p] as usize] = false;
+                    self.lk[self.dpl[p] as usize].ok = false;
                 }
             }
         }
