@@ -13,6 +13,7 @@
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -188,9 +189,7 @@ class TokenFeatures(BaseFeaturesExtractor):
         super().__init__(observation_space, features_dim=self.window * (self.n_request + 1) + self.n_active)
 
     def forward(self, observations: dict[str, th.Tensor]) -> th.Tensor:
-        req = symlog(th.clamp(observations["requests"], -1e6, 1e6)).flatten(start_dim=1)
-        act = symlog(th.clamp(observations["active"], -1e6, 1e6))
-        return th.cat([req, act, observations["action_mask"].flatten(start_dim=1)], dim=1)
+        return RequestScorer.flatten(observations["requests"], observations["active"], observations["action_mask"])
 
 
 class RequestScorer(nn.Module):
@@ -199,14 +198,30 @@ class RequestScorer(nn.Module):
     categorical, so the same request gets the same score in any window slot. Critic: an
     MLP on the masked mean and max of the request embeddings and the active summary."""
 
-    def __init__(self, window: int, n_request: int, n_active: int, hidden: int = 64) -> None:
+    def __init__(self, window: int, n_request: int, n_active: int, hidden: int | Sequence[int] = 64) -> None:
         super().__init__()
+        widths = [int(hidden)] * 2 if isinstance(hidden, int) else [int(h) for h in hidden]
+        if not widths or min(widths) < 1:
+            raise ValueError(f"hidden must be a width or a list of widths >= 1, got {hidden!r}")
         self.window, self.n_request, self.n_active = window, n_request, n_active
+        h = widths[-1]
         self.latent_dim_pi = window
-        self.latent_dim_vf = hidden
-        self.phi = nn.Sequential(nn.Linear(n_request + n_active, hidden), nn.Tanh(), nn.Linear(hidden, hidden), nn.Tanh())
-        self.score = nn.Linear(hidden, 1)
-        self.value = nn.Sequential(nn.Linear(2 * hidden + n_active, hidden), nn.Tanh())
+        self.latent_dim_vf = h
+        layers: list[nn.Module] = []
+        inp = n_request + n_active
+        for width in widths:
+            layers += [nn.Linear(inp, width), nn.Tanh()]
+            inp = width
+        self.phi = nn.Sequential(*layers)
+        self.score = nn.Linear(h, 1)
+        self.value = nn.Sequential(nn.Linear(2 * h + n_active, h), nn.Tanh())
+
+    @staticmethod
+    def flatten(requests: th.Tensor, active: th.Tensor, mask: th.Tensor) -> th.Tensor:
+        """The flat features this module reads (what :class:`TokenFeatures` produces)."""
+        req = symlog(th.clamp(requests, -1e6, 1e6)).flatten(start_dim=1)
+        act = symlog(th.clamp(active, -1e6, 1e6))
+        return th.cat([req, act, mask.flatten(start_dim=1)], dim=1)
 
     def _encode(self, features: th.Tensor) -> tuple[th.Tensor, th.Tensor, th.Tensor]:
         b, w, f, a = features.shape[0], self.window, self.n_request, self.n_active
@@ -236,7 +251,7 @@ class RequestScorerPolicy(MaskableMultiInputActorCriticPolicy):
     per-request scores are the logits directly (no dense output layer mixing slots)."""
 
     def __init__(self, observation_space: spaces.Dict, action_space: spaces.Discrete, lr_schedule: Any,
-                 hidden: int = 64, **kwargs: Any) -> None:
+                 hidden: int | Sequence[int] = 64, **kwargs: Any) -> None:
         self.hidden = hidden
         kwargs.setdefault("features_extractor_class", TokenFeatures)
         super().__init__(observation_space, action_space, lr_schedule, **kwargs)

@@ -25,14 +25,18 @@ except ImportError as e:  # pragma: no cover - ray is an optional dependency
 
 from torch import nn
 
+from flowsched.agents.policies import RequestScorer
 from flowsched.agents.policies import symlog as _squash  # features in MB and ms span orders of magnitude
 
 
 
 
 class MaskedTokenModule(TorchRLModule, ValueFunctionAPI):
-    """Actor-critic RLModule for ``flowsched/TokenScheduling-v0`` (``model_config``:
-    ``hidden`` units per layer, default ``[64, 64]``)."""
+    """Actor-critic RLModule for ``flowsched/TokenScheduling-v0``: the same network as
+    the SB3 agent ``scorer_ppo`` (:class:`flowsched.agents.policies.RequestScorer`: one
+    shared network scores each waiting request, the critic reads the pooled requests and
+    the active summary); masked slots get logit ``FLOAT_MIN`` (``model_config``:
+    ``hidden`` widths, default ``[64, 64]``)."""
 
     def setup(self) -> None:
         space = self.observation_space
@@ -43,43 +47,28 @@ class MaskedTokenModule(TorchRLModule, ValueFunctionAPI):
         if self.action_space.n != window:
             raise ValueError(f"action space {self.action_space} does not match the window of {window} requests")
         hidden = list(self.model_config.get("hidden", [64, 64])) if self.model_config else [64, 64]
+        self._net = RequestScorer(int(window), int(n_req), int(n_act), hidden)
+        self._value_head = nn.Linear(self._net.latent_dim_vf, 1)
 
-        def mlp(inp: int, out: int) -> nn.Sequential:
-            layers: list[nn.Module] = []
-            for h in hidden:
-                layers += [nn.Linear(inp, h), nn.Tanh()]
-                inp = h
-            layers.append(nn.Linear(inp, out))
-            return nn.Sequential(*layers)
-
-        self._scorer = mlp(n_req + n_act, 1)
-        self._critic = mlp(n_req + n_act, 1)
-
-    def _parts(self, batch: dict[str, Any]) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    def _features(self, batch: dict[str, Any]) -> tuple[torch.Tensor, torch.Tensor]:
         obs = batch[Columns.OBS]
-        req, act, mask = _squash(obs["requests"]), _squash(obs["active"]), obs["action_mask"]
-        return req, act, mask
+        return RequestScorer.flatten(obs["requests"], obs["active"], obs["action_mask"]), obs["action_mask"]
 
     def _logits(self, batch: dict[str, Any]) -> tuple[torch.Tensor, torch.Tensor]:
-        req, act, mask = self._parts(batch)
-        x = torch.cat([req, act.unsqueeze(1).expand(-1, req.shape[1], -1)], dim=-1)
-        logits = self._scorer(x).squeeze(-1)
-        logits = logits + torch.clamp(torch.log(mask), min=FLOAT_MIN)
-        pooled = (req * mask.unsqueeze(-1)).sum(1) / mask.sum(1, keepdim=True).clamp(min=1.0)
-        return logits, torch.cat([pooled, act], dim=-1)
+        x, mask = self._features(batch)
+        logits = self._net.forward_actor(x) + torch.clamp(torch.log(mask), min=FLOAT_MIN)
+        return logits, x
 
     def _forward(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
-        logits, _ = self._logits(batch)
-        return {Columns.ACTION_DIST_INPUTS: logits}
+        return {Columns.ACTION_DIST_INPUTS: self._logits(batch)[0]}
 
     def _forward_train(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
-        logits, emb = self._logits(batch)
-        return {Columns.ACTION_DIST_INPUTS: logits, Columns.EMBEDDINGS: emb}
+        logits, x = self._logits(batch)
+        return {Columns.ACTION_DIST_INPUTS: logits, Columns.EMBEDDINGS: x}
 
     def compute_values(self, batch: dict[str, Any], embeddings: Any = None) -> torch.Tensor:
-        if embeddings is None:
-            _, embeddings = self._logits(batch)
-        return self._critic(embeddings).squeeze(-1)
+        x = self._features(batch)[0] if embeddings is None else embeddings
+        return self._value_head(self._net.forward_critic(x)).squeeze(-1)
 
 
 class SwitchScoreModule(TorchRLModule, ValueFunctionAPI):
@@ -168,6 +157,10 @@ def ppo_config(
     num_epochs: int = 10,
     lr: float = 3e-4,
     gamma: float = 0.99,
+    gae_lambda: float = 1.0,
+    entropy_coeff: float = 0.0,
+    use_kl_loss: bool = True,
+    vf_loss_coeff: float = 1.0,
     hidden: tuple[int, ...] = (64, 64),
     seed: int = 0,
 ) -> Any:
@@ -187,7 +180,8 @@ def ppo_config(
         .env_runners(num_env_runners=num_env_runners, num_envs_per_env_runner=num_envs_per_env_runner)
         .learners(num_learners=0)
         .training(train_batch_size_per_learner=train_batch_size, minibatch_size=minibatch_size, num_epochs=num_epochs,
-                  lr=lr, gamma=gamma)
+                  lr=lr, gamma=gamma, lambda_=gae_lambda, entropy_coeff=entropy_coeff, use_kl_loss=use_kl_loss,
+                  vf_loss_coeff=vf_loss_coeff)
         .rl_module(rl_module_spec=RLModuleSpec(module_class=MODULES[env_id], model_config={"hidden": list(hidden)}))
         .debugging(seed=seed)
     )
@@ -282,7 +276,9 @@ def train_rllib(cfg: Any, run_dir: Any, *, resume: bool, baseline_specs: list[An
             cfg.env.id, env_kwargs(cfg, masked=True), num_env_runners=int(a.num_env_runners),
             num_envs_per_env_runner=int(a.num_envs_per_env_runner), train_batch_size=int(a.algo.train_batch_size),
             minibatch_size=int(a.algo.minibatch_size), num_epochs=int(a.algo.num_epochs), lr=float(a.algo.lr),
-            gamma=float(a.algo.gamma), hidden=tuple(a.algo.hidden), seed=int(cfg.seed),
+            gamma=float(a.algo.gamma), gae_lambda=float(a.algo.get("gae_lambda", 1.0)),
+            entropy_coeff=float(a.algo.get("entropy_coeff", 0.0)), use_kl_loss=bool(a.algo.get("use_kl_loss", True)),
+            vf_loss_coeff=float(a.algo.get("vf_loss_coeff", 1.0)), hidden=tuple(a.algo.hidden), seed=int(cfg.seed),
         ).build_algo()
     logger, wandb_run = make_logger(cfg, run_dir, f"{cfg.env.family}/{cfg.workload.name}/{a.name}/seed{cfg.seed}")
     total, every = int(cfg.total_timesteps), int(cfg.checkpoint.every)
