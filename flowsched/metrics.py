@@ -28,6 +28,7 @@ column             dtype     meaning
 ``slowdown``       float64   fct / ideal fct; NaN if terminated
 ``deadline_met``   boolean   pandas nullable; NA = no deadline
 ``terminated``     bool      flow was dropped for missing its deadline
+``path_delay_s``   float64   optional: the fixed path delay in ``fct_s``
 =================  ========  ==============================================
 
 ``links`` has columns ``link`` (name), ``capacity_Bps`` (bytes/s) and
@@ -393,8 +394,8 @@ def summarize(
         The run's time span (first arrival to last finish), used by the rate
         metrics (``mean_active_flows``, ``finished_per_s``, utilization).
         When ``None`` it is inferred from ``flows`` as the latest end time
-        (``finish_s``, or ``arrival_s + deadline_s`` for terminated flows)
-        minus the earliest ``arrival_s``.
+        (``finish_s``, or the termination time for terminated flows) minus the
+        earliest ``arrival_s``.
     buckets : sequence of float
         Size-bucket edges in bytes (left-closed; see :func:`bucket_labels`).
     quantiles : sequence of float
@@ -440,9 +441,11 @@ def summarize(
             by Little's law: ``sum(time in system) / duration_s``. A flow is
             in the system from ``arrival_s`` to ``finish_s`` (the aSCC
             paper's "active" flow, ``a_i <= t <= e_i``; the path delay in
-            ``fct_s`` is not counted); a terminated flow is assumed to be
-            dropped at its deadline and counts ``deadline_s`` (nothing when
-            its deadline is not finite). Exact when every flow arrives and
+            ``fct_s`` is not counted); a terminated flow is dropped when its
+            deadline can no longer be met, at ``arrival_s + deadline_s -
+            path_delay_s`` (0 when that is negative; without a
+            ``path_delay_s`` column, at ``arrival_s + deadline_s``; nothing
+            when its deadline is not finite). Exact when every flow arrives and
             leaves within the span, which holds for the default span.
         ``finished_per_s``
             Finished flows per second of ``duration_s``.
@@ -477,8 +480,14 @@ def summarize(
     has_deadline = met_nullable.notna().to_numpy() | np.isfinite(deadline)
     met = met_nullable.fillna(False).to_numpy(dtype=bool) & ~terminated
 
-    # time in system (Little's law) and end time of each flow
-    end = np.where(finished, finish, np.where(terminated, arrival + deadline, np.nan))
+    # time in system (Little's law) and end time of each flow; the simulator drops a
+    # terminated flow once its deadline cannot be met: the path delay before it
+    if "path_delay_s" in flows:
+        delay = flows["path_delay_s"].to_numpy(dtype=np.float64, na_value=np.nan)
+        t_term = arrival + np.maximum(deadline - delay, 0.0)
+    else:
+        t_term = arrival + deadline
+    end = np.where(finished, finish, np.where(terminated, t_term, np.nan))
     sojourn = end - arrival
 
     if duration_s is None:

@@ -218,6 +218,7 @@ def _collect(tr: pd.DataFrame, sim: _fabric.Simulator, scheduler: str) -> Result
     flows.loc[~has_dl, "deadline_met"] = pd.NA
     flows["terminated"] = res["terminated"]
     flows["bytes_sent"] = res["bytes_sent"]
+    flows["path_delay_s"] = res["path_delay_s"]
     names, cap, carried = sim.links()
     links = pd.DataFrame({"link": names, "capacity_Bps": cap, "bytes": carried})
     # The run lasts until its last finish or termination: a terminated flow sends until

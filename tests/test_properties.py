@@ -476,3 +476,15 @@ def test_tiny_late_flow_does_not_stall(sched):
     trace = pd.DataFrame({"arrival_s": [10.0], "src": [0], "dst": [1], "size_bytes": [100.0]})
     res = run(trace, flowsched.BigSwitch(2, 10), sched)
     assert res.flows["finish_s"].iloc[0] == pytest.approx(10.0 + 100.0 / C, rel=1e-12)
+
+
+def test_mean_active_flows_ends_a_terminated_flow_when_the_simulator_drops_it():
+    """With a path delay, a terminated flow is dropped at arrival + deadline - path delay;
+    one flow alone is then in the system for the whole run: mean active flows = 1."""
+    trace = pd.DataFrame({"arrival_s": [0.0], "src": [0], "dst": [1], "size_bytes": [1e6], "deadline_s": [1e-4]})
+    res = flowsched.simulate(trace, flowsched.BigSwitch(2, 10), "ps", delay_us=10.0, terminate_missed=True)
+    assert res.flows["terminated"].all() and res.flows["path_delay_s"].iat[0] == pytest.approx(2e-5)
+    assert res.duration_s == pytest.approx(8e-5, rel=1e-12)
+    overall = res.summary().overall
+    assert overall["mean_active_flows"] == pytest.approx(1.0, rel=1e-12)
+    assert overall["duration_s"] == pytest.approx(8e-5, rel=1e-12)

@@ -30,7 +30,7 @@ def test_results_columns_and_units():
     r = flowsched.simulate(tr, flowsched.BigSwitch(8, 10.0), "srpt")
     assert list(r.flows.columns) == [
         "id", "arrival_s", "src", "dst", "size_bytes", "deadline_s", "weight", "finish_s", "fct_s",
-        "ideal_fct_s", "slowdown", "deadline_met", "terminated", "bytes_sent",
+        "ideal_fct_s", "slowdown", "deadline_met", "terminated", "bytes_sent", "path_delay_s",
     ]
     f = r.flows
     np.testing.assert_array_equal(f["id"], tr["id"])
