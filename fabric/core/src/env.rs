@@ -441,21 +441,33 @@ impl TokenEnv {
     }
 }
 
-/// Runs `run` on every chunk of lanes: in turn, or each on a scoped thread when
-/// `parallel`; the first error (or a worker's panic, as an error) is returned.
+/// Lanes per part of a batch: all of them on one thread; with more threads, about 8
+/// parts per thread, so that rayon's work stealing can balance lanes whose steps take
+/// different times.
+fn lanes_per_part(n: usize, threads: usize) -> usize {
+    if threads <= 1 {
+        n.max(1)
+    } else {
+        n.div_ceil(threads * 8).max(1)
+    }
+}
+
+/// Runs `run` on every chunk of lanes: in turn, or in parallel on rayon's persistent
+/// thread pool when `parallel`; the first error (or a worker's panic, as an error) is
+/// returned after every chunk has run.
 fn run_parts<P: Send>(parts: impl Iterator<Item = P>, parallel: bool, run: impl Fn(P) -> Result<()> + Sync) -> Result<()> {
+    use rayon::prelude::*;
     if !parallel {
         return parts.map(&run).collect();
     }
-    let run = &run;
-    // every thread is joined (so none panics out of the scope) before the first error is taken
-    let results: Vec<Result<()>> = std::thread::scope(|s| {
-        let handles: Vec<_> = parts.map(|p| s.spawn(move || run(p))).collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().unwrap_or_else(|_| Err(SimError::Stalled("a worker thread panicked".into()))))
-            .collect()
-    });
+    let parts: Vec<P> = parts.collect();
+    let results: Vec<Result<()>> = parts
+        .into_par_iter()
+        .map(|p| {
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(p)))
+                .unwrap_or_else(|_| Err(SimError::Stalled("a worker thread panicked".into())))
+        })
+        .collect();
     results.into_iter().collect()
 }
 
@@ -568,7 +580,7 @@ impl TokenVecEnv {
             }
         }
         let w = self.envs[0].cfg.window;
-        let chunk = n.div_ceil(self.threads);
+        let chunk = lanes_per_part(n, self.threads);
         let lanes = self
             .envs
             .chunks_mut(chunk)
@@ -1015,7 +1027,7 @@ impl SwitchVecEnv {
                 return Err(SimError::InvalidAction(format!("env {lane}: score of slot {j} must be finite, got {}", s[j])));
             }
         }
-        let chunk = n.div_ceil(self.threads);
+        let chunk = lanes_per_part(n, self.threads);
         let run = |(envs, nr, sc, rew, term): (&mut [SwitchEnv], &mut [bool], &[f32], &mut [f64], &mut [bool])| -> Result<()> {
             for j in 0..envs.len() {
                 if nr[j] {
