@@ -18,6 +18,12 @@ from flowsched.baselines.base import Policy
 SIZE, DEADLINE, LEFT, WAITED, IDEAL, HAS_DL, FAIR = range(7)
 
 
+def _size_over_deadline(req: np.ndarray) -> np.ndarray:
+    """The size/deadline ratio of SSDF and LSDF (NaN or inf for requests without a deadline)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return req[..., SIZE] / req[..., DEADLINE]
+
+
 def _keys(rule: str, req: np.ndarray) -> np.ndarray:
     """Per-request sort key (smaller first), shape (..., window)."""
     has = req[..., HAS_DL] > 0
@@ -27,8 +33,7 @@ def _keys(rule: str, req: np.ndarray) -> np.ndarray:
     if rule == "edf":
         return np.where(has, req[..., LEFT], inf)  # earliest absolute deadline
     if rule in ("ssdf", "lsdf"):
-        with np.errstate(divide="ignore", invalid="ignore"):
-            ratio = req[..., SIZE] / req[..., DEADLINE]
+        ratio = _size_over_deadline(req)
         return np.where(has, ratio if rule == "ssdf" else -ratio, inf)
     if rule == "srpt":
         return req[..., SIZE]
@@ -36,10 +41,8 @@ def _keys(rule: str, req: np.ndarray) -> np.ndarray:
         return np.where(has, req[..., LEFT] - req[..., IDEAL], inf)  # least laxity
     if rule == "fair_slack":
         slack = req[..., LEFT] - req[..., FAIR]  # time to spare if admitted now and shared fairly
-        with np.errstate(divide="ignore", invalid="ignore"):
-            ratio = req[..., SIZE] / req[..., DEADLINE]
         # most slack first among those that can still make it; the others after them, by SSDF
-        return np.where(has, np.where(slack >= 0, -slack, np.float32(1e9) + ratio), inf)
+        return np.where(has, np.where(slack >= 0, -slack, np.float32(1e9) + _size_over_deadline(req)), inf)
     raise ValueError(f"unknown token rule {rule!r}")
 
 
