@@ -229,11 +229,16 @@ pub struct Simulator {
     floor: f64,
     wl: Vec<(f64, f64, f64)>,
     grow_links: Vec<u32>,
+    // The LAS full recomputation with cheaper bookkeeping (see las.rs).
+    las_fast: bool,
+    las_recs: Vec<las::LasRec>,
+    las_last: Vec<(f64, f64)>,
 }
 
 mod evheap;
 mod fair;
 mod incr;
+mod las;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct OrdF64(f64);
@@ -322,7 +327,9 @@ impl Simulator {
             None
         };
         let n_links = topo.n_links();
-        let weight = flows.iter().map(|f| f.weight).collect();
+        let las_fast = !cfg.force_full_recompute && matches!(cfg.scheduler, Scheduler::Las);
+        // LAS shares with equal weights (the generic path sets them at every allocation).
+        let weight = flows.iter().map(|f| if las_fast { 1.0 } else { f.weight }).collect();
         let fair = !cfg.force_full_recompute && fair::applies(&cfg.scheduler);
         if fair && n >= 1 << 30 {
             return Err(SimError::InvalidConfig(format!("fair sharing takes at most 2^30 - 1 flows, got {n}")));
@@ -346,6 +353,9 @@ impl Simulator {
             floor: INF,
             wl: Vec::new(),
             grow_links: Vec::new(),
+            las_fast,
+            las_recs: Vec::new(),
+            las_last: Vec::new(),
             t0: vec![0.0; n],
             apos: vec![u32::MAX; n],
             lists: vec![Vec::new(); if incremental { n_links } else { 0 }],
@@ -1061,6 +1071,11 @@ impl Simulator {
                 self.filler.fill(&self.active, &paths, &self.weight, &self.cap, &mut self.res, &mut self.rate);
             }
             Scheduler::Gtcp(inner) => self.allocate_gtcp(inner),
+            Scheduler::Las if self.las_fast => {
+                // Same results as the generic path, cheaper bookkeeping (see las.rs).
+                self.allocate_las();
+                return;
+            }
             _ => self.allocate_priority(&sched),
         }
         self.compute_next_event(&sched);
