@@ -327,7 +327,9 @@ impl Simulator {
             None
         };
         let n_links = topo.n_links();
-        let las_fast = !cfg.force_full_recompute && matches!(cfg.scheduler, Scheduler::Las);
+        let las_fast = !cfg.force_full_recompute
+            && matches!(cfg.scheduler, Scheduler::Las)
+            && (0..n).all(|i| (path_off[i + 1] - path_off[i]) as usize <= las::MAX_PATH);
         // LAS shares with equal weights (the generic path sets them at every allocation).
         let weight = flows.iter().map(|f| if las_fast { 1.0 } else { f.weight }).collect();
         let fair = !cfg.force_full_recompute && fair::applies(&cfg.scheduler);
@@ -759,6 +761,10 @@ impl Simulator {
     }
 
     fn advance_fluid(&mut self, t: f64) {
+        if self.las_fast {
+            self.las_advance_fluid(t);
+            return;
+        }
         let dt = t - self.now;
         if dt > 0.0 {
             for &i in &self.active {
@@ -790,7 +796,10 @@ impl Simulator {
         if self.incremental {
             self.incr_flow_events(t);
         }
-        for k in 0..if self.incremental { 0 } else { self.active.len() } {
+        if self.las_fast {
+            any_done = self.las_completions(t);
+        }
+        for k in 0..if self.incremental || self.las_fast { 0 } else { self.active.len() } {
             let i = self.active[k] as usize;
             let size = self.flows[i].size_bytes;
             if size - self.sent[i] <= self.finish_tol(i, t) && self.complete_or_due(i, t) {
@@ -1040,6 +1049,11 @@ impl Simulator {
 
     fn allocate(&mut self) {
         self.stats.allocations += 1;
+        if self.las_fast {
+            // LAS: the same results as the generic path, cheaper bookkeeping (see las.rs).
+            self.allocate_las();
+            return;
+        }
         let t = self.now;
         // Caps from data availability: a flow that has caught up with its data sends at the data rate.
         for &i in &self.active {
@@ -1071,11 +1085,6 @@ impl Simulator {
                 self.filler.fill(&self.active, &paths, &self.weight, &self.cap, &mut self.res, &mut self.rate);
             }
             Scheduler::Gtcp(inner) => self.allocate_gtcp(inner),
-            Scheduler::Las if self.las_fast => {
-                // Same results as the generic path, cheaper bookkeeping (see las.rs).
-                self.allocate_las();
-                return;
-            }
             _ => self.allocate_priority(&sched),
         }
         self.compute_next_event(&sched);

@@ -1,30 +1,43 @@
 //! A faster full recomputation for LAS (least attained service / foreground-background).
 //!
-//! It computes exactly what the generic priority path computes (`allocate_priority` with
-//! the key (0, sent, 1), then `compute_next_event` with `next_crossing`), with the same
-//! floating-point operations, so the results are bit-identical; only the bookkeeping is
-//! cheaper:
-//! - the active flows keep their order from one event to the next, and the order changes
-//!   little (a few flows move per event), so an insertion sort over packed
-//!   (sent, arrival, index) records replaces the general sort (with a fallback to the
-//!   general sort when many flows moved);
-//! - the next event (completions, data catch-up, crossings) is found in one pass over the
-//!   flows in priority order: the neighbour ahead of a flow on each of its links is the
-//!   last flow seen on that link, so no per-link lists are built.
+//! It computes exactly what the generic priority path computes (the caps of `allocate`,
+//! `allocate_priority` with the key (0, sent, 1), `compute_next_event` with
+//! `next_crossing`, and the fluid advance and completions of `advance_to`), with the same
+//! floating-point operations in the same order where the order matters, so the results
+//! are bit-identical; only the bookkeeping is cheaper:
+//! - the active flows live in packed records (bytes sent, rate, size, path, ...) kept in
+//!   priority order from one event to the next, so every per-event pass reads one array
+//!   in order instead of several per-flow arrays at random;
+//! - the order changes little between events (a few flows move), so an insertion sort
+//!   replaces the general sort (with a fallback to the general sort when many flows moved);
+//! - flows with a saturated link, and groups of equal attained service with one flow left
+//!   to fill, skip `Filler::fill` (which would give them the same rates);
+//! - the next event (completions, data catch-up, crossings) is found in one pass in
+//!   priority order: the flow ahead on each link is the last one seen on that link, so no
+//!   per-link lists are built.
 //!
-//! `SimConfig::force_full_recompute` keeps the generic path (the reference the tests
-//! compare this one against).
+//! `sent` and `rate` stay up to date alongside the records. `SimConfig::force_full_recompute`
+//! keeps the generic path (the reference the tests compare this one against).
 use std::cmp::{Ordering, Reverse};
 
-use super::{tol_of, OrdF64, Simulator, INF};
+use super::{tol_of, OrdF64, Simulator, Status, INF};
 use crate::fill::Paths;
 
-/// One active flow in priority order: its key (bytes sent), then the tie-breaks.
+/// Longest path the records hold (big switch: 2 links, leaf-spine: up to 4).
+pub(super) const MAX_PATH: usize = 4;
+
+/// One active flow, in priority order: its key (bytes sent), the tie-breaks, and what the
+/// per-event passes need.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct LasRec {
     sent: f64,
     arrival: f64,
     idx: u32,
+    np: u32,
+    rate: f64,
+    size: f64,
+    span: f64,
+    links: [u32; MAX_PATH],
 }
 
 #[inline]
@@ -38,16 +51,103 @@ fn same(x: f64, y: f64) -> bool {
     (x - y).abs() <= tol_of(x.abs().max(y.abs()))
 }
 
+impl LasRec {
+    #[inline]
+    fn path(&self) -> &[u32] {
+        &self.links[..self.np as usize]
+    }
+    /// `Simulator::avail`.
+    #[inline]
+    fn avail(&self, t: f64) -> f64 {
+        if self.span == 0.0 {
+            self.size
+        } else {
+            self.size * ((t - self.arrival) / self.span).clamp(0.0, 1.0)
+        }
+    }
+}
+
 impl Simulator {
-    /// Sorts `active` by (sent, arrival, index), as `sort_active_by_key` does for LAS.
-    fn las_sort(&mut self) {
-        let n = self.active.len();
-        self.las_recs.clear();
-        for &i in &self.active {
-            let iu = i as usize;
-            self.las_recs.push(LasRec { sent: self.sent[iu], arrival: self.flows[iu].arrival_s, idx: i });
+    /// `advance_fluid` over the records (in sync with `active`: see `las_sync`).
+    pub(super) fn las_advance_fluid(&mut self, t: f64) {
+        let dt = t - self.now;
+        if dt > 0.0 {
+            for r in self.las_recs.iter_mut() {
+                if r.rate > 0.0 {
+                    let mut s = r.sent + r.rate * dt;
+                    if r.span > 0.0 {
+                        s = s.min(r.size * ((t - r.arrival) / r.span).min(1.0));
+                    }
+                    let s = s.min(r.size);
+                    r.sent = s;
+                    self.sent[r.idx as usize] = s;
+                }
+            }
+        }
+        self.now = t.max(self.now);
+    }
+
+    /// The completion pass of `advance_to` over the records; true if any flow finished.
+    pub(super) fn las_completions(&mut self, t: f64) -> bool {
+        let mut any_done = false;
+        for k in 0..self.las_recs.len() {
+            let r = self.las_recs[k];
+            let i = r.idx as usize;
+            // `finish_tol`
+            let tol = (1e-9 * r.size).max(r.rate * t.abs() * 8.0 * f64::EPSILON);
+            if r.size - r.sent <= tol && self.complete_or_due(i, t) {
+                self.sent[i] = r.size;
+                self.las_recs[k].sent = r.size;
+                self.status[i] = Status::Done;
+                self.finish[i] = t;
+                any_done = true;
+                self.release_slot(i);
+            }
+        }
+        any_done
+    }
+
+    /// Brings the records in line with `active` (flows that left are dropped, new ones
+    /// appended, as `advance_to` and `activate` change `active`), then sorts them and
+    /// `active` by (sent, arrival, index), as `sort_active_by_key` does for LAS.
+    fn las_sync_sort(&mut self) {
+        let old = self.las_recs.len();
+        let mut w = 0;
+        let mut in_sync = true;
+        for k in 0..old {
+            let r = self.las_recs[k];
+            if self.status[r.idx as usize] == Status::Active {
+                if self.active.get(w) != Some(&r.idx) {
+                    in_sync = false;
+                    break;
+                }
+                self.las_recs[w] = r;
+                w += 1;
+            }
+        }
+        if !in_sync {
+            w = 0; // rebuild (not expected: `active` only loses flows and gains new ones at its end)
+        }
+        self.las_recs.truncate(w);
+        for k in w..self.active.len() {
+            let i = self.active[k] as usize;
+            let f = &self.flows[i];
+            let (pa, pb) = (self.path_off[i] as usize, self.path_off[i + 1] as usize);
+            let mut links = [0u32; MAX_PATH];
+            links[..pb - pa].copy_from_slice(&self.path_links[pa..pb]);
+            self.las_recs.push(LasRec {
+                sent: self.sent[i],
+                arrival: f.arrival_s,
+                idx: i as u32,
+                np: (pb - pa) as u32,
+                rate: self.rate[i],
+                size: f.size_bytes,
+                span: f.data_span_s,
+                links,
+            });
         }
         // Insertion sort: the previous order is nearly right (cost n + moves).
+        let n = self.las_recs.len();
         let recs = &mut self.las_recs[..];
         let budget = 8 * n + 256;
         let mut moves = 0usize;
@@ -77,55 +177,68 @@ impl Simulator {
         }
     }
 
-    /// LAS allocation (the caps and residual capacities are set by `allocate`).
+    /// LAS allocation and next event (replaces all of `allocate` after its counter).
     pub(super) fn allocate_las(&mut self) {
-        self.las_sort();
+        let t = self.now;
+        self.las_sync_sort();
+        // Caps from data availability (`allocate`); flows without a data span keep INF.
+        for r in &self.las_recs {
+            if r.span > 0.0 {
+                self.cap[r.idx as usize] = if t < r.arrival + r.span && r.sent >= r.avail(t) - tol_of(r.size) {
+                    r.size / r.span
+                } else {
+                    INF
+                };
+            }
+        }
+        self.res.copy_from_slice(&self.topo.capacity);
         // Every weight is 1 (set in `Simulator::new`).
-        let n = self.active.len();
-        let paths = Paths { off: &self.path_off, links: &self.path_links };
-        let recs = &self.las_recs;
+        let n = self.las_recs.len();
         let mut a = 0;
         while a < n {
-            let first = recs[a].sent;
+            let first = self.las_recs[a].sent;
             let mut b = a + 1;
-            while b < n && same(first, recs[b].sent) {
+            while b < n && same(first, self.las_recs[b].sent) {
                 b += 1;
             }
             // Members with a saturated link get rate 0 in `Filler::fill` (their links pop
             // first, at level 0, and freezing them at 0 changes no residual), so: all
             // blocked -> all 0; one member left -> the one-flow fill; else `Filler::fill`.
-            let mut free = usize::MAX;
-            let mut n_free = 0;
+            let mut free = a;
+            let mut n_free = 1;
             if b > a + 1 {
+                n_free = 0;
                 for k in a..b {
-                    let i = self.active[k] as usize;
-                    let p = &self.path_links[self.path_off[i] as usize..self.path_off[i + 1] as usize];
-                    if p.iter().all(|&l| self.res[l as usize] > 0.0) {
+                    let r = &mut self.las_recs[k];
+                    if r.path().iter().all(|&l| self.res[l as usize] > 0.0) {
                         free = k;
                         n_free += 1;
                     } else {
-                        self.rate[i] = 0.0;
+                        r.rate = 0.0;
+                        self.rate[r.idx as usize] = 0.0;
                     }
                 }
-            } else {
-                free = a;
-                n_free = 1;
             }
             if n_free == 1 {
-                // `Filler::fill` on one flow, inlined.
-                let i = self.active[free] as usize;
-                let p = &self.path_links[self.path_off[i] as usize..self.path_off[i + 1] as usize];
-                let mut r = self.cap[i];
-                for &l in p {
-                    r = r.min(self.res[l as usize]);
+                // `Filler::fill` on one flow.
+                let r = &mut self.las_recs[free];
+                let i = r.idx as usize;
+                let mut x = self.cap[i];
+                for &l in r.path() {
+                    x = x.min(self.res[l as usize]);
                 }
-                let r = r.max(0.0);
-                for &l in p {
-                    self.res[l as usize] = (self.res[l as usize] - r).max(0.0);
+                let x = x.max(0.0);
+                for &l in r.path() {
+                    self.res[l as usize] = (self.res[l as usize] - x).max(0.0);
                 }
-                self.rate[i] = r;
+                r.rate = x;
+                self.rate[i] = x;
             } else if n_free > 1 {
+                let paths = Paths { off: &self.path_off, links: &self.path_links };
                 self.filler.fill(&self.active[a..b], &paths, &self.weight, &self.cap, &mut self.res, &mut self.rate);
+                for r in &mut self.las_recs[a..b] {
+                    r.rate = self.rate[r.idx as usize];
+                }
             }
             a = b;
         }
@@ -155,34 +268,29 @@ impl Simulator {
         self.las_last.resize(self.topo.n_links(), (-1.0, 0.0));
         let bump = 1e-12 * t.max(1.0);
         let mut cross = INF;
-        for k in 0..self.active.len() {
-            let i = self.active[k] as usize;
-            let r = self.rate[i];
-            let sy = self.las_recs[k].sent;
-            if r > 0.0 {
-                let f = &self.flows[i];
-                let rem = f.size_bytes - sy;
-                next = next.min(t + rem / r);
-                if f.data_span_s > 0.0 && t < f.arrival_s + f.data_span_s && self.cap[i] == INF {
-                    let dr = f.size_bytes / f.data_span_s;
-                    if r > dr {
-                        let gap = self.avail(i, t) - sy;
-                        next = next.min(t + gap.max(0.0) / (r - dr));
+        for r in &self.las_recs {
+            let (sy, ry) = (r.sent, r.rate);
+            if ry > 0.0 {
+                next = next.min(t + (r.size - sy) / ry);
+                if r.span > 0.0 && t < r.arrival + r.span && self.cap[r.idx as usize] == INF {
+                    let dr = r.size / r.span;
+                    if ry > dr {
+                        let gap = r.avail(t) - sy;
+                        next = next.min(t + gap.max(0.0) / (ry - dr));
                     }
                 }
             }
-            let (pa, pb) = (self.path_off[i] as usize, self.path_off[i + 1] as usize);
-            for &l in &self.path_links[pa..pb] {
+            for &l in r.path() {
                 let l = l as usize;
                 let (sx, rx) = self.las_last[l];
                 // `crossing(x, y)` of the generic path: x ahead, y = this flow.
-                if rx > 0.0 && sx >= 0.0 && rx > r && !same(sx, sy) {
-                    let dt = (sy - sx) / (rx - r);
+                if rx > 0.0 && sx >= 0.0 && rx > ry && !same(sx, sy) {
+                    let dt = (sy - sx) / (rx - ry);
                     if dt >= 0.0 {
                         cross = cross.min(t + dt.max(bump));
                     }
                 }
-                self.las_last[l] = (sy, r);
+                self.las_last[l] = (sy, ry);
             }
         }
         self.next_event = next.min(cross);
