@@ -11,7 +11,8 @@
 //! - the order changes little between events (a few flows move), so an insertion sort
 //!   replaces the general sort (with a fallback to the general sort when many flows moved);
 //! - flows with a saturated link, and groups of equal attained service with one flow left
-//!   to fill, skip `Filler::fill` (which would give them the same rates);
+//!   to fill, skip `Filler::fill` (which would give them the same rates), and small groups
+//!   go through `Filler::fill_small` (the same operations without a heap);
 //! - the next event (completions, data catch-up, crossings) is found in one pass in
 //!   priority order: the flow ahead on each link is the last one seen on that link, so no
 //!   per-link lists are built.
@@ -235,7 +236,10 @@ impl Simulator {
                 self.rate[i] = x;
             } else if n_free > 1 {
                 let paths = Paths { off: &self.path_off, links: &self.path_links };
-                self.filler.fill(&self.active[a..b], &paths, &self.weight, &self.cap, &mut self.res, &mut self.rate);
+                let g = &self.active[a..b];
+                if !self.filler.fill_small(g, &paths, &self.weight, &self.cap, &mut self.res, &mut self.rate) {
+                    self.filler.fill(g, &paths, &self.weight, &self.cap, &mut self.res, &mut self.rate);
+                }
                 for r in &mut self.las_recs[a..b] {
                     r.rate = self.rate[r.idx as usize];
                 }
