@@ -233,6 +233,8 @@ pub struct Simulator {
     las_fast: bool,
     las_recs: Vec<las::LasRec>,
     las_last: Vec<(f64, f64)>,
+    /// Flows left `active` since the records were last synced.
+    las_removed: bool,
 }
 
 mod evheap;
@@ -358,6 +360,7 @@ impl Simulator {
             las_fast,
             las_recs: Vec::new(),
             las_last: Vec::new(),
+            las_removed: false,
             t0: vec![0.0; n],
             apos: vec![u32::MAX; n],
             lists: vec![Vec::new(); if incremental { n_links } else { 0 }],
@@ -854,6 +857,7 @@ impl Simulator {
             }
         }
         if any_done {
+            self.las_removed = true;
             if !self.incremental {
                 let st = &self.status;
                 self.active.retain(|&i| st[i as usize] == Status::Active);

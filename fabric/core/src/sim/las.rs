@@ -36,6 +36,8 @@ pub(super) struct LasRec {
     idx: u32,
     np: u32,
     rate: f64,
+    /// `cap` of the flow (INF without a data span).
+    cap: f64,
     size: f64,
     span: f64,
     links: [u32; MAX_PATH],
@@ -113,21 +115,23 @@ impl Simulator {
     /// `active` by (sent, arrival, index), as `sort_active_by_key` does for LAS.
     fn las_sync_sort(&mut self) {
         let old = self.las_recs.len();
-        let mut w = 0;
-        let mut in_sync = true;
-        for k in 0..old {
-            let r = self.las_recs[k];
-            if self.status[r.idx as usize] == Status::Active {
-                if self.active.get(w) != Some(&r.idx) {
-                    in_sync = false;
-                    break;
+        let mut w = old;
+        if self.las_removed {
+            self.las_removed = false;
+            // Drop the flows that left, keeping the order.
+            w = 0;
+            for k in 0..old {
+                let r = self.las_recs[k];
+                if self.status[r.idx as usize] == Status::Active {
+                    self.las_recs[w] = r;
+                    w += 1;
                 }
-                self.las_recs[w] = r;
-                w += 1;
             }
         }
-        if !in_sync {
-            w = 0; // rebuild (not expected: `active` only loses flows and gains new ones at its end)
+        // `active` only loses flows (`advance_to`) and gains new ones at its end (`activate`).
+        debug_assert!(self.active.len() >= w && self.las_recs[..w].iter().zip(&self.active).all(|(r, &i)| r.idx == i));
+        if self.active.len() < w {
+            w = 0; // not expected: rebuild
         }
         self.las_recs.truncate(w);
         for k in w..self.active.len() {
@@ -142,6 +146,7 @@ impl Simulator {
                 idx: i as u32,
                 np: (pb - pa) as u32,
                 rate: self.rate[i],
+                cap: INF,
                 size: f.size_bytes,
                 span: f.data_span_s,
                 links,
@@ -154,10 +159,10 @@ impl Simulator {
         let mut moves = 0usize;
         let mut fallback = false;
         for k in 1..n {
-            let x = recs[k];
-            if rec_cmp(&recs[k - 1], &x) != Ordering::Greater {
+            if rec_cmp(&recs[k - 1], &recs[k]) != Ordering::Greater {
                 continue;
             }
+            let x = recs[k];
             let mut j = k;
             while j > 0 && rec_cmp(&recs[j - 1], &x) == Ordering::Greater {
                 recs[j] = recs[j - 1];
@@ -183,13 +188,14 @@ impl Simulator {
         let t = self.now;
         self.las_sync_sort();
         // Caps from data availability (`allocate`); flows without a data span keep INF.
-        for r in &self.las_recs {
+        for r in self.las_recs.iter_mut() {
             if r.span > 0.0 {
-                self.cap[r.idx as usize] = if t < r.arrival + r.span && r.sent >= r.avail(t) - tol_of(r.size) {
+                r.cap = if t < r.arrival + r.span && r.sent >= r.avail(t) - tol_of(r.size) {
                     r.size / r.span
                 } else {
                     INF
                 };
+                self.cap[r.idx as usize] = r.cap;
             }
         }
         self.res.copy_from_slice(&self.topo.capacity);
@@ -224,7 +230,7 @@ impl Simulator {
                 // `Filler::fill` on one flow.
                 let r = &mut self.las_recs[free];
                 let i = r.idx as usize;
-                let mut x = self.cap[i];
+                let mut x = r.cap;
                 for &l in r.path() {
                     x = x.min(self.res[l as usize]);
                 }
@@ -276,7 +282,7 @@ impl Simulator {
             let (sy, ry) = (r.sent, r.rate);
             if ry > 0.0 {
                 next = next.min(t + (r.size - sy) / ry);
-                if r.span > 0.0 && t < r.arrival + r.span && self.cap[r.idx as usize] == INF {
+                if r.span > 0.0 && t < r.arrival + r.span && r.cap == INF {
                     let dr = r.size / r.span;
                     if ry > dr {
                         let gap = r.avail(t) - sy;
