@@ -232,6 +232,8 @@ pub struct Simulator {
     // The LAS full recomputation with cheaper bookkeeping (see las.rs).
     las_fast: bool,
     las_recs: Vec<las::LasRec>,
+    /// Each flow's position in (arrival, index) order (LAS fast path only).
+    las_rank: Vec<u32>,
     las_last: Vec<(f64, f64)>,
     /// Flows left `active` since the records were last synced.
     las_removed: bool,
@@ -359,6 +361,15 @@ impl Simulator {
             grow_links: Vec::new(),
             las_fast,
             las_recs: Vec::new(),
+            las_rank: if las_fast {
+                let mut rank = vec![0u32; n];
+                for (p, &i) in order.iter().enumerate() {
+                    rank[i as usize] = p as u32;
+                }
+                rank
+            } else {
+                Vec::new()
+            },
             las_last: Vec::new(),
             las_removed: false,
             t0: vec![0.0; n],

@@ -27,25 +27,25 @@ use crate::fill::Paths;
 /// Longest path the records hold (big switch: 2 links, leaf-spine: up to 4).
 pub(super) const MAX_PATH: usize = 4;
 
-/// One active flow, in priority order: its key (bytes sent), the tie-breaks, and what the
-/// per-event passes need.
+/// One active flow, in priority order: its key (bytes sent), its tie-break, and what the
+/// per-event passes need (56 bytes). Flows with a data span (`spanned`) read their arrival,
+/// span and cap from the simulator's arrays.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct LasRec {
     sent: f64,
-    arrival: f64,
-    idx: u32,
-    np: u32,
     rate: f64,
-    /// `cap` of the flow (INF without a data span).
-    cap: f64,
     size: f64,
-    span: f64,
+    /// Position in (arrival, index) order: the generic path's tie-breaks.
+    rank: u32,
+    idx: u32,
     links: [u32; MAX_PATH],
+    np: u8,
+    spanned: bool,
 }
 
 #[inline]
 fn rec_cmp(a: &LasRec, b: &LasRec) -> Ordering {
-    a.sent.total_cmp(&b.sent).then(a.arrival.total_cmp(&b.arrival)).then(a.idx.cmp(&b.idx))
+    a.sent.total_cmp(&b.sent).then(a.rank.cmp(&b.rank))
 }
 
 /// `same_key` of the generic path for keys (0, x, 1) and (0, y, 1).
@@ -59,15 +59,6 @@ impl LasRec {
     fn path(&self) -> &[u32] {
         &self.links[..self.np as usize]
     }
-    /// `Simulator::avail`.
-    #[inline]
-    fn avail(&self, t: f64) -> f64 {
-        if self.span == 0.0 {
-            self.size
-        } else {
-            self.size * ((t - self.arrival) / self.span).clamp(0.0, 1.0)
-        }
-    }
 }
 
 impl Simulator {
@@ -78,8 +69,9 @@ impl Simulator {
             for r in self.las_recs.iter_mut() {
                 if r.rate > 0.0 {
                     let mut s = r.sent + r.rate * dt;
-                    if r.span > 0.0 {
-                        s = s.min(r.size * ((t - r.arrival) / r.span).min(1.0));
+                    if r.spanned {
+                        let f = &self.flows[r.idx as usize];
+                        s = s.min(f.size_bytes * ((t - f.arrival_s) / f.data_span_s).min(1.0));
                     }
                     let s = s.min(r.size);
                     r.sent = s;
@@ -142,14 +134,13 @@ impl Simulator {
             links[..pb - pa].copy_from_slice(&self.path_links[pa..pb]);
             self.las_recs.push(LasRec {
                 sent: self.sent[i],
-                arrival: f.arrival_s,
-                idx: i as u32,
-                np: (pb - pa) as u32,
                 rate: self.rate[i],
-                cap: INF,
                 size: f.size_bytes,
-                span: f.data_span_s,
+                rank: self.las_rank[i],
+                idx: i as u32,
                 links,
+                np: (pb - pa) as u8,
+                spanned: f.data_span_s > 0.0,
             });
         }
         // Insertion sort: the previous order is nearly right (cost n + moves).
@@ -188,14 +179,15 @@ impl Simulator {
         let t = self.now;
         self.las_sync_sort();
         // Caps from data availability (`allocate`); flows without a data span keep INF.
-        for r in self.las_recs.iter_mut() {
-            if r.span > 0.0 {
-                r.cap = if t < r.arrival + r.span && r.sent >= r.avail(t) - tol_of(r.size) {
-                    r.size / r.span
+        for r in &self.las_recs {
+            if r.spanned {
+                let i = r.idx as usize;
+                let f = &self.flows[i];
+                self.cap[i] = if t < f.arrival_s + f.data_span_s && r.sent >= self.avail(i, t) - tol_of(f.size_bytes) {
+                    f.size_bytes / f.data_span_s
                 } else {
                     INF
                 };
-                self.cap[r.idx as usize] = r.cap;
             }
         }
         self.res.copy_from_slice(&self.topo.capacity);
@@ -230,7 +222,7 @@ impl Simulator {
                 // `Filler::fill` on one flow.
                 let r = &mut self.las_recs[free];
                 let i = r.idx as usize;
-                let mut x = r.cap;
+                let mut x = if r.spanned { self.cap[i] } else { INF };
                 for &l in r.path() {
                     x = x.min(self.res[l as usize]);
                 }
@@ -282,10 +274,12 @@ impl Simulator {
             let (sy, ry) = (r.sent, r.rate);
             if ry > 0.0 {
                 next = next.min(t + (r.size - sy) / ry);
-                if r.span > 0.0 && t < r.arrival + r.span && r.cap == INF {
-                    let dr = r.size / r.span;
+                let i = r.idx as usize;
+                if r.spanned && t < self.flows[i].arrival_s + self.flows[i].data_span_s && self.cap[i] == INF {
+                    let f = &self.flows[i];
+                    let dr = f.size_bytes / f.data_span_s;
                     if ry > dr {
-                        let gap = r.avail(t) - sy;
+                        let gap = self.avail(i, t) - sy;
                         next = next.min(t + gap.max(0.0) / (ry - dr));
                     }
                 }
