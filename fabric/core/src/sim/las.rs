@@ -12,7 +12,8 @@
 //!   replaces the general sort (with a fallback to the general sort when many flows moved);
 //! - flows with a saturated link, and groups of equal attained service with one flow left
 //!   to fill, skip `Filler::fill` (which would give them the same rates), and small groups
-//!   go through `Filler::fill_small` (the same operations without a heap);
+//!   go through `fill_small_core` (`Filler::fill`'s operations without a heap), fed
+//!   from the records;
 //! - the next event (completions, data catch-up, crossings) is found in one pass in
 //!   priority order: the flow ahead on each link is the last one seen on that link, so no
 //!   per-link lists are built.
@@ -22,7 +23,7 @@
 use std::cmp::{Ordering, Reverse};
 
 use super::{tol_of, OrdF64, Simulator, Status, INF};
-use crate::fill::Paths;
+use crate::fill::{fill_small_core, Paths, SMALL_N};
 
 /// Longest path the records hold (big switch: 2 links, leaf-spine: up to 4).
 pub(super) const MAX_PATH: usize = 4;
@@ -233,13 +234,20 @@ impl Simulator {
                 r.rate = x;
                 self.rate[i] = x;
             } else if n_free > 1 {
-                let paths = Paths { off: &self.path_off, links: &self.path_links };
-                let g = &self.active[a..b];
-                if !self.filler.fill_small(g, &paths, &self.weight, &self.cap, &mut self.res, &mut self.rate) {
-                    self.filler.fill(g, &paths, &self.weight, &self.cap, &mut self.res, &mut self.rate);
-                }
-                for r in &mut self.las_recs[a..b] {
-                    r.rate = self.rate[r.idx as usize];
+                let mut out = [0.0; SMALL_N];
+                let (recs, capv) = (&self.las_recs[a..b], &self.cap);
+                let cap_of = |p: usize| if recs[p].spanned { capv[recs[p].idx as usize] } else { INF };
+                if fill_small_core(b - a, |p| recs[p].path(), |_| 1.0, cap_of, &mut self.res, &mut out) {
+                    for (r, &x) in self.las_recs[a..b].iter_mut().zip(&out) {
+                        r.rate = x;
+                        self.rate[r.idx as usize] = x;
+                    }
+                } else {
+                    let paths = Paths { off: &self.path_off, links: &self.path_links };
+                    self.filler.fill(&self.active[a..b], &paths, &self.weight, &self.cap, &mut self.res, &mut self.rate);
+                    for r in &mut self.las_recs[a..b] {
+                        r.rate = self.rate[r.idx as usize];
+                    }
                 }
             }
             a = b;
