@@ -55,6 +55,16 @@ fn same(x: f64, y: f64) -> bool {
     (x - y).abs() <= tol_of(x.abs().max(y.abs()))
 }
 
+/// Sets a flow's rate in its record and in `rate`, which always agree: `rate` is written
+/// only when the bits change (most flows keep their rate from one event to the next).
+#[inline]
+fn set_rate(rate: &mut [f64], r: &mut LasRec, x: f64) {
+    if r.rate.to_bits() != x.to_bits() {
+        r.rate = x;
+        rate[r.idx as usize] = x;
+    }
+}
+
 impl LasRec {
     #[inline]
     fn path(&self) -> &[u32] {
@@ -214,8 +224,7 @@ impl Simulator {
                         free = k;
                         n_free += 1;
                     } else {
-                        r.rate = 0.0;
-                        self.rate[r.idx as usize] = 0.0;
+                        set_rate(&mut self.rate, r, 0.0);
                     }
                 }
             }
@@ -231,16 +240,14 @@ impl Simulator {
                 for &l in r.path() {
                     self.res[l as usize] = (self.res[l as usize] - x).max(0.0);
                 }
-                r.rate = x;
-                self.rate[i] = x;
+                set_rate(&mut self.rate, r, x);
             } else if n_free > 1 {
                 let mut out = [0.0; SMALL_N];
                 let (recs, capv) = (&self.las_recs[a..b], &self.cap);
                 let cap_of = |p: usize| if recs[p].spanned { capv[recs[p].idx as usize] } else { INF };
                 if fill_small_core(b - a, |p| recs[p].path(), |_| 1.0, cap_of, &mut self.res, &mut out) {
                     for (r, &x) in self.las_recs[a..b].iter_mut().zip(&out) {
-                        r.rate = x;
-                        self.rate[r.idx as usize] = x;
+                        set_rate(&mut self.rate, r, x);
                     }
                 } else {
                     let paths = Paths { off: &self.path_off, links: &self.path_links };
