@@ -279,7 +279,7 @@ pub fn fill_small_core<'a>(
     const N: usize = SMALL_N;
     const L: usize = 24;
     const E: usize = 64;
-    if n < 2 || n > N {
+    if !(2..=N).contains(&n) {
         return false;
     }
     let mut links = [0u32; L];
@@ -348,8 +348,8 @@ pub fn fill_small_core<'a>(
         frozen[p] = true;
         out[p] = r;
         let w = weight_of(p);
-        for e in off[p] as usize..off[p + 1] as usize {
-            let j = loc[e] as usize;
+        for &j in &loc[off[p] as usize..off[p + 1] as usize] {
+            let j = j as usize;
             let l = links[j] as usize;
             res[l] = (res[l] - r).max(0.0);
             count[j] -= 1;
