@@ -209,6 +209,33 @@ impl Filler {
         self.version.clear();
     }
 
+    /// `fill` for a small group (at most 8 flows, 24 distinct links, 64 flow-link pairs),
+    /// with no heap and no scratch vectors: the same floating-point operations in the same
+    /// order, so the same bits. The heap of `fill` holds one item per link, and its top is
+    /// the least stored (level, local link index); a linear scan over the stored items
+    /// finds the same one, and a flag per link stands for the version counter. Returns
+    /// false, having changed nothing, for a single flow (`fill` has its own path for it)
+    /// and when the group is too large.
+    pub fn fill_small(
+        &mut self,
+        group: &[u32],
+        paths: &Paths,
+        weight: &[f64],
+        cap: &[f64],
+        res: &mut [f64],
+        rate: &mut [f64],
+    ) -> bool {
+        let mut out = [0.0; SMALL_N];
+        let g = |p: usize| group[p] as usize;
+        if !fill_small_core(group.len(), |p| paths.of(group[p]), |p| weight[g(p)], |p| cap[g(p)], res, &mut out) {
+            return false;
+        }
+        for (p, &i) in group.iter().enumerate() {
+            rate[i as usize] = out[p];
+        }
+        true
+    }
+
     #[allow(clippy::too_many_arguments)]
     #[inline]
     fn freeze(&mut self, p: usize, r: f64, group: &[u32], paths: &Paths, weight: &[f64], res: &mut [f64], rate: &mut [f64]) {
@@ -231,6 +258,167 @@ impl Filler {
             }
         }
     }
+}
+
+/// Most flows `Filler::fill_small` takes.
+pub const SMALL_N: usize = 8;
+
+/// `Filler::fill_small` on a group given by accessors (flow p of n: its path, weight and
+/// cap), the rates going to `out[p]`: for callers that hold the group's data in their own
+/// records. Returns false, having changed nothing, for fewer than 2 or more than
+/// `SMALL_N` flows and for groups over too many links.
+#[inline(always)]
+pub fn fill_small_core<'a>(
+    n: usize,
+    path_of: impl Fn(usize) -> &'a [u32],
+    weight_of: impl Fn(usize) -> f64,
+    cap_of: impl Fn(usize) -> f64,
+    res: &mut [f64],
+    out: &mut [f64; SMALL_N],
+) -> bool {
+    const N: usize = SMALL_N;
+    const L: usize = 24;
+    const E: usize = 64;
+    if !(2..=N).contains(&n) {
+        return false;
+    }
+    let mut links = [0u32; L];
+    let mut nl = 0usize;
+    let mut count = [0u32; L];
+    let mut wsum = [0f64; L];
+    // Local link index of each flow-link pair, per flow: loc[off[p]..off[p + 1]].
+    let mut loc = [0u8; E];
+    let mut off = [0u8; N + 1];
+    let mut ne = 0usize;
+    for p in 0..n {
+        for &l in path_of(p) {
+            let j = match links[..nl].iter().position(|&x| x == l) {
+                Some(j) => j,
+                None => {
+                    if nl == L {
+                        return false;
+                    }
+                    links[nl] = l;
+                    nl += 1;
+                    nl - 1
+                }
+            };
+            if ne == E {
+                return false;
+            }
+            loc[ne] = j as u8;
+            ne += 1;
+            count[j] += 1;
+            wsum[j] += weight_of(p);
+        }
+        off[p + 1] = ne as u8;
+    }
+    let mut stored = [0f64; L];
+    let mut present = [false; L];
+    let mut stale = [false; L];
+    for j in 0..nl {
+        stored[j] = res[links[j] as usize].max(0.0) / wsum[j];
+        present[j] = true;
+    }
+    // Flows with a finite cap by (cap / weight, position) (`sort_by` is stable).
+    let mut cap_order = [0u8; N];
+    let mut ncap = 0usize;
+    for p in 0..n {
+        if cap_of(p).is_finite() {
+            cap_order[ncap] = p as u8;
+            ncap += 1;
+        }
+    }
+    cap_order[..ncap].sort_by(|&a, &b| {
+        let (a, b) = (a as usize, b as usize);
+        (cap_of(a) / weight_of(a)).total_cmp(&(cap_of(b) / weight_of(b))).then(a.cmp(&b))
+    });
+    let mut frozen = [false; N];
+    let mut cap_ptr = 0usize;
+    let mut left = n;
+    let mut level = 0.0f64;
+    let freeze = |p: usize,
+                      r: f64,
+                      frozen: &mut [bool; N],
+                      count: &mut [u32; L],
+                      wsum: &mut [f64; L],
+                      stale: &mut [bool; L],
+                      res: &mut [f64],
+                      out: &mut [f64; N]| {
+        frozen[p] = true;
+        out[p] = r;
+        let w = weight_of(p);
+        for &j in &loc[off[p] as usize..off[p + 1] as usize] {
+            let j = j as usize;
+            let l = links[j] as usize;
+            res[l] = (res[l] - r).max(0.0);
+            count[j] -= 1;
+            stale[j] = true;
+            if count[j] > 0 {
+                wsum[j] = (wsum[j] - w).max(0.0);
+            } else {
+                wsum[j] = 0.0;
+            }
+        }
+    };
+    while left > 0 {
+        let mut link_level = f64::INFINITY;
+        let mut link_j = usize::MAX;
+        loop {
+            let mut top = usize::MAX;
+            for j in 0..nl {
+                if present[j] && (top == usize::MAX || stored[j].total_cmp(&stored[top]) == Ordering::Less) {
+                    top = j;
+                }
+            }
+            if top == usize::MAX {
+                break;
+            }
+            if count[top] == 0 {
+                present[top] = false;
+                continue;
+            }
+            if stale[top] {
+                let ws = if wsum[top] > 0.0 { wsum[top] } else { f64::MIN_POSITIVE };
+                stored[top] = res[links[top] as usize] / ws;
+                stale[top] = false;
+                continue;
+            }
+            link_level = stored[top];
+            link_j = top;
+            break;
+        }
+        while cap_ptr < ncap && frozen[cap_order[cap_ptr] as usize] {
+            cap_ptr += 1;
+        }
+        let cap_level = if cap_ptr < ncap {
+            let p = cap_order[cap_ptr] as usize;
+            cap_of(p) / weight_of(p)
+        } else {
+            f64::INFINITY
+        };
+        if cap_level <= link_level {
+            if !cap_level.is_finite() {
+                break; // cannot happen: every flow has a link
+            }
+            level = level.max(cap_level);
+            let p = cap_order[cap_ptr] as usize;
+            freeze(p, cap_of(p), &mut frozen, &mut count, &mut wsum, &mut stale, res, out);
+            left -= 1;
+        } else {
+            present[link_j] = false;
+            level = level.max(link_level);
+            // The flows on the link, in group order (the order of `adj`).
+            for p in 0..n {
+                if !frozen[p] && loc[off[p] as usize..off[p + 1] as usize].contains(&(link_j as u8)) {
+                    let r = (weight_of(p) * level).min(cap_of(p));
+                    freeze(p, r, &mut frozen, &mut count, &mut wsum, &mut stale, res, out);
+                    left -= 1;
+                }
+            }
+        }
+    }
+    true
 }
 
 #[cfg(test)]
@@ -268,6 +456,63 @@ mod tests {
         assert!((r[0] - 2.0).abs() < 1e-12 && (r[1] - 4.0).abs() < 1e-12);
         let r = run(&[vec![0], vec![0]], 1, &[6.0], &[1.0, 2.0], &[f64::INFINITY, 1.0]);
         assert!((r[0] - 5.0).abs() < 1e-12 && (r[1] - 1.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn fill_small_gives_the_same_bits_as_fill() {
+        let mut rng = crate::rng::SplitMix64::new(3);
+        let mut checked = 0;
+        for trial in 0..20000 {
+            let n_links = 1 + rng.below(10) as usize;
+            let n = 2 + rng.below(8) as usize;
+            let mut off = vec![0u32];
+            let mut links = vec![];
+            for _ in 0..n {
+                let len = 1 + rng.below(4) as usize;
+                let mut p: Vec<u32> = vec![];
+                while p.len() < len.min(n_links) {
+                    let l = rng.below(n_links as u64) as u32;
+                    if !p.contains(&l) {
+                        p.push(l);
+                    }
+                }
+                links.extend_from_slice(&p);
+                off.push(links.len() as u32);
+            }
+            let paths = Paths { off: &off, links: &links };
+            // Residuals: some saturated, some equal (ties), some odd values.
+            let res0: Vec<f64> = (0..n_links)
+                .map(|_| match rng.below(4) {
+                    0 => 0.0,
+                    1 => 10.0,
+                    _ => rng.next_f64() * 13.7,
+                })
+                .collect();
+            let w: Vec<f64> = (0..n).map(|_| if trial % 2 == 0 { 1.0 } else { [1.0, 2.0, 0.5, 3.7][rng.below(4) as usize] }).collect();
+            let cap: Vec<f64> = (0..n)
+                .map(|_| match rng.below(5) {
+                    0 => rng.next_f64() * 6.0,
+                    1 => 2.5,
+                    _ => f64::INFINITY,
+                })
+                .collect();
+            let group: Vec<u32> = (0..n as u32).collect();
+            let mut f = Filler::new(n_links);
+            let (mut ra, mut rb) = (res0.clone(), res0.clone());
+            let (mut xa, mut xb) = (vec![-1.0; n], vec![-1.0; n]);
+            f.fill(&group, &paths, &w, &cap, &mut ra, &mut xa);
+            if !f.fill_small(&group, &paths, &w, &cap, &mut rb, &mut xb) {
+                continue;
+            }
+            checked += 1;
+            for k in 0..n {
+                assert_eq!(xa[k].to_bits(), xb[k].to_bits(), "trial {trial}: rate {k}: {xa:?} vs {xb:?}");
+            }
+            for l in 0..n_links {
+                assert_eq!(ra[l].to_bits(), rb[l].to_bits(), "trial {trial}: residual {l}");
+            }
+        }
+        assert!(checked > 15000, "{checked}");
     }
 
     #[test]

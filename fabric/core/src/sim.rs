@@ -229,11 +229,20 @@ pub struct Simulator {
     floor: f64,
     wl: Vec<(f64, f64, f64)>,
     grow_links: Vec<u32>,
+    // The LAS full recomputation with cheaper bookkeeping (see las.rs).
+    las_fast: bool,
+    las_recs: Vec<las::LasRec>,
+    /// Each flow's position in (arrival, index) order (LAS fast path only).
+    las_rank: Vec<u32>,
+    las_last: Vec<(f64, f64)>,
+    /// Flows left `active` since the records were last synced.
+    las_removed: bool,
 }
 
 mod evheap;
 mod fair;
 mod incr;
+mod las;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct OrdF64(f64);
@@ -322,7 +331,11 @@ impl Simulator {
             None
         };
         let n_links = topo.n_links();
-        let weight = flows.iter().map(|f| f.weight).collect();
+        let las_fast = !cfg.force_full_recompute
+            && matches!(cfg.scheduler, Scheduler::Las)
+            && (0..n).all(|i| (path_off[i + 1] - path_off[i]) as usize <= las::MAX_PATH);
+        // LAS shares with equal weights (the generic path sets them at every allocation).
+        let weight = flows.iter().map(|f| if las_fast { 1.0 } else { f.weight }).collect();
         let fair = !cfg.force_full_recompute && fair::applies(&cfg.scheduler);
         if fair && n >= 1 << 30 {
             return Err(SimError::InvalidConfig(format!("fair sharing takes at most 2^30 - 1 flows, got {n}")));
@@ -346,6 +359,19 @@ impl Simulator {
             floor: INF,
             wl: Vec::new(),
             grow_links: Vec::new(),
+            las_fast,
+            las_recs: Vec::new(),
+            las_rank: if las_fast {
+                let mut rank = vec![0u32; n];
+                for (p, &i) in order.iter().enumerate() {
+                    rank[i as usize] = p as u32;
+                }
+                rank
+            } else {
+                Vec::new()
+            },
+            las_last: Vec::new(),
+            las_removed: false,
             t0: vec![0.0; n],
             apos: vec![u32::MAX; n],
             lists: vec![Vec::new(); if incremental { n_links } else { 0 }],
@@ -749,6 +775,10 @@ impl Simulator {
     }
 
     fn advance_fluid(&mut self, t: f64) {
+        if self.las_fast {
+            self.las_advance_fluid(t);
+            return;
+        }
         let dt = t - self.now;
         if dt > 0.0 {
             for &i in &self.active {
@@ -780,7 +810,10 @@ impl Simulator {
         if self.incremental {
             self.incr_flow_events(t);
         }
-        for k in 0..if self.incremental { 0 } else { self.active.len() } {
+        if self.las_fast {
+            any_done = self.las_completions(t);
+        }
+        for k in 0..if self.incremental || self.las_fast { 0 } else { self.active.len() } {
             let i = self.active[k] as usize;
             let size = self.flows[i].size_bytes;
             if size - self.sent[i] <= self.finish_tol(i, t) && self.complete_or_due(i, t) {
@@ -835,6 +868,7 @@ impl Simulator {
             }
         }
         if any_done {
+            self.las_removed = true;
             if !self.incremental {
                 let st = &self.status;
                 self.active.retain(|&i| st[i as usize] == Status::Active);
@@ -1030,6 +1064,11 @@ impl Simulator {
 
     fn allocate(&mut self) {
         self.stats.allocations += 1;
+        if self.las_fast {
+            // LAS: the same results as the generic path, cheaper bookkeeping (see las.rs).
+            self.allocate_las();
+            return;
+        }
         let t = self.now;
         // Caps from data availability: a flow that has caught up with its data sends at the data rate.
         for &i in &self.active {

@@ -1,0 +1,317 @@
+//! A faster full recomputation for LAS (least attained service / foreground-background).
+//!
+//! It computes exactly what the generic priority path computes (the caps of `allocate`,
+//! `allocate_priority` with the key (0, sent, 1), `compute_next_event` with
+//! `next_crossing`, and the fluid advance and completions of `advance_to`), with the same
+//! floating-point operations in the same order where the order matters, so the results
+//! are bit-identical; only the bookkeeping is cheaper:
+//! - the active flows live in packed records (bytes sent, rate, size, path, ...) kept in
+//!   priority order from one event to the next, so every per-event pass reads one array
+//!   in order instead of several per-flow arrays at random;
+//! - the order changes little between events (a few flows move), so an insertion sort
+//!   replaces the general sort (with a fallback to the general sort when many flows moved);
+//! - flows with a saturated link, and groups of equal attained service with one flow left
+//!   to fill, skip `Filler::fill` (which would give them the same rates), and small groups
+//!   go through `fill_small_core` (`Filler::fill`'s operations without a heap), fed
+//!   from the records;
+//! - the next event (completions, data catch-up, crossings) is found in one pass in
+//!   priority order: the flow ahead on each link is the last one seen on that link, so no
+//!   per-link lists are built.
+//!
+//! `sent` and `rate` stay up to date alongside the records. `SimConfig::force_full_recompute`
+//! keeps the generic path (the reference the tests compare this one against).
+use std::cmp::{Ordering, Reverse};
+
+use super::{tol_of, OrdF64, Simulator, Status, INF};
+use crate::fill::{fill_small_core, Paths, SMALL_N};
+
+/// Longest path the records hold (big switch: 2 links, leaf-spine: up to 4).
+pub(super) const MAX_PATH: usize = 4;
+
+/// One active flow, in priority order: its key (bytes sent), its tie-break, and what the
+/// per-event passes need (56 bytes). Flows with a data span (`spanned`) read their arrival,
+/// span and cap from the simulator's arrays.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct LasRec {
+    sent: f64,
+    rate: f64,
+    size: f64,
+    /// Position in (arrival, index) order: the generic path's tie-breaks.
+    rank: u32,
+    idx: u32,
+    links: [u32; MAX_PATH],
+    np: u8,
+    spanned: bool,
+}
+
+#[inline]
+fn rec_cmp(a: &LasRec, b: &LasRec) -> Ordering {
+    a.sent.total_cmp(&b.sent).then(a.rank.cmp(&b.rank))
+}
+
+/// `same_key` of the generic path for keys (0, x, 1) and (0, y, 1).
+#[inline]
+fn same(x: f64, y: f64) -> bool {
+    (x - y).abs() <= tol_of(x.abs().max(y.abs()))
+}
+
+/// Sets a flow's rate in its record and in `rate`, which always agree: `rate` is written
+/// only when the bits change (most flows keep their rate from one event to the next).
+#[inline]
+fn set_rate(rate: &mut [f64], r: &mut LasRec, x: f64) {
+    if r.rate.to_bits() != x.to_bits() {
+        r.rate = x;
+        rate[r.idx as usize] = x;
+    }
+}
+
+impl LasRec {
+    #[inline]
+    fn path(&self) -> &[u32] {
+        &self.links[..self.np as usize]
+    }
+}
+
+impl Simulator {
+    /// `advance_fluid` over the records (in sync with `active`: see `las_sync`).
+    pub(super) fn las_advance_fluid(&mut self, t: f64) {
+        let dt = t - self.now;
+        if dt > 0.0 {
+            for r in self.las_recs.iter_mut() {
+                if r.rate > 0.0 {
+                    let mut s = r.sent + r.rate * dt;
+                    if r.spanned {
+                        let f = &self.flows[r.idx as usize];
+                        s = s.min(f.size_bytes * ((t - f.arrival_s) / f.data_span_s).min(1.0));
+                    }
+                    let s = s.min(r.size);
+                    r.sent = s;
+                    self.sent[r.idx as usize] = s;
+                }
+            }
+        }
+        self.now = t.max(self.now);
+    }
+
+    /// The completion pass of `advance_to` over the records; true if any flow finished.
+    pub(super) fn las_completions(&mut self, t: f64) -> bool {
+        let mut any_done = false;
+        for k in 0..self.las_recs.len() {
+            let r = self.las_recs[k];
+            let i = r.idx as usize;
+            // `finish_tol`
+            let tol = (1e-9 * r.size).max(r.rate * t.abs() * 8.0 * f64::EPSILON);
+            if r.size - r.sent <= tol && self.complete_or_due(i, t) {
+                self.sent[i] = r.size;
+                self.las_recs[k].sent = r.size;
+                self.status[i] = Status::Done;
+                self.finish[i] = t;
+                any_done = true;
+                self.release_slot(i);
+            }
+        }
+        any_done
+    }
+
+    /// Brings the records in line with `active` (flows that left are dropped, new ones
+    /// appended, as `advance_to` and `activate` change `active`), then sorts them and
+    /// `active` by (sent, arrival, index), as `sort_active_by_key` does for LAS.
+    fn las_sync_sort(&mut self) {
+        let old = self.las_recs.len();
+        let mut w = old;
+        if self.las_removed {
+            self.las_removed = false;
+            // Drop the flows that left, keeping the order.
+            w = 0;
+            for k in 0..old {
+                let r = self.las_recs[k];
+                if self.status[r.idx as usize] == Status::Active {
+                    self.las_recs[w] = r;
+                    w += 1;
+                }
+            }
+        }
+        // `active` only loses flows (`advance_to`) and gains new ones at its end (`activate`).
+        debug_assert!(self.active.len() >= w && self.las_recs[..w].iter().zip(&self.active).all(|(r, &i)| r.idx == i));
+        if self.active.len() < w {
+            w = 0; // not expected: rebuild
+        }
+        self.las_recs.truncate(w);
+        for k in w..self.active.len() {
+            let i = self.active[k] as usize;
+            let f = &self.flows[i];
+            let (pa, pb) = (self.path_off[i] as usize, self.path_off[i + 1] as usize);
+            let mut links = [0u32; MAX_PATH];
+            links[..pb - pa].copy_from_slice(&self.path_links[pa..pb]);
+            self.las_recs.push(LasRec {
+                sent: self.sent[i],
+                rate: self.rate[i],
+                size: f.size_bytes,
+                rank: self.las_rank[i],
+                idx: i as u32,
+                links,
+                np: (pb - pa) as u8,
+                spanned: f.data_span_s > 0.0,
+            });
+        }
+        // Insertion sort: the previous order is nearly right (cost n + moves).
+        let n = self.las_recs.len();
+        let recs = &mut self.las_recs[..];
+        let budget = 8 * n + 256;
+        let mut moves = 0usize;
+        let mut fallback = false;
+        for k in 1..n {
+            if rec_cmp(&recs[k - 1], &recs[k]) != Ordering::Greater {
+                continue;
+            }
+            let x = recs[k];
+            let mut j = k;
+            while j > 0 && rec_cmp(&recs[j - 1], &x) == Ordering::Greater {
+                recs[j] = recs[j - 1];
+                j -= 1;
+            }
+            recs[j] = x;
+            moves += k - j;
+            if moves > budget {
+                fallback = true;
+                break;
+            }
+        }
+        if fallback {
+            recs.sort_by(rec_cmp);
+        }
+        for (a, r) in self.active.iter_mut().zip(self.las_recs.iter()) {
+            *a = r.idx;
+        }
+    }
+
+    /// LAS allocation and next event (replaces all of `allocate` after its counter).
+    pub(super) fn allocate_las(&mut self) {
+        let t = self.now;
+        self.las_sync_sort();
+        // Caps from data availability (`allocate`); flows without a data span keep INF.
+        for r in &self.las_recs {
+            if r.spanned {
+                let i = r.idx as usize;
+                let f = &self.flows[i];
+                self.cap[i] = if t < f.arrival_s + f.data_span_s && r.sent >= self.avail(i, t) - tol_of(f.size_bytes) {
+                    f.size_bytes / f.data_span_s
+                } else {
+                    INF
+                };
+            }
+        }
+        self.res.copy_from_slice(&self.topo.capacity);
+        // Every weight is 1 (set in `Simulator::new`).
+        let n = self.las_recs.len();
+        let mut a = 0;
+        while a < n {
+            let first = self.las_recs[a].sent;
+            let mut b = a + 1;
+            while b < n && same(first, self.las_recs[b].sent) {
+                b += 1;
+            }
+            // Members with a saturated link get rate 0 in `Filler::fill` (their links pop
+            // first, at level 0, and freezing them at 0 changes no residual), so: all
+            // blocked -> all 0; one member left -> the one-flow fill; else `Filler::fill`.
+            let mut free = a;
+            let mut n_free = 1;
+            if b > a + 1 {
+                n_free = 0;
+                for k in a..b {
+                    let r = &mut self.las_recs[k];
+                    if r.path().iter().all(|&l| self.res[l as usize] > 0.0) {
+                        free = k;
+                        n_free += 1;
+                    } else {
+                        set_rate(&mut self.rate, r, 0.0);
+                    }
+                }
+            }
+            if n_free == 1 {
+                // `Filler::fill` on one flow.
+                let r = &mut self.las_recs[free];
+                let i = r.idx as usize;
+                let mut x = if r.spanned { self.cap[i] } else { INF };
+                for &l in r.path() {
+                    x = x.min(self.res[l as usize]);
+                }
+                let x = x.max(0.0);
+                for &l in r.path() {
+                    self.res[l as usize] = (self.res[l as usize] - x).max(0.0);
+                }
+                set_rate(&mut self.rate, r, x);
+            } else if n_free > 1 {
+                let mut out = [0.0; SMALL_N];
+                let (recs, capv) = (&self.las_recs[a..b], &self.cap);
+                let cap_of = |p: usize| if recs[p].spanned { capv[recs[p].idx as usize] } else { INF };
+                if fill_small_core(b - a, |p| recs[p].path(), |_| 1.0, cap_of, &mut self.res, &mut out) {
+                    for (r, &x) in self.las_recs[a..b].iter_mut().zip(&out) {
+                        set_rate(&mut self.rate, r, x);
+                    }
+                } else {
+                    let paths = Paths { off: &self.path_off, links: &self.path_links };
+                    self.filler.fill(&self.active[a..b], &paths, &self.weight, &self.cap, &mut self.res, &mut self.rate);
+                    for r in &mut self.las_recs[a..b] {
+                        r.rate = self.rate[r.idx as usize];
+                    }
+                }
+            }
+            a = b;
+        }
+        self.las_next_event();
+    }
+
+    /// `compute_next_event` for LAS: completions, data catch-up and crossings in one pass.
+    fn las_next_event(&mut self) {
+        let t = self.now;
+        let mut next = INF;
+        if self.next_arr < self.order.len() {
+            next = self.flows[self.order[self.next_arr] as usize].arrival_s;
+        }
+        if let Some(Reverse((OrdF64(td), _))) = self.data_heap.peek() {
+            next = next.min(*td);
+        }
+        if let Some(Reverse((OrdF64(td), _))) = self.deadline_heap.peek() {
+            next = next.min(*td);
+        }
+        if let Some(iv) = self.cfg.max_interval_s {
+            if !self.active.is_empty() {
+                next = next.min(t + iv);
+            }
+        }
+        // The flow ahead on each link (in priority order): (sent, rate); sent < 0: none yet.
+        self.las_last.clear();
+        self.las_last.resize(self.topo.n_links(), (-1.0, 0.0));
+        let bump = 1e-12 * t.max(1.0);
+        let mut cross = INF;
+        for r in &self.las_recs {
+            let (sy, ry) = (r.sent, r.rate);
+            if ry > 0.0 {
+                next = next.min(t + (r.size - sy) / ry);
+                let i = r.idx as usize;
+                if r.spanned && t < self.flows[i].arrival_s + self.flows[i].data_span_s && self.cap[i] == INF {
+                    let f = &self.flows[i];
+                    let dr = f.size_bytes / f.data_span_s;
+                    if ry > dr {
+                        let gap = self.avail(i, t) - sy;
+                        next = next.min(t + gap.max(0.0) / (ry - dr));
+                    }
+                }
+            }
+            for &l in r.path() {
+                let l = l as usize;
+                let (sx, rx) = self.las_last[l];
+                // `crossing(x, y)` of the generic path: x ahead, y = this flow.
+                if rx > 0.0 && sx >= 0.0 && rx > ry && !same(sx, sy) {
+                    let dt = (sy - sx) / (rx - ry);
+                    if dt >= 0.0 {
+                        cross = cross.min(t + dt.max(bump));
+                    }
+                }
+                self.las_last[l] = (sy, ry);
+            }
+        }
+        self.next_event = next.min(cross);
+    }
+}
