@@ -1212,8 +1212,9 @@ impl Simulator {
         }
     }
 
-    fn compute_next_event(&mut self, s: &Scheduler) {
-        let t = self.now;
+    /// The earliest event that does not come from the rates: the next arrival, data
+    /// becoming fully available, a deadline, or the end of `max_interval_s`.
+    pub(crate) fn next_timed_event(&self) -> f64 {
         let mut next = INF;
         if self.next_arr < self.order.len() {
             next = self.flows[self.order[self.next_arr] as usize].arrival_s;
@@ -1226,9 +1227,15 @@ impl Simulator {
         }
         if let Some(iv) = self.cfg.max_interval_s {
             if !self.active.is_empty() {
-                next = next.min(t + iv);
+                next = next.min(self.now + iv);
             }
         }
+        next
+    }
+
+    fn compute_next_event(&mut self, s: &Scheduler) {
+        let t = self.now;
+        let mut next = self.next_timed_event();
         if matches!(s, Scheduler::Racs) && !self.active.is_empty() {
             next = next.min(t + self.cfg.racs.update_interval_s);
         }

@@ -435,21 +435,7 @@ impl Simulator {
             }
         }
         // Next event.
-        let mut next = INF;
-        if self.next_arr < self.order.len() {
-            next = self.flows[self.order[self.next_arr] as usize].arrival_s;
-        }
-        if let Some(Reverse((OrdF64(td), _))) = self.data_heap.peek() {
-            next = next.min(*td);
-        }
-        if let Some(Reverse((OrdF64(td), _))) = self.deadline_heap.peek() {
-            next = next.min(*td);
-        }
-        if let Some(iv) = self.cfg.max_interval_s {
-            if !self.active.is_empty() {
-                next = next.min(self.now + iv);
-            }
-        }
+        let mut next = self.next_timed_event();
         if let Some((te, _)) = self.fev.peek() {
             next = next.min(te);
         }

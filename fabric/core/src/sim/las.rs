@@ -20,9 +20,9 @@
 //!
 //! `sent` and `rate` stay up to date alongside the records. `SimConfig::force_full_recompute`
 //! keeps the generic path (the reference the tests compare this one against).
-use std::cmp::{Ordering, Reverse};
+use std::cmp::Ordering;
 
-use super::{tol_of, OrdF64, Simulator, Status, INF};
+use super::{tol_of, Simulator, Status, INF};
 use crate::fill::{fill_small_core, Paths, SMALL_N};
 
 /// Longest path the records hold (big switch: 2 links, leaf-spine: up to 4).
@@ -265,21 +265,7 @@ impl Simulator {
     /// `compute_next_event` for LAS: completions, data catch-up and crossings in one pass.
     fn las_next_event(&mut self) {
         let t = self.now;
-        let mut next = INF;
-        if self.next_arr < self.order.len() {
-            next = self.flows[self.order[self.next_arr] as usize].arrival_s;
-        }
-        if let Some(Reverse((OrdF64(td), _))) = self.data_heap.peek() {
-            next = next.min(*td);
-        }
-        if let Some(Reverse((OrdF64(td), _))) = self.deadline_heap.peek() {
-            next = next.min(*td);
-        }
-        if let Some(iv) = self.cfg.max_interval_s {
-            if !self.active.is_empty() {
-                next = next.min(t + iv);
-            }
-        }
+        let mut next = self.next_timed_event();
         // The flow ahead on each link (in priority order): (sent, rate); sent < 0: none yet.
         self.las_last.clear();
         self.las_last.resize(self.topo.n_links(), (-1.0, 0.0));
