@@ -75,17 +75,8 @@ impl Filler {
         rate: &mut [f64],
     ) {
         if group.len() == 1 {
-            let i = group[0];
-            let p = paths.of(i);
-            let mut r = cap[i as usize];
-            for &l in p {
-                r = r.min(res[l as usize]);
-            }
-            let r = r.max(0.0);
-            for &l in p {
-                res[l as usize] = (res[l as usize] - r).max(0.0);
-            }
-            rate[i as usize] = r;
+            let i = group[0] as usize;
+            rate[i] = fill_one(paths.of(group[0]), cap[i], res);
             return;
         }
         // Local link indices and per-link sums.
@@ -209,33 +200,6 @@ impl Filler {
         self.version.clear();
     }
 
-    /// `fill` for a small group (at most 8 flows, 24 distinct links, 64 flow-link pairs),
-    /// with no heap and no scratch vectors: the same floating-point operations in the same
-    /// order, so the same bits. The heap of `fill` holds one item per link, and its top is
-    /// the least stored (level, local link index); a linear scan over the stored items
-    /// finds the same one, and a flag per link stands for the version counter. Returns
-    /// false, having changed nothing, for a single flow (`fill` has its own path for it)
-    /// and when the group is too large.
-    pub fn fill_small(
-        &mut self,
-        group: &[u32],
-        paths: &Paths,
-        weight: &[f64],
-        cap: &[f64],
-        res: &mut [f64],
-        rate: &mut [f64],
-    ) -> bool {
-        let mut out = [0.0; SMALL_N];
-        let g = |p: usize| group[p] as usize;
-        if !fill_small_core(group.len(), |p| paths.of(group[p]), |p| weight[g(p)], |p| cap[g(p)], res, &mut out) {
-            return false;
-        }
-        for (p, &i) in group.iter().enumerate() {
-            rate[i as usize] = out[p];
-        }
-        true
-    }
-
     #[allow(clippy::too_many_arguments)]
     #[inline]
     fn freeze(&mut self, p: usize, r: f64, group: &[u32], paths: &Paths, weight: &[f64], res: &mut [f64], rate: &mut [f64]) {
@@ -260,13 +224,33 @@ impl Filler {
     }
 }
 
-/// Most flows `Filler::fill_small` takes.
+/// The rate `Filler::fill` gives a group of one flow (its cap, or the least residual on
+/// its path), taken from the residuals `res`.
+#[inline]
+pub fn fill_one(path: &[u32], cap: f64, res: &mut [f64]) -> f64 {
+    let mut r = cap;
+    for &l in path {
+        r = r.min(res[l as usize]);
+    }
+    let r = r.max(0.0);
+    for &l in path {
+        res[l as usize] = (res[l as usize] - r).max(0.0);
+    }
+    r
+}
+
+/// Most flows `fill_small_core` takes.
 pub const SMALL_N: usize = 8;
 
-/// `Filler::fill_small` on a group given by accessors (flow p of n: its path, weight and
-/// cap), the rates going to `out[p]`: for callers that hold the group's data in their own
-/// records. Returns false, having changed nothing, for fewer than 2 or more than
-/// `SMALL_N` flows and for groups over too many links.
+/// `Filler::fill` for a small group (2 to `SMALL_N` flows, at most 24 distinct links and
+/// 64 flow-link pairs) given by accessors (flow p of n: its path, weight and cap), the
+/// rates going to `out[p]`: for callers that hold the group's data in their own records.
+/// No heap and no scratch vectors, but the same floating-point operations in the same
+/// order, so the same bits: the heap of `fill` holds one item per link and its top is the
+/// least stored (level, local link index), which a linear scan over the stored items
+/// finds too, and a flag per link stands for the version counter. Returns false, having
+/// changed nothing, for fewer than 2 or more than `SMALL_N` flows and for groups over too
+/// many links.
 #[inline(always)]
 pub fn fill_small_core<'a>(
     n: usize,
@@ -459,7 +443,7 @@ mod tests {
     }
 
     #[test]
-    fn fill_small_gives_the_same_bits_as_fill() {
+    fn fill_small_core_gives_the_same_bits_as_fill() {
         let mut rng = crate::rng::SplitMix64::new(3);
         let mut checked = 0;
         for trial in 0..20000 {
@@ -501,9 +485,11 @@ mod tests {
             let (mut ra, mut rb) = (res0.clone(), res0.clone());
             let (mut xa, mut xb) = (vec![-1.0; n], vec![-1.0; n]);
             f.fill(&group, &paths, &w, &cap, &mut ra, &mut xa);
-            if !f.fill_small(&group, &paths, &w, &cap, &mut rb, &mut xb) {
+            let mut out = [0.0; SMALL_N];
+            if !fill_small_core(n, |p| paths.of(group[p]), |p| w[p], |p| cap[p], &mut rb, &mut out) {
                 continue;
             }
+            xb.copy_from_slice(&out[..n]);
             checked += 1;
             for k in 0..n {
                 assert_eq!(xa[k].to_bits(), xb[k].to_bits(), "trial {trial}: rate {k}: {xa:?} vs {xb:?}");

@@ -146,6 +146,14 @@ fn tol_of(x: f64) -> f64 {
     1e-9 * x.abs().max(1.0)
 }
 
+/// Bytes left below which a flow of `size` bytes sending at `rate` counts as finished at
+/// time t: a relative 1e-9 of its size, or what it sends in a few ulps of t (a smaller
+/// remainder could never be reached: t + remainder / rate would round back to t).
+#[inline]
+pub(crate) fn finish_tol_of(size: f64, rate: f64, t: f64) -> f64 {
+    (1e-9 * size).max(rate * t.abs() * 8.0 * f64::EPSILON)
+}
+
 /// Aggregate counters of a run.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Stats {
@@ -742,12 +750,10 @@ impl Simulator {
         Ok(self.next_event)
     }
 
-    /// Bytes left below which flow i counts as finished at time t: a relative 1e-9 of its
-    /// size, or what it sends in a few ulps of t (a smaller remainder could never be
-    /// reached: t + remainder / rate would round back to t).
+    /// `finish_tol_of` for flow i at its current rate.
     #[inline]
     pub(crate) fn finish_tol(&self, i: usize, t: f64) -> f64 {
-        (1e-9 * self.flows[i].size_bytes).max(self.rate[i] * t.abs() * 8.0 * f64::EPSILON)
+        finish_tol_of(self.flows[i].size_bytes, self.rate[i], t)
     }
 
     /// Bytes sent by flow i by now (the incremental allocator advances flows lazily).
@@ -978,6 +984,21 @@ impl Simulator {
     }
 
     // ----- rate allocation -----
+
+    /// When flow i, with `sent` bytes sent at time t and sending at `rate` > 0 without a
+    /// data cap, catches up with its data (INF when it has no data span left to catch
+    /// up with, is capped already, or is not faster than its data).
+    fn catch_up_at(&self, i: usize, t: f64, sent: f64, rate: f64) -> f64 {
+        let f = &self.flows[i];
+        if f.data_span_s > 0.0 && t < f.arrival_s + f.data_span_s && self.cap[i] == INF {
+            let dr = f.size_bytes / f.data_span_s;
+            if rate > dr {
+                let gap = self.avail(i, t) - sent;
+                return t + gap.max(0.0) / (rate - dr);
+            }
+        }
+        INF
+    }
 
     fn avail(&self, i: usize, t: f64) -> f64 {
         let f = &self.flows[i];
@@ -1252,13 +1273,7 @@ impl Simulator {
             let f = &self.flows[i];
             let rem = f.size_bytes - self.sent[i];
             next = next.min(t + rem / r);
-            if f.data_span_s > 0.0 && t < f.arrival_s + f.data_span_s && self.cap[i] == INF {
-                let dr = f.size_bytes / f.data_span_s;
-                if r > dr {
-                    let gap = self.avail(i, t) - self.sent[i];
-                    next = next.min(t + gap.max(0.0) / (r - dr));
-                }
-            }
+            next = next.min(self.catch_up_at(i, t, self.sent[i], r));
             match eff {
                 Scheduler::Pias => {
                     let th = &self.cfg.pias_thresholds_bytes;

@@ -22,8 +22,8 @@
 //! keeps the generic path (the reference the tests compare this one against).
 use std::cmp::Ordering;
 
-use super::{tol_of, Simulator, Status, INF};
-use crate::fill::{fill_small_core, Paths, SMALL_N};
+use super::{finish_tol_of, tol_of, Simulator, Status, INF};
+use crate::fill::{fill_one, fill_small_core, Paths, SMALL_N};
 
 /// Longest path the records hold (big switch: 2 links, leaf-spine: up to 4).
 pub(super) const MAX_PATH: usize = 4;
@@ -99,9 +99,7 @@ impl Simulator {
         for k in 0..self.las_recs.len() {
             let r = self.las_recs[k];
             let i = r.idx as usize;
-            // `finish_tol`
-            let tol = (1e-9 * r.size).max(r.rate * t.abs() * 8.0 * f64::EPSILON);
-            if r.size - r.sent <= tol && self.complete_or_due(i, t) {
+            if r.size - r.sent <= finish_tol_of(r.size, r.rate, t) && self.complete_or_due(i, t) {
                 self.sent[i] = r.size;
                 self.las_recs[k].sent = r.size;
                 self.status[i] = Status::Done;
@@ -229,17 +227,9 @@ impl Simulator {
                 }
             }
             if n_free == 1 {
-                // `Filler::fill` on one flow.
                 let r = &mut self.las_recs[free];
-                let i = r.idx as usize;
-                let mut x = if r.spanned { self.cap[i] } else { INF };
-                for &l in r.path() {
-                    x = x.min(self.res[l as usize]);
-                }
-                let x = x.max(0.0);
-                for &l in r.path() {
-                    self.res[l as usize] = (self.res[l as usize] - x).max(0.0);
-                }
+                let cap = if r.spanned { self.cap[r.idx as usize] } else { INF };
+                let x = fill_one(r.path(), cap, &mut self.res);
                 set_rate(&mut self.rate, r, x);
             } else if n_free > 1 {
                 let mut out = [0.0; SMALL_N];
@@ -275,14 +265,8 @@ impl Simulator {
             let (sy, ry) = (r.sent, r.rate);
             if ry > 0.0 {
                 next = next.min(t + (r.size - sy) / ry);
-                let i = r.idx as usize;
-                if r.spanned && t < self.flows[i].arrival_s + self.flows[i].data_span_s && self.cap[i] == INF {
-                    let f = &self.flows[i];
-                    let dr = f.size_bytes / f.data_span_s;
-                    if ry > dr {
-                        let gap = self.avail(i, t) - sy;
-                        next = next.min(t + gap.max(0.0) / (ry - dr));
-                    }
+                if r.spanned {
+                    next = next.min(self.catch_up_at(r.idx as usize, t, sy, ry));
                 }
             }
             for &l in r.path() {
