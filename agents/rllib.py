@@ -276,9 +276,9 @@ def train_rllib(cfg: Any, run_dir: Any, *, resume: bool, baseline_specs: list[An
             cfg.env.id, env_kwargs(cfg, masked=True), num_env_runners=int(a.num_env_runners),
             num_envs_per_env_runner=int(a.num_envs_per_env_runner), train_batch_size=int(a.algo.train_batch_size),
             minibatch_size=int(a.algo.minibatch_size), num_epochs=int(a.algo.num_epochs), lr=float(a.algo.lr),
-            gamma=float(a.algo.gamma), gae_lambda=float(a.algo.get("gae_lambda", 1.0)),
-            entropy_coeff=float(a.algo.get("entropy_coeff", 0.0)), use_kl_loss=bool(a.algo.get("use_kl_loss", True)),
-            vf_loss_coeff=float(a.algo.get("vf_loss_coeff", 1.0)), hidden=tuple(a.algo.hidden), seed=int(cfg.seed),
+            gamma=float(a.algo.gamma), hidden=tuple(a.algo.hidden), seed=int(cfg.seed),
+            # optional in the agent config; absent ones keep ppo_config's defaults
+            **{k: a.algo[k] for k in ("gae_lambda", "entropy_coeff", "use_kl_loss", "vf_loss_coeff") if k in a.algo},
         ).build_algo()
     logger, wandb_run = make_logger(cfg, run_dir, f"{cfg.env.family}/{cfg.workload.name}/{a.name}/seed{cfg.seed}")
     total, every = int(cfg.total_timesteps), int(cfg.checkpoint.every)
