@@ -44,3 +44,90 @@ fn incremental_matches_full_recomputation() {
     }
     assert_eq!(cases, 80 * 2 * 9);
 }
+
+/// SRPT on an oversubscribed leaf-spine: flows held back by a core link are overtaken on
+/// their host links by flows behind them, so remaining sizes cross often and the
+/// crossing path (re-sorting only the lists whose order changed) carries the run.
+#[test]
+fn srpt_crossings_match_full_recomputation() {
+    let mut rng = SplitMix64::new(7);
+    let topo = Topology::leaf_spine(4, 4, 2, &[10.0; 16], 10.0, 11).unwrap();
+    for trial in 0..12u64 {
+        let spans = trial % 2 == 1;
+        let mut flows = random_flows(&mut rng, 16, 300, 2e-5, spans, false, false);
+        // Heavy-tailed sizes: many long flows at once on the core.
+        for f in flows.iter_mut() {
+            if rng.next_f64() < 0.3 {
+                f.size_bytes *= 10.0;
+            }
+        }
+        for name in ["srpt", "asrpt"] {
+            let mut cfg = SimConfig::new(Scheduler::parse(name).unwrap());
+            cfg.seed = trial;
+            let mut s = Simulator::new(topo.clone(), flows.clone(), cfg.clone()).unwrap();
+            s.run().unwrap();
+            let a = s.finish_s().to_vec();
+            if !spans && name == "srpt" {
+                // Events beyond arrivals and completions are crossings here.
+                let extra = s.stats().events as i64 - 2 * flows.len() as i64;
+                assert!(extra > 50, "trial {trial}: only {extra} crossing events");
+            }
+            let (b, _) = finish(&topo, &flows, cfg, true);
+            // A flow counts as finished within 1e-9 of its size (finish_tol), so the two
+            // can differ by 1e-9 of its time at its last rate, which for a flow slowed
+            // down at the end is a few times 1e-9 of its finish time.
+            for (k, (x, y)) in a.iter().zip(&b).enumerate() {
+                assert!((x - y).abs() <= 1e-8 * y.abs().max(1e-3), "{name} trial {trial} flow {k}: incremental {x} vs full {y}");
+            }
+        }
+    }
+}
+
+/// SRPT's rates at any moment are the greedy allocation in order of remaining size
+/// (ties by arrival, then index), computed here from scratch from what the simulator
+/// reports: each flow takes the least capacity left on its path by the flows ahead.
+fn assert_srpt_greedy(s: &Simulator, caps: &[f64], what: &str) {
+    let mut act: Vec<usize> = s.active().iter().map(|&i| i as usize).collect();
+    let key = |i: usize| s.flow(i).size_bytes - s.sent_bytes(i);
+    act.sort_by(|&x, &y| key(x).total_cmp(&key(y)).then(s.flow(x).arrival_s.total_cmp(&s.flow(y).arrival_s)).then(x.cmp(&y)));
+    let mut res = caps.to_vec();
+    for &i in &act {
+        let mut r = f64::INFINITY;
+        for &l in s.path(i) {
+            let l = l as usize;
+            r = r.min(if res[l] <= 1e-12 * caps[l] { 0.0 } else { res[l] });
+        }
+        for &l in s.path(i) {
+            res[l as usize] -= r;
+        }
+        let got = s.rate_bytes_per_s(i);
+        assert!((got - r).abs() <= 1e-6 * r.max(got).max(1.0), "{what} t={}: flow {i} has rate {got}, greedy SRPT gives {r}", s.now());
+    }
+}
+
+#[test]
+fn srpt_rates_are_the_greedy_allocation_at_every_pause() {
+    let topo = Topology::leaf_spine(4, 4, 2, &[10.0; 16], 10.0, 5).unwrap();
+    let caps: Vec<f64> = topo.capacity.clone();
+    let mut rng = SplitMix64::new(11);
+    let mut checks = 0;
+    for trial in 0..2 {
+        let mut flows = random_flows(&mut rng, 16, 1500, 2e-5, false, false, false);
+        for f in flows.iter_mut() {
+            if rng.next_f64() < 0.3 {
+                f.size_bytes *= 10.0;
+            }
+        }
+        let mut s = Simulator::new(topo.clone(), flows, SimConfig::new(Scheduler::Srpt)).unwrap();
+        let mut until = 0.0;
+        loop {
+            until += 4e-6;
+            if matches!(s.step(until).unwrap(), Outcome::Done) {
+                break;
+            }
+            assert_srpt_greedy(&s, &caps, &format!("trial {trial}"));
+            checks += 1;
+        }
+    }
+    assert!(checks > 500, "{checks}");
+}

@@ -66,7 +66,30 @@ impl Ord for WorkItem {
     }
 }
 
+/// Where an allocation's scan of a link's list has got to: the flows at positions below
+/// `pos` are behind it, and `res` is the link's capacity minus their rates (`full`: it
+/// fell to nothing, at or before `pos`). Valid while `epoch` is the allocation's.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Cursor {
+    epoch: u32,
+    pos: u32,
+    full: bool,
+    res: f64,
+}
+
 impl Simulator {
+    /// A new cursor epoch: every link's scan starts again from the head of its list.
+    fn reset_cursors(&mut self) {
+        self.cepoch = self.cepoch.wrapping_add(1);
+        if self.cepoch == 0 {
+            for c in self.cursors.iter_mut() {
+                c.epoch = 0;
+            }
+            self.passed.fill(0);
+            self.cepoch = 1;
+        }
+    }
+
     fn prio(&self, i: usize) -> WorkItem {
         let (k1, k2, _) = self.key(&self.cfg.scheduler, i);
         WorkItem { k1, k2, arrival: self.flows[i].arrival_s, idx: i as u32 }
@@ -288,27 +311,60 @@ impl Simulator {
                 continue;
             }
             self.xver[l] = self.xver[l].wrapping_add(1);
-            // Re-sort the link's list by the current keys, and the lists of every link of
-            // its flows (a pair that swaps here swaps on all the links it shares).
-            let members: Vec<u32> = self.lists[l].clone();
-            let mut links: Vec<u32> = Vec::new();
-            for &j in &members {
-                let (a, b) = (self.path_off[j as usize] as usize, self.path_off[j as usize + 1] as usize);
-                links.extend_from_slice(&self.path_links[a..b]);
-            }
-            links.sort_unstable();
-            links.dedup();
-            for &m in &links {
-                let m = m as usize;
-                let mut list = std::mem::take(&mut self.lists[m]);
-                list.sort_by(|&x, &y| self.prio(x as usize).cmp_prio(&self.prio(y as usize)));
-                self.lists[m] = list;
-                self.mark_link(m);
-                self.push_from(m, 0);
-            }
+            self.incr_crossing(l);
         }
     }
 
+    /// A crossing on link l: re-sorts its list by the current keys. The flows whose order
+    /// changed re-sort the other lists they are on (a pair that swaps here swaps on every
+    /// link it shares), and so on until no list changes. In each changed list, the flows
+    /// from the first changed position on are re-evaluated: those ahead of it have the
+    /// same flows ahead of them as before, so their rates cannot change.
+    fn incr_crossing(&mut self, l: usize) {
+        self.xstamp = self.xstamp.wrapping_add(1);
+        if self.xstamp == 0 {
+            self.xseen.fill(0);
+            self.xstamp = 1;
+        }
+        let st = self.xstamp;
+        self.xqueue.clear();
+        self.xqueue.push(l as u32);
+        self.xseen[l] = st;
+        self.mark_link(l);
+        let mut q = 0;
+        while q < self.xqueue.len() {
+            let m = self.xqueue[q] as usize;
+            q += 1;
+            // The list in the order of the current keys (cmp_prio is a total order, so the
+            // order is unique).
+            let mut sorted = std::mem::take(&mut self.xsorted);
+            sorted.clear();
+            sorted.extend(self.lists[m].iter().map(|&j| self.prio(j as usize)));
+            sorted.sort_unstable_by(|a, b| a.cmp_prio(b));
+            let list = &self.lists[m];
+            let first = (0..list.len()).find(|&k| list[k] != sorted[k].idx);
+            if let Some(first) = first {
+                let last = (first..list.len()).rev().find(|&k| list[k] != sorted[k].idx).unwrap();
+                for k in first..=last {
+                    let j = self.lists[m][k] as usize;
+                    self.lists[m][k] = sorted[k].idx;
+                    if j != sorted[k].idx as usize {
+                        let (a, b) = (self.path_off[j] as usize, self.path_off[j + 1] as usize);
+                        for p in a..b {
+                            let n = self.path_links[p] as usize;
+                            if self.xseen[n] != st {
+                                self.xseen[n] = st;
+                                self.xqueue.push(n as u32);
+                            }
+                        }
+                    }
+                }
+                self.mark_link(m);
+                self.push_from(m, first);
+            }
+            self.xsorted = sorted;
+        }
+    }
 
     /// Finishes flow i if all its bytes are sent and all its data has arrived.
     pub(super) fn incr_try_finish(&mut self, i: usize, t: f64) -> bool {
@@ -332,6 +388,7 @@ impl Simulator {
             return self.fair_allocate();
         }
         self.stats.allocations += 1;
+        self.reset_cursors();
         while let Some(w) = self.work.pop() {
             let g = w.idx as usize;
             self.in_work[g] = false;
@@ -340,27 +397,60 @@ impl Simulator {
             }
             let (a, b) = (self.path_off[g] as usize, self.path_off[g + 1] as usize);
             // Residual capacity ahead of g on each of its links, and g's position there.
+            // The worklist runs in priority order, which is each list's order, so each
+            // link's scan goes on from where the previous flow's stopped (its cursor)
+            // instead of from the head: the same subtractions in the same order. A flow
+            // that a cursor already passed (a list out of priority order by rounding, or a
+            // flow evaluated again) may change rate under the cursors, so they all restart.
+            if self.passed[g] == self.cepoch {
+                self.reset_cursors();
+            }
+            let ep = self.cepoch;
             let mut before = [0.0f64; 8];
             let mut at = [0usize; 8];
             let mut r = self.cap_now(g);
             for (k, p) in (a..b).enumerate() {
                 let l = self.path_links[p] as usize;
                 let cap_l = self.topo.capacity[l];
-                let mut res = cap_l;
-                let mut pos = 0;
-                for &h in &self.lists[l] {
-                    if h as usize == g {
-                        break;
+                let mut c = self.cursors[l];
+                if c.epoch != ep {
+                    c = Cursor { epoch: ep, pos: 0, full: false, res: cap_l };
+                }
+                let (res, pos);
+                if c.full {
+                    // g is behind the point where nothing was left (it was not passed).
+                    res = 0.0;
+                    pos = usize::MAX;
+                } else {
+                    let list = &self.lists[l];
+                    let mut q = c.pos as usize;
+                    let mut found = false;
+                    while q < list.len() {
+                        let h = list[q] as usize;
+                        if h == g {
+                            found = true;
+                            break;
+                        }
+                        c.res -= self.rate[h];
+                        self.passed[h] = ep;
+                        q += 1;
+                        if c.res <= 1e-12 * cap_l {
+                            // Nothing left for g here; its position is looked up if needed.
+                            c.full = true;
+                            break;
+                        }
                     }
-                    res -= self.rate[h as usize];
-                    pos += 1;
-                    if res <= 1e-12 * cap_l {
-                        // Nothing left for g here; its position is looked up if needed.
+                    c.pos = q as u32;
+                    if c.full {
                         res = 0.0;
                         pos = usize::MAX;
-                        break;
+                    } else {
+                        debug_assert!(found, "flow {g} is behind the cursor of link {l}");
+                        res = c.res;
+                        pos = q;
                     }
                 }
+                self.cursors[l] = c;
                 before[k] = res;
                 at[k] = pos;
                 r = r.min(res);
@@ -414,10 +504,17 @@ impl Simulator {
             }
             self.xver[l] = self.xver[l].wrapping_add(1);
             let mut best = INF;
+            let soon = 1e-12 * self.now.max(1.0);
             let list = &self.lists[l];
             for k in 1..list.len() {
                 let (x, y) = (list[k - 1] as usize, list[k] as usize);
                 let (px, py) = (self.prio(x), self.prio(y));
+                if px.cmp_prio(&py) == Ordering::Greater {
+                    // Already out of order: the keys met between two events (a crossing
+                    // computed a rounding error late). Re-sort at once.
+                    best = best.min(self.now + soon);
+                    continue;
+                }
                 if px.k1 != py.k1 {
                     continue;
                 }
@@ -425,9 +522,7 @@ impl Simulator {
                 let (sx, sy) = (self.key_slope(x), self.key_slope(y));
                 if sx > sy {
                     let dt = (py.k2 - px.k2) / (sx - sy);
-                    if dt >= 0.0 {
-                        best = best.min(self.now + dt.max(1e-12 * self.now.max(1.0)));
-                    }
+                    best = best.min(self.now + dt.max(soon));
                 }
             }
             if best < INF {
