@@ -506,9 +506,14 @@ impl Simulator {
             let mut best = INF;
             let soon = 1e-12 * self.now.max(1.0);
             let list = &self.lists[l];
+            let mut py = match list.first() {
+                Some(&y) => self.prio(y as usize),
+                None => continue,
+            };
             for k in 1..list.len() {
                 let (x, y) = (list[k - 1] as usize, list[k] as usize);
-                let (px, py) = (self.prio(x), self.prio(y));
+                let px = py;
+                py = self.prio(y);
                 if px.cmp_prio(&py) == Ordering::Greater {
                     // Already out of order: the keys met between two events (a crossing
                     // computed a rounding error late). Re-sort at once.
