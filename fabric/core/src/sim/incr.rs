@@ -124,7 +124,8 @@ impl Simulator {
         }
     }
 
-    fn list_insert(&mut self, l: usize, i: usize) {
+    /// Inserts flow i in link l's list at its place by priority; returns the position.
+    fn list_insert(&mut self, l: usize, i: usize) -> usize {
         let p = self.prio(i);
         let list = &self.lists[l];
         let mut pos = list.len();
@@ -136,6 +137,7 @@ impl Simulator {
         }
         self.lists[l].insert(pos, i as u32);
         self.mark_link(l);
+        pos
     }
 
     fn list_remove(&mut self, l: usize, i: usize) -> usize {
@@ -158,14 +160,6 @@ impl Simulator {
                 self.push_work(h);
             }
             res -= rh;
-        }
-    }
-
-    /// Pushes the flows at positions >= pos of link l's list.
-    fn push_from(&mut self, l: usize, pos: usize) {
-        for k in pos..self.lists[l].len() {
-            let j = self.lists[l][k] as usize;
-            self.push_work(j);
         }
     }
 
@@ -218,16 +212,21 @@ impl Simulator {
         if self.fair {
             return self.fair_changed(i);
         }
-        let (a, b) = (self.path_off[i] as usize, self.path_off[i + 1] as usize);
-        for p in a..b {
-            let l = self.path_links[p] as usize;
-            if key_changed {
+        if key_changed {
+            // The flows between its old and new places have a different set of flows
+            // ahead of them now; the others behind it see only its rate change, which its
+            // re-evaluation passes on (push_affected).
+            let (a, b) = (self.path_off[i] as usize, self.path_off[i + 1] as usize);
+            for p in a..b {
+                let l = self.path_links[p] as usize;
                 let old = self.list_remove(l, i);
-                self.push_from(l, old);
-                self.list_insert(l, i);
+                let new = self.list_insert(l, i);
+                let (lo, hi) = (old.min(new), old.max(new));
+                for k in lo..=hi {
+                    let j = self.lists[l][k] as usize;
+                    self.push_work(j);
+                }
             }
-            let pos = self.lists[l].iter().position(|&x| x as usize == i).unwrap();
-            self.push_from(l, pos);
         }
         self.push_work(i);
     }
@@ -318,8 +317,9 @@ impl Simulator {
     /// A crossing on link l: re-sorts its list by the current keys. The flows whose order
     /// changed re-sort the other lists they are on (a pair that swaps here swaps on every
     /// link it shares), and so on until no list changes. In each changed list, the flows
-    /// from the first changed position on are re-evaluated: those ahead of it have the
-    /// same flows ahead of them as before, so their rates cannot change.
+    /// from the first to the last changed position are re-evaluated: the others have the
+    /// same flows ahead of them as before, and the rate changes of those ahead reach them
+    /// through push_affected.
     fn incr_crossing(&mut self, l: usize) {
         self.xstamp = self.xstamp.wrapping_add(1);
         if self.xstamp == 0 {
@@ -360,7 +360,10 @@ impl Simulator {
                     }
                 }
                 self.mark_link(m);
-                self.push_from(m, first);
+                for k in first..=last {
+                    let j = self.lists[m][k] as usize;
+                    self.push_work(j);
+                }
             }
             self.xsorted = sorted;
         }
