@@ -21,7 +21,10 @@ fn main() {
         _ => Topology::big_switch(&[10.0; 144]).unwrap(),
     };
     let mut cfg = SimConfig::new(Scheduler::parse(&a[2]).unwrap());
-    if a[2] == "pias" { cfg.pias_thresholds_bytes = vec![1327140.0,1940340.0,2406080.0,2861600.0,3128780.0,3412020.0,3626640.0]; }
+    if a[2] == "pias" {
+        // The package's default: flowsched.workloads.pias_thresholds("websearch", 0.8).
+        cfg.pias_thresholds_bytes = vec![1327140.0, 1940340.0, 2406080.0, 2861600.0, 3128780.0, 3412020.0, 3626640.0];
+    }
     cfg.force_full_recompute = a.get(4).is_some_and(|s| s == "full");
     let n = flows.len();
     let t0 = Instant::now();
