@@ -1,19 +1,33 @@
-//! Runs a trace from a CSV file (arrival_s,src,dst,size_bytes per line) and prints the
+//! Runs a trace from a CSV file (as `flowsched generate` writes, or arrival_s,src,dst,
+//! size_bytes per line without a header) and prints the
 //! wall time, the event count, the mean FCT and a hash of the finish times' bits.
 //!
 //!     cargo run --release --example bench_trace -- trace.csv ps [bigswitch|leafspine] [full]
+//!
+//! With `check DT` in place of `full` (srpt only), it also pauses every DT seconds of
+//! simulated time and checks that every active flow's rate is the greedy SRPT
+//! allocation recomputed from scratch (`fabric_core::verify`), then prints the number of
+//! checks and mismatches (the wall time then includes the checks).
 use fabric_core::*;
 use std::time::Instant;
 
 fn main() {
     let a: Vec<String> = std::env::args().collect();
     let text = std::fs::read_to_string(&a[1]).expect("trace file");
-    let flows: Vec<FlowSpec> = text
-        .lines()
-        .filter(|l| !l.is_empty())
+    let mut lines = text.lines().filter(|l| !l.is_empty()).peekable();
+    // A header (as `flowsched generate` writes) names the columns; without one, the first
+    // four are arrival_s,src,dst,size_bytes.
+    let mut col = [0usize, 1, 2, 3];
+    if lines.peek().is_some_and(|l| l.starts_with(|c: char| c.is_ascii_alphabetic())) {
+        let head: Vec<&str> = lines.next().unwrap().split(',').collect();
+        for (k, name) in ["arrival_s", "src", "dst", "size_bytes"].iter().enumerate() {
+            col[k] = head.iter().position(|h| h == name).unwrap_or_else(|| panic!("no {name} column"));
+        }
+    }
+    let flows: Vec<FlowSpec> = lines
         .map(|l| {
             let v: Vec<&str> = l.split(',').collect();
-            FlowSpec::new(v[0].parse().unwrap(), v[1].parse().unwrap(), v[2].parse().unwrap(), v[3].parse().unwrap())
+            FlowSpec::new(v[col[0]].parse().unwrap(), v[col[1]].parse().unwrap(), v[col[2]].parse().unwrap(), v[col[3]].parse().unwrap())
         })
         .collect();
     let topo = match a.get(3).map(String::as_str) {
@@ -29,7 +43,26 @@ fn main() {
     let n = flows.len();
     let t0 = Instant::now();
     let mut s = Simulator::new(topo, flows, cfg).unwrap();
-    s.run().unwrap();
+    let check_dt: Option<f64> = match a.get(4).map(String::as_str) {
+        Some("check") => Some(a.get(5).expect("check DT").parse().expect("DT in seconds")),
+        _ => None,
+    };
+    if let Some(dt) = check_dt {
+        let (mut until, mut checks, mut bad) = (dt, 0u64, 0u64);
+        while !matches!(s.step(until).unwrap(), Outcome::Done) {
+            until = s.now() + dt;
+            checks += 1;
+            if let Some((i, got, want)) = verify::srpt_mismatch(&s) {
+                bad += 1;
+                if bad <= 10 {
+                    println!("t={:.12} flow {i}: rate {got}, greedy SRPT gives {want}", s.now());
+                }
+            }
+        }
+        println!("checks {checks} mismatches {bad}");
+    } else {
+        s.run().unwrap();
+    }
     let wall = t0.elapsed().as_secs_f64();
     let fin = s.finish_s();
     let sum: f64 = (0..n).map(|i| fin[i] - s.flow(i).arrival_s).sum();

@@ -8,6 +8,7 @@ pub mod rng;
 pub mod sched;
 pub mod sim;
 pub mod topology;
+pub mod verify;
 
 pub use env::{run_until_ended, FlowClass, SwitchBatchOut, SwitchEnv, SwitchEnvConfig, SwitchReward, SwitchVecEnv, TokenBatchOut, TokenEnv, TokenEnvConfig, TokenReward, TokenVecEnv, TokenWorkload};
 pub use error::{Result, SimError};

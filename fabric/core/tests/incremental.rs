@@ -83,32 +83,13 @@ fn srpt_crossings_match_full_recomputation() {
     }
 }
 
-/// SRPT's rates at any moment are the greedy allocation in order of remaining size
-/// (ties by arrival, then index), computed here from scratch from what the simulator
-/// reports: each flow takes the least capacity left on its path by the flows ahead.
-fn assert_srpt_greedy(s: &Simulator, caps: &[f64], what: &str) {
-    let mut act: Vec<usize> = s.active().iter().map(|&i| i as usize).collect();
-    let key = |i: usize| s.flow(i).size_bytes - s.sent_bytes(i);
-    act.sort_by(|&x, &y| key(x).total_cmp(&key(y)).then(s.flow(x).arrival_s.total_cmp(&s.flow(y).arrival_s)).then(x.cmp(&y)));
-    let mut res = caps.to_vec();
-    for &i in &act {
-        let mut r = f64::INFINITY;
-        for &l in s.path(i) {
-            let l = l as usize;
-            r = r.min(if res[l] <= 1e-12 * caps[l] { 0.0 } else { res[l] });
-        }
-        for &l in s.path(i) {
-            res[l as usize] -= r;
-        }
-        let got = s.rate_bytes_per_s(i);
-        assert!((got - r).abs() <= 1e-6 * r.max(got).max(1.0), "{what} t={}: flow {i} has rate {got}, greedy SRPT gives {r}", s.now());
-    }
-}
-
+/// SRPT's rates at any moment are the greedy allocation in order of remaining size (ties
+/// by arrival, then index), recomputed from scratch from what the simulator reports
+/// (`fabric_core::verify`): each flow takes the least capacity left on its path by the
+/// flows ahead.
 #[test]
 fn srpt_rates_are_the_greedy_allocation_at_every_pause() {
     let topo = Topology::leaf_spine(4, 4, 2, &[10.0; 16], 10.0, 5).unwrap();
-    let caps: Vec<f64> = topo.capacity.clone();
     let mut rng = SplitMix64::new(11);
     let mut checks = 0;
     for trial in 0..2 {
@@ -125,7 +106,9 @@ fn srpt_rates_are_the_greedy_allocation_at_every_pause() {
             if matches!(s.step(until).unwrap(), Outcome::Done) {
                 break;
             }
-            assert_srpt_greedy(&s, &caps, &format!("trial {trial}"));
+            if let Some((i, got, want)) = verify::srpt_mismatch(&s) {
+                panic!("trial {trial} t={}: flow {i} has rate {got}, greedy SRPT gives {want}", s.now());
+            }
             checks += 1;
         }
     }

@@ -1,0 +1,43 @@
+//! Independent recomputations of what the allocators produce, from what a `Simulator`
+//! reports through its public accessors, for tests and for checking long runs.
+
+use crate::Simulator;
+
+/// The active flows in SRPT order: remaining bytes, then arrival time, then index.
+pub fn srpt_order(s: &Simulator) -> Vec<usize> {
+    let mut act: Vec<usize> = s.active().iter().map(|&i| i as usize).collect();
+    let key = |i: usize| s.flow(i).size_bytes - s.sent_bytes(i);
+    act.sort_by(|&x, &y| key(x).total_cmp(&key(y)).then(s.flow(x).arrival_s.total_cmp(&s.flow(y).arrival_s)).then(x.cmp(&y)));
+    act
+}
+
+/// The greedy strict-priority allocation of the flows in `order` (highest priority
+/// first), computed from scratch: each flow takes the least capacity its path has left
+/// after the flows before it, and nothing on a link with less than 1e-12 of its capacity
+/// left. Flows without data spans only (a rate cap is not applied).
+pub fn greedy_rates(s: &Simulator, order: &[usize]) -> Vec<f64> {
+    let caps = &s.topology().capacity;
+    let mut res = caps.clone();
+    order
+        .iter()
+        .map(|&i| {
+            let mut r = f64::INFINITY;
+            for &l in s.path(i) {
+                let l = l as usize;
+                r = r.min(if res[l] <= 1e-12 * caps[l] { 0.0 } else { res[l] });
+            }
+            for &l in s.path(i) {
+                res[l as usize] -= r;
+            }
+            r
+        })
+        .collect()
+}
+
+/// The first active flow (in SRPT order) whose rate differs from the greedy SRPT
+/// allocation by more than 1e-6 of the larger: (flow, its rate, the greedy rate).
+pub fn srpt_mismatch(s: &Simulator) -> Option<(usize, f64, f64)> {
+    let order = srpt_order(s);
+    let want = greedy_rates(s, &order);
+    order.iter().zip(want).map(|(&i, r)| (i, s.rate_bytes_per_s(i), r)).find(|&(_, got, r)| (got - r).abs() > 1e-6 * r.max(got).max(1.0))
+}
