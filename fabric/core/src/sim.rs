@@ -404,7 +404,7 @@ impl Simulator {
             xstamp: 0,
             xsorted: Vec::new(),
             cursors: vec![incr::Cursor::default(); n_links],
-            passed: vec![0; n],
+            passed: vec![0; if incremental && !fair { n } else { 0 }],
             cepoch: 0,
             resched: Vec::new(),
             bind: vec![u32::MAX; n],

@@ -348,6 +348,7 @@ impl Simulator {
                 for k in first..=last {
                     let j = self.lists[m][k] as usize;
                     self.lists[m][k] = sorted[k].idx;
+                    self.push_work(sorted[k].idx as usize);
                     if j != sorted[k].idx as usize {
                         let (a, b) = (self.path_off[j] as usize, self.path_off[j + 1] as usize);
                         for p in a..b {
@@ -360,10 +361,6 @@ impl Simulator {
                     }
                 }
                 self.mark_link(m);
-                for k in first..=last {
-                    let j = self.lists[m][k] as usize;
-                    self.push_work(j);
-                }
             }
             self.xsorted = sorted;
         }
