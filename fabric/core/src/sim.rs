@@ -243,6 +243,8 @@ pub struct Simulator {
     lk: Vec<fair::FairLink>,
     tq: Vec<u32>,
     fheap: BinaryHeap<fair::Item>,
+    /// Unfrozen flows of the fill, counted once per joined link they are unfrozen on.
+    fopen: u32,
     floor: f64,
     wl: Vec<(f64, f64, f64)>,
     grow_links: Vec<u32>,
@@ -373,6 +375,7 @@ impl Simulator {
             lk: vec![fair::FairLink::default(); n_links],
             tq: Vec::new(),
             fheap: BinaryHeap::new(),
+            fopen: 0,
             floor: INF,
             wl: Vec::new(),
             grow_links: Vec::new(),

@@ -57,15 +57,16 @@ pub(crate) struct FairFlow {
     w: f64,
     nrate: f64,
     cap: f64,
+    size: f64,
     rst: u32,
     zst: u32,
     vst: u32,
-    plen: u32,
+    plen: u16,
     span: bool,
 }
 impl Default for FairFlow {
     fn default() -> Self {
-        FairFlow { rate: 0.0, lev: 0.0, w: 0.0, nrate: 0.0, cap: INF, rst: 0, zst: 0, vst: 0, plen: 0, span: false }
+        FairFlow { rate: 0.0, lev: 0.0, w: 0.0, nrate: 0.0, cap: INF, size: 0.0, rst: 0, zst: 0, vst: 0, plen: 0, span: false }
     }
 }
 
@@ -173,14 +174,15 @@ impl Simulator {
         self.ff[a].span = self.flows[i].data_span_s > 0.0;
         self.ff[a].cap = INF;
         let (p0, p1) = (self.path_off[i] as usize, self.path_off[i + 1] as usize);
-        self.ff[a].plen = (p1 - p0) as u32;
+        self.ff[a].plen = (p1 - p0) as u16;
+        self.ff[a].size = self.flows[i].size_bytes;
         for k in 0..p1 - p0 {
             let l = self.path_links[p0 + k] as usize;
             let s = a * self.maxp + k;
             self.dpl[s] = l as u32;
             self.lpos[s] = self.lists[l].len() as u32;
+            // At rate 0 it changes neither the link's used capacity nor its highest level.
             self.lists[l].push(a as u32);
-            self.lk[l].ok = false;
         }
         self.seed_flows.push(i as u32);
     }
@@ -335,11 +337,17 @@ impl Simulator {
     /// event at its old level. The others are "parked" at their old rate on l (they have
     /// a bottleneck elsewhere); a parked flow found above the level where l saturates is
     /// unparked and tracked (see fair_allocate), which only raises that level.
+    #[inline]
     fn fair_join(&mut self, l: usize, lam: f64, track_all: bool) {
-        let st = self.stamp;
-        if self.lk[l].stamp == st {
-            return;
+        // Most calls find the link joined already: that test stays at the caller.
+        if self.lk[l].stamp != self.stamp {
+            self.fair_join_new(l, lam, track_all);
         }
+    }
+
+    #[inline(never)]
+    fn fair_join_new(&mut self, l: usize, lam: f64, track_all: bool) {
+        let st = self.stamp;
         self.lk[l].stamp = st;
         // On a link of the event every virtual flow is tracked: no need for its old state.
         let bott = if track_all {
@@ -397,6 +405,7 @@ impl Simulator {
         self.lk[l].res = res;
         self.lk[l].w = w;
         self.lk[l].cnt = cnt;
+        self.fopen += cnt;
         self.lk[l].pk = parked;
         self.lk[l].ver = 0;
         // A tracked flow needs its own event only if l does not stop it first: the event
@@ -461,6 +470,7 @@ impl Simulator {
             } else {
                 self.lk[l].res -= r;
                 self.lk[l].cnt -= 1;
+                self.fopen -= 1;
                 self.lk[l].w = if self.lk[l].cnt > 0 { self.lk[l].w - w } else { 0.0 };
             }
             self.lk[l].ver = self.lk[l].ver.wrapping_add(1);
@@ -477,6 +487,7 @@ impl Simulator {
         self.lk[l].res += self.ff[g].rate;
         self.lk[l].w += self.ff[g].w;
         self.lk[l].cnt += 1;
+        self.fopen += 1;
         self.lk[l].ver = self.lk[l].ver.wrapping_add(1);
         self.fheap.push(Item::new(self.lk[l].res.max(0.0) / self.lk[l].w, 0, l, self.lk[l].ver));
     }
@@ -549,6 +560,7 @@ impl Simulator {
         }
         lam *= 1.0 - 1e-9;
         self.fheap.clear();
+        self.fopen = 0;
         for k in 0..self.rlist.len() {
             let g = self.rlist[k] as usize;
             self.ff[g].cap = self.fair_cap(g);
@@ -572,6 +584,10 @@ impl Simulator {
             }
         }
         while let Some(top) = self.fheap.peek().copied() {
+            if self.fopen == 0 {
+                // Every flow of the fill is frozen: what is left in the heap is stale.
+                break;
+            }
             let id = top.id();
             if top.kind() == 0 && self.lk[id].cnt > 0 && top.version() != self.lk[id].ver {
                 // Levels only rise as flows freeze: the stale top moves to the current one
@@ -679,7 +695,7 @@ impl Simulator {
                     self.set_rate(i, r);
                 } else {
                     // set_rate for a flow with no data span (no cap, no PIAS threshold).
-                    let (now, size, r0) = (self.now, self.flows[i].size_bytes, self.rate[i]);
+                    let (now, size, r0) = (self.now, self.ff[f].size, old);
                     let sent = if r0 == 0.0 { self.sent[i] } else { (self.sent[i] + r0 * (now - self.t0[i])).min(size) };
                     self.sent[i] = sent;
                     self.t0[i] = now;
@@ -690,10 +706,18 @@ impl Simulator {
                         self.fev.set(i as u32, now + (size - sent) / r);
                     }
                 }
+                let (lev, olev) = (r / self.ff[f].w, self.ff[f].lev);
                 self.ff[f].rate = r;
-                self.ff[f].lev = r / self.ff[f].w;
+                self.ff[f].lev = lev;
+                // The links' cached old state follows, unless their highest level may fall.
                 for p in self.fair_slots(f) {
-                    self.lk[self.dpl[p] as usize].ok = false;
+                    let k = &mut self.lk[self.dpl[p] as usize];
+                    if lev < k.max && olev >= k.max {
+                        k.ok = false;
+                    } else {
+                        k.used += r - old;
+                        k.max = k.max.max(lev);
+                    }
                 }
             }
         }
