@@ -706,18 +706,12 @@ impl Simulator {
                         self.fev.set(i as u32, now + (size - sent) / r);
                     }
                 }
-                let (lev, olev) = (r / self.ff[f].w, self.ff[f].lev);
                 self.ff[f].rate = r;
-                self.ff[f].lev = lev;
-                // The links' cached old state follows, unless their highest level may fall.
+                self.ff[f].lev = r / self.ff[f].w;
+                // The links' cached old state is dropped (a store; updating it in place
+                // reads the links here and measured slower).
                 for p in self.fair_slots(f) {
-                    let k = &mut self.lk[self.dpl[p] as usize];
-                    if lev < k.max && olev >= k.max {
-                        k.ok = false;
-                    } else {
-                        k.used += r - old;
-                        k.max = k.max.max(lev);
-                    }
+                    self.lk[self.dpl[p] as usize].ok = false;
                 }
             }
         }
