@@ -47,8 +47,8 @@ use crate::sched::Scheduler;
 const TOL: f64 = 1e-11;
 
 /// The fill state of an active flow (at its dense index), in one cache line: its
-/// committed rate and level (rate / weight), weight, new rate, cap in this fill, the
-/// stamps of this fill (real, frozen, tracked with an event), path length, data span.
+/// committed rate and level (rate / weight), weight, new rate, cap in this fill, size,
+/// the stamps of this fill (real, frozen, tracked with an event), path length, data span.
 #[derive(Clone, Copy, Debug)]
 #[repr(C, align(64))]
 pub(crate) struct FairFlow {
@@ -285,7 +285,7 @@ impl Simulator {
     }
 
     /// Used capacity and highest level of link l at the committed rates (cached until a
-    /// flow of l changes rate, arrives or leaves).
+    /// flow of l changes rate or leaves; an arrival, at rate 0, changes neither).
     fn fair_old_state(&mut self, l: usize) -> (f64, f64) {
         if !self.lk[l].ok {
             let mut used = 0.0;
