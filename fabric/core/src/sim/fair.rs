@@ -695,6 +695,8 @@ impl Simulator {
                     self.set_rate(i, r);
                 } else {
                     // set_rate for a flow with no data span (no cap, no PIAS threshold).
+                    // The dense state mirrors the flow's: its old rate and size.
+                    debug_assert!(old.to_bits() == self.rate[i].to_bits() && self.ff[f].size == self.flows[i].size_bytes);
                     let (now, size, r0) = (self.now, self.ff[f].size, old);
                     let sent = if r0 == 0.0 { self.sent[i] } else { (self.sent[i] + r0 * (now - self.t0[i])).min(size) };
                     self.sent[i] = sent;
