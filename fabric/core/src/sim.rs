@@ -242,6 +242,7 @@ pub struct Simulator {
     /// The fill state of each link (see fair.rs).
     lk: Vec<fair::FairLink>,
     tq: Vec<u32>,
+    fpromote: Vec<u32>,
     fheap: BinaryHeap<fair::Item>,
     /// Unfrozen flows of the fill, counted once per joined link they are unfrozen on.
     fopen: u32,
@@ -374,6 +375,7 @@ impl Simulator {
             pst: Vec::new(),
             lk: vec![fair::FairLink::default(); n_links],
             tq: Vec::new(),
+            fpromote: Vec::new(),
             fheap: BinaryHeap::new(),
             fopen: 0,
             floor: INF,

@@ -420,7 +420,7 @@ impl Simulator {
                 if lev < sat {
                     if self.ff[g].vst != st {
                         self.ff[g].vst = st;
-                        self.fheap.push(Item::new(lev, 1, g, 0));
+                        self.fpromote.push(g as u32);
                     }
                 } else {
                     unp = unp.min(lev);
@@ -583,7 +583,23 @@ impl Simulator {
                 self.fheap.push(Item::new(self.ff[g].cap / self.ff[g].w, 2, g, 0));
             }
         }
-        while let Some(top) = self.fheap.peek().copied() {
+        loop {
+            while let Some(g) = self.fpromote.pop() {
+                let g = g as usize;
+                if self.ff[g].rst == st || self.ff[g].zst == st {
+                    continue;
+                }
+                for p in self.fair_slots(g) {
+                    if self.pst[p] == st && self.lk[self.dpl[p] as usize].stamp == st {
+                        self.fair_unpark(g, p);
+                    }
+                }
+                self.fair_make_real(g, lam);
+                if self.ff[g].cap < INF {
+                    self.fheap.push(Item::new(self.ff[g].cap / self.ff[g].w, 2, g, 0));
+                }
+            }
+            let Some(top) = self.fheap.peek().copied() else { break };
             if self.fopen == 0 {
                 // Every flow of the fill is frozen: what is left in the heap is stale.
                 break;
