@@ -233,6 +233,8 @@ pub struct Simulator {
     dpl: Vec<u32>,
     /// The fill state of each active flow, at its index in `active`.
     ff: Vec<fair::FairFlow>,
+    fc: Vec<fair::FairCold>,
+    fwt: bool,
     lpos: Vec<u32>,
     rlist: Vec<u32>,
     seed_flows: Vec<u32>,
@@ -367,6 +369,8 @@ impl Simulator {
             maxp: (0..n).map(|i| (path_off[i + 1] - path_off[i]) as usize).max().unwrap_or(1).max(1),
             dpl: Vec::new(),
             ff: Vec::new(),
+            fc: Vec::new(),
+            fwt: matches!(cfg.scheduler, Scheduler::Wps),
             lpos: Vec::new(),
             rlist: Vec::new(),
             seed_flows: Vec::new(),

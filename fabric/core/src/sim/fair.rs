@@ -46,18 +46,16 @@ use crate::sched::Scheduler;
 /// level): well above the rounding of a sum of rates, well below what changes a result.
 const TOL: f64 = 1e-11;
 
-/// The fill state of an active flow (at its dense index), in one cache line: its
-/// committed rate and level (rate / weight), weight, new rate, cap in this fill, size,
-/// the stamps of this fill (real, frozen, tracked with an event), path length, data span.
+/// The fill state of an active flow (at its dense index) that the fill reads for every
+/// flow on a link it visits, in half a cache line: its committed rate, its new rate, the
+/// stamps of this fill (real, frozen, tracked with an event), path length, data span.
+/// Its level and weight are in `FairCold` under `wps`; under `ps` every weight is 1 and
+/// the level is the rate (the same bits as rate / 1.0), so they are not read there.
 #[derive(Clone, Copy, Debug)]
-#[repr(C, align(64))]
+#[repr(C, align(32))]
 pub(crate) struct FairFlow {
     rate: f64,
-    lev: f64,
-    w: f64,
     nrate: f64,
-    cap: f64,
-    size: f64,
     rst: u32,
     zst: u32,
     vst: u32,
@@ -66,7 +64,24 @@ pub(crate) struct FairFlow {
 }
 impl Default for FairFlow {
     fn default() -> Self {
-        FairFlow { rate: 0.0, lev: 0.0, w: 0.0, nrate: 0.0, cap: INF, size: 0.0, rst: 0, zst: 0, vst: 0, plen: 0, span: false }
+        FairFlow { rate: 0.0, nrate: 0.0, rst: 0, zst: 0, vst: 0, plen: 0, span: false }
+    }
+}
+
+/// The rest of an active flow's fill state: committed level (rate / weight) and weight
+/// (read under `wps` only), cap in this fill (read only for a flow with a data span),
+/// size (read at commit).
+#[derive(Clone, Copy, Debug)]
+#[repr(C, align(32))]
+pub(crate) struct FairCold {
+    lev: f64,
+    w: f64,
+    cap: f64,
+    size: f64,
+}
+impl Default for FairCold {
+    fn default() -> Self {
+        FairCold { lev: 0.0, w: 0.0, cap: INF, size: 0.0 }
     }
 }
 
@@ -164,18 +179,19 @@ impl Simulator {
         if self.ff.len() <= a {
             let n = a + 1;
             self.ff.resize(n, FairFlow::default());
+            self.fc.resize(n, FairCold::default());
             self.dpl.resize(n * self.maxp, 0);
             self.lpos.resize(n * self.maxp, 0);
             self.pst.resize(n * self.maxp, 0);
         }
         self.ff[a].rate = 0.0;
-        self.ff[a].lev = 0.0;
-        self.ff[a].w = w;
+        self.fc[a].lev = 0.0;
+        self.fc[a].w = w;
         self.ff[a].span = self.flows[i].data_span_s > 0.0;
-        self.ff[a].cap = INF;
+        self.fc[a].cap = INF;
         let (p0, p1) = (self.path_off[i] as usize, self.path_off[i + 1] as usize);
         self.ff[a].plen = (p1 - p0) as u16;
-        self.ff[a].size = self.flows[i].size_bytes;
+        self.fc[a].size = self.flows[i].size_bytes;
         for k in 0..p1 - p0 {
             let l = self.path_links[p0 + k] as usize;
             let s = a * self.maxp + k;
@@ -191,7 +207,7 @@ impl Simulator {
     pub(super) fn fair_remove(&mut self, i: usize) {
         let a = self.apos[i] as usize;
         if self.ff[a].rate > 0.0 {
-            self.floor = self.floor.min(self.ff[a].lev);
+            self.floor = self.floor.min(self.flev(a));
         }
         self.sent[i] = self.sent_now(i);
         self.t0[i] = self.now;
@@ -217,6 +233,7 @@ impl Simulator {
             let j = self.active[a] as usize;
             self.apos[j] = a as u32;
             self.ff[a] = self.ff[last];
+            self.fc[a] = self.fc[last];
             let m = self.maxp;
             for k in 0..self.ff[a].plen as usize {
                 let (s, t) = (a * m + k, last * m + k);
@@ -242,9 +259,9 @@ impl Simulator {
         for k in 0..self.rlist.len() {
             let s = self.rlist[k] as usize;
             if self.ff[s].rate > 0.0 {
-                lam = lam.min(self.ff[s].lev);
+                lam = lam.min(self.flev(s));
             }
-            lam = lam.min(self.fair_cap(s) / self.ff[s].w);
+            lam = lam.min(self.fair_cap(s) / self.fw(s));
             links.extend_from_slice(&self.dpl[self.fair_slots(s)]);
         }
         links.sort_unstable();
@@ -256,10 +273,10 @@ impl Simulator {
             let mut wrem = 0.0;
             for &g in &self.lists[l] {
                 let g = g as usize;
-                let w = self.ff[g].w;
+                let w = self.fw(g);
                 wrem += w;
                 if self.ff[g].rst != st {
-                    self.wl.push((self.ff[g].lev, self.ff[g].rate, w));
+                    self.wl.push((self.flev(g), self.ff[g].rate, w));
                 }
             }
             self.wl.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
@@ -290,11 +307,11 @@ impl Simulator {
         if !self.lk[l].ok {
             let mut used = 0.0;
             let mut mx = 0.0f64;
-            let ff = &self.ff[..];
+            let (ff, fc) = (&self.ff[..], &self.fc[..]);
             for &h in &self.lists[l] {
-                let h = &ff[h as usize];
-                used += h.rate;
-                mx = mx.max(h.lev);
+                let h = h as usize;
+                used += ff[h].rate;
+                mx = mx.max(if self.fwt { fc[h].lev } else { ff[h].rate });
             }
             self.lk[l].ok = true;
             self.lk[l].used = used;
@@ -309,6 +326,36 @@ impl Simulator {
     fn fair_cap(&self, g: usize) -> f64 {
         if self.ff[g].span {
             self.cap_now(self.active[g] as usize)
+        } else {
+            INF
+        }
+    }
+
+    /// The committed level of the flow at dense index g (its rate under `ps`).
+    #[inline]
+    fn flev(&self, g: usize) -> f64 {
+        if self.fwt {
+            self.fc[g].lev
+        } else {
+            self.ff[g].rate
+        }
+    }
+
+    /// The weight of the flow at dense index g (1 under `ps`).
+    #[inline]
+    fn fw(&self, g: usize) -> f64 {
+        if self.fwt {
+            self.fc[g].w
+        } else {
+            1.0
+        }
+    }
+
+    /// The cap of this fill of the flow at dense index g (none without a data span).
+    #[inline]
+    fn fcap(&self, g: usize) -> f64 {
+        if self.ff[g].span {
+            self.fc[g].cap
         } else {
             INF
         }
@@ -366,26 +413,27 @@ impl Simulator {
         let mut parked = 0u32;
         // Local borrows: the loop reads and writes disjoint fields.
         let (ff, pst, dpl) = (&mut self.ff[..], &mut self.pst[..], &self.dpl[..]);
+        let (fc, fwt) = (&self.fc[..], self.fwt);
         let (tq, maxp) = (&mut self.tq, self.maxp);
         for &g in &self.lists[l] {
             let g = g as usize;
             let f = &mut ff[g];
+            let (lev, fw) = if fwt { (fc[g].lev, fc[g].w) } else { (f.rate, 1.0) };
             if f.rst == st {
                 if f.zst == st {
                     res -= f.nrate;
                 } else {
-                    w += f.w;
+                    w += fw;
                     cnt += 1;
                 }
             } else if f.zst == st {
                 res -= f.rate;
             } else {
-                let lev = f.lev;
                 if lev < lam {
                     f.zst = st;
                     res -= f.rate;
                 } else if lev >= bott {
-                    w += f.w;
+                    w += fw;
                     cnt += 1;
                     if f.vst != st {
                         tq.push(g as u32);
@@ -416,7 +464,7 @@ impl Simulator {
             let sat = res.max(0.0) / w;
             for k in 0..self.tq.len() {
                 let g = self.tq[k] as usize;
-                let lev = self.ff[g].lev;
+                let lev = self.flev(g);
                 if lev < sat {
                     if self.ff[g].vst != st {
                         self.ff[g].vst = st;
@@ -442,7 +490,7 @@ impl Simulator {
             if self.ff[g].vst == st || self.ff[g].zst == st || self.ff[g].rst == st || (self.lk[l].pk > 0 && self.pst[self.fair_slot(g, l)] == st) {
                 continue;
             }
-            let lev = self.ff[g].lev;
+            let lev = self.flev(g);
             if lev < sat {
                 self.ff[g].vst = st;
                 self.fheap.push(Item::new(lev, 1, g, 0));
@@ -457,7 +505,7 @@ impl Simulator {
     fn fair_freeze(&mut self, g: usize, r: f64) {
         let st = self.stamp;
         self.ff[g].zst = st;
-        let w = self.ff[g].w;
+        let w = self.fw(g);
         for p in self.fair_slots(g) {
             let l = self.dpl[p] as usize;
             if self.lk[l].stamp != st {
@@ -485,7 +533,7 @@ impl Simulator {
         self.pst[p] = st.wrapping_sub(1);
         self.lk[l].pk -= 1;
         self.lk[l].res += self.ff[g].rate;
-        self.lk[l].w += self.ff[g].w;
+        self.lk[l].w += self.fw(g);
         self.lk[l].cnt += 1;
         self.fopen += 1;
         self.lk[l].ver = self.lk[l].ver.wrapping_add(1);
@@ -496,7 +544,7 @@ impl Simulator {
     fn fair_make_real(&mut self, g: usize, lam: f64) {
         self.ff[g].rst = self.stamp;
         self.rlist.push(g as u32);
-        self.ff[g].cap = self.fair_cap(g);
+        self.fc[g].cap = self.fair_cap(g);
         for p in self.fair_slots(g) {
             self.fair_join(self.dpl[p] as usize, lam, false);
         }
@@ -508,10 +556,11 @@ impl Simulator {
     fn fair_still_stops(&mut self, g: usize, lam: f64) -> bool {
         let st = self.stamp;
         let r = self.ff[g].rate;
-        if self.ff[g].cap < INF && r >= self.ff[g].cap * (1.0 - TOL) {
+        let cap = self.fcap(g);
+        if cap < INF && r >= cap * (1.0 - TOL) {
             return true;
         }
-        let lev = self.ff[g].lev;
+        let lev = self.flev(g);
         for p in self.fair_slots(g) {
             let l = self.dpl[p] as usize;
             if self.lk[l].stamp == st {
@@ -519,7 +568,7 @@ impl Simulator {
                     let hi = lam * (1.0 + TOL);
                     let parked_above = self.lk[l].pk > 0 && self.lists[l].iter().any(|&h| {
                         let h = h as usize;
-                        self.ff[h].zst != st && self.ff[h].rst != st && self.ff[h].rate > self.ff[h].w * hi && self.pst[self.fair_slot(h, l)] == st
+                        self.ff[h].zst != st && self.ff[h].rst != st && self.ff[h].rate > self.fw(h) * hi && self.pst[self.fair_slot(h, l)] == st
                     });
                     if !parked_above {
                         return true;
@@ -563,7 +612,7 @@ impl Simulator {
         self.fopen = 0;
         for k in 0..self.rlist.len() {
             let g = self.rlist[k] as usize;
-            self.ff[g].cap = self.fair_cap(g);
+            self.fc[g].cap = self.fair_cap(g);
         }
         // The links of the event: every virtual flow there is tracked (their committed
         // rates do not tell the bottlenecks of the new state).
@@ -579,8 +628,9 @@ impl Simulator {
         self.seed_links.clear();
         for k in 0..self.rlist.len() {
             let g = self.rlist[k] as usize;
-            if self.ff[g].cap < INF {
-                self.fheap.push(Item::new(self.ff[g].cap / self.ff[g].w, 2, g, 0));
+            let cap = self.fcap(g);
+            if cap < INF {
+                self.fheap.push(Item::new(cap / self.fw(g), 2, g, 0));
             }
         }
         loop {
@@ -595,8 +645,9 @@ impl Simulator {
                     }
                 }
                 self.fair_make_real(g, lam);
-                if self.ff[g].cap < INF {
-                    self.fheap.push(Item::new(self.ff[g].cap / self.ff[g].w, 2, g, 0));
+                let cap = self.fcap(g);
+                if cap < INF {
+                    self.fheap.push(Item::new(cap / self.fw(g), 2, g, 0));
                 }
             }
             let Some(top) = self.fheap.peek().copied() else { break };
@@ -627,7 +678,7 @@ impl Simulator {
                     let mut moved = false;
                     for k in 0..if self.lk[l].pk > 0 { self.lists[l].len() } else { 0 } {
                         let g = self.lists[l][k] as usize;
-                        if self.ff[g].zst == st || self.ff[g].rst == st || self.ff[g].rate <= self.ff[g].w * hi {
+                        if self.ff[g].zst == st || self.ff[g].rst == st || self.ff[g].rate <= self.fw(g) * hi {
                             continue;
                         }
                         let p = self.fair_slot(g, l);
@@ -636,7 +687,7 @@ impl Simulator {
                             moved = true;
                             if self.ff[g].vst != st {
                                 self.ff[g].vst = st;
-                                self.fheap.push(Item::new(self.ff[g].lev, 1, g, 0));
+                                self.fheap.push(Item::new(self.flev(g), 1, g, 0));
                             }
                         }
                     }
@@ -649,9 +700,9 @@ impl Simulator {
                         if self.ff[g].zst == st {
                             continue;
                         }
-                        let w = self.ff[g].w;
+                        let w = self.fw(g);
                         if self.ff[g].rst == st {
-                            let r = (w * lam).min(self.ff[g].cap);
+                            let r = (w * lam).min(self.fcap(g));
                             self.ff[g].nrate = r;
                             self.fair_freeze(g, r);
                         } else if self.ff[g].rate <= w * lam * (1.0 + TOL) {
@@ -683,8 +734,9 @@ impl Simulator {
                             }
                         }
                         self.fair_make_real(g, lam);
-                        if self.ff[g].cap < INF {
-                            self.fheap.push(Item::new(self.ff[g].cap / self.ff[g].w, 2, g, 0));
+                        let cap = self.fcap(g);
+                        if cap < INF {
+                            self.fheap.push(Item::new(cap / self.fw(g), 2, g, 0));
                         }
                     }
                 }
@@ -694,7 +746,7 @@ impl Simulator {
                         continue;
                     }
                     lam = lam.max(it.level());
-                    let r = self.ff[g].cap;
+                    let r = self.fcap(g);
                     self.ff[g].nrate = r;
                     self.fair_freeze(g, r);
                 }
@@ -712,8 +764,8 @@ impl Simulator {
                 } else {
                     // set_rate for a flow with no data span (no cap, no PIAS threshold).
                     // The dense state mirrors the flow's: its old rate and size.
-                    debug_assert!(old.to_bits() == self.rate[i].to_bits() && self.ff[f].size == self.flows[i].size_bytes);
-                    let (now, size, r0) = (self.now, self.ff[f].size, old);
+                    debug_assert!(old.to_bits() == self.rate[i].to_bits() && self.fc[f].size == self.flows[i].size_bytes);
+                    let (now, size, r0) = (self.now, self.fc[f].size, old);
                     let sent = if r0 == 0.0 { self.sent[i] } else { (self.sent[i] + r0 * (now - self.t0[i])).min(size) };
                     self.sent[i] = sent;
                     self.t0[i] = now;
@@ -725,7 +777,9 @@ impl Simulator {
                     }
                 }
                 self.ff[f].rate = r;
-                self.ff[f].lev = r / self.ff[f].w;
+                if self.fwt {
+                    self.fc[f].lev = r / self.fc[f].w;
+                }
                 // The links' cached old state is dropped (a store; updating it in place
                 // reads the links here and measured slower).
                 for p in self.fair_slots(f) {
