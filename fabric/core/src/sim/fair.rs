@@ -86,9 +86,10 @@ impl Default for FairCold {
 }
 
 /// The fill state of a link, in one cache line: its used capacity and highest level at
-/// the committed rates (cached while `ok`), and in this fill (joined when `stamp` is
-/// this fill's): residual capacity, unfrozen weight and count, parked flows, the lowest
-/// deferred old level of its tracked flows, and the version of its heap entry.
+/// the committed rates (cached while `used` is not NaN), and in this fill (joined when
+/// `stamp` is this fill's): residual capacity, unfrozen weight and count, parked flows
+/// and an upper bound of their old levels, the lowest deferred old level of its tracked
+/// flows, and the version of its heap entry.
 #[derive(Clone, Copy, Debug)]
 #[repr(C, align(64))]
 pub(crate) struct FairLink {
@@ -97,15 +98,15 @@ pub(crate) struct FairLink {
     res: f64,
     w: f64,
     unp: f64,
+    pmax: f64,
     stamp: u32,
     cnt: u32,
     pk: u32,
     ver: u32,
-    ok: bool,
 }
 impl Default for FairLink {
     fn default() -> Self {
-        FairLink { used: 0.0, max: 0.0, res: 0.0, w: 0.0, unp: INF, stamp: 0, cnt: 0, pk: 0, ver: 0, ok: false }
+        FairLink { used: f64::NAN, max: 0.0, res: 0.0, w: 0.0, unp: INF, pmax: 0.0, stamp: 0, cnt: 0, pk: 0, ver: 0 }
     }
 }
 
@@ -223,7 +224,7 @@ impl Simulator {
                 self.lpos[sb] = pos as u32;
             }
             self.seed_links.push(l as u32);
-            self.lk[l].ok = false;
+            self.lk[l].used = f64::NAN;
         }
         self.active.swap_remove(a);
         self.apos[i] = u32::MAX;
@@ -304,7 +305,7 @@ impl Simulator {
     /// Used capacity and highest level of link l at the committed rates (cached until a
     /// flow of l changes rate or leaves; an arrival, at rate 0, changes neither).
     fn fair_old_state(&mut self, l: usize) -> (f64, f64) {
-        if !self.lk[l].ok {
+        if self.lk[l].used.is_nan() {
             let mut used = 0.0;
             let mut mx = 0.0f64;
             let (ff, fc) = (&self.ff[..], &self.fc[..]);
@@ -313,7 +314,6 @@ impl Simulator {
                 used += ff[h].rate;
                 mx = mx.max(if self.fwt { fc[h].lev } else { ff[h].rate });
             }
-            self.lk[l].ok = true;
             self.lk[l].used = used;
             self.lk[l].max = mx;
         }
@@ -411,6 +411,7 @@ impl Simulator {
         let mut w = 0.0;
         let mut cnt = 0u32;
         let mut parked = 0u32;
+        let mut pmax = 0.0f64;
         // Local borrows: the loop reads and writes disjoint fields.
         let (ff, pst, dpl) = (&mut self.ff[..], &mut self.pst[..], &self.dpl[..]);
         let (fc, fwt) = (&self.fc[..], self.fwt);
@@ -447,6 +448,7 @@ impl Simulator {
                     }
                     pst[p] = st;
                     parked += 1;
+                    pmax = pmax.max(lev);
                 }
             }
         }
@@ -455,6 +457,7 @@ impl Simulator {
         self.lk[l].cnt = cnt;
         self.fopen += cnt;
         self.lk[l].pk = parked;
+        self.lk[l].pmax = pmax;
         self.lk[l].ver = 0;
         // A tracked flow needs its own event only if l does not stop it first: the event
         // of one at or above the level of l is deferred until that level rises past it
@@ -676,7 +679,11 @@ impl Simulator {
                     // Parked flows above this level: unpark them (the level rises).
                     let hi = it.level() * (1.0 + TOL);
                     let mut moved = false;
-                    for k in 0..if self.lk[l].pk > 0 { self.lists[l].len() } else { 0 } {
+                    // None if every parked flow's old level is below (pmax bounds them:
+                    // parked flows keep their old rates; the margin covers rate vs
+                    // weight * level rounding under wps).
+                    let scan = self.lk[l].pk > 0 && self.lk[l].pmax > hi * (1.0 - 1e-12);
+                    for k in 0..if scan { self.lists[l].len() } else { 0 } {
                         let g = self.lists[l][k] as usize;
                         if self.ff[g].zst == st || self.ff[g].rst == st || self.ff[g].rate <= self.fw(g) * hi {
                             continue;
@@ -783,7 +790,7 @@ impl Simulator {
                 // The links' cached old state is dropped (a store; updating it in place
                 // reads the links here and measured slower).
                 for p in self.fair_slots(f) {
-                    self.lk[self.dpl[p] as usize].ok = false;
+                    self.lk[self.dpl[p] as usize].used = f64::NAN;
                 }
             }
         }
