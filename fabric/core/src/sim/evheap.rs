@@ -1,9 +1,16 @@
 //! An indexed binary min-heap of per-flow event times: at most one entry per flow,
-//! updated or removed in place (no stale entries), ordered by (time, flow index).
+//! updated or removed in place, ordered by (time, flow index).
+//!
+//! An entry may lag behind its flow's event when the event moved later (`set_later`):
+//! its key is then a lower bound, and the flow's time is in `time`. Every read of the
+//! top first moves lagging tops to their times, so `peek` and `pop` see the same
+//! (time, flow) order as if every update had moved its entry at once: every other key
+//! is at most its flow's time and at least the top's.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct EventHeap {
     heap: Vec<(f64, u32)>,
     pos: Vec<u32>,
+    time: Vec<f64>,
 }
 
 const NONE: u32 = u32::MAX;
@@ -15,7 +22,7 @@ fn less(a: (f64, u32), b: (f64, u32)) -> bool {
 
 impl EventHeap {
     pub fn new(n: usize) -> Self {
-        EventHeap { heap: Vec::new(), pos: vec![NONE; n] }
+        EventHeap { heap: Vec::new(), pos: vec![NONE; n], time: vec![0.0; n] }
     }
 
     #[allow(dead_code)]
@@ -23,12 +30,35 @@ impl EventHeap {
         self.heap.len()
     }
 
-    pub fn peek(&self) -> Option<(f64, u32)> {
-        self.heap.first().copied()
+    /// The earliest event (after moving lagging entries at the top to their times).
+    pub fn peek(&mut self) -> Option<(f64, u32)> {
+        loop {
+            let (k, i) = *self.heap.first()?;
+            let t = self.time[i as usize];
+            if t.to_bits() == k.to_bits() {
+                return Some((k, i));
+            }
+            self.heap[0].0 = t;
+            self.down(0);
+        }
+    }
+
+    /// Sets the event time of flow i when it may have moved later: an entry already
+    /// at or before t stays where it is (its key a lower bound) until it reaches the
+    /// top. Saves the sift down of a later time, which is most of an update's cost.
+    #[inline]
+    pub fn set_later(&mut self, i: u32, t: f64) {
+        let p = self.pos[i as usize];
+        if p != NONE && self.heap[p as usize].0 <= t {
+            self.time[i as usize] = t;
+        } else {
+            self.set(i, t);
+        }
     }
 
     /// Sets (inserts or moves) the event time of flow i.
     pub fn set(&mut self, i: u32, t: f64) {
+        self.time[i as usize] = t;
         let p = self.pos[i as usize];
         if p == NONE {
             let k = self.heap.len();
@@ -123,7 +153,7 @@ mod tests {
         let mut r: Vec<Option<f64>> = vec![None; n];
         for _ in 0..20_000 {
             let i = rng.below(n as u64) as usize;
-            match rng.below(4) {
+            match rng.below(5) {
                 0 => {
                     h.remove(i as u32);
                     r[i] = None;
@@ -135,14 +165,22 @@ mod tests {
                         r[j as usize] = None;
                     }
                 }
-                _ => {
+                2 => {
                     // coarse times, to exercise ties
                     let t = (rng.below(30) as f64) * 0.5;
                     h.set(i as u32, t);
                     r[i] = Some(t);
                 }
+                _ => {
+                    // A later time, mostly left lagging in the heap.
+                    let t = r[i].unwrap_or(0.0) + (rng.below(6) as f64) * 0.5;
+                    h.set_later(i as u32, t);
+                    r[i] = Some(t);
+                }
             }
             assert_eq!(h.len(), r.iter().filter(|t| t.is_some()).count());
+            let want = r.iter().enumerate().filter_map(|(j, t)| t.map(|t| (t, j as u32))).min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+            assert_eq!(h.peek(), want);
         }
     }
 }

@@ -780,7 +780,7 @@ impl Simulator {
                     if r <= 0.0 {
                         self.fev.remove(i as u32);
                     } else {
-                        self.fev.set(i as u32, now + (size - sent) / r);
+                        self.fev.set_later(i as u32, now + (size - sent) / r);
                     }
                 }
                 self.ff[f].rate = r;
