@@ -4,9 +4,10 @@
 //!
 //!     cargo run --release --example bench_trace -- trace.csv ps [bigswitch|leafspine] [full]
 //!
-//! With `check DT` in place of `full` (srpt only), it also pauses every DT seconds of
-//! simulated time and checks that every active flow's rate is the greedy SRPT
-//! allocation recomputed from scratch (`fabric_core::verify`), then prints the number of
+//! With `check DT` in place of `full` (srpt, ps), it also pauses every DT seconds of
+//! simulated time and checks that every active flow's rate is the allocation
+//! recomputed from scratch (`fabric_core::verify`: greedy SRPT, or max-min fair sharing
+//! by progressive filling), then prints the number of
 //! checks and mismatches (the wall time then includes the checks).
 use fabric_core::*;
 use std::time::Instant;
@@ -35,6 +36,7 @@ fn main() {
         _ => Topology::big_switch(&[10.0; 144]).unwrap(),
     };
     let mut cfg = SimConfig::new(Scheduler::parse(&a[2]).unwrap());
+    let cfg_sched = cfg.scheduler.clone();
     if a[2] == "pias" {
         // The package's default: flowsched.workloads.pias_thresholds("websearch", 0.8).
         cfg.pias_thresholds_bytes = vec![1327140.0, 1940340.0, 2406080.0, 2861600.0, 3128780.0, 3412020.0, 3626640.0];
@@ -52,10 +54,11 @@ fn main() {
         while !matches!(s.step(until).unwrap(), Outcome::Done) {
             until = s.now() + dt;
             checks += 1;
-            if let Some((i, got, want)) = verify::srpt_mismatch(&s) {
+            let bad_flow = if matches!(cfg_sched, Scheduler::Ps) { verify::maxmin_mismatch(&s) } else { verify::srpt_mismatch(&s) };
+            if let Some((i, got, want)) = bad_flow {
                 bad += 1;
                 if bad <= 10 {
-                    println!("t={:.12} flow {i}: rate {got}, greedy SRPT gives {want}", s.now());
+                    println!("t={:.12} flow {i}: rate {got}, recomputed {want}", s.now());
                 }
             }
         }

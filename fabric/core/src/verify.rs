@@ -41,3 +41,45 @@ pub fn srpt_mismatch(s: &Simulator) -> Option<(usize, f64, f64)> {
     let want = greedy_rates(s, &order);
     order.iter().zip(want).map(|(&i, r)| (i, s.rate_bytes_per_s(i), r)).find(|&(_, got, r)| (got - r).abs() > 1e-6 * r.max(got).max(1.0))
 }
+
+/// The max-min fair allocation of the active flows (every weight 1, no rate caps: `ps`
+/// on flows without data spans), computed from scratch by progressive filling: the link
+/// with the least capacity left per unfrozen flow freezes its unfrozen flows at that
+/// share, until every flow is frozen. Rates by position in `s.active()`.
+pub fn maxmin_rates(s: &Simulator) -> Vec<f64> {
+    let caps = &s.topology().capacity;
+    let act = s.active();
+    let mut res = caps.clone();
+    let mut n = vec![0usize; caps.len()];
+    let mut on: Vec<Vec<usize>> = vec![Vec::new(); caps.len()];
+    for (k, &i) in act.iter().enumerate() {
+        for &l in s.path(i as usize) {
+            n[l as usize] += 1;
+            on[l as usize].push(k);
+        }
+    }
+    let mut rate = vec![f64::NAN; act.len()];
+    loop {
+        let best = (0..caps.len()).filter(|&l| n[l] > 0).min_by(|&a, &b| (res[a].max(0.0) / n[a] as f64).total_cmp(&(res[b].max(0.0) / n[b] as f64)));
+        let Some(l) = best else { break };
+        let share = res[l].max(0.0) / n[l] as f64;
+        for k in std::mem::take(&mut on[l]) {
+            if !rate[k].is_nan() {
+                continue;
+            }
+            rate[k] = share;
+            for &m in s.path(act[k] as usize) {
+                res[m as usize] -= share;
+                n[m as usize] -= 1;
+            }
+        }
+    }
+    rate
+}
+
+/// The first active flow whose rate differs from the max-min fair allocation
+/// (`maxmin_rates`) by more than 1e-6 of the larger: (flow, its rate, the max-min rate).
+pub fn maxmin_mismatch(s: &Simulator) -> Option<(usize, f64, f64)> {
+    let want = maxmin_rates(s);
+    s.active().iter().zip(want).map(|(&i, r)| (i as usize, s.rate_bytes_per_s(i as usize), r)).find(|&(_, got, r)| (got - r).abs() > 1e-6 * r.max(got).max(1.0))
+}
