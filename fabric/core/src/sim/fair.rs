@@ -30,11 +30,15 @@
 //!   saturate early; when it would saturate below a parked flow's old level, that flow
 //!   is unparked (tracked) and the link's level rises (a bound of the parked flows' old
 //!   levels spares the search when none is above). A tracked flow below the level where
-//!   its link would saturate turns real at once, at the current level (at most its old
-//!   and new levels): checked at its old level, such a flow almost never stopped there
-//!   (40 of 41 times on the web-search benchmark), and the check cost a heap event. The
-//!   check of the other tracked flows is deferred while their link would saturate first
-//!   (they stop there then) and scheduled once the link's level rises past them.
+//!   its link would saturate, on a path of two links, turns real at once, at the current
+//!   level (at most its old and new levels): checked at its old level, such a flow almost
+//!   never stopped there (3% of the checks on the web-search benchmarks, 100k flows, both
+//!   topologies), and the check cost a heap event. On a longer path (through a fabric's
+//!   core) it is checked at its old level, as before: there the check found it stopped by
+//!   another of its links 23% of the time (leaf-spine), and turning it real at once made
+//!   that benchmark 18% slower. The check of the other tracked flows is deferred while
+//!   their link would saturate first (they stop there then) and scheduled once the
+//!   link's level rises past them.
 //! * Memory. The fair state of the active flows is dense, at their index in `active`
 //!   (the link lists hold these indices), so a fill touches little memory: 32 bytes per
 //!   flow for what every visit reads (`FairFlow`), the rest apart (`FairCold`).
@@ -489,7 +493,11 @@ impl Simulator {
                 if lev < sat {
                     if self.ff[g].vst != st {
                         self.ff[g].vst = st;
-                        self.fpromote.push(g as u32);
+                        if self.ff[g].plen <= 2 {
+                            self.fpromote.push(g as u32);
+                        } else {
+                            self.fheap.push(Item::new(lev, 1, g, 0));
+                        }
                     }
                 } else {
                     unp = unp.min(lev);
