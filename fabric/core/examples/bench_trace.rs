@@ -54,7 +54,7 @@ fn main() {
         while !matches!(s.step(until).unwrap(), Outcome::Done) {
             until = s.now() + dt;
             checks += 1;
-            let bad_flow = if matches!(cfg_sched, Scheduler::Ps) { verify::maxmin_mismatch(&s) } else { verify::srpt_mismatch(&s) };
+            let bad_flow = if matches!(cfg_sched, Scheduler::Ps) { verify::maxmin_mismatch(&s, false) } else { verify::srpt_mismatch(&s) };
             if let Some((i, got, want)) = bad_flow {
                 bad += 1;
                 if bad <= 10 {

@@ -42,35 +42,43 @@ pub fn srpt_mismatch(s: &Simulator) -> Option<(usize, f64, f64)> {
     order.iter().zip(want).map(|(&i, r)| (i, s.rate_bytes_per_s(i), r)).find(|&(_, got, r)| (got - r).abs() > 1e-6 * r.max(got).max(1.0))
 }
 
-/// The max-min fair allocation of the active flows (every weight 1, no rate caps: `ps`
-/// on flows without data spans), computed from scratch by progressive filling: the link
-/// with the least capacity left per unfrozen flow freezes its unfrozen flows at that
-/// share, until every flow is frozen. Rates by position in `s.active()`.
-pub fn maxmin_rates(s: &Simulator) -> Vec<f64> {
+/// The weighted max-min fair allocation of the active flows (no rate caps: flows without
+/// data spans), computed from scratch by progressive filling: the link with the least
+/// capacity left per unit of unfrozen weight freezes its unfrozen flows at that share
+/// times their weight, until every flow is frozen. With `weighted` false every weight is
+/// 1 (`ps`); with true, each flow's trace weight (`wps`). Rates by position in
+/// `s.active()`.
+pub fn maxmin_rates(s: &Simulator, weighted: bool) -> Vec<f64> {
     let caps = &s.topology().capacity;
     let act = s.active();
+    let w = |k: usize| if weighted { s.flow(act[k] as usize).weight } else { 1.0 };
     let mut res = caps.clone();
+    let mut wsum = vec![0.0f64; caps.len()];
     let mut n = vec![0usize; caps.len()];
     let mut on: Vec<Vec<usize>> = vec![Vec::new(); caps.len()];
     for (k, &i) in act.iter().enumerate() {
         for &l in s.path(i as usize) {
+            wsum[l as usize] += w(k);
             n[l as usize] += 1;
             on[l as usize].push(k);
         }
     }
+    let share = |l: usize, res: &[f64], wsum: &[f64]| res[l].max(0.0) / wsum[l];
     let mut rate = vec![f64::NAN; act.len()];
     loop {
-        let best = (0..caps.len()).filter(|&l| n[l] > 0).min_by(|&a, &b| (res[a].max(0.0) / n[a] as f64).total_cmp(&(res[b].max(0.0) / n[b] as f64)));
+        let best = (0..caps.len()).filter(|&l| n[l] > 0).min_by(|&a, &b| share(a, &res, &wsum).total_cmp(&share(b, &res, &wsum)));
         let Some(l) = best else { break };
-        let share = res[l].max(0.0) / n[l] as f64;
+        let x = share(l, &res, &wsum);
         for k in std::mem::take(&mut on[l]) {
             if !rate[k].is_nan() {
                 continue;
             }
-            rate[k] = share;
+            rate[k] = w(k) * x;
             for &m in s.path(act[k] as usize) {
-                res[m as usize] -= share;
-                n[m as usize] -= 1;
+                let m = m as usize;
+                res[m] -= rate[k];
+                wsum[m] -= w(k);
+                n[m] -= 1;
             }
         }
     }
@@ -79,7 +87,7 @@ pub fn maxmin_rates(s: &Simulator) -> Vec<f64> {
 
 /// The first active flow whose rate differs from the max-min fair allocation
 /// (`maxmin_rates`) by more than 1e-6 of the larger: (flow, its rate, the max-min rate).
-pub fn maxmin_mismatch(s: &Simulator) -> Option<(usize, f64, f64)> {
-    let want = maxmin_rates(s);
+pub fn maxmin_mismatch(s: &Simulator, weighted: bool) -> Option<(usize, f64, f64)> {
+    let want = maxmin_rates(s, weighted);
     s.active().iter().zip(want).map(|(&i, r)| (i as usize, s.rate_bytes_per_s(i as usize), r)).find(|&(_, got, r)| (got - r).abs() > 1e-6 * r.max(got).max(1.0))
 }

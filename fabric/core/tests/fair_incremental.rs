@@ -113,7 +113,7 @@ fn many_flows_one_bottleneck() {
 /// number of pauses and the first one whose rates are not the max-min fair allocation
 /// recomputed from scratch by an independent progressive filling (`verify`).
 fn max_min_checks(topo: &Topology, flows: &[FlowSpec], scheduler: Scheduler) -> (usize, Option<String>) {
-    let mut cfg = SimConfig::new(scheduler);
+    let mut cfg = SimConfig::new(scheduler.clone());
     cfg.pause_on_flow_change = true;
     let mut s = Simulator::new(topo.clone(), flows.to_vec(), cfg).unwrap();
     let mut checks = 0;
@@ -126,7 +126,7 @@ fn max_min_checks(topo: &Topology, flows: &[FlowSpec], scheduler: Scheduler) -> 
             break;
         }
         checks += 1;
-        if let Some((i, got, want)) = verify::maxmin_mismatch(&s) {
+        if let Some((i, got, want)) = verify::maxmin_mismatch(&s, matches!(scheduler, Scheduler::Wps)) {
             return (checks, Some(format!("t = {}: flow {i} at {got} B/s, max-min gives {want}", s.now())));
         }
     }
@@ -134,7 +134,7 @@ fn max_min_checks(topo: &Topology, flows: &[FlowSpec], scheduler: Scheduler) -> 
 }
 
 #[test]
-fn ps_rates_are_max_min_fair_after_every_flow_change() {
+fn fair_sharing_rates_are_max_min_fair_after_every_flow_change() {
     // Hundreds of active flows on a heavily loaded fabric, checked against a from-scratch
     // progressive filling after every arrival and completion. (Over a million events on
     // the web-search benchmark, rates within TOL of a level once drifted apart until
@@ -144,11 +144,13 @@ fn ps_rates_are_max_min_fair_after_every_flow_change() {
     let big = Topology::big_switch(&[1.5; 24]).unwrap();
     let ls = Topology::leaf_spine(4, 6, 2, &[1.5; 24], 2.5, 1).unwrap();
     for (k, topo) in [&big, &ls].into_iter().enumerate() {
-        let flows = random_flows(&mut rng, 24, 1500, 1e-4, false, false, false);
-        let (checks, bad) = max_min_checks(topo, &flows, Scheduler::Ps);
-        assert!(bad.is_none(), "topology {k}: {}", bad.unwrap());
-        // Simultaneous arrivals and completions pause once.
-        assert!(checks > flows.len(), "topology {k}: {checks} checks");
+        for scheduler in [Scheduler::Ps, Scheduler::Wps] {
+            let flows = random_flows(&mut rng, 24, 1500, 1e-4, false, false, scheduler == Scheduler::Wps);
+            let (checks, bad) = max_min_checks(topo, &flows, scheduler.clone());
+            assert!(bad.is_none(), "{scheduler:?} topology {k}: {}", bad.unwrap());
+            // Simultaneous arrivals and completions pause once.
+            assert!(checks > flows.len(), "{scheduler:?} topology {k}: {checks} checks");
+        }
     }
 }
 
