@@ -481,9 +481,11 @@ impl Simulator {
         self.lk[l].pk = parked;
         self.lk[l].pmax = pmax;
         self.lk[l].ver = 0;
-        // A tracked flow needs its own event only if l does not stop it first: the event
+        // A tracked flow needs its own check only if l does not stop it first: the check
         // of one at or above the level of l is deferred until that level rises past it
-        // (see fair_allocate), and is mostly never needed.
+        // (see fair_allocate), and is mostly never needed. Below it, a flow on a two-link
+        // path turns real at once (see the module doc); one on a longer path gets an
+        // event at its old level.
         let mut unp = INF;
         if cnt > 0 {
             let sat = res.max(0.0) / w;
@@ -576,6 +578,23 @@ impl Simulator {
         self.fc[g].cap = self.fair_cap(g);
         for p in self.fair_slots(g) {
             self.fair_join(self.dpl[p] as usize, lam, false);
+        }
+    }
+
+    /// Virtual flow g goes on rising from level lam: unparked wherever it is parked, it
+    /// turns real, with an event at its cap if it has one.
+    #[inline]
+    fn fair_rise(&mut self, g: usize, lam: f64) {
+        let st = self.stamp;
+        for p in self.fair_slots(g) {
+            if self.pst[p] == st && self.lk[self.dpl[p] as usize].stamp == st {
+                self.fair_unpark(g, p);
+            }
+        }
+        self.fair_make_real(g, lam);
+        let cap = self.fcap(g);
+        if cap < INF {
+            self.fheap.push(Item::new(cap / self.fw(g), 2, g, 0));
         }
     }
 
@@ -683,18 +702,8 @@ impl Simulator {
         loop {
             while let Some(g) = self.fpromote.pop() {
                 let g = g as usize;
-                if self.ff[g].rst == st || self.ff[g].zst == st {
-                    continue;
-                }
-                for p in self.fair_slots(g) {
-                    if self.pst[p] == st && self.lk[self.dpl[p] as usize].stamp == st {
-                        self.fair_unpark(g, p);
-                    }
-                }
-                self.fair_make_real(g, lam);
-                let cap = self.fcap(g);
-                if cap < INF {
-                    self.fheap.push(Item::new(cap / self.fw(g), 2, g, 0));
+                if self.ff[g].rst != st && self.ff[g].zst != st {
+                    self.fair_rise(g, lam);
                 }
             }
             let Some(top) = self.fheap.peek().copied() else { break };
@@ -789,17 +798,7 @@ impl Simulator {
                     if let Some(r) = self.fair_still_stops(g, lam) {
                         self.fair_freeze_near(g, r);
                     } else {
-                        // It goes on rising: unparked wherever it is parked.
-                        for p in self.fair_slots(g) {
-                            if self.pst[p] == st && self.lk[self.dpl[p] as usize].stamp == st {
-                                self.fair_unpark(g, p);
-                            }
-                        }
-                        self.fair_make_real(g, lam);
-                        let cap = self.fcap(g);
-                        if cap < INF {
-                            self.fheap.push(Item::new(cap / self.fw(g), 2, g, 0));
-                        }
+                        self.fair_rise(g, lam);
                     }
                 }
                 _ => {
