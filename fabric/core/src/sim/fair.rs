@@ -44,7 +44,7 @@
 //!   flow for what every visit reads (`FairFlow`), the rest apart (`FairCold`).
 //! * Rounding. A virtual flow that stops within TOL of a level (at a link's saturation,
 //!   or at its old level on a link of the fill that saturates there) takes that level's
-//!   exact rate. Kept at its old rate instead, it handed the slack to the other flows of
+//!   exact rate (at most its cap). Kept at its old rate instead, it handed the slack to the other flows of
 //!   its link, whose level then rose a little more: flows with one bottleneck drifted
 //!   apart, fill after fill, until the lower ones looked bottlenecked elsewhere (more than
 //!   TOL below the link's highest level) and were parked below the link's level for good.
@@ -635,12 +635,18 @@ impl Simulator {
         (at < INF).then(|| self.fw(g) * at)
     }
 
-    /// Virtual flow g freezes at rate r, within TOL of its old rate: a flow with a data
-    /// span keeps its old rate; any other takes r, committed as a real flow's (its links
-    /// outside the fill keep its old rate: a change within TOL).
+    /// Virtual flow g freezes at rate r (at most its cap), within TOL of its old rate,
+    /// committed as a real flow's (its links outside the fill keep its old rate: a change
+    /// within TOL).
     fn fair_freeze_near(&mut self, g: usize, r: f64) {
         let old = self.ff[g].rate;
-        if r.to_bits() != old.to_bits() && !self.ff[g].span {
+        let r = if self.ff[g].span {
+            self.fc[g].cap = self.fair_cap(g);
+            r.min(self.fc[g].cap)
+        } else {
+            r
+        };
+        if r.to_bits() != old.to_bits() {
             self.ff[g].rst = self.stamp;
             self.rlist.push(g as u32);
             self.ff[g].nrate = r;
