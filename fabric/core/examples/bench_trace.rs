@@ -36,7 +36,6 @@ fn main() {
         _ => Topology::big_switch(&[10.0; 144]).unwrap(),
     };
     let mut cfg = SimConfig::new(Scheduler::parse(&a[2]).unwrap());
-    let cfg_sched = cfg.scheduler.clone();
     if a[2] == "pias" {
         // The package's default: flowsched.workloads.pias_thresholds("websearch", 0.8).
         cfg.pias_thresholds_bytes = vec![1327140.0, 1940340.0, 2406080.0, 2861600.0, 3128780.0, 3412020.0, 3626640.0];
@@ -54,7 +53,7 @@ fn main() {
         while !matches!(s.step(until).unwrap(), Outcome::Done) {
             until = s.now() + dt;
             checks += 1;
-            let bad_flow = if matches!(cfg_sched, Scheduler::Ps) { verify::maxmin_mismatch(&s, false) } else { verify::srpt_mismatch(&s) };
+            let bad_flow = if a[2] == "ps" { verify::maxmin_mismatch(&s, false) } else { verify::srpt_mismatch(&s) };
             if let Some((i, got, want)) = bad_flow {
                 bad += 1;
                 if bad <= 10 {

@@ -233,7 +233,9 @@ pub struct Simulator {
     dpl: Vec<u32>,
     /// The fill state of each active flow, at its index in `active`.
     ff: Vec<fair::FairFlow>,
+    /// The rest of each active flow's fill state, apart from what every visit reads.
     fc: Vec<fair::FairCold>,
+    /// Weighted fair sharing (`wps`): levels and weights are read from `fc`.
     fwt: bool,
     lpos: Vec<u32>,
     rlist: Vec<u32>,

@@ -39,7 +39,13 @@ pub fn greedy_rates(s: &Simulator, order: &[usize]) -> Vec<f64> {
 pub fn srpt_mismatch(s: &Simulator) -> Option<(usize, f64, f64)> {
     let order = srpt_order(s);
     let want = greedy_rates(s, &order);
-    order.iter().zip(want).map(|(&i, r)| (i, s.rate_bytes_per_s(i), r)).find(|&(_, got, r)| (got - r).abs() > 1e-6 * r.max(got).max(1.0))
+    first_mismatch(s, order.into_iter(), want)
+}
+
+/// The first of `flows` whose rate differs from `want` (by position) by more than 1e-6
+/// of the larger: (flow, its rate, the wanted rate).
+fn first_mismatch(s: &Simulator, flows: impl Iterator<Item = usize>, want: Vec<f64>) -> Option<(usize, f64, f64)> {
+    flows.zip(want).map(|(i, r)| (i, s.rate_bytes_per_s(i), r)).find(|&(_, got, r)| (got - r).abs() > 1e-6 * r.max(got).max(1.0))
 }
 
 /// The weighted max-min fair allocation of the active flows (no rate caps: flows without
@@ -89,5 +95,5 @@ pub fn maxmin_rates(s: &Simulator, weighted: bool) -> Vec<f64> {
 /// (`maxmin_rates`) by more than 1e-6 of the larger: (flow, its rate, the max-min rate).
 pub fn maxmin_mismatch(s: &Simulator, weighted: bool) -> Option<(usize, f64, f64)> {
     let want = maxmin_rates(s, weighted);
-    s.active().iter().zip(want).map(|(&i, r)| (i as usize, s.rate_bytes_per_s(i as usize), r)).find(|&(_, got, r)| (got - r).abs() > 1e-6 * r.max(got).max(1.0))
+    first_mismatch(s, s.active().iter().map(|&i| i as usize), want)
 }

@@ -196,7 +196,7 @@ impl Simulator {
         self.active.push(i as u32);
         self.t0[i] = self.now;
         self.rate[i] = 0.0;
-        let w = if matches!(self.cfg.scheduler, Scheduler::Wps) { self.flows[i].weight } else { 1.0 };
+        let w = if self.fwt { self.flows[i].weight } else { 1.0 };
         self.weight[i] = w;
         self.cap[i] = INF;
         if self.ff.len() <= a {
