@@ -1,4 +1,4 @@
-"""Fixed-threshold policies for the queue-threshold env (QueueThresholds-v0)."""
+"""Fixed-threshold policies for the queue-threshold env (QueueThresholds-v1)."""
 from __future__ import annotations
 
 from typing import Any

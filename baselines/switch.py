@@ -77,8 +77,8 @@ class SwitchRule(Policy):
         raise AssertionError(r)
 
     def _act(self, observation: dict[str, np.ndarray], mask: np.ndarray) -> np.ndarray:
-        f = np.asarray(observation["flows"])
         batch, m = mask.shape
+        f = np.asarray(observation["flows"]).reshape(batch, m, -1)  # (batch, max_flows, 9)
         keys = self._keys(np.where(mask[..., None], f, 0), mask)
         scores = np.zeros((batch, m), np.float32)
         for b in range(batch):

@@ -74,7 +74,7 @@ class TokenRule(Policy):
         self.rng = np.random.default_rng([self.seed, seed])
 
     def _act(self, observation: dict[str, np.ndarray], mask: np.ndarray) -> np.ndarray:
-        req = np.asarray(observation["requests"])
+        req = np.asarray(observation["requests"]).reshape(*mask.shape, -1)  # (batch, window, 7)
         if self.rule == "random":
             u = self.rng.random(mask.shape)
             return np.argmax(np.where(mask, u, -1.0), axis=-1).astype(np.int64)

@@ -4,7 +4,7 @@ Single env through ``gym.make`` (wrappers included) and the native vector env
 (``gym.make_vec(..., vectorization_mode="vector_entry_point")``) with a batch of 256,
 with 1 and 2 threads. Random legal actions: drawn from the action mask for the token
 env, from the (seeded) action space for the others; the cost of drawing them is
-included, as an agent's would be. QueueThresholds-v0 steps simulate a whole control
+included, as an agent's would be. QueueThresholds-v1 steps simulate a whole control
 interval (500 flows by default), so its rates are in steps per second of a much
 coarser step, with a smaller batch.
 

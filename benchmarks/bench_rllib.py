@@ -1,6 +1,6 @@
 """RLlib sampling throughput (env steps/s) against the number of env runners.
 
-Builds PPO with flowsched's masked RLModule on TokenScheduling-v0 and times
+Builds PPO with flowsched's masked RLModule on TokenScheduling-v1 and times
 ``synchronous_parallel_sample`` (the sampling half of a training iteration) for 1, 2,
 ... env runners (each a Ray actor with its own CPU), after a warm-up round.
 
@@ -29,7 +29,7 @@ def main() -> None:
     ncpu = os.cpu_count() or 1
     runners = a.runners or sorted({1, 2, ncpu})
     init_ray(num_cpus=max(ncpu, max(runners) + 1))
-    print(f"# {platform.machine()}, {ncpu} CPUs, TokenScheduling-v0, {a.envs_per_runner} envs per runner")
+    print(f"# {platform.machine()}, {ncpu} CPUs, TokenScheduling-v1, {a.envs_per_runner} envs per runner")
     print("| env runners | env steps/s | speed-up |")
     print("|---|---|---|")
     base = None

@@ -83,7 +83,7 @@ def main() -> None:
     bits_per_burst = kwargs["burst_size"] * mean_bytes * 8
     rate = args.burst_rate_hz if args.load is None else args.load * kwargs["link_gbps"] * 1e9 / bits_per_burst
     load = rate * bits_per_burst / (kwargs["link_gbps"] * 1e9)
-    make = lambda: gym.make("flowsched/TokenScheduling-v0", variant=args.variant, burst_rate_hz=rate,  # noqa: E731
+    make = lambda: gym.make("flowsched/TokenScheduling-v1", variant=args.variant, burst_rate_hz=rate,  # noqa: E731
                             masked_action="raise", **kwargs).unwrapped
     env, replay = make(), make()
     rule = baselines.make("token", args.base)

@@ -13,7 +13,12 @@ from gymnasium.vector.utils import batch_space
 
 from flowsched import _fabric
 from flowsched import workloads as wl
-from flowsched.envs.token import lane_seeds, native_trace
+from flowsched.envs._common import (
+    BLUE, GREEN, GREY, ORANGE, RED, RENDER_FPS, RENDER_MODES, Canvas, NativeVecMixin, check_box_action,
+    check_obs_format, check_render_mode, fmt, log_frac,
+)
+from flowsched.envs.token import MAX_TIME_MS, lane_seeds, native_trace
+from flowsched.sim import _prepare
 from flowsched.topology import BigSwitch, Topology
 
 FLOW_FEATURES, SWITCH_STATS = _fabric.switch_layout()
@@ -22,16 +27,41 @@ FLOW_FEATURE_NAMES = ("sent_mb", "remaining_mb", "size_visible", "age_ms", "comp
 REWARDS = ("fct", "slowdown")
 assert len(FLOW_FEATURE_NAMES) == FLOW_FEATURES
 
-_INF = np.float32(np.inf)
+OBS_FORMATS = ("dict", "flat")
+#: default saturation of the byte features (MB): 1 GB
+MAX_SIZE_MB = 1000.0
 
 
-def _observation_space(max_flows: int) -> spaces.Dict:
-    low = np.tile(np.array([0, 0, 0, 0, 0, 0, 0, -_INF, 0], np.float32), (max_flows, 1))
-    high = np.tile(np.array([_INF, _INF, 1, _INF, 1, _INF, _INF, _INF, 1], np.float32), (max_flows, 1))
-    return spaces.Dict({
-        "flows": spaces.Box(low, high, dtype=np.float32),
-        "flow_mask": spaces.Box(0.0, 1.0, (max_flows,), dtype=np.float32),
-    })
+class SwitchBounds:
+    """Finite bounds of the switch env's observation: bytes up to ``size_mb``, times
+    within +-``time_ms``, deadlines up to ``deadline_ms``, counts up to ``flows`` (the
+    flows of an episode). Bytes and times past their bound saturate at it."""
+
+    def __init__(self, max_flows: int, size_mb: float, time_ms: float, deadline_ms: float, flows: int) -> None:
+        for name, v in (("max_size_mb", size_mb), ("max_time_ms", time_ms)):
+            if not (np.isfinite(v) and v > 0):
+                raise ValueError(f"{name} must be a finite number > 0, got {v!r}")
+        s, h, d, n = np.float32(size_mb), np.float32(time_ms), np.float32(deadline_ms), np.float32(flows)
+        self.max_flows = max_flows
+        self.low = np.tile(np.array([0, 0, 0, 0, 0, 0, 0, -h, 0], np.float32), (max_flows, 1)).reshape(-1)
+        self.high = np.tile(np.array([s, s, 1, h, 1, n, n, d, 1], np.float32), (max_flows, 1)).reshape(-1)
+        self.size_mb, self.time_ms = float(s), float(h)
+
+    def observation_space(self, obs_format: str) -> spaces.Space:
+        flows = spaces.Box(self.low, self.high, dtype=np.float32)
+        mask = spaces.Box(0.0, 1.0, (self.max_flows,), dtype=np.float32)
+        if obs_format == "dict":
+            return spaces.Dict({"flows": flows, "flow_mask": mask})
+        return spaces.Box(np.concatenate([mask.low, self.low]), np.concatenate([mask.high, self.high]), dtype=np.float32)
+
+    def clip(self, flows: np.ndarray) -> None:
+        np.clip(flows, self.low, self.high, out=flows)
+
+
+def _format(obs_format: str, flows: np.ndarray, mask: np.ndarray) -> Any:
+    if obs_format == "dict":
+        return {"flows": flows, "flow_mask": mask}
+    return np.concatenate([mask, flows], axis=-1)
 
 
 class _EpisodeSource:
@@ -51,6 +81,16 @@ class _EpisodeSource:
             self.dist = wl.get_distribution(workload)
         self.load, self.n_flows, self.link_gbps = load, int(n_flows), link_gbps
         self.size_known, self.alpha = bool(size_known), float(alpha)
+        self.episode_flows = self.n_flows if self.fixed is None else len(_prepare(trace, topology, link_gbps)[0])
+        self.max_deadline_ms = 0.0
+        if self.fixed is None and isinstance(self.dist, wl.Mixture):
+            dl = np.asarray(self.dist.deadlines_s, np.float64)
+            dl = dl[np.isfinite(dl)]
+            self.max_deadline_ms = float(dl.max()) * 1e3 if dl.size else 0.0
+        if self.fixed is not None:
+            dl = _prepare(trace, topology, link_gbps)[0]["deadline_s"].to_numpy(np.float64)
+            dl = dl[np.isfinite(dl)]
+            self.max_deadline_ms = float(dl.max()) * 1e3 if dl.size else 0.0
 
     def draw(self, rng: np.random.Generator) -> _fabric.Trace:
         if self.fixed is not None:
@@ -95,14 +135,11 @@ def switch_config(
     return cfg, source
 
 
-def _as_scores(action: Any, shape: tuple[int, ...]) -> np.ndarray:
-    a = np.asarray(action)
-    if a.shape != shape or a.dtype.kind not in "fiu":
-        raise ValueError(f"action must be {shape} numbers (one score per flow slot), got dtype {a.dtype} and shape {a.shape}")
-    return np.ascontiguousarray(a, dtype=np.float32)
+def _bounds(source: _EpisodeSource, max_flows: int, max_size_mb: float, max_time_ms: float) -> SwitchBounds:
+    return SwitchBounds(max_flows, max_size_mb, max_time_ms, source.max_deadline_ms, source.episode_flows)
 
 
-class SwitchSchedulingEnv(gym.Env[dict[str, np.ndarray], np.ndarray]):
+class SwitchSchedulingEnv(gym.Env[Any, np.ndarray]):
     """Priority scheduling of flows in the switch (pFabric, aSCC).
 
     The agent gives every flow in the system a priority score; the fabric serves flows
@@ -115,19 +152,36 @@ class SwitchSchedulingEnv(gym.Env[dict[str, np.ndarray], np.ndarray]):
 
     ## Action Space
     ``Box(-1, 1, (max_flows,), float32)``: one score per flow slot (slot order = the
-    observation's, oldest flow first). Only the order of the scores matters, so any
-    finite scores are accepted as given (none is clipped or rescaled); scores of slots
-    past the flows in the system are ignored. A NaN or infinite score of a flow, or a
-    wrong shape, raises ``ValueError``. Flows past ``max_flows`` (the youngest, when
-    more are in the system) are served after all others, sharing fairly.
+    observation's, oldest flow first). Every action of the space is valid, and only the
+    order of the scores matters; scores of slots past the flows in the system are
+    ignored. An action outside the space (a score outside [-1, 1], NaN, or a wrong
+    shape) raises ``ValueError`` naming the bounds: nothing is clipped (SB3 and
+    ``gymnasium.wrappers.ClipAction`` clip before stepping). Flows past ``max_flows``
+    (the youngest, when more are in the system) are served after all others, sharing
+    fairly.
 
     ## Observation Space
-    ``Dict`` of float32 arrays:
+    ``obs_format="dict"`` (default): a ``Dict`` of 1-D float32 Boxes. ``S`` is
+    ``max_size_mb`` (1,000 MB by default), ``H`` is ``max_time_ms`` (100 s), ``D`` the
+    workload's largest deadline (ms; 0 without deadlines), ``N`` the flows of an
+    episode (``n_flows`` or the trace's). Bytes and times past S and +-H saturate.
 
-    | key | shape | feature (unit) |
-    |---|---|---|
-    | ``flows`` | (max_flows, 9) | per flow in the system, oldest first, zeros past them: bytes sent (MB), remaining bytes (MB; 0 while the size is hidden), size visible (0/1), age (ms), all data available (0/1), flows in the system at its source host, at its destination host, time left to its deadline (ms, 0 = none), has a deadline (0/1) |
-    | ``flow_mask`` | (max_flows,) | 1 where a slot holds a flow |
+    | key | index | feature | unit | range |
+    |---|---|---|---|---|
+    | ``flows`` | ``9 * j + 0`` | bytes sent by the j-th flow in the system (oldest first; zeros past them) | MB | [0, S] |
+    | | ``9 * j + 1`` | remaining bytes (0 while the size is hidden) | MB | [0, S] |
+    | | ``9 * j + 2`` | size visible | 0/1 | [0, 1] |
+    | | ``9 * j + 3`` | age | ms | [0, H] |
+    | | ``9 * j + 4`` | all its data available | 0/1 | [0, 1] |
+    | | ``9 * j + 5`` | flows in the system at its source host | flows | [0, N] |
+    | | ``9 * j + 6`` | flows in the system at its destination host | flows | [0, N] |
+    | | ``9 * j + 7`` | time left to its deadline (0 = none) | ms | [-H, D] |
+    | | ``9 * j + 8`` | has a deadline | 0/1 | [0, 1] |
+    | ``flow_mask`` | j | 1 where slot j holds a flow | 0/1 | [0, 1] |
+
+    ``flows`` is ``(max_flows * 9,)``, row-major: ``obs["flows"].reshape(max_flows, 9)``
+    gives one row per slot (columns ``FLOW_FEATURE_NAMES``). ``obs_format="flat"``: one
+    Box, ``[flow_mask, flows]`` (the order of ``FlattenObservation`` on the Dict).
 
     This is what a switch can know: sizes only when flows announce them (``size_known``)
     or once all their data is there (aSCC's completeness), bytes sent, age, contention.
@@ -156,14 +210,26 @@ class SwitchSchedulingEnv(gym.Env[dict[str, np.ndarray], np.ndarray]):
       transmission time at line rate.
     * ``delay_us``, ``terminate_missed``: as in ``flowsched.simulate``.
     * ``trace``: a fixed trace replayed every episode instead of drawn ones.
+    * ``obs_format``: ``"dict"`` (default) or ``"flat"``.
+    * ``max_size_mb``, ``max_time_ms``: where bytes and times saturate (S, H).
+    * ``render_mode``: ``None``, ``"ansi"`` (a table of the flows) or ``"rgb_array"``
+      (one row per slot: bytes sent in grey and remaining in blue on a log scale, green
+      once all data is there, orange while the size is hidden).
 
     All randomness comes from ``reset(seed=...)``.
+
+    ## Version History
+    * v1: actions outside [-1, 1] raise (v0 accepted any finite score); finite
+      observation bounds (the table above); ``flows`` is flat ``(max_flows * 9,)``;
+      ``obs_format``; ``render_mode="rgb_array"`` and ``metadata["render_fps"]``.
+    * v0 (removed): ``flows`` of shape ``(max_flows, 9)`` with unbounded Boxes.
+      ``gym.make`` of the v0 id raises Gymnasium's ``DeprecatedEnv`` naming v1.
 
     Example
     -------
     >>> import gymnasium as gym, flowsched
     >>> from flowsched import baselines
-    >>> env = gym.make("flowsched/SwitchScheduling-v0", n_flows=100)
+    >>> env = gym.make("flowsched/SwitchScheduling-v1", n_flows=100)
     >>> obs, info = env.reset(seed=0)
     >>> policy = baselines.make("switch", "srpt")
     >>> done = False
@@ -174,104 +240,167 @@ class SwitchSchedulingEnv(gym.Env[dict[str, np.ndarray], np.ndarray]):
     100.0
     """
 
-    metadata = {"render_modes": ["ansi"]}
+    metadata = {"render_modes": RENDER_MODES, "render_fps": RENDER_FPS}
 
-    def __init__(self, *, render_mode: str | None = None, **kwargs: Any) -> None:
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
-        self.render_mode = render_mode
+    def __init__(self, *, render_mode: str | None = None, obs_format: str = "dict", max_size_mb: float = MAX_SIZE_MB,
+                 max_time_ms: float = MAX_TIME_MS, **kwargs: Any) -> None:
+        self.render_mode = check_render_mode(type(self).__name__, render_mode)
+        self.obs_format = check_obs_format(type(self).__name__, obs_format, OBS_FORMATS)
         cfg, self._source = switch_config(**kwargs)
         self.max_flows = cfg.max_flows
         self._native = _fabric.SwitchEnv(cfg)
-        self.observation_space = _observation_space(self.max_flows)
+        self.bounds = _bounds(self._source, self.max_flows, float(max_size_mb), float(max_time_ms))
+        self.observation_space = self.bounds.observation_space(self.obs_format)
         self.action_space = spaces.Box(-1.0, 1.0, (self.max_flows,), dtype=np.float32)
-        self._last: dict[str, np.ndarray] | None = None
+        self._last: tuple[np.ndarray, np.ndarray] | None = None
 
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    def _obs(self, flows: np.ndarray, mask: np.ndarray) -> Any:
+        flows = flows.reshape(-1)
+        self.bounds.clip(flows)
+        self._last = (flows, mask)
+        return _format(self.obs_format, flows.copy(), mask.copy())
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
         super().reset(seed=seed)
         self._native.set_next_trace(self._source.draw(self.np_random))
-        flows, mask = self._native.reset()
-        self._last = {"flows": flows, "flow_mask": mask}
-        return {"flows": flows.copy(), "flow_mask": mask.copy()}, {}
+        return self._obs(*self._native.reset()), {}
 
-    def step(self, action: Any) -> tuple[dict[str, np.ndarray], SupportsFloat, bool, bool, dict[str, Any]]:
-        flows, mask, reward, terminated = self._native.step(_as_scores(action, (self.max_flows,)))
-        self._last = {"flows": flows, "flow_mask": mask}
+    def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
+        scores = check_box_action(action, self.action_space, "action (one score per flow slot)")
+        flows, mask, reward, terminated = self._native.step(scores)
         info = dict(self._native.episode_stats()) if terminated else {}
-        return {"flows": flows.copy(), "flow_mask": mask.copy()}, float(reward), bool(terminated), False, info
+        return self._obs(flows, mask), float(reward), bool(terminated), False, info
 
     def results(self) -> pd.DataFrame:
         """Per-flow outcome of the current episode (trace order): arrival_s, src, dst,
         size_bytes, deadline_s, finish_s, fct_s, ideal_fct_s, terminated."""
         return pd.DataFrame(self._native.results())
 
-    def render(self) -> str | None:
-        if self.render_mode != "ansi" or self._last is None:
+    def render(self) -> str | np.ndarray | None:
+        if self.render_mode is None or self._last is None:
             return None
-        f, m = self._last["flows"], self._last["flow_mask"]
-        lines = [f"t = {self._native.now * 1e3:.3f} ms, {int(m.sum())} flows in the system",
-                 "  slot  sent MB  left MB  age ms  complete  @src  @dst"]
-        for j in np.flatnonzero(m):
-            r = f[j]
-            left = f"{r[1]:7.3f}" if r[2] else "      ?"
-            lines.append(f"  {j:4d}  {r[0]:7.3f}  {left}  {r[3]:6.2f}  {int(r[4]):8d}  {int(r[5]):4d}  {int(r[6]):4d}")
-        return "\n".join(lines)
+        flows, mask = self._last
+        if self.render_mode == "rgb_array":
+            return render_rgb(self.bounds, flows, mask)
+        return f"t = {self._native.now * 1e3:.3f} ms, " + render_text(flows, mask)
 
 
-class SwitchSchedulingVecEnv(VectorEnv):
+def render_text(flows: np.ndarray, mask: np.ndarray) -> str:
+    f = flows.reshape(mask.shape[0], FLOW_FEATURES)
+    lines = [f"{int(mask.sum())} flows in the system", "  slot  sent MB  left MB  age ms  complete  @src  @dst"]
+    for j in np.flatnonzero(mask):
+        r = f[j]
+        left = fmt(r[1], "7.3f") if r[2] else "      ?"
+        lines.append(f"  {j:4d}  {fmt(r[0], '7.3f')}  {left}  {fmt(r[3], '6.2f')}  {int(r[4]):8d}  {int(r[5]):4d}  {int(r[6]):4d}")
+    return "\n".join(lines)
+
+
+def render_rgb(bounds: SwitchBounds, flows: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """One row per slot: bytes sent (grey) then remaining (blue, green once all data is
+    there, orange while the size is hidden) on a log scale of MB up to S."""
+    m = mask.shape[0]
+    f = flows.reshape(m, FLOW_FEATURES)
+    c = Canvas(m, row_h=4 if m > 32 else 10, pad=1)
+    for j in np.flatnonzero(mask):
+        sent, left = float(f[j, 0]), float(f[j, 1])
+        x_sent = float(log_frac(sent, bounds.size_mb))
+        c.bar(j, 0.0, x_sent, GREY)
+        color = ORANGE if not f[j, 2] else (GREEN if f[j, 4] else BLUE)
+        c.bar(j, x_sent, x_sent + float(log_frac(left, bounds.size_mb)) if f[j, 2] else 1.0, color, thin=not f[j, 2])
+    return c.img
+
+
+class SwitchSchedulingVecEnv(NativeVecMixin, VectorEnv):
     """``num_envs`` switch-scheduling envs stepped together inside the Rust core.
 
     Same spaces and arguments as :class:`SwitchSchedulingEnv` per lane, next-step
-    autoreset, GIL released during the batched step (``threads`` OS threads). Each
-    lane draws its episodes' traces with its own generator, seeded ``seed + i`` as a
-    single env reset with that seed, so lane ``i`` reproduces that env bit for bit.
+    autoreset (also after a ``max_episode_steps`` truncation), GIL released during the
+    batched step (``threads`` OS threads). Each lane draws its episodes' traces with its
+    own generator, seeded ``seed + i`` as a single env reset with that seed, so lane
+    ``i`` reproduces that env bit for bit. ``render()`` gives a tuple of per-lane frames.
     """
 
-    metadata = {"render_modes": [], "autoreset_mode": AutoresetMode.NEXT_STEP}
+    metadata = {"render_modes": RENDER_MODES, "render_fps": RENDER_FPS, "autoreset_mode": AutoresetMode.NEXT_STEP}
 
-    def __init__(self, num_envs: int = 8, *, threads: int = 1, copy: bool = True,
+    def __init__(self, num_envs: int = 8, *, threads: int = 1, copy: bool = True, obs_format: str = "dict",
+                 max_size_mb: float = MAX_SIZE_MB, max_time_ms: float = MAX_TIME_MS,
                  max_episode_steps: int | None = None, render_mode: str | None = None, **kwargs: Any) -> None:
-        if max_episode_steps is not None:
-            raise ValueError(f"SwitchSchedulingVecEnv has no step limit; got max_episode_steps={max_episode_steps!r}")
-        if render_mode is not None:
-            raise ValueError(f"SwitchSchedulingVecEnv does not render, got render_mode={render_mode!r}")
+        self.render_mode = check_render_mode(type(self).__name__, render_mode)
+        self.obs_format = check_obs_format(type(self).__name__, obs_format, OBS_FORMATS)
         cfg, self._source = switch_config(**kwargs)
         self.num_envs, self.max_flows, self.copy = int(num_envs), cfg.max_flows, copy
         self._native = _fabric.SwitchVecEnv(cfg, self.num_envs, threads=int(threads))
-        self.single_observation_space = _observation_space(self.max_flows)
+        self.bounds = _bounds(self._source, self.max_flows, float(max_size_mb), float(max_time_ms))
+        self.single_observation_space = self.bounds.observation_space(self.obs_format)
         self.single_action_space = spaces.Box(-1.0, 1.0, (self.max_flows,), dtype=np.float32)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         n, m = self.num_envs, self.max_flows
         self._bufs = (np.zeros((n, m, FLOW_FEATURES), np.float32), np.zeros((n, m), np.float32), np.zeros(n, np.float64),
                       np.zeros(n, bool), np.zeros((n, len(SWITCH_STATS)), np.float64))
+        self._flows = self._bufs[0].reshape(n, m * FLOW_FEATURES)
         self._rngs: list[np.random.Generator] = []
+        self._needs_reset = np.zeros(n, bool)
+        self._init_limit(max_episode_steps)
 
-    def _obs(self) -> dict[str, np.ndarray]:
-        obs = {"flows": self._bufs[0], "flow_mask": self._bufs[1]}
+    def _obs(self) -> Any:
+        self.bounds.clip(self._flows)
+        if self.obs_format != "dict":
+            return _format(self.obs_format, self._flows, self._bufs[1])
+        obs = {"flows": self._flows, "flow_mask": self._bufs[1]}
         return {k: v.copy() for k, v in obs.items()} if self.copy else obs
 
-    def reset(self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    def reset(self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
         if seed is not None or not self._rngs:
             self._rngs = [seeding.np_random(s)[0] for s in lane_seeds(seed, self.num_envs)]
         for lane, rng in enumerate(self._rngs):
             self._native.set_next_trace(lane, self._source.draw(rng))
         self._native.reset(*self._bufs)
+        self._needs_reset[:] = False
+        self._steps[:] = 0
         return self._obs(), {}
 
-    def step(self, actions: Any) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        self._native.step(_as_scores(actions, (self.num_envs, self.max_flows)), *self._bufs)
-        reward, terminated, stats = self._bufs[2], self._bufs[3], self._bufs[4]
+    def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        live = ~self._needs_reset
+        if live.all():
+            scores = check_box_action(actions, self.action_space, "actions (one score per lane and flow slot)")
+        else:  # lanes about to reset ignore their action; the others are checked
+            a = np.asarray(actions)
+            if a.shape != self.action_space.shape:
+                raise ValueError(f"actions must have shape {self.action_space.shape}, got {a.shape}")
+            for lane in np.flatnonzero(live):
+                check_box_action(a[lane], self.single_action_space, f"env {lane}: action (one score per flow slot)")
+            scores = np.ascontiguousarray(np.where(live[:, None], np.nan_to_num(a.astype(np.float32)), 0.0), np.float32)
+        was_reset = self._needs_reset.copy()
+        self._native.step(scores, *self._bufs)
+        reward, terminated, stats = self._bufs[2].copy(), self._bufs[3].copy(), self._bufs[4]
+        truncated = self._count_steps(was_reset, terminated)
+        if truncated.any():
+            self._native.truncate(truncated)
         infos: dict[str, Any] = {}
         if terminated.any():
             for j, name in enumerate(SWITCH_STATS):
                 infos[name] = np.where(terminated, stats[:, j], 0.0)
                 infos["_" + name] = terminated.copy()
-            for lane in np.flatnonzero(terminated):  # the trace its autoreset will start
-                self._native.set_next_trace(int(lane), self._source.draw(self._rngs[lane]))
-        return self._obs(), reward.copy(), terminated.copy(), np.zeros(self.num_envs, bool), infos
+        for lane in np.flatnonzero(terminated | truncated):  # the trace its autoreset will start
+            self._native.set_next_trace(int(lane), self._source.draw(self._rngs[lane]))
+        self._needs_reset = terminated | truncated
+        return self._obs(), reward, terminated, truncated, infos
 
-    def reset_done(self) -> dict[str, np.ndarray]:
-        """Resets now the lanes whose episode just ended (same-step autoreset, for the SB3 adapter)."""
+    def reset_done(self) -> Any:
+        """Resets now the lanes whose episode just ended or was truncated (same-step
+        autoreset, for the SB3 adapter)."""
         self._native.reset_done(*self._bufs)
+        self._steps[self._needs_reset] = 0
+        self._needs_reset[:] = False
         return self._obs()
+
+    def _lane_call(self, name: str, lane: int, *args: Any, **kwargs: Any) -> Any:
+        if name == "action_masks":
+            raise AttributeError("the switch env has no action mask (every score vector is valid); see flow_mask")
+        if self.render_mode is None:
+            return None
+        flows, mask = self._flows[lane], self._bufs[1][lane]
+        if self.render_mode == "rgb_array":
+            return render_rgb(self.bounds, flows, mask)
+        return f"env {lane}: " + render_text(flows, mask)

@@ -11,6 +11,9 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from flowsched import workloads as wl
+from flowsched.envs._common import (
+    BLUE, GREY, ORANGE, RED, RENDER_FPS, RENDER_MODES, Canvas, NativeVecMixin, check_box_action, check_render_mode,
+)
 from flowsched.envs.token import lane_seeds
 from flowsched.sim import _make_native, _prepare, simulate
 from flowsched.topology import BigSwitch, Topology
@@ -18,6 +21,9 @@ from flowsched.topology import BigSwitch, Topology
 #: upper edges (bytes) of the size bins of the observation's histogram; the last bin is open
 SIZE_BIN_EDGES = (1e4, 1e5, 1e6, 1e7, 1e8)
 N_BINS = len(SIZE_BIN_EDGES) + 1
+#: where the observation's mean slowdowns and load estimate saturate
+MAX_SLOWDOWN = 1000.0
+MAX_LOAD = 4.0
 
 
 def thresholds_from_action(action: np.ndarray, lo_bytes: float, hi_bytes: float) -> list[float]:
@@ -30,7 +36,7 @@ def thresholds_from_action(action: np.ndarray, lo_bytes: float, hi_bytes: float)
     """
     a = np.asarray(action, dtype=np.float64)
     if not np.isfinite(a).all() or (np.abs(a) > 1.0).any():
-        raise ValueError(f"threshold actions must be finite and within [-1, 1], got {a.tolist()}")
+        raise ValueError(f"threshold actions must be finite and within [-1, 1] (the bounds; nothing is clipped), got {a.tolist()}")
     lo, hi = np.log10(lo_bytes), np.log10(hi_bytes)
     th = 10.0 ** (lo + (hi - lo) * (np.sort(a) + 1.0) / 2.0)
     return [float(x) for x in np.unique(th)]
@@ -65,16 +71,20 @@ class QueueThresholdsEnv(gym.Env[np.ndarray, np.ndarray]):
     ``Box(-1, 1, (n_queues - 1,), float32)``: each value is a threshold's position on a
     log scale from ``min_threshold_bytes`` (-1) to ``max_threshold_bytes`` (+1); the
     thresholds are the positions in increasing order (equal ones merge: an empty
-    queue). Values outside [-1, 1] or not finite raise ``ValueError`` (nothing is
+    queue). Every action of the space is valid; an action outside it (a value outside
+    [-1, 1], NaN, or a wrong shape) raises ``ValueError`` naming the bounds (nothing is
     clipped). :func:`thresholds_from_action` and :func:`action_from_thresholds` convert.
 
     ## Observation Space
     ``Box(float32)`` of ``2 * 6 + 1 + (n_queues - 1)`` values about the flows that ended
-    in the last interval (zeros before the first): the share of them in each size bin
-    (< 10 KB, < 100 KB, < 1 MB, < 10 MB, < 100 MB, larger), their mean slowdown per bin
-    (0 for an empty bin), the offered load estimated from their bytes over the
-    interval's duration and the hosts' capacity, and the current thresholds' positions
-    in [0, 1] on the action's log scale.
+    in the last interval (zeros before the first):
+
+    | index | feature | unit | range |
+    |---|---|---|---|
+    | 0 to 5 | share of them in each size bin (< 10 KB, < 100 KB, < 1 MB, < 10 MB, < 100 MB, larger) | - | [0, 1] |
+    | 6 to 11 | their mean slowdown per bin (0 for an empty bin; saturates at 1,000) | - | [0, 1000] |
+    | 12 | the offered load: their bytes over the interval's duration and the hosts' capacity (saturates at 4) | - | [0, 4] |
+    | 13 to 13 + K - 2 | the current thresholds' positions on the action's log scale | - | [0, 1] |
 
     ## Rewards
     Minus the interval's mean FCT divided by the mean FCT of the same flows in a
@@ -97,14 +107,26 @@ class QueueThresholdsEnv(gym.Env[np.ndarray, np.ndarray]):
     * ``min_threshold_bytes``, ``max_threshold_bytes``: the action's scale.
     * ``trace``: a fixed trace replayed every episode.
 
+    * ``render_mode``: ``None``, ``"ansi"`` (one line: time, flows ended, thresholds) or
+      ``"rgb_array"`` (the size histogram in blue, the mean slowdowns per bin in red on
+      a log scale, the load in orange, the thresholds as ticks on the log scale).
+
     Stepping simulates ``interval_flows`` flows' worth of the fabric, so steps are
     coarse: the vector env steps its lanes in turn.
+
+    ## Version History
+    * v1: finite observation bounds (the table above: slowdowns saturate at 1,000, the
+      load at 4); actions outside the bounds raise with the bounds named (as in v0);
+      ``render_mode="rgb_array"`` and ``metadata["render_fps"]``; the vector env takes
+      ``max_episode_steps`` and ``render_mode``.
+    * v0 (removed): ``Box(0, inf)``. ``gym.make`` of the v0 id raises Gymnasium's
+      ``DeprecatedEnv`` naming v1.
 
     Example
     -------
     >>> import gymnasium as gym, flowsched
     >>> from flowsched import baselines
-    >>> env = gym.make("flowsched/QueueThresholds-v0", n_flows=1000)
+    >>> env = gym.make("flowsched/QueueThresholds-v1", n_flows=1000)
     >>> obs, info = env.reset(seed=0)
     >>> policy = baselines.make("thresholds", "pias_static", workload="websearch", load=0.8)
     >>> done = False
@@ -115,7 +137,7 @@ class QueueThresholdsEnv(gym.Env[np.ndarray, np.ndarray]):
     -1.0
     """
 
-    metadata = {"render_modes": ["ansi"]}
+    metadata = {"render_modes": RENDER_MODES, "render_fps": RENDER_FPS}
 
     def __init__(
         self,
@@ -135,9 +157,7 @@ class QueueThresholdsEnv(gym.Env[np.ndarray, np.ndarray]):
         trace: pd.DataFrame | str | None = None,
         render_mode: str | None = None,
     ) -> None:
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
-        self.render_mode = render_mode
+        self.render_mode = check_render_mode(type(self).__name__, render_mode)
         for name, v in (("n_queues", n_queues), ("interval_flows", interval_flows), ("n_flows", n_flows)):
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < (2 if name == "n_queues" else 1):
                 raise ValueError(f"{name} must be an integer >= {2 if name == 'n_queues' else 1}, got {v!r}")
@@ -164,10 +184,12 @@ class QueueThresholdsEnv(gym.Env[np.ndarray, np.ndarray]):
         action_from_thresholds(self.reference, self.lo, self.hi)  # in range, or a clear error now
         self.fixed_trace = None if trace is None else _prepare(trace, self.topology, self.link_gbps)[0]
         n_obs = 2 * N_BINS + 1 + (n_queues - 1)
-        self.observation_space = spaces.Box(0.0, np.inf, (n_obs,), dtype=np.float32)
+        high = np.concatenate([np.ones(N_BINS), np.full(N_BINS, MAX_SLOWDOWN), [MAX_LOAD], np.ones(n_queues - 1)])
+        self.observation_space = spaces.Box(np.zeros(n_obs, np.float32), high.astype(np.float32), dtype=np.float32)
         self.action_space = spaces.Box(-1.0, 1.0, (n_queues - 1,), dtype=np.float32)
         self._sim = None
         self._thresholds = self.reference
+        self._last_obs = np.zeros(n_obs, np.float32)
 
     def _draw_trace(self) -> pd.DataFrame:
         if self.fixed_trace is not None:
@@ -190,7 +212,10 @@ class QueueThresholdsEnv(gym.Env[np.ndarray, np.ndarray]):
             load = float(size.sum() / (cap * dt)) if dt > 0 else 0.0
         pos = (np.log10(self._thresholds) - np.log10(self.lo)) / (np.log10(self.hi) - np.log10(self.lo))
         pos = np.pad(pos, (0, self.n_queues - 1 - len(pos)), mode="edge")  # merged thresholds repeat
-        return np.concatenate([hist, slow, [load], pos]).astype(np.float32)
+        obs = np.concatenate([hist, slow, [load], pos]).astype(np.float32)
+        np.clip(obs, self.observation_space.low, self.observation_space.high, out=obs)
+        self._last_obs = obs.copy()
+        return obs
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
         super().reset(seed=seed)
@@ -211,9 +236,8 @@ class QueueThresholdsEnv(gym.Env[np.ndarray, np.ndarray]):
     def step(self, action: Any) -> tuple[np.ndarray, SupportsFloat, bool, bool, dict[str, Any]]:
         if self._sim is None or self._done:
             raise ValueError("the episode is over (or never started): call reset()")
+        check_box_action(action, self.action_space, "action (one threshold position per queue boundary)")
         a = np.asarray(action)
-        if a.shape != self.action_space.shape:
-            raise ValueError(f"action must have shape {self.action_space.shape}, got {a.shape}")
         self._thresholds = thresholds_from_action(a, self.lo, self.hi)
         self._sim.set_pias_thresholds(self._thresholds)
         t0 = self._sim.now
@@ -241,39 +265,59 @@ class QueueThresholdsEnv(gym.Env[np.ndarray, np.ndarray]):
             "terminated": np.zeros(len(tr), bool), "reference_fct_s": self._ref_fct,
         })
 
-    def render(self) -> str | None:
-        if self.render_mode != "ansi" or self._sim is None:
+    def render(self) -> str | np.ndarray | None:
+        if self.render_mode is None or self._sim is None:
             return None
+        if self.render_mode == "rgb_array":
+            return render_rgb(self._last_obs)
         th = ", ".join(f"{x / 1e3:.1f}" for x in self._thresholds)
         done = int(np.isfinite(self._fct).sum())
         return f"t = {self._sim.now * 1e3:.3f} ms, {done}/{len(self._fct)} flows ended, thresholds (KB): {th}"
 
 
-class QueueThresholdsVecEnv(VectorEnv):
+def render_rgb(obs: np.ndarray) -> np.ndarray:
+    """Rows: per size bin its share (blue) and mean slowdown (red, log scale up to
+    MAX_SLOWDOWN); the load over MAX_LOAD (orange); the thresholds' positions (ticks)."""
+    c = Canvas(2 * N_BINS + 2)
+    for b in range(N_BINS):
+        c.bar(2 * b, 0.0, float(obs[b]), BLUE)
+        sd = float(obs[N_BINS + b])
+        if sd > 0:
+            c.bar(2 * b + 1, 0.0, float(np.log1p(sd) / np.log1p(MAX_SLOWDOWN)), RED, thin=True)
+    c.bar(2 * N_BINS, 0.0, float(obs[2 * N_BINS]) / MAX_LOAD, ORANGE)
+    for x in obs[2 * N_BINS + 1:]:
+        c.tick(2 * N_BINS + 1, float(x), GREY)
+    return c.img
+
+
+class QueueThresholdsVecEnv(NativeVecMixin, VectorEnv):
     """``num_envs`` :class:`QueueThresholdsEnv` lanes with next-step autoreset, lane ``i``
     seeded ``seed + i`` (so it reproduces a single env with that seed). A step simulates
     a whole control interval per lane, so the lanes are stepped in turn (each lane's
     simulation runs in the Rust core with the GIL released); ``infos`` holds, at a
     lane's episode end, its ``mean_fct_s`` and ``reference_mean_fct_s`` (masks ``_<key>``).
+    ``max_episode_steps`` truncates lanes (they reset at the next step); ``call(name)``
+    calls every lane's env; ``render()`` gives a tuple of per-lane frames.
     """
 
-    metadata = {"render_modes": [], "autoreset_mode": AutoresetMode.NEXT_STEP}
+    metadata = {"render_modes": RENDER_MODES, "render_fps": RENDER_FPS, "autoreset_mode": AutoresetMode.NEXT_STEP}
 
     def __init__(self, num_envs: int = 4, *, max_episode_steps: int | None = None, render_mode: str | None = None,
                  **kwargs: Any) -> None:
-        if max_episode_steps is not None or render_mode is not None:
-            raise ValueError("QueueThresholdsVecEnv takes neither max_episode_steps nor render_mode")
-        self.envs = [QueueThresholdsEnv(**kwargs) for _ in range(int(num_envs))]
+        self.render_mode = check_render_mode(type(self).__name__, render_mode)
+        self.envs = [QueueThresholdsEnv(render_mode=render_mode, **kwargs) for _ in range(int(num_envs))]
         self.num_envs = len(self.envs)
         self.single_observation_space = self.envs[0].observation_space
         self.single_action_space = self.envs[0].action_space
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self._needs_reset = np.zeros(self.num_envs, bool)
+        self._init_limit(max_episode_steps)
 
     def reset(self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
         obs = np.stack([e.reset(seed=s)[0] for e, s in zip(self.envs, lane_seeds(seed, self.num_envs))])
         self._needs_reset[:] = False
+        self._steps[:] = 0
         self._obs = obs.copy()
         return obs, {}
 
@@ -281,9 +325,12 @@ class QueueThresholdsVecEnv(VectorEnv):
         a = np.asarray(actions)
         if a.shape != self.action_space.shape:
             raise ValueError(f"actions must have shape {self.action_space.shape}, got {a.shape}")
+        for i in np.flatnonzero(~self._needs_reset):  # checked before any lane moves
+            check_box_action(a[i], self.single_action_space, f"env {i}: action (one threshold position per queue boundary)")
         obs, rew = np.zeros(self.observation_space.shape, np.float32), np.zeros(self.num_envs)
         term = np.zeros(self.num_envs, bool)
         infos: dict[str, Any] = {}
+        was_reset = self._needs_reset.copy()
         for i, e in enumerate(self.envs):
             if self._needs_reset[i]:
                 obs[i], _ = e.reset()
@@ -293,14 +340,24 @@ class QueueThresholdsVecEnv(VectorEnv):
                 if key in info:
                     infos.setdefault(key, np.zeros(self.num_envs))[i] = info[key]
                     infos.setdefault("_" + key, np.zeros(self.num_envs, bool))[i] = True
-        self._needs_reset = term.copy()
+        trunc = self._count_steps(was_reset, term)
+        self._needs_reset = term | trunc
         self._obs = obs
-        return obs, rew, term, np.zeros(self.num_envs, bool), infos
+        return obs.copy(), rew, term, trunc, infos
 
     def reset_done(self) -> np.ndarray:
-        """Resets now the lanes whose episode just ended (same-step autoreset, for the SB3
-        adapter) and returns the observation of the batch."""
+        """Resets now the lanes whose episode just ended or was truncated (same-step
+        autoreset, for the SB3 adapter) and returns the observation of the batch."""
         for i in np.flatnonzero(self._needs_reset):
             self._obs[i], _ = self.envs[i].reset()
+            self._steps[i] = 0
         self._needs_reset[:] = False
         return self._obs.copy()
+
+    def call(self, name: str, *args: Any, **kwargs: Any) -> tuple[Any, ...]:
+        """Calls ``name`` on every lane's env (or reads the attribute), as ``SyncVectorEnv`` does."""
+        out = []
+        for e in self.envs:
+            attr = getattr(e, name)
+            out.append(attr(*args, **kwargs) if callable(attr) else attr)
+        return tuple(out)

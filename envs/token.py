@@ -12,6 +12,10 @@ from gymnasium.vector.utils import batch_space
 
 from flowsched import _fabric
 from flowsched import workloads as wl
+from flowsched.envs._common import (
+    BLUE, GREEN, GREY, ORANGE, RED, RENDER_FPS, RENDER_MODES, Canvas, NativeVecMixin, check_obs_format,
+    check_render_mode, fmt,
+)
 from flowsched.sim import _prepare
 from flowsched.topology import BigSwitch, Topology
 
@@ -21,21 +25,77 @@ ACTIVE_SUMMARY = ("active_over_k", "remaining_mb", "least_time_left_ms", "drain_
 REWARDS = ("deadline", "neg_fct", "neg_slowdown")
 assert len(REQUEST_FEATURES) == REQ_FEATURES and len(ACTIVE_SUMMARY) == ACTIVE_FEATURES
 
-_INF = np.float32(np.inf)
+OBS_FORMATS = ("dict", "flat", "rllib")
+MASKED_ACTIONS = ("oldest", "raise")
+#: default saturation of the time features (ms): +-100 s
+MAX_TIME_MS = 100_000.0
 
 
-def _observation_space(window: int) -> spaces.Dict:
-    low = np.tile(np.array([0, 0, -_INF, 0, 0, 0, 0], np.float32), (window, 1))
-    high = np.tile(np.array([_INF, _INF, _INF, _INF, _INF, 1, _INF], np.float32), (window, 1))
-    return spaces.Dict(
-        {
-            "requests": spaces.Box(low, high, dtype=np.float32),
-            "active": spaces.Box(
-                np.array([0, 0, -_INF, 0, 0], np.float32), np.array([1, _INF, _INF, _INF, _INF], np.float32), dtype=np.float32
-            ),
-            "action_mask": spaces.Box(0.0, 1.0, (window,), dtype=np.float32),
+class TokenBounds:
+    """The finite bounds of the observation of one configuration: sizes up to the
+    largest class size ``size_mb`` (or the trace's largest flow), deadlines up to the
+    largest ``deadline_ms`` (0 without deadlines), times within +-``time_ms``, and at most
+    ``flows`` waiting requests (an episode's flows). Values past a bound saturate at it
+    (only the time features can: a request that waited longer than ``time_ms``)."""
+
+    def __init__(self, window: int, k: int, size_mb: float, deadline_ms: float, time_ms: float, flows: int) -> None:
+        self.window, self.k = window, k
+        s, d, h = np.float32(size_mb), np.float32(deadline_ms), np.float32(time_ms)
+        self.req_low = np.tile(np.array([0, 0, -h, 0, 0, 0, 0], np.float32), (window, 1)).reshape(-1)
+        self.req_high = np.tile(np.array([s, d, d, h, h, 1, h], np.float32), (window, 1)).reshape(-1)
+        self.act_low = np.array([0, 0, -h, 0, 0], np.float32)
+        self.act_high = np.array([1, np.float32(k * float(size_mb)), d, h, flows], np.float32)
+        self.size_mb, self.deadline_ms, self.time_ms, self.flows = float(s), float(d), float(h), int(flows)
+
+    def spaces(self) -> dict[str, spaces.Box]:
+        return {
+            "requests": spaces.Box(self.req_low, self.req_high, dtype=np.float32),
+            "active": spaces.Box(self.act_low, self.act_high, dtype=np.float32),
+            "action_mask": spaces.Box(0.0, 1.0, (self.window,), dtype=np.float32),
         }
-    )
+
+    def observation_space(self, obs_format: str) -> spaces.Space:
+        sp = self.spaces()
+        if obs_format == "dict":
+            return spaces.Dict(sp)
+        features = spaces.Box(np.concatenate([self.act_low, self.req_low]), np.concatenate([self.act_high, self.req_high]),
+                              dtype=np.float32)
+        if obs_format == "rllib":
+            return spaces.Dict({"action_mask": sp["action_mask"], "observations": features})
+        return spaces.Box(np.concatenate([np.zeros(self.window, np.float32), features.low]),
+                          np.concatenate([np.ones(self.window, np.float32), features.high]), dtype=np.float32)
+
+    def clip(self, req: np.ndarray, act: np.ndarray) -> None:
+        """Saturates (in place) flat request features (..., window * 7) and active summaries (..., 5)."""
+        np.clip(req, self.req_low, self.req_high, out=req)
+        np.clip(act, self.act_low, self.act_high, out=act)
+
+
+def format_obs(obs_format: str, req: np.ndarray, act: np.ndarray, mask: np.ndarray) -> Any:
+    """The observation in ``obs_format`` from flat requests, active summary and mask
+    (single or batched, leading axis); "dict" returns the arrays themselves."""
+    if obs_format == "dict":
+        return {"requests": req, "active": act, "action_mask": mask}
+    if obs_format == "rllib":
+        return {"action_mask": mask, "observations": np.concatenate([act, req], axis=-1)}
+    return np.concatenate([mask, act, req], axis=-1)
+
+
+def _bounds(kwargs: dict[str, Any], window: int, k: int, max_time_ms: float) -> TokenBounds:
+    if not (np.isfinite(max_time_ms) and max_time_ms > 0):
+        raise ValueError(f"max_time_ms must be a finite number > 0, got {max_time_ms!r}")
+    trace = kwargs.get("trace")
+    if trace is not None:
+        tr = _prepare(trace, kwargs.get("topology"), kwargs.get("link_gbps", 1.0))[0]
+        dl = tr["deadline_s"].to_numpy(np.float64)
+        dl = dl[np.isfinite(dl)]
+        return TokenBounds(window, k, float(tr["size_bytes"].max()) * 1e-6, float(dl.max()) * 1e3 if dl.size else 0.0,
+                           max_time_ms, len(tr))
+    workload = kwargs.get("workload")
+    _, sizes, deadlines = _classes(wl.artemis_workload_a(kwargs.get("variant", 1)) if workload is None else workload)
+    dl = [d for d in deadlines if np.isfinite(d)]
+    return TokenBounds(window, k, max(sizes) * 1e-6, max(dl) * 1e3 if dl else 0.0, max_time_ms,
+                       int(kwargs.get("n_bursts", 20)) * int(kwargs.get("burst_size", 10)))
 
 
 def _classes(workload: Any) -> tuple[list[float], list[float], list[float]]:
@@ -122,9 +182,22 @@ def lane_seeds(seed: int | list[int] | None, num_envs: int) -> list[int | None]:
 
 
 def _check_masked_action(mode: str) -> str:
-    if mode not in ("raise", "oldest"):
-        raise ValueError(f"masked_action must be 'raise' or 'oldest', got {mode!r}")
+    if mode not in MASKED_ACTIONS:
+        raise ValueError(f"masked_action must be 'oldest' (the default: a masked action admits the oldest waiting "
+                         f"request) or 'raise' (strict: a masked action raises), got {mode!r}")
     return mode
+
+
+def _out_of_range(action: int, window: int) -> ValueError:
+    return ValueError(f"action {action} is out of range of the action space Discrete({window}): expected 0 to {window - 1} "
+                      "(a position in the window)")
+
+
+def _masked_error(action: int, n: int, lane: str = "") -> ValueError:
+    valid = f"valid: 0 to {n - 1}" if n > 1 else "valid: 0"
+    return ValueError(f"{lane}action {action} is masked: only {n} request(s) wait in the window ({valid}); "
+                      "masked_action='raise' rejects masked actions, masked_action='oldest' (the default) "
+                      "admits the oldest waiting request instead")
 
 
 def _as_action(action: Any) -> int:
@@ -134,7 +207,7 @@ def _as_action(action: Any) -> int:
     return int(a.reshape(()))
 
 
-class TokenSchedulingEnv(gym.Env[dict[str, np.ndarray], np.int64]):
+class TokenSchedulingEnv(gym.Env[Any, np.int64]):
     """Destination-side token scheduling (Artemis).
 
     Sources ask a destination for a token before they send a flow; the agent, at the
@@ -152,21 +225,48 @@ class TokenSchedulingEnv(gym.Env[dict[str, np.ndarray], np.int64]):
 
     ## Action Space
     ``Discrete(window)``: the position, in the window, of the request to admit (0 is
-    the oldest). Only positions holding a waiting request are valid: see
-    ``observation["action_mask"]`` and :meth:`action_masks`. An action outside
-    ``0..window-1`` always raises ``ValueError``. A masked action (a position past the
-    waiting requests) raises too, unless ``masked_action="oldest"``: then it admits the
-    oldest request and ``info["masked_action"]`` is True (for policies without masking,
-    such as plain PPO, and for checkers that sample unmasked actions).
+    the oldest). Every action of the space is valid input: positions holding a waiting
+    request are the unmasked ones (``observation["action_mask"]``, :meth:`action_masks`);
+    a masked position (past the waiting requests) admits the oldest waiting request,
+    and ``info["masked_action"]`` is True (the evaluation counts these as
+    ``masked_action_rate``). With ``masked_action="raise"`` (strict mode) a masked
+    action raises ``ValueError`` instead. An integer outside the space (not 0 to
+    ``window - 1``) always raises ``ValueError``.
 
     ## Observation Space
-    ``Dict`` of float32 arrays:
+    ``obs_format="dict"`` (default): a ``Dict`` of 1-D float32 Boxes. ``S`` is the
+    largest flow size of the workload (MB; the trace's largest with ``trace=``), ``D``
+    its largest deadline (ms; 0 without deadlines), ``H`` is ``max_time_ms`` (100 s by
+    default) and ``N`` the flows of an episode (``n_bursts * burst_size`` or the
+    trace's). Times past +-H saturate at the bound; nothing else can leave its range.
 
-    | key | shape | feature (unit) |
-    |---|---|---|
-    | ``requests`` | (window, 7) | per waiting request, oldest first, zeros past the waiting ones: size (MB), relative deadline (ms, 0 = none), time left to the deadline (ms, may be negative, 0 = none), time waited (ms), ideal FCT alone on the idle fabric with the path delay (ms), has a deadline (0/1), fair-share FCT: the FCT if admitted now and the destination link were shared fairly with the flows active there, with no later admission (ms, with the path delay; exact for ``scheduler='ps'`` on a big switch until the next admission or arrival of data) |
-    | ``active`` | (5,) | the destination's active flows: count / k, remaining bytes (MB), least time left to a deadline (ms, 0 if none), time to drain them at the link rate (ms), number of waiting requests (window included) |
-    | ``action_mask`` | (window,) | 1 where a request waits |
+    | key | index | feature | unit | range |
+    |---|---|---|---|---|
+    | ``requests`` | ``7 * j + 0`` | size of the j-th waiting request (oldest first; zeros past the waiting ones) | MB | [0, S] |
+    | | ``7 * j + 1`` | relative deadline (0 = none) | ms | [0, D] |
+    | | ``7 * j + 2`` | time left to the deadline (negative once missed; 0 = none) | ms | [-H, D] |
+    | | ``7 * j + 3`` | time waited | ms | [0, H] |
+    | | ``7 * j + 4`` | ideal FCT alone on the idle fabric, with the path delay | ms | [0, H] |
+    | | ``7 * j + 5`` | has a deadline | 0/1 | [0, 1] |
+    | | ``7 * j + 6`` | fair-share FCT: its FCT if admitted now and the destination link were shared fairly with the flows active there, with no later admission (with the path delay; exact for ``scheduler="ps"`` on a big switch until the next admission or arrival) | ms | [0, H] |
+    | ``active`` | 0 | the destination's active flows / k | - | [0, 1] |
+    | | 1 | their remaining bytes | MB | [0, k S] |
+    | | 2 | least time left to a deadline among them (0 if none) | ms | [-H, D] |
+    | | 3 | time to drain them at the link rate | ms | [0, H] |
+    | | 4 | waiting requests (window included) | requests | [0, N] |
+    | ``action_mask`` | j | 1 where a request waits at position j | 0/1 | [0, 1] |
+
+    ``requests`` is ``(window * 7,)``, row-major: ``obs["requests"].reshape(window, 7)``
+    gives one row per request (columns ``REQUEST_FEATURES``). The terminal observation
+    (no decision pending) has zero requests and repeats the last decision's mask.
+
+    ``obs_format="flat"``: one float32 Box of ``window + 5 + 7 * window`` values, in
+    the order Gymnasium's ``FlattenObservation`` gives the Dict (keys sorted):
+    ``flat[:window]`` is the action mask, ``flat[window:window + 5]`` the active
+    summary, ``flat[window + 5:]`` the requests. Normalize only ``flat[window:]``
+    (:class:`flowsched.envs.wrappers.NormalizeFeatures` does).
+    ``obs_format="rllib"``: RLlib's action-masking convention, ``Dict(action_mask=(window,),
+    observations=(5 + 7 * window,))`` with ``observations = flat[window:]``.
 
     This is what a destination knows from the token requests (sizes and deadlines are
     announced, as in the thesis) and from its own link.
@@ -202,19 +302,36 @@ class TokenSchedulingEnv(gym.Env[dict[str, np.ndarray], np.int64]):
     * ``exact_composition``: every burst holds exactly ``burst_size * weight`` flows of each class.
     * ``trace``: a fixed trace (DataFrame or path) replayed every episode, instead of
       drawn bursts; decisions are then made at every destination in turn.
-    * ``masked_action``: ``"raise"`` (default) or ``"oldest"`` (see Action Space).
-    * ``render_mode``: ``None`` or ``"ansi"``.
+    * ``masked_action``: ``"oldest"`` (default) or ``"raise"`` (see Action Space).
+    * ``obs_format``: ``"dict"`` (default), ``"flat"`` or ``"rllib"`` (see Observation Space).
+    * ``max_time_ms``: where the time features saturate (H, default 100,000 ms).
+    * ``render_mode``: ``None``, ``"ansi"`` (a text table of the window) or
+      ``"rgb_array"`` (an image: one row per window position, the bar's length the
+      request's size, green if its fair-share FCT meets its deadline, red if not, grey
+      without a deadline; then the active flows / k in orange and the waiting requests / N).
 
     Randomness: all of it comes from ``reset(seed=...)``; the same seed gives the same
     episode, and ``reset()`` without a seed continues the seeded stream.
 
+    ## Version History
+    * v1: every action of the space is valid (a masked action admits the oldest request
+      by default; raising is the opt-in ``masked_action="raise"``); finite observation
+      bounds (the table above; times saturate at +-``max_time_ms``); ``requests`` is
+      flat ``(window * 7,)``; the fair-share FCT feature is documented; the terminal
+      observation repeats the last decision's mask instead of all zeros;
+      ``obs_format``; ``render_mode="rgb_array"`` and ``metadata["render_fps"]``.
+    * v0 (removed): ``requests`` of shape ``(window, 6)`` at release (the fair-share FCT
+      feature was added later without a version change), unbounded Boxes, a masked
+      action raised unless ``masked_action="oldest"``. ``gym.make`` of the v0 id raises
+      Gymnasium's ``DeprecatedEnv`` naming v1.
+
     Example
     -------
     >>> import gymnasium as gym, flowsched
-    >>> env = gym.make("flowsched/TokenScheduling-v0")
+    >>> env = gym.make("flowsched/TokenScheduling-v1")
     >>> obs, info = env.reset(seed=0)
     >>> obs["requests"].shape, int(obs["action_mask"].sum())
-    ((5, 7), 5)
+    ((35,), 5)
     >>> total, done = 0.0, False
     >>> while not done:
     ...     obs, r, done, trunc, info = env.step(0)   # FIFO
@@ -223,40 +340,50 @@ class TokenSchedulingEnv(gym.Env[dict[str, np.ndarray], np.int64]):
     True
     """
 
-    metadata = {"render_modes": ["ansi"]}
+    metadata = {"render_modes": RENDER_MODES, "render_fps": RENDER_FPS}
 
-    def __init__(self, *, render_mode: str | None = None, masked_action: str = "raise", **kwargs: Any) -> None:
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+    def __init__(self, *, render_mode: str | None = None, masked_action: str = "oldest", obs_format: str = "dict",
+                 max_time_ms: float = MAX_TIME_MS, **kwargs: Any) -> None:
+        self.render_mode = check_render_mode(type(self).__name__, render_mode)
         self.masked_action = _check_masked_action(masked_action)
-        self.render_mode = render_mode
+        self.obs_format = check_obs_format(type(self).__name__, obs_format, OBS_FORMATS)
         self._cfg, fixed = token_config(**kwargs)
         self._native = _fabric.TokenEnv(self._cfg)
         if fixed is not None:
             self._native.set_trace(fixed)
         self.window = self._cfg.window
         self.k = int(kwargs.get("k", 10))
-        self.observation_space = _observation_space(self.window)
+        self.bounds = _bounds(kwargs, self.window, self.k, float(max_time_ms))
+        self.observation_space = self.bounds.observation_space(self.obs_format)
         self.action_space = spaces.Discrete(self.window)
+        self._oldest = self.masked_action == "oldest"
         self._mask = np.zeros(self.window, np.float32)
-        self._last = (np.zeros((self.window, REQ_FEATURES), np.float32), np.zeros(ACTIVE_FEATURES, np.float32))
+        self._last = (np.zeros(self.window * REQ_FEATURES, np.float32), np.zeros(ACTIVE_FEATURES, np.float32))
         self._seeded = False
 
-    def _obs(self, req: np.ndarray, act: np.ndarray, mask: np.ndarray) -> dict[str, np.ndarray]:
+    def _obs(self, req: np.ndarray, act: np.ndarray, mask: np.ndarray) -> Any:
+        req = req.reshape(-1)
+        self.bounds.clip(req, act)
         self._mask, self._last = mask, (req, act)
-        return {"requests": req, "active": act, "action_mask": mask.copy()}  # fresh arrays from the core
+        if self.obs_format == "dict":
+            return {"requests": req, "active": act, "action_mask": mask.copy()}  # fresh arrays from the core
+        return format_obs(self.obs_format, req, act, mask.copy())
 
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
         super().reset(seed=seed)
         if seed is None and not self._seeded:
             seed = int(self.np_random.integers(2**63))
         self._seeded = True
         return self._obs(*self._native.reset(None if seed is None else int(seed))), {}
 
-    def step(self, action: Any) -> tuple[dict[str, np.ndarray], SupportsFloat, bool, bool, dict[str, Any]]:
+    def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
         a = _as_action(action)
         info: dict[str, Any] = {}
-        if self.masked_action == "oldest" and 0 <= a < self.window and not self._mask[a]:
+        if not 0 <= a < self.window:
+            raise _out_of_range(a, self.window)
+        if not self._mask[a] and self._mask.any():  # an all-zero mask: never reset (the core says so)
+            if not self._oldest:
+                raise _masked_error(a, int(self._mask.sum()))
             a, info["masked_action"] = 0, True
         req, act, mask, reward, terminated = self._native.step(a)
         if terminated:
@@ -269,7 +396,8 @@ class TokenSchedulingEnv(gym.Env[dict[str, np.ndarray], np.int64]):
         return int(self._native.decision_dst)
 
     def action_masks(self) -> np.ndarray:
-        """Valid actions of the pending decision (for sb3-contrib's MaskablePPO)."""
+        """Valid actions of the pending decision (for sb3-contrib's MaskablePPO); after
+        the episode's end, those of its last decision."""
         return self._mask > 0
 
     def episode(self) -> pd.DataFrame:
@@ -277,19 +405,47 @@ class TokenSchedulingEnv(gym.Env[dict[str, np.ndarray], np.int64]):
         src, dst, size_bytes, deadline_s, finish_s, fct_s, ideal_fct_s, terminated."""
         return pd.DataFrame(self._native.episode())
 
-    def render(self) -> str | None:
-        if self.render_mode != "ansi":
+    def render(self) -> str | np.ndarray | None:
+        if self.render_mode is None:
             return None
         req, act = self._last
-        lines = [
-            f"t = {self._native.now * 1e3:.3f} ms, destination {self._native.decision_dst}: "
-            f"{act[0] * self.k:.0f}/{self.k} active ({act[1]:.3f} MB left), {act[4]:.0f} waiting",
-            "  pos  size MB  deadline ms  left ms  waited ms  ideal ms",
-        ]
-        for j in np.flatnonzero(self._mask):
-            r = req[j]
-            lines.append(f"  {j:3d}  {r[0]:7.3f}  {r[1]:11.1f}  {r[2]:7.2f}  {r[3]:9.2f}  {r[4]:8.3f}")
-        return "\n".join(lines)
+        if self.render_mode == "rgb_array":
+            return render_rgb(self.bounds, req, act, self._mask)
+        head = f"t = {self._native.now * 1e3:.3f} ms, destination {self._native.decision_dst}: "
+        return head + render_text(self.bounds, req, act, self._mask)
+
+
+def render_text(bounds: TokenBounds, req: np.ndarray, act: np.ndarray, mask: np.ndarray) -> str:
+    """The text frame of one observation (flat requests)."""
+    k = bounds.k
+    req = req.reshape(bounds.window, REQ_FEATURES)
+    lines = [
+        f"{act[0] * k:.0f}/{k} active ({fmt(act[1], '.3f')} MB left), {act[4]:.0f} waiting",
+        "  pos  size MB  deadline ms  left ms  waited ms  ideal ms  fair ms",
+    ]
+    for j in np.flatnonzero(mask):
+        r = req[j]
+        lines.append(f"  {j:3d}  {fmt(r[0], '7.3f')}  {fmt(r[1], '11.1f')}  {fmt(r[2], '7.2f')}  {fmt(r[3], '9.2f')}"
+                     f"  {fmt(r[4], '8.3f')}  {fmt(r[6], '7.3f')}")
+    return "\n".join(lines)
+
+
+def render_rgb(bounds: TokenBounds, req: np.ndarray, act: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """The image of one observation: one row per window position (bar: size / S, green
+    if the fair-share FCT meets the deadline, red if not, grey without one; a white tick
+    at the time left over D), then the active flows / k and the waiting requests / N."""
+    w = bounds.window
+    req = req.reshape(w, REQ_FEATURES)
+    c = Canvas(w + 2)
+    for j in np.flatnonzero(mask):
+        r = req[j]
+        color = GREY if not r[5] else (GREEN if r[6] <= r[2] else RED)
+        c.bar(j, 0.0, r[0] / max(bounds.size_mb, 1e-9), color)
+        if r[5] and bounds.deadline_ms > 0:
+            c.tick(j, max(float(r[2]), 0.0) / bounds.deadline_ms, (235, 235, 235))
+    c.bar(w, 0.0, float(act[0]), ORANGE)
+    c.bar(w + 1, 0.0, float(act[4]) / max(bounds.flows, 1), BLUE, thin=True)
+    return c.img
 
 
 def episode_info(stats: dict[str, float]) -> dict[str, Any]:
@@ -299,41 +455,45 @@ def episode_info(stats: dict[str, float]) -> dict[str, Any]:
     return info
 
 
-class TokenSchedulingVecEnv(VectorEnv):
+class TokenSchedulingVecEnv(NativeVecMixin, VectorEnv):
     """``num_envs`` token-scheduling envs stepped together inside the Rust core.
 
     Same spaces, dynamics and arguments as :class:`TokenSchedulingEnv` (per lane), with
-    Gymnasium's next-step autoreset: the call after a lane's episode ended resets that
-    lane (its action is ignored) and returns the new episode's first observation with
-    reward 0. The whole batch is stepped in one native call with the GIL released,
-    split over ``threads`` OS threads, into observation buffers allocated once
-    (``copy=False`` returns those buffers themselves, overwritten by the next call).
+    Gymnasium's next-step autoreset: the call after a lane's episode ended (or was
+    truncated by ``max_episode_steps``) resets that lane (its action is ignored) and
+    returns the new episode's first observation with reward 0. The whole batch is
+    stepped in one native call with the GIL released, split over ``threads`` OS
+    threads, into observation buffers allocated once (``copy=False`` returns those
+    buffers themselves, overwritten by the next call; only with ``obs_format="dict"``).
 
     Seeding: ``reset(seed=s)`` seeds lane ``i`` with ``s + i`` (a list gives one seed
     per lane); lane ``i`` then follows exactly the episodes of a single env reset with
     the same seed and auto-reset without one. ``infos`` is a dict of arrays: at a
     lane's episode end its ``deadlines_met``, ``flows_with_deadline``,
-    ``flows_finished``, ``deadline_hit_ratio`` and ``mean_fct_s`` (masks ``_<key>``).
+    ``flows_finished``, ``deadline_hit_ratio`` and ``mean_fct_s``; ``masked_action``
+    where a lane's masked action admitted the oldest request (masks ``_<key>``).
+    ``call("action_masks")`` and :meth:`action_masks` give the lanes' masks;
+    ``render()`` a tuple of per-lane frames (``render_mode`` as the single env's).
     """
 
-    metadata = {"render_modes": [], "autoreset_mode": AutoresetMode.NEXT_STEP}
+    metadata = {"render_modes": RENDER_MODES, "render_fps": RENDER_FPS, "autoreset_mode": AutoresetMode.NEXT_STEP}
 
-    def __init__(self, num_envs: int = 8, *, threads: int = 1, copy: bool = True, masked_action: str = "raise",
-                 max_episode_steps: int | None = None, render_mode: str | None = None, **kwargs: Any) -> None:
+    def __init__(self, num_envs: int = 8, *, threads: int = 1, copy: bool = True, masked_action: str = "oldest",
+                 obs_format: str = "dict", max_time_ms: float = MAX_TIME_MS, max_episode_steps: int | None = None,
+                 render_mode: str | None = None, **kwargs: Any) -> None:
         self.masked_action = _check_masked_action(masked_action)
-        if max_episode_steps is not None:
-            raise ValueError("TokenSchedulingVecEnv has no step limit (episodes end when their flows are done); "
-                             f"got max_episode_steps={max_episode_steps!r}")
-        if render_mode is not None:
-            raise ValueError(f"TokenSchedulingVecEnv does not render, got render_mode={render_mode!r}")
+        self.render_mode = check_render_mode(type(self).__name__, render_mode)
+        self.obs_format = check_obs_format(type(self).__name__, obs_format, OBS_FORMATS)
         cfg, fixed = token_config(**kwargs)
         self._native = _fabric.TokenVecEnv(cfg, int(num_envs), threads=int(threads))
         if fixed is not None:
             self._native.set_trace(fixed)
         self.num_envs = int(num_envs)
         self.window = cfg.window
+        self.k = int(kwargs.get("k", 10))
         self.copy = copy
-        self.single_observation_space = _observation_space(self.window)
+        self.bounds = _bounds(kwargs, self.window, self.k, float(max_time_ms))
+        self.single_observation_space = self.bounds.observation_space(self.obs_format)
         self.single_action_space = spaces.Discrete(self.window)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
@@ -342,40 +502,63 @@ class TokenSchedulingVecEnv(VectorEnv):
             np.zeros((n, w, REQ_FEATURES), np.float32), np.zeros((n, ACTIVE_FEATURES), np.float32),
             np.zeros((n, w), np.float32), np.zeros(n, np.float64), np.zeros(n, bool), np.zeros((n, len(STAT_NAMES)), np.float64),
         )
-        self._truncated = np.zeros(n, bool)
+        self._req = self._bufs[0].reshape(n, w * REQ_FEATURES)  # a view: the flat layout of the Dict
+        self._needs_reset = np.zeros(n, bool)
+        self._init_limit(max_episode_steps)
         self._seeded = False
 
-    def _out(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-        req, act, mask = self._bufs[:3]
+    def _out(self) -> tuple[Any, dict[str, Any]]:
+        req, act, mask = self._req, self._bufs[1], self._bufs[2]
+        self.bounds.clip(req, act)
+        if self.obs_format != "dict":
+            return format_obs(self.obs_format, req, act, mask.copy()), {}
         obs = {"requests": req, "active": act, "action_mask": mask}
         if self.copy:
             obs = {key: v.copy() for key, v in obs.items()}
         return obs, {}
 
-    def reset(self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    def reset(self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
         if seed is None and not self._seeded:
             seed = int(np.random.SeedSequence().generate_state(1, np.uint64)[0] >> 1)
         seeds = None if seed is None else np.asarray(lane_seeds(seed, self.num_envs), dtype=np.uint64)
         self._seeded = True
         self._native.reset(seeds, *self._bufs)
+        self._needs_reset[:] = False
+        self._steps[:] = 0
         return self._out()
 
-    def _actions(self, actions: Any) -> np.ndarray:
+    def _actions(self, actions: Any) -> tuple[np.ndarray, np.ndarray | None]:
         a = np.asarray(actions)
         if a.shape != (self.num_envs,) or a.dtype.kind not in "iu":
             raise ValueError(f"actions must be {self.num_envs} integers (shape ({self.num_envs},)), got dtype {a.dtype} and shape {a.shape}")
         a = np.ascontiguousarray(a, dtype=np.int64)
-        if self.masked_action == "oldest":
-            inside = (a >= 0) & (a < self.window)
-            masked = inside & (self._bufs[2][np.arange(self.num_envs), np.where(inside, a, 0)] == 0)
-            a = np.where(masked, 0, a)
-        return a
+        live = ~self._needs_reset  # the others reset: their action is ignored
+        outside = live & ((a < 0) | (a >= self.window))
+        if outside.any():
+            lane = int(np.flatnonzero(outside)[0])
+            raise ValueError(f"env {lane}: " + str(_out_of_range(int(a[lane]), self.window)))
+        masked = live & (self._bufs[2][np.arange(self.num_envs), np.where(live, a, 0)] == 0)
+        if not masked.any():
+            return a, None
+        if self.masked_action == "raise":
+            lane = int(np.flatnonzero(masked)[0])
+            raise _masked_error(int(a[lane]), int(self._bufs[2][lane].sum()), f"env {lane}: ")
+        return np.where(masked, 0, a), masked
 
-    def step(self, actions: Any) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        self._native.step(self._actions(actions), *self._bufs)
+    def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        a, masked = self._actions(actions)
+        was_reset = self._needs_reset.copy()
+        self._native.step(a, *self._bufs)
         obs, _ = self._out()
-        reward, terminated = self._bufs[3], self._bufs[4]
-        return obs, reward.copy(), terminated.copy(), self._truncated.copy(), self._infos(terminated)
+        reward, terminated = self._bufs[3].copy(), self._bufs[4].copy()
+        truncated = self._count_steps(was_reset, terminated)
+        if truncated.any():
+            self._native.truncate(truncated)
+        self._needs_reset = terminated | truncated
+        infos = self._infos(terminated)
+        if masked is not None:
+            infos["masked_action"], infos["_masked_action"] = masked, masked.copy()
+        return obs, reward, terminated, truncated, infos
 
     def _infos(self, done: np.ndarray) -> dict[str, Any]:
         if not done.any():
@@ -391,12 +574,24 @@ class TokenSchedulingVecEnv(VectorEnv):
         infos["_deadline_hit_ratio"] = done.copy()
         return infos
 
-    def reset_done(self) -> dict[str, np.ndarray]:
-        """Resets now the lanes whose episode just ended (same-step autoreset, used by
-        the SB3 adapter) and returns the observation of the batch."""
+    def reset_done(self) -> Any:
+        """Resets now the lanes whose episode just ended or was truncated (same-step
+        autoreset, used by the SB3 adapter) and returns the observation of the batch."""
         self._native.reset_done(*self._bufs)
+        self._steps[self._needs_reset] = 0
+        self._needs_reset[:] = False
         return self._out()[0]
 
     def action_masks(self) -> np.ndarray:
         """(num_envs, window) booleans: the valid actions of every lane."""
         return self._bufs[2] > 0
+
+    def _lane_call(self, name: str, lane: int, *args: Any, **kwargs: Any) -> Any:
+        if name == "action_masks":
+            return self._bufs[2][lane] > 0
+        if self.render_mode is None:
+            return None
+        req, act, mask = self._req[lane], self._bufs[1][lane], self._bufs[2][lane]
+        if self.render_mode == "rgb_array":
+            return render_rgb(self.bounds, req, act, mask)
+        return f"env {lane}: " + render_text(self.bounds, req, act, mask)

@@ -1,4 +1,4 @@
-"""SwitchScheduling-v0: the library checkers, determinism, vector == single, return ==
+"""SwitchScheduling-v1: the library checkers, determinism, vector == single, return ==
 minus the total flow time, baselines == the simulator's native schedulers, bad input."""
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from flowsched.envs import SwitchSchedulingEnv, SwitchSchedulingVecEnv
 from flowsched.envs.sb3 import SB3VecEnv
 from test_env_token import assert_same
 
-ID = "flowsched/SwitchScheduling-v0"
+ID = "flowsched/SwitchScheduling-v1"
 SMALL = {"n_flows": 60, "hosts": 6, "max_flows": 32}
 
 
@@ -124,7 +124,7 @@ def test_srpt_baseline_beats_fifo_and_refuses_hidden_sizes():
     assert -srpt * 1.5 < -fifo  # returns are minus the total flow time: srpt's is far smaller
     hidden = SwitchSchedulingEnv(n_flows=50, hosts=4, size_known=False, alpha=1.0)
     obs, _ = hidden.reset(seed=0)
-    assert (obs["flows"][obs["flow_mask"] > 0, 2] == 0).all()  # sizes are hidden until complete
+    assert (obs["flows"].reshape(-1, 9)[obs["flow_mask"] > 0, 2] == 0).all()  # sizes are hidden until complete
     with pytest.raises(ValueError, match="hide"):
         baselines.make("switch", "srpt").predict(obs)
     drive(hidden, baselines.make("switch", "asrpt"), seed=0)  # the GA transform needs no hidden size
@@ -175,7 +175,10 @@ def test_bad_input_raises_with_a_reason():
         env.step(np.zeros(31, np.float32))
     bad = np.zeros(32, np.float32)
     bad[0] = np.nan
-    with pytest.raises(ValueError, match="slot 0 must be finite"):
+    with pytest.raises(ValueError, match=r"element 0 is nan; actions must be within \[-1, 1\]"):
+        env.step(bad)  # v1: NaN is outside the space (v0: "slot 0 must be finite")
+    bad[0] = 1.5  # v1: outside the bounds raises (v0 accepted any finite score)
+    with pytest.raises(ValueError, match=r"element 0 is 1.5; actions must be within \[-1, 1\]"):
         env.step(bad)
     for kwargs, match in [({"reward": "x"}, "unknown reward"), ({"load": 1.2}, "load"), ({"max_flows": 0}, "max_flows"),
                           ({"workload": "nope"}, "nope"), ({"decision_interval_s": -1.0}, "decision_interval_s"),

@@ -1,4 +1,4 @@
-"""QueueThresholds-v0: checkers, determinism, vector == single, the PIAS reference
+"""QueueThresholds-v1: checkers, determinism, vector == single, the PIAS reference
 reproduced exactly by fixed PIAS thresholds, threshold changes take effect, bad input."""
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from flowsched.envs import QueueThresholdsEnv
 from flowsched.envs.thresholds import action_from_thresholds, thresholds_from_action
 from test_env_token import assert_same
 
-ID = "flowsched/QueueThresholds-v0"
+ID = "flowsched/QueueThresholds-v1"
 SMALL = {"n_flows": 600, "hosts": 8, "interval_flows": 100}
 
 

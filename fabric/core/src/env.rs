@@ -138,6 +138,8 @@ pub struct TokenEnv {
     pending: Vec<u32>,
     dst: usize,
     done: bool,
+    /// Requests the last decision chose from: the terminal observation's mask repeats it.
+    last_choices: usize,
     met: u64,
     with_deadline: u64,
     finished: u64,
@@ -154,6 +156,7 @@ impl TokenEnv {
             pending: Vec::new(),
             dst: 0,
             done: true,
+            last_choices: 0,
             met: 0,
             with_deadline: 0,
             finished: 0,
@@ -289,11 +292,15 @@ impl TokenEnv {
         }
         let n = self.n_choices();
         if action < 0 || action as usize >= self.cfg.window {
-            return Err(SimError::InvalidAction(format!("action {action} out of range: expected 0..{}", self.cfg.window)));
+            return Err(SimError::InvalidAction(format!(
+                "action {action} out of range: expected 0 to {} (the window's positions)",
+                self.cfg.window - 1
+            )));
         }
         if action as usize >= n {
             return Err(SimError::InvalidAction(format!(
-                "action {action} is masked: only {n} request(s) wait in the window (valid: 0..{n})"
+                "action {action} is masked: only {n} request(s) wait in the window (valid: 0 to {})",
+                n - 1
             )));
         }
         Ok(())
@@ -320,6 +327,7 @@ impl TokenEnv {
             match sim.step(f64::INFINITY)? {
                 Outcome::Decision { dst } => {
                     self.dst = dst;
+                    self.last_choices = sim.waiting(dst).len().min(self.cfg.window);
                     break;
                 }
                 Outcome::Done => {
@@ -391,7 +399,9 @@ impl TokenEnv {
     /// rate). Active flows at the destination: count / k,
     /// remaining bytes (MB), least time left to a deadline among them (ms, 0 if none),
     /// time to drain their remaining bytes at the destination's link rate (ms), number
-    /// of waiting requests (window included). Mask: 1 for each waiting request.
+    /// of waiting requests (window included). Mask: 1 for each waiting request; once
+    /// the episode is over (no decision pending) it repeats the last decision's mask, so
+    /// that a masked policy evaluating the terminal observation has a valid action.
     pub fn write_obs(&self, req: &mut [f32], act: &mut [f32], mask: &mut [f32]) {
         req.fill(0.0);
         act.fill(0.0);
@@ -401,6 +411,9 @@ impl TokenEnv {
         let dst = self.dst;
         let q = sim.waiting(dst);
         let n = if self.done { 0 } else { q.len().min(self.cfg.window) };
+        if self.done {
+            mask[..self.last_choices.clamp(1, self.cfg.window)].fill(1.0);
+        }
         let mut remaining: Vec<f64> = Vec::with_capacity(self.cfg.k);
         let mut least = f64::INFINITY;
         let mut cap = f64::NAN;
@@ -410,7 +423,8 @@ impl TokenEnv {
             if f.dst != dst || sim.status(i) != Status::Active {
                 continue;
             }
-            remaining.push(f.size_bytes - sim.sent_bytes(i));
+            let r = f.size_bytes - sim.sent_bytes(i);
+            remaining.push(if r > 0.0 { r } else { 0.0 }); // no -0.0 from rounding
             if !f.deadline_s.is_nan() {
                 least = least.min(f.arrival_s + f.deadline_s - now);
             }
@@ -438,6 +452,18 @@ impl TokenEnv {
         act[2] = if least.is_finite() { (least * 1e3) as f32 } else { 0.0 };
         act[3] = if cnt > 0 { (rem / cap * 1e3) as f32 } else { 0.0 };
         act[4] = q.len() as f32;
+    }
+}
+
+/// `e` with the lane of a batch named in its message (without repeating its kind:
+/// "invalid action: env 3: action 7 out of range ...").
+fn in_lane(lane: usize, e: SimError) -> SimError {
+    match e {
+        SimError::InvalidConfig(m) => SimError::InvalidConfig(format!("env {lane}: {m}")),
+        SimError::Unsupported(m) => SimError::Unsupported(format!("env {lane}: {m}")),
+        SimError::InvalidAction(m) => SimError::InvalidAction(format!("env {lane}: {m}")),
+        SimError::Stalled(m) => SimError::Stalled(format!("env {lane}: {m}")),
+        other => other,
     }
 }
 
@@ -551,6 +577,18 @@ impl TokenVecEnv {
         stats[lane * EPISODE_STATS..(lane + 1) * EPISODE_STATS].copy_from_slice(&e.episode_stats());
     }
 
+    /// Marks lanes to be reset by the next `step` (or `reset_done`) as if their
+    /// episode had ended: a time limit truncating them.
+    pub fn truncate(&mut self, lanes: &[bool]) -> Result<()> {
+        if lanes.len() != self.envs.len() {
+            return Err(SimError::InvalidConfig(format!("expected {} lane flags, got {}", self.envs.len(), lanes.len())));
+        }
+        for (nr, &t) in self.needs_reset.iter_mut().zip(lanes) {
+            *nr |= t;
+        }
+        Ok(())
+    }
+
     /// Resets now every lane whose episode ended (same-step autoreset, for adapters such
     /// as SB3's VecEnv) and writes its first observation and statistics; the other lanes
     /// and the reward and terminated buffers are left as they are.
@@ -576,7 +614,7 @@ impl TokenVecEnv {
             if !self.needs_reset[lane] {
                 self.envs[lane]
                     .check_action(actions[lane])
-                    .map_err(|e| SimError::InvalidAction(format!("env {lane}: {e}")))?;
+                    .map_err(|e| in_lane(lane, e))?;
             }
         }
         let w = self.envs[0].cfg.window;
@@ -699,6 +737,33 @@ mod tests {
         env.reset(Some(0)).unwrap();
         assert!(env.step(5).unwrap_err().to_string().contains("out of range"));
         assert!(env.step(-1).unwrap_err().to_string().contains("out of range"));
+        assert!(env.step(5).unwrap_err().to_string().contains("expected 0 to 4"), "closed range of a window of 5");
+    }
+
+    #[test]
+    fn lane_errors_name_the_lane_once_and_the_terminal_mask_is_the_last_decisions() {
+        let mut v = TokenVecEnv::new(cfg(true), 2, 1).unwrap();
+        let (w, n) = (5, 2);
+        let (mut req, mut act, mut mask) = (vec![0f32; n * w * REQ_FEATURES], vec![0f32; n * ACTIVE_FEATURES], vec![0f32; n * w]);
+        let (mut rew, mut term, mut stats) = (vec![0f64; n], vec![false; n], vec![0f64; n * EPISODE_STATS]);
+        macro_rules! out {
+            () => {
+                TokenBatchOut { req: &mut req, act: &mut act, mask: &mut mask, reward: &mut rew, terminated: &mut term, stats: &mut stats }
+            };
+        }
+        v.reset(Some(&[0, 1]), out!()).unwrap();
+        let msg = v.step(&[0, 9], out!()).unwrap_err().to_string();
+        assert_eq!(msg, "invalid action: env 1: action 9 out of range: expected 0 to 4 (the window's positions)");
+        let mut last = vec![0f32; n * w];
+        loop {
+            last.copy_from_slice(&mask);
+            v.step(&[0, 0], out!()).unwrap();
+            if term[0] {
+                break;
+            }
+        }
+        assert!(mask[..w].iter().any(|&m| m > 0.0), "terminal mask all zeros");
+        assert_eq!(&mask[..w], &last[..w]);
     }
 }
 
@@ -972,6 +1037,18 @@ impl SwitchVecEnv {
         &self.needs_reset
     }
 
+    /// Marks lanes to be reset by the next `step` (or `reset_done`) as if their
+    /// episode had ended: a time limit truncating them.
+    pub fn truncate(&mut self, lanes: &[bool]) -> Result<()> {
+        if lanes.len() != self.envs.len() {
+            return Err(SimError::InvalidConfig(format!("expected {} lane flags, got {}", self.envs.len(), lanes.len())));
+        }
+        for (nr, &t) in self.needs_reset.iter_mut().zip(lanes) {
+            *nr |= t;
+        }
+        Ok(())
+    }
+
     pub fn set_next_trace(&mut self, lane: usize, flows: Vec<FlowSpec>) -> Result<()> {
         let n = self.envs.len();
         self.envs.get_mut(lane).ok_or_else(|| SimError::InvalidConfig(format!("lane {lane} out of range ({n} envs)")))?.set_next_trace(flows)
@@ -987,7 +1064,7 @@ impl SwitchVecEnv {
     /// Resets every lane (each must have its next trace set).
     pub fn reset(&mut self, mut out: SwitchBatchOut<'_>) -> Result<()> {
         for lane in 0..self.envs.len() {
-            self.envs[lane].reset().map_err(|e| SimError::InvalidAction(format!("env {lane}: {e}")))?;
+            self.envs[lane].reset().map_err(|e| in_lane(lane, e))?;
             self.needs_reset[lane] = false;
             self.write_lane(lane, &mut out);
             out.reward[lane] = 0.0;
@@ -1000,7 +1077,7 @@ impl SwitchVecEnv {
     pub fn reset_done(&mut self, mut out: SwitchBatchOut<'_>) -> Result<()> {
         for lane in 0..self.envs.len() {
             if self.needs_reset[lane] {
-                self.envs[lane].reset().map_err(|e| SimError::InvalidAction(format!("env {lane}: {e}")))?;
+                self.envs[lane].reset().map_err(|e| in_lane(lane, e))?;
                 self.needs_reset[lane] = false;
                 self.write_lane(lane, &mut out);
             }

@@ -313,6 +313,13 @@ impl PyTokenVecEnv {
     fn set_trace(&mut self, trace: &PyTrace) -> PyResult<()> {
         guarded(|| self.inner.set_trace(trace.flows.clone()))
     }
+
+    /// Marks the flagged lanes (bool, one per lane) to reset at the next step or
+    /// reset_done, as if their episode had ended (a time limit's truncation).
+    fn truncate(&mut self, lanes: PyReadonlyArray1<'_, bool>) -> PyResult<()> {
+        let l = lanes.as_slice()?;
+        guarded(|| self.inner.truncate(l))
+    }
 }
 
 /// Features per request and per active summary, and the episode statistics' names.
@@ -529,6 +536,13 @@ impl PySwitchVecEnv {
     /// The next trace of `lane` (used by its next reset).
     fn set_next_trace(&mut self, lane: usize, trace: &PyTrace) -> PyResult<()> {
         guarded(|| self.inner.set_next_trace(lane, trace.flows.clone()))
+    }
+
+    /// Marks the flagged lanes (bool, one per lane) to reset at the next step or
+    /// reset_done, as if their episode had ended (a time limit's truncation).
+    fn truncate(&mut self, lanes: PyReadonlyArray1<'_, bool>) -> PyResult<()> {
+        let l = lanes.as_slice()?;
+        guarded(|| self.inner.truncate(l))
     }
 
     fn reset<'py>(
