@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
+import warnings
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -19,7 +21,15 @@ from pathlib import Path
 from flowsched import workloads
 from flowsched.sim import ADMISSION_POLICIES, SCHEDULERS, simulate
 from flowsched.topology import BigSwitch, LeafSpine
-from flowsched.traces import TraceError, read_trace, write_trace
+from flowsched.traces import (
+    MAX_FLOWS,
+    TRACE_SUFFIXES,
+    TimeResolutionWarning,
+    TraceError,
+    check_hosts,
+    read_trace,
+    write_trace,
+)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -31,7 +41,11 @@ def _parser() -> argparse.ArgumentParser:
                    f"like exp:<mean_bytes>; known: {', '.join(workloads.distribution_names())}")
     g.add_argument("--sampling", choices=("ns2int", "linear", "step"), default=None,
                    help="how to read an empirical CDF (default: the file's native rule)")
-    g.add_argument("--load", type=float, required=True, help="offered load per host link, in (0, 1)")
+    g.add_argument("--load", type=float, required=True,
+                   help="offered load per host link, in (0, 1) (with --allow-overload: any load > 0)")
+    g.add_argument("--allow-overload", action="store_true",
+                   help="accept --load >= 1: the fabric is overloaded, queues grow without bound and FCTs "
+                        "grow with the trace length (no steady state)")
     g.add_argument("--hosts", type=int, required=True)
     g.add_argument("--link-gbps", type=float, default=10.0)
     g.add_argument("--flows", type=int, required=True)
@@ -66,7 +80,32 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+def _check_out_dir(path: str, option: str) -> None:
+    """Fail before any work when the output's directory is missing (no directory is created:
+    a mistyped path should not leave directories behind)."""
+    parent = Path(path).expanduser().parent
+    if not parent.is_dir():
+        what = "is not a directory" if parent.exists() else "does not exist"
+        raise ValueError(f"{option} {path}: the directory {str(parent)!r} {what} (create it first)")
+
+
 def _generate(a: argparse.Namespace) -> int:
+    if not (math.isfinite(a.load) and a.load > 0):
+        raise ValueError(f"--load must be {'> 0' if a.allow_overload else 'in (0, 1)'}, got {a.load!r}")
+    if a.load >= 1 and not a.allow_overload:
+        raise ValueError(f"--load must be in (0, 1), got {a.load!r}; a load >= 1 overloads the fabric (queues and "
+                         "FCTs grow with the trace length): pass --allow-overload to generate it anyway")
+    for name, v in (("--hosts", a.hosts), ("--flows", a.flows)):
+        if v < 1:
+            raise ValueError(f"{name} must be >= 1, got {v}")
+    check_hosts(a.hosts, "--hosts")
+    if a.flows > MAX_FLOWS:
+        raise ValueError(f"--flows must be at most MAX_FLOWS = {MAX_FLOWS}, got {a.flows}")
+    if not (math.isfinite(a.link_gbps) and a.link_gbps > 0):
+        raise ValueError(f"--link-gbps must be finite and > 0, got {a.link_gbps!r}")
+    if Path(a.out).suffix.lower() not in TRACE_SUFFIXES:
+        raise ValueError(f"--out must end in .csv or .parquet, got {a.out!r}")
+    _check_out_dir(a.out, "--out")
     dist = workloads.get_distribution(a.workload)
     if a.sampling is not None:
         if not isinstance(dist, workloads.EmpiricalCDF):
@@ -82,17 +121,22 @@ def _generate(a: argparse.Namespace) -> int:
 
 
 def _simulate(a: argparse.Namespace) -> int:
+    if a.out and Path(a.out).suffix not in (".csv", ".parquet"):
+        raise ValueError(f"--out must end in .csv or .parquet, got {a.out!r}")
+    for option, path in (("--out", a.out), ("--summary-json", a.summary_json)):
+        if path:
+            _check_out_dir(path, option)
     if a.topology == "leafspine":
         if a.hosts is not None:
             raise ValueError("--hosts applies to the big switch; a leaf-spine has --tors x --hosts-per-tor hosts")
         topo = LeafSpine(a.tors, a.hosts_per_tor, a.spines, a.link_gbps, a.core_gbps, ecmp_seed=a.seed)
         tr = read_trace(a.trace, hosts=topo.n_hosts)
     else:
-        tr = read_trace(a.trace, hosts=a.hosts)
-        hosts = a.hosts if a.hosts is not None else int(max(tr["src"].max(), tr["dst"].max())) + 1
+        if a.hosts is not None:
+            check_hosts(a.hosts, "--hosts")
+        tr = read_trace(a.trace, hosts=a.hosts, infer_hosts=a.hosts is None)
+        hosts = a.hosts if a.hosts is not None else max(int(max(tr["src"].max(), tr["dst"].max())) + 1, 2)
         topo = BigSwitch(hosts, a.link_gbps)
-    if a.out and Path(a.out).suffix not in (".csv", ".parquet"):
-        raise ValueError(f"--out must end in .csv or .parquet, got {a.out!r}")
     thresholds = None
     if a.pias_thresholds:
         try:
@@ -105,13 +149,18 @@ def _simulate(a: argparse.Namespace) -> int:
                         pias_thresholds_bytes=thresholds)
 
     t0 = time.perf_counter()
-    res = run(a.scheduler)
+    with warnings.catch_warnings():
+        # read_trace above already warned about the arrival column, if at all
+        warnings.filterwarnings("ignore", message=r".*column 'arrival_s'", category=TimeResolutionWarning)
+        res = run(a.scheduler)
     wall = time.perf_counter() - t0
     summ = res.summary()
     print(f"{len(tr)} flows, scheduler {a.scheduler}, {topo}: {wall:.2f} s wall, {res.stats['events']} events")
     print(summ)
     if a.compare:
-        cmp = res.compare(run(a.compare))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", TimeResolutionWarning)  # said for the first run
+            cmp = res.compare(run(a.compare))
         o = cmp["overall"]
         print(f"\n{a.scheduler} against {a.compare} (same trace; SCHED_TCP Table 2): {o['faster_pct']:.1f}% of flows "
               f"faster, {o['slower_pct']:.1f}% slower, {o['equal_pct']:.1f}% equal; mean gain "
@@ -130,12 +179,26 @@ def _simulate(a: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit code: 0, or 2 with one line
+    ``flowsched <command>: error: ...`` on stderr for bad input (a malformed trace, an
+    option out of range, a missing file or directory), 130 on Ctrl-C. SIGTERM is left to
+    its default action (the process ends by the signal: exit status 143 in a shell)."""
     args = _parser().parse_args(argv)
+    prefix = f"flowsched {args.command}"
+
+    def show(message, category, filename, lineno, file=None, line=None):  # noqa: ANN001
+        print(f"{prefix}: warning: {message}", file=sys.stderr if file is None else file)
+
     try:
-        return _generate(args) if args.command == "generate" else _simulate(args)
-    except (TraceError, ValueError, FileNotFoundError) as e:
-        print(f"flowsched {args.command}: error: {e}", file=sys.stderr)
+        with warnings.catch_warnings():
+            warnings.showwarning = show
+            return _generate(args) if args.command == "generate" else _simulate(args)
+    except (TraceError, ValueError, OSError) as e:
+        print(f"{prefix}: error: {e}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print(f"{prefix}: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

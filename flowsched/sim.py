@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -12,7 +13,7 @@ import pandas as pd
 from flowsched import _fabric
 from flowsched.metrics import DEFAULT_BUCKETS_BYTES, Summary, compare, summarize
 from flowsched.topology import BigSwitch, LeafSpine, Topology
-from flowsched.traces import read_trace, validate_trace
+from flowsched.traces import TimeResolutionWarning, read_trace, validate_trace
 
 #: Native schedulers (``gtcp:<inner>`` takes any priority scheduler as inner).
 SCHEDULERS: tuple[str, ...] = tuple(_fabric.scheduler_names())
@@ -27,7 +28,11 @@ class Results:
     ----------
     flows : one row per flow, in trace order, with ``id, arrival_s, src, dst, size_bytes,
         deadline_s, weight, finish_s, fct_s, ideal_fct_s, slowdown, deadline_met,
-        terminated, bytes_sent``. ``fct_s`` is finish - arrival plus the fixed path delay;
+        terminated, bytes_sent``. ``arrival_s`` and ``finish_s`` are on the trace's clock
+        (``finish_s`` rounded to the float64 step there: 2.4e-7 s at 1.7e9 s epoch seconds).
+        ``fct_s`` is finish - arrival plus the fixed path delay, computed on the simulator's
+        clock, which starts at the whole second at or below the first arrival
+        (:func:`time_origin_s`), so it does not depend on where the trace's clock starts;
         ``ideal_fct_s`` the FCT alone on an idle fabric given the data availability;
         ``deadline_met`` is NA for flows without a deadline.
     links : one row per link: ``link, capacity_Bps, bytes``.
@@ -78,6 +83,8 @@ def _make_native(
     pause_on_flow_change: bool = False,
     force_full_recompute: bool = False,
 ) -> _fabric.Simulator:
+    """The native simulator of a validated trace. Its clock counts from
+    :func:`time_origin_s` of the trace's arrivals (0 for a trace from :func:`_prepare`)."""
     if k is not None and admission is None:
         admission = "fifo"
     if admission is not None:
@@ -101,8 +108,10 @@ def _make_native(
     sdc_p = {"thresholds_bytes": (50 * 1460.0, 100 * 1460.0), "weights": (10.0, 5.0, 1.0)}
     sdc_p.update(sdc or {})
     t = trace
+    arrival = t["arrival_s"].to_numpy(np.float64)
+    origin = time_origin_s(arrival)  # 0 for a trace from _prepare (already rebased)
     return _fabric.Simulator(
-        t["arrival_s"].to_numpy(np.float64),
+        arrival - origin if origin else arrival,
         t["src"].to_numpy(np.int64),
         t["dst"].to_numpy(np.int64),
         t["size_bytes"].to_numpy(np.float64),
@@ -128,16 +137,77 @@ def _make_native(
     )
 
 
+#: Relative resolution of a flow's FCT (a few float64 steps of the simulated time at its
+#: end, over its ideal FCT) above which :func:`simulate` warns.
+FCT_RESOLUTION = 1e-3
+
+
+def time_origin_s(arrival_s: np.ndarray | pd.Series) -> float:
+    """Where the simulator's clock starts for a trace: the whole second at or below its first
+    arrival (0.0 for a trace that starts before 1 s).
+
+    Simulated time is ``arrival_s - time_origin_s``: the subtraction is exact for every valid
+    arrival (at most ``MAX_ARRIVAL_S`` = 1e15 < 2**53, so the origin is a float64 integer
+    and a multiple of each arrival's step when the step is <= 1 s, and Sterbenz's lemma covers
+    the arrivals within a factor 2 of it), so shifting a trace by a whole number of seconds
+    changes no simulated time, and times stay as fine-grained as the trace's span allows
+    instead of the float64 step of epoch seconds (2.4e-7 s at 1.7e9 s, 1.2e-4 s at 1e12 s).
+    """
+    a = np.asarray(arrival_s, dtype=np.float64)
+    return float(np.floor(a.min())) if a.size else 0.0
+
+
 def _prepare(trace: pd.DataFrame | str | os.PathLike[str], topology: Topology | None, link_gbps: float):
-    if isinstance(trace, (str, os.PathLike)):
-        trace = read_trace(trace)
-    if topology is None:
-        tr = validate_trace(trace)
-        hosts = int(max(tr["src"].max(), tr["dst"].max())) + 1
-        topology = BigSwitch(max(hosts, 2), link_gbps)
-    elif not isinstance(topology, (BigSwitch, LeafSpine)):
+    """The validated trace, rebased to the simulator's clock, and the topology.
+
+    The returned trace's ``arrival_s`` is ``arrival_s - time_origin_s`` (exact) and its
+    ``attrs["time_origin_s"]`` the origin: :func:`simulate` adds it back to ``arrival_s`` and
+    ``finish_s``. With no topology, a big switch at ``link_gbps`` with as many hosts as the
+    trace names (largest id + 1, at most ``MAX_INFERRED_HOST_ID`` + 1 this way).
+    """
+    if topology is not None and not isinstance(topology, (BigSwitch, LeafSpine)):
         raise TypeError(f"topology must be a BigSwitch or LeafSpine, got {type(topology).__name__}")
-    return validate_trace(trace, hosts=topology.n_hosts), topology
+    hosts = None if topology is None else topology.n_hosts
+    if isinstance(trace, (str, os.PathLike)):
+        tr = read_trace(trace, hosts=hosts, infer_hosts=topology is None)
+    else:
+        tr = validate_trace(trace, hosts=hosts, infer_hosts=topology is None)
+    if topology is None:
+        topology = BigSwitch(max(int(max(tr["src"].max(), tr["dst"].max())) + 1, 2), link_gbps)
+    origin = time_origin_s(tr["arrival_s"])
+    if origin != 0.0:
+        tr["arrival_s"] = tr["arrival_s"].to_numpy() - origin
+    tr.attrs["time_origin_s"] = origin
+    _warn_fct_resolution(tr, topology)
+    return tr, topology
+
+
+def _warn_fct_resolution(tr: pd.DataFrame, topology: Topology) -> None:
+    """Warn when some flow's FCT cannot be resolved to FCT_RESOLUTION (relative) in float64.
+
+    A flow's FCT is at least ``max(size / min(src, dst host rate), data_span_s)`` (its ideal
+    time), and its finish time is known to a few float64 steps of the simulated time then
+    (the core counts a flow finished within 8 steps of ``t``). A tiny flow late in a long
+    trace (1 B at 10 Gbps is 0.8 ns; the step at 1e5 s is 15 ps) gets a coarse FCT.
+    """
+    rate = np.asarray(topology._native()["host_gbps"], dtype=np.float64) * (1e9 / 8.0)
+    src, dst = tr["src"].to_numpy(), tr["dst"].to_numpy()
+    ideal = np.maximum(tr["size_bytes"].to_numpy() / np.minimum(rate[src], rate[dst]), tr["data_span_s"].to_numpy())
+    t = tr["arrival_s"].to_numpy() + ideal
+    rel = 8.0 * np.spacing(t) / ideal
+    bad = np.flatnonzero(rel > FCT_RESOLUTION)
+    if bad.size == 0:
+        return
+    w = int(bad[np.argmax(rel[bad])])
+    warnings.warn(
+        f"{bad.size} flow(s) are short against the float64 step of the simulated time they run at: their fct_s "
+        f"and slowdown are only resolved to {rel[w]:.2g} (relative) at worst, above FCT_RESOLUTION = "
+        f"{FCT_RESOLUTION:g}: row {w}, {float(tr['size_bytes'].iloc[w])!r} bytes, ideal FCT {ideal[w]:.3g} s, at "
+        f"simulated time {t[w]:.6g} s (counted from the first arrival's whole second), where a float64 step is "
+        f"{np.spacing(t[w]):.3g} s",
+        TimeResolutionWarning,
+        stacklevel=4,
+    )
 
 
 def simulate(
@@ -206,9 +276,14 @@ def simulate(
 
 
 def _collect(tr: pd.DataFrame, sim: _fabric.Simulator, scheduler: str) -> Results:
+    """Results in the trace's own clock: ``tr`` is rebased (see :func:`_prepare`) and its
+    ``attrs["time_origin_s"]`` is added back to ``arrival_s`` (exactly) and ``finish_s``;
+    ``fct_s``, ``slowdown`` and ``duration_s`` come from the rebased clock."""
     res = sim.results()
+    origin = float(tr.attrs.get("time_origin_s", 0.0))
     flows = tr[["id", "arrival_s", "src", "dst", "size_bytes", "deadline_s", "weight"]].copy()
-    flows["finish_s"] = res["finish_s"]
+    flows["arrival_s"] = flows["arrival_s"].to_numpy() + origin
+    flows["finish_s"] = res["finish_s"] + origin
     flows["fct_s"] = res["fct_s"]
     flows["ideal_fct_s"] = res["ideal_fct_s"]
     flows["slowdown"] = flows["fct_s"] / flows["ideal_fct_s"]
@@ -223,8 +298,8 @@ def _collect(tr: pd.DataFrame, sim: _fabric.Simulator, scheduler: str) -> Result
     links = pd.DataFrame({"link": names, "capacity_Bps": cap, "bytes": carried})
     # The run lasts until its last finish or termination: a terminated flow sends until
     # its deadline can no longer be met, at arrival + deadline - path delay.
-    t_term = flows["arrival_s"] + np.maximum(flows["deadline_s"] - res["path_delay_s"], 0.0)
-    ends = np.where(res["terminated"], t_term, flows["finish_s"])
+    t_term = tr["arrival_s"].to_numpy() + np.maximum(flows["deadline_s"].to_numpy() - res["path_delay_s"], 0.0)
+    ends = np.where(res["terminated"], t_term, res["finish_s"])
     end = np.nanmax(ends) if np.isfinite(ends).any() else float(tr["arrival_s"].max())
     duration = float(end - tr["arrival_s"].min())
     return Results(flows=flows, links=links, duration_s=duration, scheduler=scheduler, stats=dict(sim.stats()))

@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from flowsched.traces import MAX_HOSTS
+
 
 def _host_rates(hosts: int, rate: float | Sequence[float], what: str) -> np.ndarray:
     arr = np.asarray(rate, dtype=np.float64)
@@ -28,7 +30,7 @@ class BigSwitch:
 
     Parameters
     ----------
-    hosts : number of hosts (>= 2).
+    hosts : number of hosts (>= 2, at most ``flowsched.traces.MAX_HOSTS`` = 2**24).
     link_gbps : one rate for all hosts, or one rate per host (heterogeneous hosts).
     """
 
@@ -38,6 +40,9 @@ class BigSwitch:
     def __post_init__(self) -> None:
         if int(self.hosts) != self.hosts or self.hosts < 2:
             raise ValueError(f"BigSwitch: hosts must be an integer >= 2, got {self.hosts!r}")
+        if self.hosts > MAX_HOSTS:
+            raise ValueError(f"BigSwitch: hosts = {int(self.hosts)} is above the largest fabric flowsched simulates "
+                             f"(MAX_HOSTS = 2**24 = {MAX_HOSTS} hosts)")
         _host_rates(self.hosts, self.link_gbps, "BigSwitch")
 
     @property
@@ -75,6 +80,12 @@ class LeafSpine:
                 raise ValueError(f"LeafSpine: {name} must be an integer >= 1, got {v!r}")
         if self.tors * self.hosts_per_tor < 2:
             raise ValueError("LeafSpine: needs at least 2 hosts")
+        if self.tors * self.hosts_per_tor > MAX_HOSTS:
+            raise ValueError(f"LeafSpine: tors x hosts_per_tor = {int(self.tors * self.hosts_per_tor)} hosts is above the "
+                             f"largest fabric flowsched simulates (MAX_HOSTS = 2**24 = {MAX_HOSTS} hosts)")
+        if self.tors * self.spines > MAX_HOSTS:
+            raise ValueError(f"LeafSpine: tors x spines = {int(self.tors * self.spines)} ToR-spine link pairs is above "
+                             f"2**24 = {MAX_HOSTS} (the same bound as MAX_HOSTS)")
         if not (np.isfinite(self.core_gbps) and self.core_gbps > 0):
             raise ValueError(f"LeafSpine: core_gbps must be positive, got {self.core_gbps!r}")
         object.__setattr__(self, "_rates", _host_rates(self.n_hosts, self.host_gbps, "LeafSpine"))

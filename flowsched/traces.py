@@ -7,17 +7,23 @@ every generator in :mod:`flowsched.workloads`.
 Column contract
 ---------------
 ======================  ========  ==========================================================
-column                  dtype     meaning / constraint
+column                  dtype     meaning / constraint (limits: see "Limits" below)
 ======================  ========  ==========================================================
 ``id``                  int64     unique, >= 0; default ``0..n-1``
-``arrival_s``           float64   arrival time of the flow's first byte, finite, >= 0
+``arrival_s``           float64   arrival time of the flow's first byte in seconds, finite,
+                                  >= 0, at most ``MAX_ARRIVAL_S``; all arrivals within
+                                  ``MAX_ARRIVAL_SPAN_S`` of each other
 ``src``                 int64     source host, >= 0 (and < ``hosts`` when given)
 ``dst``                 int64     destination host, >= 0, != ``src`` (and < ``hosts``)
-``size_bytes``          float64   finite, > 0 (fluid model: fractional bytes are allowed)
-``deadline_s``          float64   relative to ``arrival_s``; NaN = no deadline, else > 0
-``weight``              float64   finite, > 0; default 1.0 (weighted FCT / WFPT)
-``data_span_s``         float64   finite, >= 0; default 0.0: the flow's data becomes
-                                  available uniformly over
+``size_bytes``          float64   in [``MIN_SIZE_BYTES``, ``MAX_SIZE_BYTES``] (fluid model:
+                                  fractional bytes are allowed)
+``deadline_s``          float64   relative to ``arrival_s`` (the flow must finish by
+                                  ``arrival_s + deadline_s``); NaN = no deadline, else
+                                  in (0, ``MAX_DEADLINE_S``]
+``weight``              float64   in [``MIN_WEIGHT``, ``MAX_WEIGHT``]; default 1.0
+                                  (weighted FCT / WFPT, ``wps``)
+``data_span_s``         float64   in [0, ``MAX_DATA_SPAN_S``]; default 0.0: the flow's data
+                                  becomes available uniformly over
                                   ``[arrival_s, arrival_s + data_span_s]``
                                   (aSCC's alpha model, see
                                   :func:`flowsched.workloads.add_data_span`)
@@ -30,6 +36,51 @@ are optional and get their defaults. Any other column is an error (nothing
 is silently dropped). The normalized frame always has all nine columns in
 the order of :data:`TRACE_COLUMNS` and a fresh ``RangeIndex``. Rows keep
 their order: the simulator sorts by arrival itself.
+
+Limits
+------
+Every value outside these limits is an error (:class:`TraceError`, naming
+the row, the column and the value); nothing is clipped. :data:`LIMITS` holds
+the same table.
+
+==========================  ================  ==============================================
+limit                       value             why
+==========================  ================  ==============================================
+``MIN_SIZE_BYTES``          1e-6 B            a positive size, not a denormal; smaller than
+                                              anything the generators' continuous size
+                                              distributions draw in practice
+``MAX_SIZE_BYTES``          1e15 B (1 PB)     sums over a trace stay far from overflow
+``MAX_ARRIVAL_S``           1e15 s            float64 steps are 0.125 s there; larger values
+                                              are usually ms, us or ns given as seconds
+``MAX_ARRIVAL_SPAN_S``      1e9 s (31.7 y)    last minus first arrival: simulated time is
+                                              counted from the first arrival, and float64
+                                              steps are 1.2e-7 s at 1e9 s
+``MAX_DEADLINE_S``          1e9 s             relative deadlines, within the same horizon
+``MAX_DATA_SPAN_S``         1e9 s             data spans, within the same horizon
+``MIN_WEIGHT``/``MAX_WEIGHT``  1e-6 / 1e6     weights are relative: a ratio of at most 1e12
+``MAX_FLOWS``               1e9 rows          the core indexes flows and path links with
+                                              32 bits (4 links per flow on a leaf-spine)
+``MAX_HOSTS``               2**24 hosts       largest fabric (``hosts``, or the host count of
+                                              a topology); host ids are < ``MAX_HOSTS``
+``MAX_INFERRED_HOST_ID``    100,000           with no host count given, the fabric is sized
+                                              from the largest host id (callers pass
+                                              ``infer_hosts=True``): a larger id needs an
+                                              explicit host count (``hosts=``, a topology,
+                                              ``--hosts``), so that one stray id cannot
+                                              allocate gigabytes
+==========================  ================  ==============================================
+
+Time resolution
+---------------
+A float64 arrival time ``t`` is only known to ``numpy.spacing(t)`` (2.4e-7 s
+at 1.7e9 s, epoch seconds; 1.2e-4 s at 1e12 s). When the spacing at the
+largest arrival is coarser than ``ARRIVAL_RESOLUTION_S`` (1 us), validation
+warns with a :class:`TimeResolutionWarning` that states the resolution (and
+the smallest gap between distinct arrivals): the input itself has lost
+resolution. The simulator (:func:`flowsched.simulate`) counts time from
+the whole second at or below the first arrival, so arrivals far from 0
+(epoch seconds) lose nothing more there: completion times are computed
+exactly as for the same trace starting near 0.
 
 Files: ``.csv`` (a header line, then one flow per line; an empty
 ``deadline_s`` cell means no deadline; ``size_known`` accepts
@@ -48,6 +99,7 @@ from __future__ import annotations
 
 import math
 import os
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -57,6 +109,21 @@ import pandas as pd
 
 __all__ = [
     "TraceError",
+    "TimeResolutionWarning",
+    "LIMITS",
+    "MIN_SIZE_BYTES",
+    "MAX_SIZE_BYTES",
+    "MAX_ARRIVAL_S",
+    "MAX_ARRIVAL_SPAN_S",
+    "MAX_DEADLINE_S",
+    "MAX_DATA_SPAN_S",
+    "MIN_WEIGHT",
+    "MAX_WEIGHT",
+    "MAX_FLOWS",
+    "MAX_HOSTS",
+    "MAX_INFERRED_HOST_ID",
+    "ARRIVAL_RESOLUTION_S",
+    "check_hosts",
     "TRACE_COLUMNS",
     "REQUIRED_COLUMNS",
     "OPTIONAL_DEFAULTS",
@@ -94,6 +161,45 @@ OPTIONAL_DEFAULTS: dict[str, Any] = {
 TRACE_SUFFIXES: tuple[str, ...] = (".csv", ".parquet")
 """File suffixes accepted by :func:`read_trace` and :func:`write_trace`."""
 
+MIN_SIZE_BYTES: float = 1e-6
+"""Smallest ``size_bytes`` (bytes)."""
+MAX_SIZE_BYTES: float = 1e15
+"""Largest ``size_bytes`` (bytes)."""
+MAX_ARRIVAL_S: float = 1e15
+"""Largest ``arrival_s`` (seconds)."""
+MAX_ARRIVAL_SPAN_S: float = 1e9
+"""Largest difference between the last and the first arrival (seconds)."""
+MAX_DEADLINE_S: float = 1e9
+"""Largest (relative) ``deadline_s`` (seconds)."""
+MAX_DATA_SPAN_S: float = 1e9
+"""Largest ``data_span_s`` (seconds)."""
+MIN_WEIGHT: float = 1e-6
+"""Smallest ``weight``."""
+MAX_WEIGHT: float = 1e6
+"""Largest ``weight``."""
+MAX_FLOWS: int = 10**9
+"""Most rows (flows) in a trace."""
+MAX_HOSTS: int = 2**24
+"""Most hosts of a fabric; host ids are below it."""
+MAX_INFERRED_HOST_ID: int = 100_000
+"""Largest host id accepted when the fabric is sized from the trace (no host count given)."""
+ARRIVAL_RESOLUTION_S: float = 1e-6
+"""Float64 spacing at the largest arrival above which validation warns (seconds)."""
+
+LIMITS: dict[str, tuple[float, float]] = {
+    "size_bytes": (MIN_SIZE_BYTES, MAX_SIZE_BYTES),
+    "arrival_s": (0.0, MAX_ARRIVAL_S),
+    "arrival span (last - first arrival_s)": (0.0, MAX_ARRIVAL_SPAN_S),
+    "deadline_s": (0.0, MAX_DEADLINE_S),  # exclusive at 0; NaN = none
+    "data_span_s": (0.0, MAX_DATA_SPAN_S),
+    "weight": (MIN_WEIGHT, MAX_WEIGHT),
+    "rows (flows)": (1, MAX_FLOWS),
+    "hosts (host count)": (2, MAX_HOSTS),
+    "src/dst with no host count": (0, MAX_INFERRED_HOST_ID),
+}
+"""The limits of the trace contract, ``name -> (lowest, highest)``, both inclusive
+except ``deadline_s > 0`` (see the module docstring for the reasons)."""
+
 _INT_COLUMNS = ("id", "src", "dst")
 _FLOAT_COLUMNS = ("arrival_s", "size_bytes", "deadline_s", "weight", "data_span_s")
 _TRUE_STRINGS = frozenset({"true", "1"})
@@ -102,6 +208,25 @@ _FALSE_STRINGS = frozenset({"false", "0"})
 
 class TraceError(ValueError):
     """A trace (frame or file) breaks the column contract of :mod:`flowsched.traces`."""
+
+
+class TimeResolutionWarning(UserWarning):
+    """Times in a trace (or of a simulation) are resolved more coarsely than they should be:
+    float64 arrivals far from 0 (see "Time resolution" in :mod:`flowsched.traces`), or
+    flows whose completion time is short against the float64 step of the simulated time
+    at which they run (:func:`flowsched.simulate`)."""
+
+
+def check_hosts(hosts: Any, what: str = "hosts") -> int:
+    """``hosts`` as an int in ``[2, MAX_HOSTS]``, or a ValueError naming ``what``."""
+    if isinstance(hosts, bool) or not isinstance(hosts, (int, np.integer)) or hosts < 2:
+        raise ValueError(f"{what} must be an integer >= 2, got {hosts!r}")
+    if hosts > MAX_HOSTS:
+        raise ValueError(
+            f"{what} = {int(hosts)} is above the largest fabric flowsched simulates "
+            f"(MAX_HOSTS = 2**24 = {MAX_HOSTS} hosts)"
+        )
+    return int(hosts)
 
 
 # ----------------------------------------------------------------------------
@@ -319,7 +444,9 @@ def _to_bool(series: pd.Series, column: str, source: str, locate: Locator) -> np
 # ----------------------------------------------------------------------------
 
 
-def validate_trace(df: pd.DataFrame, hosts: int | None = None, *, source: str = "trace") -> pd.DataFrame:
+def validate_trace(
+    df: pd.DataFrame, hosts: int | None = None, *, source: str = "trace", infer_hosts: bool = False
+) -> pd.DataFrame:
     """Check a trace against the column contract and return a normalized copy.
 
     Parameters
@@ -334,6 +461,11 @@ def validate_trace(df: pd.DataFrame, hosts: int | None = None, *, source: str = 
         ``< hosts``.
     source : str
         Name used in error messages (a file path, a generator name).
+    infer_hosts : bool
+        The caller will size the fabric from the largest host id (``hosts`` is None):
+        then a host id above :data:`MAX_INFERRED_HOST_ID` is an error that asks for an
+        explicit host count. Without it (and without ``hosts``), host ids are only
+        checked against :data:`MAX_HOSTS`.
 
     Returns
     -------
@@ -351,18 +483,33 @@ def validate_trace(df: pd.DataFrame, hosts: int | None = None, *, source: str = 
         required column, ``size_bytes <= 0``, a negative or non-finite
         ``arrival_s``, ``src == dst``, a host out of range, a duplicate
         ``id``, a bad ``size_known`` value, ``weight <= 0``, a negative
-        ``data_span_s`` or ``deadline_s <= 0``.
+        ``data_span_s``, ``deadline_s <= 0``, or any value outside the
+        limits of the contract (:data:`LIMITS`).
+
+    Warns
+    -----
+    TimeResolutionWarning
+        When the float64 spacing at the largest arrival is coarser than
+        :data:`ARRIVAL_RESOLUTION_S` (the message states the resolution and
+        the smallest gap between distinct arrivals).
     """
     if not isinstance(df, pd.DataFrame):
         raise TraceError(f"{source}: a trace must be a pandas DataFrame, got {type(df).__name__}")
-    return _validate(df, hosts, source, _frame_locator(df.index))
+    return _validate(df, hosts, source, _frame_locator(df.index), infer_hosts)
 
 
-def _validate(df: pd.DataFrame, hosts: int | None, source: str, locate: Locator) -> pd.DataFrame:
+def _validate(
+    df: pd.DataFrame, hosts: int | None, source: str, locate: Locator, infer_hosts: bool = False
+) -> pd.DataFrame:
     if hosts is not None:
         if isinstance(hosts, bool) or not isinstance(hosts, (int, np.integer)) or hosts < 2:
             raise TraceError(f"{source}: hosts must be an integer >= 2 or None, got {hosts!r}")
-        hosts = int(hosts)
+        try:
+            hosts = check_hosts(hosts)
+        except ValueError as exc:
+            raise TraceError(f"{source}: {exc}") from None
+        if infer_hosts:
+            raise TraceError(f"{source}: infer_hosts=True sizes the fabric from the trace; it excludes hosts={hosts}")
     columns = [str(c).strip() if isinstance(c, str) else c for c in df.columns]
     dup = sorted({str(c) for c in columns if columns.count(c) > 1})
     if dup:
@@ -386,6 +533,8 @@ def _validate(df: pd.DataFrame, hosts: int | None, source: str, locate: Locator)
         )
     if len(df) == 0:
         raise _fail(source, None, None, "empty trace (no flows)")
+    if len(df) > MAX_FLOWS:
+        raise _fail(source, None, None, f"{len(df)} rows (flows): at most MAX_FLOWS = {MAX_FLOWS} are allowed")
     frame = df.copy(deep=False)
     frame.columns = columns
     n = len(frame)
@@ -399,14 +548,51 @@ def _validate(df: pd.DataFrame, hosts: int | None, source: str, locate: Locator)
     a = out["arrival_s"]
     _first_bad(~np.isfinite(a), a, source=source, locate=locate, column="arrival_s", what="must be finite")
     _first_bad(a < 0, a, source=source, locate=locate, column="arrival_s", what="must be >= 0 (negative arrival)")
+    _first_bad(
+        a > MAX_ARRIVAL_S,
+        a,
+        source=source,
+        locate=locate,
+        column="arrival_s",
+        what=f"must be <= MAX_ARRIVAL_S = {MAX_ARRIVAL_S:g} s (arrival_s is in seconds: is it in ms, us or ns?)",
+    )
+    _check_span(a, source, locate)
     s = out["size_bytes"]
     _first_bad(~np.isfinite(s), s, source=source, locate=locate, column="size_bytes", what="must be finite")
     _first_bad(s <= 0, s, source=source, locate=locate, column="size_bytes", what="must be > 0")
+    _first_bad(
+        (s < MIN_SIZE_BYTES) | (s > MAX_SIZE_BYTES),
+        s,
+        source=source,
+        locate=locate,
+        column="size_bytes",
+        what=f"must be within [MIN_SIZE_BYTES, MAX_SIZE_BYTES] = [{MIN_SIZE_BYTES:g}, {MAX_SIZE_BYTES:g}] bytes",
+    )
 
     # --- hosts
     for col in ("src", "dst"):
         v = _to_int(frame[col], col, source, locate)
         _first_bad(v < 0, v, source=source, locate=locate, column=col, what="host must be >= 0")
+        if hosts is None:
+            _first_bad(
+                v >= MAX_HOSTS,
+                v,
+                source=source,
+                locate=locate,
+                column=col,
+                what=f"host id above the largest fabric (MAX_HOSTS = 2**24 = {MAX_HOSTS} hosts, ids 0..{MAX_HOSTS - 1})",
+            )
+        if infer_hosts:
+            _first_bad(
+                v > MAX_INFERRED_HOST_ID,
+                v,
+                source=source,
+                locate=locate,
+                column=col,
+                what=f"host id above MAX_INFERRED_HOST_ID = {MAX_INFERRED_HOST_ID} with no host count given (the "
+                "fabric would be sized from the largest id: give the host count, hosts=, a topology or --hosts, "
+                "if the fabric really has that many hosts)",
+            )
         if hosts is not None:
             _first_bad(
                 v >= hosts,
@@ -469,6 +655,14 @@ def _validate(df: pd.DataFrame, hosts: int | None, source: str, locate: Locator)
             column="deadline_s",
             what="must be > 0 (relative to arrival_s; NaN/empty = no deadline)",
         )
+        _first_bad(
+            has & (d > MAX_DEADLINE_S),
+            d,
+            source=source,
+            locate=locate,
+            column="deadline_s",
+            what=f"must be <= MAX_DEADLINE_S = {MAX_DEADLINE_S:g} s (relative to arrival_s; NaN/empty = no deadline)",
+        )
         out["deadline_s"] = d
     else:
         out["deadline_s"] = np.full(n, np.nan)
@@ -476,6 +670,14 @@ def _validate(df: pd.DataFrame, hosts: int | None, source: str, locate: Locator)
         w = _to_float(frame["weight"], "weight", source, locate)
         _first_bad(
             ~(np.isfinite(w) & (w > 0)), w, source=source, locate=locate, column="weight", what="must be finite and > 0"
+        )
+        _first_bad(
+            (w < MIN_WEIGHT) | (w > MAX_WEIGHT),
+            w,
+            source=source,
+            locate=locate,
+            column="weight",
+            what=f"must be within [MIN_WEIGHT, MAX_WEIGHT] = [{MIN_WEIGHT:g}, {MAX_WEIGHT:g}]",
         )
         out["weight"] = w
     else:
@@ -486,6 +688,14 @@ def _validate(df: pd.DataFrame, hosts: int | None, source: str, locate: Locator)
             ~np.isfinite(sp), sp, source=source, locate=locate, column="data_span_s", what="must be finite (and >= 0)"
         )
         _first_bad(sp < 0, sp, source=source, locate=locate, column="data_span_s", what="must be >= 0 (negative data span)")
+        _first_bad(
+            sp > MAX_DATA_SPAN_S,
+            sp,
+            source=source,
+            locate=locate,
+            column="data_span_s",
+            what=f"must be <= MAX_DATA_SPAN_S = {MAX_DATA_SPAN_S:g} s",
+        )
         out["data_span_s"] = sp
     else:
         out["data_span_s"] = np.zeros(n)
@@ -496,7 +706,42 @@ def _validate(df: pd.DataFrame, hosts: int | None, source: str, locate: Locator)
 
     result = pd.DataFrame({c: out[c] for c in TRACE_COLUMNS})
     result.attrs.update(df.attrs)
+    _warn_resolution(a, source, locate)
     return result
+
+
+def _check_span(a: np.ndarray, source: str, locate: Locator) -> None:
+    """The arrivals (finite, in [0, MAX_ARRIVAL_S]) span at most MAX_ARRIVAL_SPAN_S."""
+    lo, hi = int(np.argmin(a)), int(np.argmax(a))
+    span = float(a[hi]) - float(a[lo])
+    if span > MAX_ARRIVAL_SPAN_S:
+        raise _fail(
+            source,
+            locate(hi),
+            "arrival_s",
+            f"the arrivals span {span:.6g} s, from {_show(a[lo])} ({locate(lo)}) to {_show(a[hi])}; at most "
+            f"MAX_ARRIVAL_SPAN_S = {MAX_ARRIVAL_SPAN_S:g} s between the first and the last arrival",
+        )
+
+
+def _warn_resolution(a: np.ndarray, source: str, locate: Locator) -> None:
+    """Warn when the float64 spacing at the largest arrival exceeds ARRIVAL_RESOLUTION_S."""
+    hi = int(np.argmax(a))
+    step = float(np.spacing(a[hi]))
+    if step <= ARRIVAL_RESOLUTION_S:
+        return
+    distinct = np.unique(a)
+    gap = f"{float(np.diff(distinct).min()):.3g} s" if distinct.size > 1 else "none (a single arrival time)"
+    warnings.warn(
+        f"{source}, column 'arrival_s': the largest arrival, {_show(a[hi])} s ({locate(hi)}), is resolved "
+        f"to {step:.3g} s in float64, coarser than ARRIVAL_RESOLUTION_S = {ARRIVAL_RESOLUTION_S:g} s "
+        f"(smallest gap between distinct arrivals: {gap}); the arrival times and their order are only "
+        "known to that step. The simulator counts time from the first arrival and loses nothing more, "
+        "but the input has: write arrival_s relative to a nearer origin (e.g. minus the trace's start) "
+        "to keep the resolution of the source (and check that arrival_s is in seconds).",
+        TimeResolutionWarning,
+        stacklevel=4,
+    )
 
 
 # ----------------------------------------------------------------------------
@@ -513,7 +758,7 @@ def _suffix(path: Path) -> str:
     return suffix
 
 
-def read_trace(path: str | os.PathLike[str], hosts: int | None = None) -> pd.DataFrame:
+def read_trace(path: str | os.PathLike[str], hosts: int | None = None, *, infer_hosts: bool = False) -> pd.DataFrame:
     """Read and validate a trace from a ``.csv`` or ``.parquet`` file.
 
     Parameters
@@ -522,6 +767,9 @@ def read_trace(path: str | os.PathLike[str], hosts: int | None = None) -> pd.Dat
         File to read; the format is chosen by the suffix (case-insensitive).
     hosts : int or None
         Passed to the validation (``src``/``dst`` must be ``< hosts``).
+    infer_hosts : bool
+        Passed to the validation: the fabric will be sized from the largest host
+        id, which must then be at most :data:`MAX_INFERRED_HOST_ID`.
 
     Returns
     -------
@@ -553,7 +801,7 @@ def read_trace(path: str | os.PathLike[str], hosts: int | None = None) -> pd.Dat
             raise TraceError(f"{source}: cannot read Parquet file: {exc}") from exc
         if not isinstance(df.index, pd.RangeIndex):
             df = df.reset_index(drop=True)
-        return _validate(df, hosts, source, _positions_locator(None, "row"))
+        return _validate(df, hosts, source, _positions_locator(None, "row"), infer_hosts)
     try:
         raw = pd.read_csv(
             p,
@@ -581,7 +829,7 @@ def read_trace(path: str | os.PathLike[str], hosts: int | None = None) -> pd.Dat
             f"{source}: line 1 (header): empty column name(s) (is there a trailing comma?); "
             f"allowed columns are {list(TRACE_COLUMNS)}"
         )
-    return _validate(raw, hosts, source, _positions_locator(lines, "line"))
+    return _validate(raw, hosts, source, _positions_locator(lines, "line"), infer_hosts)
 
 
 def _float_strings(values: np.ndarray, *, empty_nan: bool = False) -> np.ndarray:
