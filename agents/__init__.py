@@ -18,3 +18,27 @@ from omegaconf import OmegaConf
 if not OmegaConf.has_resolver("flowsched.mul"):
     # ${flowsched.mul:a,b,...}: product of numbers (e.g. a batch size of n_steps * lanes)
     OmegaConf.register_new_resolver("flowsched.mul", lambda *xs: math.prod(xs))
+
+
+def unique_dir(path: str) -> str:
+    """Creates the directory ``path`` and returns it, or ``path-2``, ``path-3``, ... when it
+    exists: ``os.mkdir`` is atomic, so two runs started at the same moment (same
+    timestamp in the name) never get the same directory. Used by train.yaml and
+    evaluate.yaml's ``hydra.run.dir`` and ``hydra.sweep.dir`` as
+    ``${flowsched.unique_dir:outputs/...}``; cached, so Hydra resolves it once per run
+    (a multirun's jobs share their sweep directory and get their own subdirectories)."""
+    import os
+
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    candidate, n = path, 1
+    while True:
+        try:
+            os.mkdir(candidate)
+            return candidate
+        except FileExistsError:
+            n += 1
+            candidate = f"{path}-{n}"
+
+
+if not OmegaConf.has_resolver("flowsched.unique_dir"):
+    OmegaConf.register_new_resolver("flowsched.unique_dir", unique_dir, use_cache=True)
