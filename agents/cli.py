@@ -1,6 +1,17 @@
-"""Hydra entry points: ``train.py`` / ``flowsched-train`` and ``evaluate.py`` / ``flowsched-evaluate``."""
+"""Hydra entry points: ``train.py`` / ``flowsched-train`` and ``evaluate.py`` / ``flowsched-evaluate``.
+
+Before Hydra composes the config, an override that names an unknown option of a config
+group (``experiment=token_highlaod``) stops with the valid options; after composing,
+the config is checked (types, ranges, unknown keys) before anything is built. A config
+error exits 1 with a one-paragraph message, without a traceback.
+
+Exit codes of ``train.py``: 0 finished; 1 a config or runtime error; 130 stopped by
+SIGINT and 143 stopped by SIGTERM (128 + the signal number, as a shell reports a
+process killed by the signal), both after saving a checkpoint to resume from.
+"""
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import hydra
@@ -8,24 +19,55 @@ from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig
 
 import flowsched.agents  # noqa: F401  (registers the config resolvers)
+from flowsched.agents.config_checks import ConfigError, check_group_names
+
+
+def _config_error(script: str, e: ConfigError) -> SystemExit:
+    return SystemExit(f"{script}: error: {e}")
 
 
 @hydra.main(version_base="1.3", config_path="pkg://flowsched.configs", config_name="train")
-def train_main(cfg: DictConfig) -> None:
-    """Train ``agent`` on ``env``/``workload``/``topology``, then evaluate it against the baselines."""
+def _train(cfg: DictConfig) -> None:
     from flowsched.agents.training import main_config_check, train
 
-    if not cfg.get("resume"):
-        main_config_check(cfg)
-    status = train(cfg, Path(HydraConfig.get().runtime.output_dir))
+    hc = HydraConfig.get()
+    try:
+        if not cfg.get("resume"):
+            main_config_check(cfg)
+        status = train(cfg, Path(hc.runtime.output_dir), overrides=list(hc.overrides.task),
+                       choices=dict(hc.runtime.choices))
+    except ConfigError as e:
+        raise _config_error("train.py", e) from None
     print(f"run directory: {status['run_dir']} ({status['status']}, {status['num_timesteps']} steps)")
     if status["status"] == "interrupted":
-        raise SystemExit(130)
+        raise SystemExit(128 + int(status.get("signal", 2)))
 
 
 @hydra.main(version_base="1.3", config_path="pkg://flowsched.configs", config_name="evaluate")
-def evaluate_main(cfg: DictConfig) -> None:
-    """Evaluate policies (baselines and checkpoints) over workloads x loads x seeds."""
+def _evaluate(cfg: DictConfig) -> None:
+    from flowsched.agents.config_checks import check_evaluate_config
     from flowsched.agents.report import evaluate
 
-    evaluate(cfg, Path(HydraConfig.get().runtime.output_dir))
+    try:
+        check_evaluate_config(cfg)
+        evaluate(cfg, Path(HydraConfig.get().runtime.output_dir))
+    except ConfigError as e:
+        raise _config_error("evaluate.py", e) from None
+
+
+def train_main() -> None:
+    """Train ``agent`` on ``env``/``workload``/``topology``, then evaluate it against the baselines."""
+    try:
+        check_group_names(sys.argv[1:])
+    except ConfigError as e:
+        raise _config_error("train.py", e) from None
+    _train()
+
+
+def evaluate_main() -> None:
+    """Evaluate policies (baselines and checkpoints) over workloads x loads x seeds."""
+    try:
+        check_group_names(sys.argv[1:])
+    except ConfigError as e:
+        raise _config_error("evaluate.py", e) from None
+    _evaluate()

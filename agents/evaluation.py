@@ -6,6 +6,7 @@ that seed, so all policies see the same arrivals, sizes and deadlines.
 """
 from __future__ import annotations
 
+import difflib
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -17,6 +18,8 @@ import pandas as pd
 from omegaconf import DictConfig, OmegaConf
 
 from flowsched import baselines
+from flowsched.agents.checkpoints import dir_candidates, load_newest_readable, sb3_candidates
+from flowsched.agents.config_checks import ConfigError
 from flowsched.agents.envs import effective_load, make_env
 
 
@@ -33,19 +36,24 @@ class PolicySpec:
 def find_checkpoint(path: str | Path) -> tuple[Path, Path]:
     """(checkpoint .zip, run dir) for a run directory (its final ``model.zip``, else its
     latest checkpoint) or a checkpoint path inside a run directory."""
+    ckpts, run_dir = checkpoint_candidates(path)
+    return ckpts[0], run_dir
+
+
+def checkpoint_candidates(path: str | Path) -> tuple[list[Path], Path]:
+    """([checkpoints newest first], run dir) for a run directory (``model.zip``, then
+    ``checkpoints/step_<n>.zip`` by decreasing n) or ([that checkpoint], run dir) for a
+    checkpoint path inside a run directory."""
     p = Path(path).expanduser().resolve()
     if p.is_dir():
-        run_dir = p
-        if (p / "model.zip").exists():
-            return p / "model.zip", run_dir
-        ckpts = sorted((p / "checkpoints").glob("step_*.zip"), key=lambda c: int(c.stem.split("_")[1]))
+        ckpts = sb3_candidates(p)
         if not ckpts:
             raise FileNotFoundError(f"no model.zip and no checkpoints/step_*.zip in {p}")
-        return ckpts[-1], run_dir
+        return ckpts, p
     if not p.exists():
         raise FileNotFoundError(f"no such checkpoint or run directory: {path}")
     run_dir = p.parent.parent if p.parent.name == "checkpoints" else p.parent
-    return p, run_dir
+    return [p], run_dir
 
 
 def baseline_kwargs(cfg: DictConfig) -> dict[str, Any]:
@@ -67,15 +75,18 @@ def load_checkpoint(path: str | Path, device: str = "auto") -> tuple[PolicySpec,
     from hydra.utils import get_class
 
     p = Path(path).expanduser().resolve()
-    rl = p / "rllib_checkpoint" if (p / "rllib_checkpoint").is_dir() else (p if p.name == "rllib_checkpoint" else None)
+    rl = p / "rllib_checkpoint" if dir_candidates(p / "rllib_checkpoint") else (p if p.name == "rllib_checkpoint" else None)
     if rl is not None:
         from flowsched.agents.rllib import RLlibPolicy
 
         cfg = run_config(rl.parent)
-        return PolicySpec(f"{cfg.agent.name}@{rl.parent.name}", RLlibPolicy.from_checkpoint(str(rl)), False, str(rl)), cfg
-    ckpt, run_dir = find_checkpoint(path)
+        policy, used = load_newest_readable(dir_candidates(rl), lambda c: RLlibPolicy.from_checkpoint(str(c)),
+                                            "RLlib checkpoint")
+        return PolicySpec(f"{cfg.agent.name}@{rl.parent.name}", policy, False, str(used)), cfg
+    ckpts, run_dir = checkpoint_candidates(path)
     cfg = run_config(run_dir)
-    model = get_class(cfg.agent.model._target_).load(str(ckpt), device=device)
+    cls = get_class(cfg.agent.model._target_)
+    model, ckpt = load_newest_readable(ckpts, lambda c: cls.load(str(c), device=device), "checkpoint")
     label = f"{cfg.agent.name}@{run_dir.name}" + ("" if ckpt.name == "model.zip" else f":{ckpt.stem}")
     return PolicySpec(label, model, bool(cfg.agent.get("masked", False)), str(ckpt)), cfg
 
@@ -92,11 +103,13 @@ def resolve_policies(names: Sequence[str], family: str, device: str = "auto",
         elif Path(name).expanduser().exists():
             spec, run_cfg = load_checkpoint(name, device)
             if run_cfg.env.family != family:
-                raise ValueError(f"{name} was trained on env {run_cfg.env.family!r}, evaluating on {family!r}")
+                raise ConfigError(f"policies: {name} was trained on env {run_cfg.env.family!r}, evaluating on {family!r}")
             out.append(spec)
         else:
-            known = ", ".join(baselines.BASELINES.get(family, ()))
-            raise ValueError(f"{name!r} is neither a {family} baseline ({known}) nor an existing checkpoint/run dir")
+            valid = baselines.BASELINES.get(family, ())
+            close = difflib.get_close_matches(name, valid, n=1, cutoff=0.6)
+            raise ConfigError(f"unknown policy {name!r}: not a {family} baseline ({', '.join(valid)}) and no checkpoint "
+                              "or run directory at that path" + (f" (did you mean {close[0]!r}?)" if close else ""))
     return out
 
 

@@ -9,6 +9,7 @@ from typing import Any
 import pandas as pd
 from omegaconf import DictConfig, OmegaConf
 
+from flowsched.agents.config_checks import ConfigError, unknown_name
 from flowsched.agents.evaluation import (
     baseline_kwargs, draw_figures, evaluate_grid, format_table, resolve_policies, summarize,
 )
@@ -23,7 +24,7 @@ def workload_config(name: str) -> DictConfig:
     if not f.is_file():
         known = sorted(p.name[:-5] for p in (resources.files("flowsched.configs") / "workload").iterdir()
                        if p.name.endswith(".yaml"))
-        raise ValueError(f"unknown workload {name!r}; known: {', '.join(known)}")
+        raise ConfigError(unknown_name("workload", name, known))
     return OmegaConf.create(f.read_text())  # type: ignore[return-value]
 
 
@@ -36,7 +37,7 @@ def evaluate(cfg: DictConfig, out_dir: Path) -> dict[str, Any]:
         wcfg = cfg.workload if wname == cfg.workload.name else workload_config(str(wname))
         fams = wcfg.get("env_families")
         if fams is not None and family not in fams:
-            raise ValueError(f"workload {wname!r} is for env {list(fams)}, not {family!r}")
+            raise ConfigError(f"workloads: workload {wname!r} is for env {list(fams)}, not {family!r}")
         for load in cfg.loads:
             cells.append((str(wname), wcfg, None if load is None else float(load)))
     seeds = list(range(int(cfg.seed), int(cfg.seed) + int(cfg.seeds)))

@@ -127,12 +127,24 @@ class SwitchScoreModule(TorchRLModule, ValueFunctionAPI):
 MODULES = {"flowsched/TokenScheduling-v0": MaskedTokenModule, "flowsched/SwitchScheduling-v0": SwitchScoreModule}
 
 
+def module_for(env_id: str) -> type:
+    """The RLModule of ``env_id``, whatever its version suffix (``-v0``, ``-v1``, ...):
+    a new version of an env keeps its observation layout's module."""
+    base = env_id.rsplit("-v", 1)[0]
+    for k, m in MODULES.items():
+        if k.rsplit("-v", 1)[0] == base:
+            return m
+    raise ValueError(f"no RLModule for {env_id!r}; known: {', '.join(MODULES)} (any version)")
+
+
 def init_ray(address: str | None = None, num_cpus: int | None = None) -> None:
     """Connects to the Ray cluster at ``address`` ("host:port"; Ray 2.60 clients use token
     authentication, ``RAY_AUTH_MODE=token`` with the cluster's token), or starts a fresh
     local Ray with ``num_cpus`` (default: the machine's) that never attaches to a running
-    cluster by accident."""
+    cluster by accident. Before a local start, leftovers of a local Ray whose driver was
+    killed with SIGKILL are stopped (:mod:`flowsched.agents.ray_cleanup`)."""
     import os
+    import sys
 
     import ray
 
@@ -142,6 +154,11 @@ def init_ray(address: str | None = None, num_cpus: int | None = None) -> None:
         os.environ.setdefault("RAY_AUTH_MODE", "token")
         ray.init(address=address, log_to_driver=False)
     else:
+        from flowsched.agents.ray_cleanup import cleanup_stale_ray
+
+        # processes of a local Ray whose driver was killed with SIGKILL (their raylet is gone)
+        for pid, cmd in cleanup_stale_ray():
+            print(f"stopped a leftover Ray process of a killed driver: {pid} {cmd[:60]}", file=sys.stderr)
         os.environ.setdefault("RAY_AUTH_MODE", "disabled")
         ray.init(address="local", num_cpus=num_cpus or os.cpu_count(), include_dashboard=False, log_to_driver=False)
 
@@ -172,8 +189,7 @@ def ppo_config(
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
-    if env_id not in MODULES:
-        raise ValueError(f"no RLModule for {env_id!r}; known: {', '.join(MODULES)}")
+    module = module_for(env_id)
     return (
         PPOConfig()
         .environment(f"flowsched:{env_id}", env_config=dict(env_config or {}))
@@ -182,7 +198,7 @@ def ppo_config(
         .training(train_batch_size_per_learner=train_batch_size, minibatch_size=minibatch_size, num_epochs=num_epochs,
                   lr=lr, gamma=gamma, lambda_=gae_lambda, entropy_coeff=entropy_coeff, use_kl_loss=use_kl_loss,
                   vf_loss_coeff=vf_loss_coeff)
-        .rl_module(rl_module_spec=RLModuleSpec(module_class=MODULES[env_id], model_config={"hidden": list(hidden)}))
+        .rl_module(rl_module_spec=RLModuleSpec(module_class=module, model_config={"hidden": list(hidden)}))
         .debugging(seed=seed)
     )
 
@@ -256,6 +272,7 @@ def train_rllib(cfg: Any, run_dir: Any, *, resume: bool, baseline_specs: list[An
     from ray.rllib.algorithms.algorithm import Algorithm
 
     from flowsched.agents.callbacks import StopOnSignal
+    from flowsched.agents.checkpoints import dir_candidates, load_newest_readable, replace_dir
     from flowsched.agents.envs import env_kwargs
     from flowsched.agents.evaluation import PolicySpec
     from flowsched.agents.logs import make_logger
@@ -268,9 +285,12 @@ def train_rllib(cfg: Any, run_dir: Any, *, resume: bool, baseline_specs: list[An
     init_ray(cfg.get("ray", {}).get("address"), cfg.get("ray", {}).get("num_cpus"))
     ckpt = run_dir / "rllib_checkpoint"
     if resume:
-        if not ckpt.is_dir():
+        # the newest readable of rllib_checkpoint/ and rllib_checkpoint.prev/ (a damaged one is named in a warning)
+        if not dir_candidates(ckpt):
             raise FileNotFoundError(f"no RLlib checkpoint to resume in {ckpt}")
-        algo = Algorithm.from_checkpoint(str(ckpt))
+        algo, used = load_newest_readable(dir_candidates(ckpt), lambda p: Algorithm.from_checkpoint(str(p)),
+                                          "RLlib checkpoint")
+        log(f"Loaded {used}")
     else:
         algo = ppo_config(
             cfg.env.id, env_kwargs(cfg, masked=True), num_env_runners=int(a.num_env_runners),
@@ -302,16 +322,17 @@ def train_rllib(cfg: Any, run_dir: Any, *, resume: bool, baseline_specs: list[An
                     logger.record(f"losses/{key}", float(learner[key]))
             logger.dump(steps)
             if next_ckpt is not None and steps >= next_ckpt:
-                algo.save_to_path(str(ckpt))
+                replace_dir(ckpt, lambda d: algo.save_to_path(str(d)))
                 next_ckpt = (steps // every + 1) * every
             out_of_time = budget is not None and time.monotonic() - started >= float(budget)
     finally:
         stop.uninstall()
-    algo.save_to_path(str(ckpt))
+    replace_dir(ckpt, lambda d: algo.save_to_path(str(d)))
     status: dict[str, Any] = {"run_dir": str(run_dir), "wall_s": time.time() - t0, "num_timesteps": steps,
                               "checkpoint": str(ckpt)}
     if stop.stopped_by is not None and steps < total:
         status["status"] = "interrupted"
+        status["signal"] = int(stop.stopped_by)
         log(f"\nStopped by signal {stop.stopped_by} at step {steps}; saved {ckpt}.\nResume with: python train.py resume={run_dir}")
     else:
         status["status"] = "finished"

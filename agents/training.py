@@ -12,10 +12,12 @@ import pandas as pd
 from hydra.utils import get_class, instantiate
 from omegaconf import DictConfig
 
+from flowsched.agents.checkpoints import atomic_write_text, load_newest_readable, save_sb3, sb3_candidates
+from flowsched.agents.config_checks import ConfigError, check_train_config, merge_resume_overrides, saved_choices
 from flowsched.agents.callbacks import Checkpoints, EpisodeCharts, LinearEpsilon, PeriodicEval, StopOnSignal, TimeBudget
 from flowsched.agents.envs import make_vec_env
 from flowsched.agents.evaluation import (
-    PolicySpec, baseline_kwargs, find_checkpoint, format_table, resolve_policies, run_config, run_episodes, summarize,
+    PolicySpec, baseline_kwargs, format_table, resolve_policies, run_config, run_episodes, summarize,
 )
 from flowsched.agents.logs import make_logger
 
@@ -41,15 +43,59 @@ def _episode_means(rows: list[dict[str, Any]]) -> dict[str, float]:
 
 
 def _save(model: Any, path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    model.save(str(path))
-    env = model.get_env()
-    if hasattr(env, "obs_rms"):  # VecNormalize (reward only): keep its statistics for resume
-        env.save(str(path.with_suffix(".vecnormalize.pkl")))
+    save_sb3(model, path)  # atomic: temporary file, fsync, rename
 
 
-def latest_checkpoint(run_dir: Path) -> Path:
-    return find_checkpoint(run_dir)[0] if not (run_dir / "model.zip").exists() else run_dir / "model.zip"
+def _write_status(run_dir: Path, status: dict[str, Any]) -> None:
+    atomic_write_text(run_dir / "run.json", json.dumps({k: v for k, v in status.items() if k != "summary"}, indent=1))
+
+
+#: what a fresh run refuses to write over (a run directory given twice with hydra.run.dir=)
+RUN_FILES = ("run.json", "model.zip", "checkpoints", "rllib_checkpoint")
+
+
+def load_for_resume(run_dir: Path, model_cls: Any, env: Any, device: str) -> tuple[Any, Any, Path]:
+    """The newest readable SB3 checkpoint of ``run_dir`` (``model.zip``, then
+    ``checkpoints/step_<n>.zip`` newest first) with its VecNormalize statistics; a
+    damaged one is skipped with a warning naming it. Returns (model, env, path)."""
+
+    def load(ckpt: Path) -> tuple[Any, Any]:
+        model = model_cls.load(str(ckpt), env=env, device=device)
+        stats = ckpt.with_suffix(".vecnormalize.pkl")
+        e = env
+        if hasattr(env, "obs_rms"):
+            if not stats.exists():
+                raise FileNotFoundError(f"{stats} (the reward normalization of {ckpt.name}) is missing")
+            from stable_baselines3.common.vec_env import VecNormalize
+
+            e = VecNormalize.load(str(stats), env.venv)
+            model.set_env(e)
+        return model, e
+
+    candidates = sb3_candidates(run_dir)
+    if not candidates:
+        raise FileNotFoundError(f"no model.zip and no checkpoints/step_*.zip to resume in {run_dir}")
+    (model, env), ckpt = load_newest_readable(candidates, load, "checkpoint")
+    return model, env, ckpt
+
+
+def _resume_config(cfg: DictConfig, run_dir: Path, overrides: list[str] | None,
+                   choices: dict[str, Any] | None) -> tuple[DictConfig, list[str]]:
+    if not run_dir.is_dir():
+        raise ConfigError(f"resume={cfg.resume}: no such run directory")
+    try:
+        saved = run_config(run_dir)
+    except FileNotFoundError as e:
+        raise ConfigError(f"resume={cfg.resume}: {e}") from None
+    if not overrides:
+        return saved, []
+    merged, applied = merge_resume_overrides(saved, cfg, overrides, choices, saved_choices(run_dir))
+    if applied:
+        from omegaconf import OmegaConf
+
+        # the run's config now carries the change, so a later resume keeps it
+        atomic_write_text(run_dir / ".hydra" / "config.yaml", OmegaConf.to_yaml(merged))
+    return merged, applied
 
 
 def final_evaluation(cfg: DictConfig, specs: list[PolicySpec], out_dir: Path) -> pd.DataFrame:
@@ -69,18 +115,32 @@ def final_evaluation(cfg: DictConfig, specs: list[PolicySpec], out_dir: Path) ->
     return summary
 
 
-def train(cfg: DictConfig, run_dir: Path) -> dict[str, Any]:
+def train(cfg: DictConfig, run_dir: Path, overrides: list[str] | None = None,
+          choices: dict[str, Any] | None = None) -> dict[str, Any]:
     """Runs ``cfg`` in ``run_dir`` (the Hydra output dir). With ``cfg.resume`` set, the
-    run directory, config and step count are those of the run to resume."""
+    run directory, config and step count are those of the run to resume; ``overrides``
+    (the command line's, e.g. ``total_timesteps=250000``) are applied to its saved config
+    where that is safe and refused otherwise (:func:`merge_resume_overrides`;
+    ``choices``: the command line's group options).
+
+    Raises :class:`ConfigError` for a config that cannot run (checked before anything
+    is built)."""
     import torch
 
     started = time.monotonic()  # the time budget counts from here: setup (and Ray's start) included
     resume = cfg.get("resume")
+    applied: list[str] = []
     if resume:
         run_dir = Path(resume).expanduser().resolve()
-        cfg = run_config(run_dir)
-        _log(f"Resuming {run_dir} with its saved config")
+        cfg, applied = _resume_config(cfg, run_dir, overrides, choices)
+        _log(f"Resuming {run_dir} with its saved config" + (f"; applied: {'; '.join(applied)}" if applied else ""))
     run_dir = Path(run_dir)
+    check_train_config(cfg)
+    if not resume:
+        taken = [f for f in RUN_FILES if (run_dir / f).exists()]
+        if taken:
+            raise ConfigError(f"{run_dir} already holds a run ({', '.join(taken)}); give a new hydra.run.dir, "
+                              f"or continue that run with resume={run_dir}")
     if cfg.get("torch_threads"):
         torch.set_num_threads(int(cfg.torch_threads))
     from stable_baselines3.common.utils import set_random_seed
@@ -102,7 +162,9 @@ def train(cfg: DictConfig, run_dir: Path) -> dict[str, Any]:
         from flowsched.agents.rllib import train_rllib
 
         status = train_rllib(cfg, run_dir, resume=bool(resume), baseline_specs=baselines_specs, log=_log, started=started)
-        (run_dir / "run.json").write_text(json.dumps({k: v for k, v in status.items() if k != "summary"}, indent=1))
+        if applied:
+            status["resume_overrides"] = applied
+        _write_status(run_dir, status)
         return status
 
     masked = bool(agent.get("masked", False))
@@ -110,14 +172,7 @@ def train(cfg: DictConfig, run_dir: Path) -> dict[str, Any]:
     env = make_vec_env(cfg, int(cfg.env.num_envs), masked=masked, gamma=gamma)
     device = cfg.get("device", "auto")
     if resume:
-        ckpt = latest_checkpoint(run_dir)
-        model = get_class(agent.model._target_).load(str(ckpt), env=env, device=device)
-        stats = ckpt.with_suffix(".vecnormalize.pkl")
-        if stats.exists() and hasattr(env, "obs_rms"):
-            from stable_baselines3.common.vec_env import VecNormalize
-
-            env = VecNormalize.load(str(stats), env.venv)
-            model.set_env(env)
+        model, env, ckpt = load_for_resume(run_dir, get_class(agent.model._target_), env, device)
         _log(f"Loaded {ckpt} at step {model.num_timesteps}")
     else:
         model = instantiate(agent.model, env=env, seed=int(cfg.seed), device=device, verbose=0, _convert_="all")
@@ -146,6 +201,8 @@ def train(cfg: DictConfig, run_dir: Path) -> dict[str, Any]:
         e = agent.epsilon
         callbacks.append(LinearEpsilon(e.start, e.end, e.fraction, total))
     remaining = total - int(model.num_timesteps)
+    if resume and remaining <= 0:
+        _log(f"The run is at step {model.num_timesteps}, total_timesteps={total}: nothing left to train")
     t0 = time.time()
     stop.install()
     try:
@@ -155,11 +212,14 @@ def train(cfg: DictConfig, run_dir: Path) -> dict[str, Any]:
     finally:
         stop.uninstall()
     status: dict[str, Any] = {"run_dir": str(run_dir), "wall_s": time.time() - t0}
+    if applied:
+        status["resume_overrides"] = applied
     if stop.stopped_by is not None:
         model.num_timesteps = stop.rollout_start_timesteps  # the partial rollout was not trained on
         path = run_dir / "checkpoints" / f"step_{model.num_timesteps}.zip"
         _save(model, path)
-        status.update(status="interrupted", num_timesteps=int(model.num_timesteps), checkpoint=str(path))
+        status.update(status="interrupted", signal=int(stop.stopped_by), num_timesteps=int(model.num_timesteps),
+                      checkpoint=str(path))
         _log(f"\nStopped by signal {stop.stopped_by} at step {model.num_timesteps}; saved {path}.\n"
              f"Resume with: python train.py resume={run_dir}")
     else:
@@ -176,7 +236,7 @@ def train(cfg: DictConfig, run_dir: Path) -> dict[str, Any]:
             if f"{k}_mean" in row:
                 logger.record(f"eval/final_{k}", float(row[f"{k}_mean"]))
         logger.dump(model.num_timesteps)
-    (run_dir / "run.json").write_text(json.dumps({k: v for k, v in status.items() if k != "summary"}, indent=1))
+    _write_status(run_dir, status)
     logger.close()
     env.close()
     if wandb_run is not None:
@@ -186,6 +246,7 @@ def train(cfg: DictConfig, run_dir: Path) -> dict[str, Any]:
 
 def main_config_check(cfg: DictConfig) -> None:
     """Early, readable errors for combinations that cannot work."""
+    check_train_config(cfg)
     fam = cfg.env.family
     allowed = cfg.agent.get("env_families")
     if allowed is not None and fam not in allowed:

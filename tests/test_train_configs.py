@@ -91,10 +91,10 @@ def test_agent(agent):
         env.step(action)
         return
     if cfg.agent.kind == "rllib":  # the PPOConfig and the project's RLModule for this env (no Ray needed)
-        from flowsched.agents.rllib import MODULES, ppo_config
+        from flowsched.agents.rllib import module_for, ppo_config
 
         c = ppo_config(cfg.env.id, env_kwargs(cfg), hidden=tuple(cfg.agent.algo.hidden))
-        assert c.rl_module_spec.module_class is MODULES[cfg.env.id]
+        assert c.rl_module_spec.module_class is module_for(cfg.env.id)
         env = make_env(cfg)
         m = c.rl_module_spec.module_class(observation_space=env.observation_space, action_space=env.action_space,
                                           model_config={"hidden": list(cfg.agent.algo.hidden)})

@@ -1,0 +1,379 @@
+"""Early, readable checks of ``train.py`` / ``evaluate.py`` configs: unknown config names
+(with the valid ones and a did-you-mean), values of the wrong type or range, unknown keys
+where a typo would otherwise be ignored, and the overrides that may (or may not) be
+given with ``resume=``. Every error names the key and the value."""
+from __future__ import annotations
+
+import copy
+import difflib
+import inspect
+import math
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from omegaconf import DictConfig, ListConfig, OmegaConf
+
+#: the config groups of train.yaml / evaluate.yaml (configs/<group>/<option>.yaml)
+GROUPS = ("env", "workload", "topology", "agent", "logger", "experiment")
+#: seeds reach numpy's legacy seeding (SB3's set_random_seed), which takes 0 .. 2**32 - 1
+SEED_MAX = 2**32 - 1
+
+
+class ConfigError(ValueError):
+    """A config that cannot run; the message names the key, the value and what is allowed."""
+
+
+def group_options(group: str) -> list[str]:
+    """The option names of a config group (``configs/<group>/*.yaml``)."""
+    d = resources.files("flowsched.configs") / group
+    if not d.is_dir():
+        return []
+    return sorted(p.name[:-5] for p in d.iterdir() if p.name.endswith(".yaml"))
+
+
+def unknown_name(what: str, name: str, valid: Iterable[str]) -> str:
+    """``unknown <what> '<name>'; valid: a, b, c (did you mean 'b'?)``."""
+    valid = list(valid)
+    close = difflib.get_close_matches(str(name), valid, n=1, cutoff=0.6)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    return f"unknown {what} {name!r}; valid: {', '.join(valid)}{hint}"
+
+
+_FLAGS_WITH_CONFIG_DIRS = ("-cp", "--config-path", "-cd", "--config-dir")
+
+
+def check_group_names(args: Sequence[str]) -> None:
+    """Raises :class:`ConfigError` for a command-line override that selects a config group
+    option that does not exist (``experiment=token_highlaod``, ``agent=a,typo``). Only the
+    shipped groups are checked; with ``--config-dir``/``--config-path`` (other search paths)
+    Hydra's own check is left to report."""
+    if any(a.split("=", 1)[0] in _FLAGS_WITH_CONFIG_DIRS for a in args):
+        return
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    parser = None
+    errors = []
+    for a in args:
+        m = re.match(r"^(\+{1,2})?([A-Za-z_]+)(@[\w.]*)?=", a)
+        if a.startswith("-") or not m or m.group(2) not in GROUPS:
+            continue
+        parser = parser or OverridesParser.create()
+        try:
+            o = parser.parse_override(a)
+        except Exception:  # noqa: BLE001 - a malformed override: Hydra's parser reports it
+            continue
+        group = o.key_or_group
+        if o.is_sweep_override():
+            values = list(o.sweep_string_iterator())
+        else:
+            values = [None if o.value() is None else o.get_value_element_as_str()]
+        valid = group_options(group)
+        for v in values:
+            if v is not None and v not in valid:
+                errors.append(unknown_name(group, v, valid))
+    if errors:
+        raise ConfigError("\n".join(errors))
+
+
+# ---------------------------------------------------------------- values and keys
+
+
+class _Checker:
+    def __init__(self, cfg: DictConfig) -> None:
+        self.cfg, self.errors = cfg, []
+
+    def get(self, key: str) -> Any:
+        try:
+            v = OmegaConf.select(self.cfg, key, throw_on_missing=True)
+        except Exception as e:  # noqa: BLE001 - interpolation and missing-value errors
+            self.errors.append(f"{key}: cannot be read ({type(e).__name__}: {e})")
+            return _BAD
+        return OmegaConf.to_container(v, resolve=True) if isinstance(v, (DictConfig, ListConfig)) else v
+
+    def fail(self, key: str, value: Any, want: str) -> None:
+        self.errors.append(f"{key}={value!r}: {want}")
+
+    def integer(self, key: str, lo: int | None = None, hi: int | None = None, none: bool = False) -> None:
+        v = self.get(key)
+        if v is _BAD or (v is None and none):
+            return
+        want = "must be an integer" + (f" >= {lo}" if lo is not None and hi is None else "") + (
+            f" in [{lo}, {hi}]" if lo is not None and hi is not None else "") + (" or null" if none else "")
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v != int(v):
+            return self.fail(key, v, want)
+        if (lo is not None and v < lo) or (hi is not None and v > hi):
+            self.fail(key, v, want)
+
+    def number(self, key: str, gt: float | None = None, ge: float | None = None, le: float | None = None,
+               none: bool = False) -> None:
+        v = self.get(key)
+        if v is _BAD or (v is None and none):
+            return
+        want = "must be a finite number" + (f" > {gt}" if gt is not None else "") + (f" >= {ge}" if ge is not None else "") + (
+            f" <= {le}" if le is not None else "") + (" or null" if none else "")
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+            return self.fail(key, v, want)
+        if (gt is not None and not v > gt) or (ge is not None and not v >= ge) or (le is not None and not v <= le):
+            self.fail(key, v, want)
+
+    def boolean(self, key: str) -> None:
+        v = self.get(key)
+        if v is not _BAD and not isinstance(v, bool):
+            self.fail(key, v, "must be true or false")
+
+    def string(self, key: str, choices: Sequence[str] | None = None, none: bool = False) -> None:
+        v = self.get(key)
+        if v is _BAD or (v is None and none):
+            return
+        if not isinstance(v, str):
+            return self.fail(key, v, "must be a string" + (" or null" if none else ""))
+        if choices is not None and v not in choices:
+            self.errors.append(f"{key}={v!r}: " + unknown_name(key, v, choices))
+
+    def str_list(self, key: str, nonempty: bool = True) -> None:
+        v = self.get(key)
+        if v is _BAD:
+            return
+        if not isinstance(v, list) or not all(isinstance(x, str) for x in v) or (nonempty and not v):
+            self.fail(key, v, "must be a non-empty list of names" if nonempty else "must be a list of names")
+
+    def keys(self, key: str, allowed: Iterable[str], none: bool = False) -> None:
+        """Unknown keys of the mapping at ``key`` ("" for the root): a typo would be ignored."""
+        node = self.cfg if key == "" else OmegaConf.select(self.cfg, key)
+        if node is None and none:
+            return
+        if not isinstance(node, DictConfig):
+            self.errors.append(f"{key or 'config'}: must be a mapping, got {node!r}")
+            return
+        allowed = list(allowed)
+        for k in node.keys():
+            if k not in allowed:
+                full = f"{key}.{k}" if key else str(k)
+                self.errors.append(f"{full}: unknown key ({unknown_name('key', k, allowed).split('; ', 1)[1]})")
+
+    def raise_errors(self, what: str) -> None:
+        if self.errors:
+            raise ConfigError(f"invalid {what} config:\n  " + "\n  ".join(self.errors))
+
+
+_BAD = object()
+
+TRAIN_KEYS = ("env", "workload", "topology", "agent", "logger", "seed", "device", "torch_threads", "total_timesteps",
+              "time_budget_s", "progress_bar", "resume", "ray", "checkpoint", "eval")
+EVALUATE_KEYS = ("env", "workload", "topology", "agent", "policies", "workloads", "loads", "seeds", "seed", "device",
+                 "figures", "per_flow", "metric", "launcher", "ray")
+AGENT_KEYS = {
+    "sb3": ("name", "kind", "masked", "env_families", "model", "epsilon"),
+    "rllib": ("name", "kind", "masked", "env_families", "num_env_runners", "num_envs_per_env_runner", "algo"),
+    "baseline": ("name", "kind", "env_families", "policy"),
+}
+#: agent.algo of an RLlib agent: the arguments of flowsched.agents.rllib.ppo_config that train_rllib passes
+RLLIB_ALGO_KEYS = ("lr", "gamma", "gae_lambda", "entropy_coeff", "use_kl_loss", "vf_loss_coeff", "train_batch_size",
+                   "minibatch_size", "num_epochs", "hidden")
+WANDB_KEYS = ("mode", "project", "entity", "group", "id")
+
+
+def _common(c: _Checker) -> None:
+    c.keys("workload", ("name", "load", "env_families"))
+    c.number("workload.load", gt=0, none=True)
+    c.keys("ray", ("address", "num_cpus"))
+    c.string("ray.address", none=True)
+    c.integer("ray.num_cpus", lo=1, none=True)
+    c.string("device")
+
+
+def _model_keys(c: _Checker, model: DictConfig) -> None:
+    """agent.model's keys against the SB3 class's constructor (a typo fails here, before
+    the envs are built, with the close match)."""
+    target = model.get("_target_")
+    if not isinstance(target, str):
+        c.errors.append(f"agent.model._target_={target!r}: must name an SB3 model class")
+        return
+    try:
+        from hydra.utils import get_class
+
+        cls = get_class(target)
+    except Exception as e:  # noqa: BLE001
+        c.errors.append(f"agent.model._target_={target!r}: cannot be imported ({e})")
+        return
+    params = inspect.signature(cls.__init__).parameters
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        return
+    allowed = [p for p in params if p not in ("self", "env")]
+    for k in model.keys():
+        if str(k).startswith("_") and str(k).endswith("_"):
+            continue
+        if k not in allowed:
+            c.errors.append(f"agent.model.{k}: not an argument of {target} ({unknown_name('key', k, allowed).split('; ', 1)[1]})")
+
+
+def check_train_config(cfg: DictConfig) -> None:
+    """Raises :class:`ConfigError` listing every bad value and unknown key of a train config."""
+    c = _Checker(cfg)
+    c.keys("", TRAIN_KEYS)
+    c.integer("seed", 0, SEED_MAX)
+    c.integer("total_timesteps", lo=1)
+    c.number("time_budget_s", gt=0, none=True)
+    c.integer("torch_threads", lo=0, none=True)
+    c.boolean("progress_bar")
+    c.keys("checkpoint", ("every",))
+    c.integer("checkpoint.every", lo=0)
+    c.keys("eval", ("every", "episodes", "final_episodes", "seed", "baselines"))
+    c.integer("eval.every", lo=0)
+    c.integer("eval.episodes", lo=1)
+    c.integer("eval.final_episodes", lo=1)
+    c.integer("eval.seed", 0, SEED_MAX)
+    c.str_list("eval.baselines", nonempty=False)
+    c.keys("logger", ("tensorboard", "wandb"))
+    c.boolean("logger.tensorboard")
+    if cfg.get("logger") is not None and cfg.logger.get("wandb") is not None:
+        c.keys("logger.wandb", WANDB_KEYS)
+        c.string("logger.wandb.mode", ("offline", "online", "disabled"))
+    c.integer("env.num_envs", lo=1)
+    _common(c)
+    agent = cfg.get("agent")
+    kind = agent.get("kind") if isinstance(agent, DictConfig) else None
+    if kind not in AGENT_KEYS:
+        c.fail("agent.kind", kind, f"must be one of {', '.join(AGENT_KEYS)}")
+    else:
+        c.keys("agent", AGENT_KEYS[kind])
+        if kind == "sb3":
+            if isinstance(agent.get("model"), DictConfig):
+                _model_keys(c, agent.model)
+                for k in ("n_steps", "batch_size", "n_epochs"):
+                    if k in agent.model:
+                        c.integer(f"agent.model.{k}", lo=1)
+                if "gamma" in agent.model:
+                    c.number("agent.model.gamma", gt=0, le=1)
+            else:
+                c.errors.append("agent.model: an SB3 agent needs a model mapping with _target_")
+            if agent.get("epsilon") is not None:
+                c.keys("agent.epsilon", ("start", "end", "fraction"))
+                for k in ("start", "end", "fraction"):
+                    c.number(f"agent.epsilon.{k}", ge=0, le=1)
+        elif kind == "rllib":
+            c.integer("agent.num_env_runners", lo=0)
+            c.integer("agent.num_envs_per_env_runner", lo=1)
+            c.keys("agent.algo", RLLIB_ALGO_KEYS)
+            for k in ("train_batch_size", "minibatch_size", "num_epochs"):
+                c.integer(f"agent.algo.{k}", lo=1)
+            c.number("agent.algo.lr", gt=0)
+            c.number("agent.algo.gamma", gt=0, le=1)
+    c.raise_errors("train")
+
+
+def check_evaluate_config(cfg: DictConfig) -> None:
+    """Raises :class:`ConfigError` listing every bad value and unknown key of an evaluate config."""
+    c = _Checker(cfg)
+    c.keys("", EVALUATE_KEYS)
+    c.integer("seeds", lo=1)
+    c.integer("seed", 0, SEED_MAX)
+    seed, seeds = c.get("seed"), c.get("seeds")
+    if not c.errors and seed + seeds - 1 > SEED_MAX:
+        c.errors.append(f"seed={seed!r}, seeds={seeds!r}: the last seed {seed + seeds - 1} is above {SEED_MAX}")
+    c.str_list("policies")
+    c.str_list("workloads")
+    ws = c.get("workloads")
+    if isinstance(ws, list):
+        valid = group_options("workload")
+        c.errors += [f"workloads: {unknown_name('workload', w, valid)}" for w in ws if isinstance(w, str) and w not in valid]
+    loads = c.get("loads")
+    if loads is not _BAD:
+        if not isinstance(loads, list) or not loads:
+            c.fail("loads", loads, "must be a non-empty list of loads (numbers > 0, or null for the workload's own)")
+        else:
+            for i, x in enumerate(loads):
+                if x is not None and (isinstance(x, bool) or not isinstance(x, (int, float)) or not x > 0
+                                      or not math.isfinite(x)):
+                    c.fail(f"loads[{i}]", x, "must be a number > 0 or null (the workload's own load)")
+    c.boolean("figures")
+    c.boolean("per_flow")
+    c.string("launcher", ("local", "ray"))
+    _common(c)
+    c.raise_errors("evaluate")
+
+
+# ---------------------------------------------------------------- overrides at resume
+
+#: keys that may change at ``resume=``: budgets, logging, evaluation and checkpoint
+#: frequency, where it runs. Everything else would change the experiment.
+SAFE_AT_RESUME = ("total_timesteps", "time_budget_s", "progress_bar", "device", "torch_threads", "logger",
+                  "eval.every", "eval.episodes", "eval.final_episodes", "eval.baselines", "checkpoint.every", "ray")
+
+
+def _safe(key: str) -> bool:
+    return any(key == s or key.startswith(s + ".") for s in SAFE_AT_RESUME)
+
+
+def _plain(v: Any) -> Any:
+    return OmegaConf.to_container(v, resolve=True) if isinstance(v, (DictConfig, ListConfig)) else v
+
+
+def saved_choices(run_dir: Path) -> dict[str, Any] | None:
+    """The group options a run was started with (its ``.hydra/hydra.yaml``), or None."""
+    f = Path(run_dir) / ".hydra" / "hydra.yaml"
+    if not f.exists():
+        return None
+    try:
+        ch = OmegaConf.select(OmegaConf.load(f), "hydra.runtime.choices")
+    except Exception:  # noqa: BLE001
+        return None
+    return None if ch is None else dict(OmegaConf.to_container(ch))  # type: ignore[arg-type]
+
+
+def merge_resume_overrides(saved: DictConfig, current: DictConfig, overrides: Sequence[str],
+                           choices: Mapping[str, Any] | None, saved_choice: Mapping[str, Any] | None
+                           ) -> tuple[DictConfig, list[str]]:
+    """The saved config of a run with the command line's overrides applied where that is
+    safe (:data:`SAFE_AT_RESUME`); ``current`` is the config composed from the resume
+    command line. An override that would change the experiment (env, workload, topology,
+    agent or its hyperparameters, seed, ...) is refused with a :class:`ConfigError`
+    naming it, unless it equals the saved value (then it changes nothing).
+
+    Returns the merged config and one line per applied change."""
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    parser = OverridesParser.create()
+    merged = copy.deepcopy(saved)
+    applied, refused = [], []
+    for text in overrides:
+        o = parser.parse_override(text)
+        key = o.key_or_group
+        if key == "resume":
+            continue
+        if o.is_delete():
+            refused.append(f"{text}: deleting a key at resume is not supported")
+            continue
+        if key in GROUPS:
+            now = None if choices is None else choices.get(key)
+            then = None if saved_choice is None else saved_choice.get(key)
+            if _safe(key):
+                merged[key] = _plain(current[key])
+                applied.append(f"{key}: {then} -> {now}")
+            elif saved_choice is None or now != then:
+                refused.append(f"{text}: the run was started with {key}={then}")
+            continue
+        new = _plain(OmegaConf.select(current, key))
+        try:
+            old = _plain(OmegaConf.select(saved, key))
+        except Exception:  # noqa: BLE001
+            old = "<unreadable>"
+        if new == old:
+            continue
+        if _safe(key):
+            OmegaConf.update(merged, key, new, merge=False, force_add=True)
+            applied.append(f"{key}: {old!r} -> {new!r}")
+        else:
+            refused.append(f"{text}: the run has {key}={old!r}")
+    if refused:
+        raise ConfigError(
+            "resume: these overrides would change the experiment, so they are refused (start a new run instead):\n  "
+            + "\n  ".join(refused) + f"\nAt resume you may override: {', '.join(SAFE_AT_RESUME)}.")
+    return merged, applied
+
+
+__all__ = ["ConfigError", "GROUPS", "SAFE_AT_RESUME", "SEED_MAX", "check_evaluate_config", "check_group_names",
+           "check_train_config", "group_options", "merge_resume_overrides", "saved_choices", "unknown_name"]
