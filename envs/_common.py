@@ -44,6 +44,25 @@ def check_box_action(action: Any, space: spaces.Box, what: str) -> np.ndarray:
     return np.ascontiguousarray(a, dtype=np.float32)
 
 
+def check_lane_actions(actions: Any, space: spaces.Box, live: np.ndarray, what: str) -> np.ndarray:
+    """A batch of Box actions (``space`` is the batched space) checked lane by lane:
+    the lanes in ``live`` must lie in the single space (the error names the lane), the
+    others (about to reset) are ignored and zeroed. Contiguous float32."""
+    a = np.asarray(actions)
+    if a.shape != space.shape or a.dtype.kind not in "fiu":
+        raise ValueError(f"actions must be numbers of shape {space.shape} (one row per lane), "
+                         f"got dtype {a.dtype} and shape {a.shape}")
+    bad = ~((a >= space.low) & (a <= space.high)).reshape(a.shape[0], -1).all(axis=1) & live
+    if bad.any():
+        lane = int(np.flatnonzero(bad)[0])
+        single = spaces.Box(space.low[lane], space.high[lane], dtype=space.dtype)
+        check_box_action(a[lane], single, f"env {lane}: {what}")
+    out = np.ascontiguousarray(a, dtype=np.float32)
+    if not live.all():
+        out[~live] = 0.0
+    return out
+
+
 def flat_space(parts: list[spaces.Box]) -> spaces.Box:
     """One float32 Box concatenating 1-D Boxes (in order)."""
     return spaces.Box(np.concatenate([p.low for p in parts]).astype(np.float32),

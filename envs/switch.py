@@ -15,7 +15,7 @@ from flowsched import _fabric
 from flowsched import workloads as wl
 from flowsched.envs._common import (
     BLUE, GREEN, GREY, ORANGE, RED, RENDER_FPS, RENDER_MODES, Canvas, NativeVecMixin, check_box_action,
-    check_obs_format, check_render_mode, fmt, log_frac,
+    check_lane_actions, check_obs_format, check_render_mode, fmt, log_frac,
 )
 from flowsched.envs.token import MAX_TIME_MS, lane_seeds, native_trace
 from flowsched.sim import _prepare
@@ -361,16 +361,7 @@ class SwitchSchedulingVecEnv(NativeVecMixin, VectorEnv):
         return self._obs(), {}
 
     def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        live = ~self._needs_reset
-        if live.all():
-            scores = check_box_action(actions, self.action_space, "actions (one score per lane and flow slot)")
-        else:  # lanes about to reset ignore their action; the others are checked
-            a = np.asarray(actions)
-            if a.shape != self.action_space.shape:
-                raise ValueError(f"actions must have shape {self.action_space.shape}, got {a.shape}")
-            for lane in np.flatnonzero(live):
-                check_box_action(a[lane], self.single_action_space, f"env {lane}: action (one score per flow slot)")
-            scores = np.ascontiguousarray(np.where(live[:, None], np.nan_to_num(a.astype(np.float32)), 0.0), np.float32)
+        scores = check_lane_actions(actions, self.action_space, ~self._needs_reset, "action (one score per flow slot)")
         was_reset = self._needs_reset.copy()
         self._native.step(scores, *self._bufs)
         reward, terminated, stats = self._bufs[2].copy(), self._bufs[3].copy(), self._bufs[4]

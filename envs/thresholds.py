@@ -12,7 +12,8 @@ from gymnasium.vector.utils import batch_space
 
 from flowsched import workloads as wl
 from flowsched.envs._common import (
-    BLUE, GREY, ORANGE, RED, RENDER_FPS, RENDER_MODES, Canvas, NativeVecMixin, check_box_action, check_render_mode,
+    BLUE, GREY, ORANGE, RED, RENDER_FPS, RENDER_MODES, Canvas, NativeVecMixin, check_box_action, check_lane_actions,
+    check_render_mode,
 )
 from flowsched.envs.token import lane_seeds
 from flowsched.sim import _make_native, _prepare, simulate
@@ -322,11 +323,9 @@ class QueueThresholdsVecEnv(NativeVecMixin, VectorEnv):
         return obs, {}
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        check_lane_actions(actions, self.action_space, ~self._needs_reset,  # before any lane moves
+                           "action (one threshold position per queue boundary)")
         a = np.asarray(actions)
-        if a.shape != self.action_space.shape:
-            raise ValueError(f"actions must have shape {self.action_space.shape}, got {a.shape}")
-        for i in np.flatnonzero(~self._needs_reset):  # checked before any lane moves
-            check_box_action(a[i], self.single_action_space, f"env {i}: action (one threshold position per queue boundary)")
         obs, rew = np.zeros(self.observation_space.shape, np.float32), np.zeros(self.num_envs)
         term = np.zeros(self.num_envs, bool)
         infos: dict[str, Any] = {}
