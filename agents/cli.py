@@ -19,7 +19,7 @@ from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig
 
 import flowsched.agents  # noqa: F401  (registers the config resolvers)
-from flowsched.agents.config_checks import ConfigError, check_group_names
+from flowsched.agents.config_checks import ConfigError, check_fresh_run_dir, check_group_names
 
 
 def _config_error(script: str, e: ConfigError) -> SystemExit:
@@ -28,10 +28,12 @@ def _config_error(script: str, e: ConfigError) -> SystemExit:
 
 @hydra.main(version_base="1.3", config_path="pkg://flowsched.configs", config_name="train")
 def _train(cfg: DictConfig) -> None:
-    from flowsched.agents.training import main_config_check, train
-
     hc = HydraConfig.get()
     try:
+        if not cfg.get("resume"):  # before the heavy imports: refused at once
+            check_fresh_run_dir(Path(hc.runtime.output_dir))
+        from flowsched.agents.training import main_config_check, train
+
         if not cfg.get("resume"):
             main_config_check(cfg)
         status = train(cfg, Path(hc.runtime.output_dir), overrides=list(hc.overrides.task),

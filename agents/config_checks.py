@@ -296,6 +296,19 @@ def check_evaluate_config(cfg: DictConfig) -> None:
     c.raise_errors("evaluate")
 
 
+#: what a fresh run refuses to write over (a run directory given twice with hydra.run.dir=)
+RUN_FILES = ("run.json", "model.zip", "checkpoints", "rllib_checkpoint")
+
+
+def check_fresh_run_dir(run_dir: Path) -> None:
+    """Raises :class:`ConfigError` when a new run's directory already holds a run's files
+    (an explicit ``hydra.run.dir`` given twice): they would be overwritten."""
+    taken = [f for f in RUN_FILES if (Path(run_dir) / f).exists()]
+    if taken:
+        raise ConfigError(f"{run_dir} already holds a run ({', '.join(taken)}); give a new hydra.run.dir, "
+                          f"or continue that run with resume={run_dir}")
+
+
 # ---------------------------------------------------------------- overrides at resume
 
 #: keys that may change at ``resume=``: budgets, logging, evaluation and checkpoint
@@ -375,5 +388,5 @@ def merge_resume_overrides(saved: DictConfig, current: DictConfig, overrides: Se
     return merged, applied
 
 
-__all__ = ["ConfigError", "GROUPS", "SAFE_AT_RESUME", "SEED_MAX", "check_evaluate_config", "check_group_names",
+__all__ = ["ConfigError", "GROUPS", "RUN_FILES", "check_fresh_run_dir", "SAFE_AT_RESUME", "SEED_MAX", "check_evaluate_config", "check_group_names",
            "check_train_config", "group_options", "merge_resume_overrides", "saved_choices", "unknown_name"]

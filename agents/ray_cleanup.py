@@ -90,12 +90,26 @@ def _raylets() -> tuple[set[int], set[str]]:
     return pids, sessions
 
 
-def stale_ray_processes() -> list[tuple[int, str]]:
+def _ppid_and_age(pid: int) -> tuple[int, float]:
+    """(parent pid, seconds since start) of ``pid``; (-1, 0) when unknown."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        fields = stat[stat.rindex(")") + 2:].split()
+        ppid, start_ticks = int(fields[1]), int(fields[19])
+        uptime = float(Path("/proc/uptime").read_text().split()[0])
+        return ppid, uptime - start_ticks / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return -1, 0.0
+
+
+def stale_ray_processes(min_age_s: float = 10.0) -> list[tuple[int, str]]:
     """(pid, command) of this user's Ray processes (``ray::*`` titles, or programs of the
     installed ``ray`` package) that belong to a Ray node whose raylet no longer runs: the
     raylet named by ``RAY_RAYLET_PID`` in their environment is gone, or the Ray session
-    directories they hold files of have no running raylet. A live Ray (any session with a
-    raylet) is never listed. Linux only (``/proc``); elsewhere an empty list."""
+    directories they hold files of have no running raylet. Only orphans (parent pid 1)
+    older than ``min_age_s`` are listed, so a Ray that is starting (its GCS server runs
+    before its raylet, under a live driver) is never taken for a dead one, nor is a live
+    Ray (any session with a raylet). Linux only (``/proc``); elsewhere an empty list."""
     if not Path("/proc").is_dir():
         return []
     uid, me, ray_dir = os.getuid(), os.getpid(), _ray_dir()
@@ -110,6 +124,9 @@ def stale_ray_processes() -> list[tuple[int, str]]:
                 continue
         except OSError:
             continue
+        ppid, age = _ppid_and_age(pid)
+        if ppid != 1 or age < min_age_s:
+            continue
         cmd = _cmdline(pid)
         head = cmd.split(" ")[:3]
         if not (cmd.startswith("ray::") or any(t.startswith(ray_dir + os.sep) for t in head)):
@@ -123,10 +140,10 @@ def stale_ray_processes() -> list[tuple[int, str]]:
     return sorted(out)
 
 
-def cleanup_stale_ray(grace_s: float = 3.0, dry_run: bool = False) -> list[tuple[int, str]]:
+def cleanup_stale_ray(grace_s: float = 3.0, dry_run: bool = False, min_age_s: float = 10.0) -> list[tuple[int, str]]:
     """Stops :func:`stale_ray_processes` (SIGTERM, then SIGKILL after ``grace_s``);
     returns what it found."""
-    found = stale_ray_processes()
+    found = stale_ray_processes(min_age_s)
     if dry_run or not found:
         return found
     for pid, _ in found:

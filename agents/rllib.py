@@ -32,7 +32,7 @@ from flowsched.agents.policies import symlog as _squash  # features in MB and ms
 
 
 class MaskedTokenModule(TorchRLModule, ValueFunctionAPI):
-    """Actor-critic RLModule for ``flowsched/TokenScheduling-v0``: the same network as
+    """Actor-critic RLModule for ``flowsched/TokenScheduling-v1``: the same network as
     the SB3 agent ``scorer_ppo`` (:class:`flowsched.agents.policies.RequestScorer`: one
     shared network scores each waiting request, the critic reads the pooled requests and
     the active summary); masked slots get logit ``FLOAT_MIN`` (``model_config``:
@@ -72,7 +72,7 @@ class MaskedTokenModule(TorchRLModule, ValueFunctionAPI):
 
 
 class SwitchScoreModule(TorchRLModule, ValueFunctionAPI):
-    """Actor-critic RLModule for ``flowsched/SwitchScheduling-v0``: a shared per-flow
+    """Actor-critic RLModule for ``flowsched/SwitchScheduling-v1``: a shared per-flow
     encoder, context from the masked mean and max of the flows' embeddings, a per-flow
     head giving the mean of that flow's score (a diagonal Gaussian with one learned
     log-std shared by all slots), and a critic on the pooled set (``model_config``:
@@ -124,7 +124,7 @@ class SwitchScoreModule(TorchRLModule, ValueFunctionAPI):
 
 
 #: the project's RLModule for each env id
-MODULES = {"flowsched/TokenScheduling-v0": MaskedTokenModule, "flowsched/SwitchScheduling-v0": SwitchScoreModule}
+MODULES = {"flowsched/TokenScheduling-v1": MaskedTokenModule, "flowsched/SwitchScheduling-v1": SwitchScoreModule}
 
 
 def module_for(env_id: str) -> type:
@@ -164,7 +164,7 @@ def init_ray(address: str | None = None, num_cpus: int | None = None) -> None:
 
 
 def ppo_config(
-    env_id: str = "flowsched/TokenScheduling-v0",
+    env_id: str = "flowsched/TokenScheduling-v1",
     env_config: dict[str, Any] | None = None,
     *,
     num_env_runners: int = 0,

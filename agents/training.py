@@ -13,7 +13,9 @@ from hydra.utils import get_class, instantiate
 from omegaconf import DictConfig
 
 from flowsched.agents.checkpoints import atomic_write_text, load_newest_readable, save_sb3, sb3_candidates
-from flowsched.agents.config_checks import ConfigError, check_train_config, merge_resume_overrides, saved_choices
+from flowsched.agents.config_checks import (
+    ConfigError, check_fresh_run_dir, check_train_config, merge_resume_overrides, saved_choices,
+)
 from flowsched.agents.callbacks import Checkpoints, EpisodeCharts, LinearEpsilon, PeriodicEval, StopOnSignal, TimeBudget
 from flowsched.agents.envs import make_vec_env
 from flowsched.agents.evaluation import (
@@ -48,10 +50,6 @@ def _save(model: Any, path: Path) -> None:
 
 def _write_status(run_dir: Path, status: dict[str, Any]) -> None:
     atomic_write_text(run_dir / "run.json", json.dumps({k: v for k, v in status.items() if k != "summary"}, indent=1))
-
-
-#: what a fresh run refuses to write over (a run directory given twice with hydra.run.dir=)
-RUN_FILES = ("run.json", "model.zip", "checkpoints", "rllib_checkpoint")
 
 
 def load_for_resume(run_dir: Path, model_cls: Any, env: Any, device: str) -> tuple[Any, Any, Path]:
@@ -137,10 +135,7 @@ def train(cfg: DictConfig, run_dir: Path, overrides: list[str] | None = None,
     run_dir = Path(run_dir)
     check_train_config(cfg)
     if not resume:
-        taken = [f for f in RUN_FILES if (run_dir / f).exists()]
-        if taken:
-            raise ConfigError(f"{run_dir} already holds a run ({', '.join(taken)}); give a new hydra.run.dir, "
-                              f"or continue that run with resume={run_dir}")
+        check_fresh_run_dir(run_dir)
     if cfg.get("torch_threads"):
         torch.set_num_threads(int(cfg.torch_threads))
     from stable_baselines3.common.utils import set_random_seed
@@ -156,7 +151,9 @@ def train(cfg: DictConfig, run_dir: Path, overrides: list[str] | None = None,
         policy = instantiate(agent.policy)
         spec = PolicySpec(agent.name, policy, False, agent.name)
         summary = final_evaluation(cfg, [spec, *[b for b in baselines_specs if b.label != agent.name]], run_dir)
-        return {"run_dir": str(run_dir), "num_timesteps": 0, "status": "finished", "summary": summary.to_dict("records")}
+        status = {"run_dir": str(run_dir), "num_timesteps": 0, "status": "finished", "summary": summary.to_dict("records")}
+        _write_status(run_dir, status)
+        return status
 
     if agent.kind == "rllib":
         from flowsched.agents.rllib import train_rllib

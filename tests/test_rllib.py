@@ -47,7 +47,7 @@ def test_module_masks_and_is_permutation_equivariant():
 def test_ppo_trains_checkpoints_and_restores(local_ray, tmp_path):
     from ray.rllib.algorithms.algorithm import Algorithm
 
-    cfg = ppo_config("flowsched/TokenScheduling-v0", {"n_bursts": 5}, train_batch_size=256, minibatch_size=64,
+    cfg = ppo_config("flowsched/TokenScheduling-v1", {"n_bursts": 5}, train_batch_size=256, minibatch_size=64,
                      num_epochs=1, hidden=(16,))
     algo = cfg.build_algo()
     first = algo.train()["env_runners"]["num_env_steps_sampled_lifetime"]
@@ -90,7 +90,7 @@ def test_switch_module_is_permutation_equivariant_and_trains(local_ray, tmp_path
     perm["flows"][[0, 1]] = perm["flows"][[1, 0]]
     np.testing.assert_allclose(means(perm)[[1, 0]], means(obs)[[0, 1]], rtol=1e-5, atol=1e-6)
 
-    cfg = ppo_config("flowsched/SwitchScheduling-v0", {"n_flows": 40, "hosts": 4, "max_flows": 16},
+    cfg = ppo_config("flowsched/SwitchScheduling-v1", {"n_flows": 40, "hosts": 4, "max_flows": 16},
                      train_batch_size=128, minibatch_size=64, num_epochs=1, hidden=(16,))
     algo = cfg.build_algo()
     assert algo.train()["env_runners"]["num_env_steps_sampled_lifetime"] >= 128

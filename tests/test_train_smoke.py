@@ -98,7 +98,7 @@ def test_resume_same_step_count(tmp_path):
     status = json.loads((tmp_path / "run" / "run.json").read_text())
     if status["status"] == "finished":
         pytest.skip("the run finished before the signal arrived")
-    assert proc.returncode == 130, out
+    assert proc.returncode == 143, out  # 128 + SIGTERM
     assert status["status"] == "interrupted" and status["num_timesteps"] % 512 == 0 and status["num_timesteps"] < 5000
     assert Path(status["checkpoint"]).exists()
     run("train.py", f"resume={tmp_path / 'run'}", "hydra.run.dir=resumed", cwd=tmp_path)
