@@ -51,7 +51,7 @@ from typing import Any, Literal, Union
 import numpy as np
 import pandas as pd
 
-from flowsched.traces import validate_trace
+from flowsched.traces import MAX_FLOWS, validate_trace
 
 __all__ = [
     "PACKET_PAYLOAD_BYTES",
@@ -1503,6 +1503,8 @@ def poisson_all_to_all(
     n = _check_n(n_flows, "n_flows")
     if n == 0:
         raise ValueError("poisson_all_to_all: n_flows must be >= 1")
+    if n > MAX_FLOWS:
+        raise ValueError(f"poisson_all_to_all: n_flows must be at most MAX_FLOWS = {MAX_FLOWS} (the trace contract), got {n}")
     mean = d.mean_bytes
     if not math.isfinite(mean):
         raise ValueError(f"poisson_all_to_all: {d!r} has an infinite mean; no load can be set")
