@@ -74,9 +74,39 @@ def effective_load(cfg: DictConfig, workload: DictConfig | None = None, load: fl
     return None
 
 
+def check_env_id(env_id: str, what: str = "the config") -> str:
+    """``env_id`` if it is registered; for a removed id (the ``-v0`` envs), a
+    ``ValueError`` that names its successor and says why (what is ``what``, e.g. a run
+    directory, for the message)."""
+    from flowsched.envs import REMOVED_IDS
+
+    if env_id in REMOVED_IDS:
+        raise ValueError(
+            f"{what} uses {env_id}, which was removed: {REMOVED_IDS[env_id]} changed its observation space (finite "
+            "bounds, 1-D Boxes) and made every action valid, so policies trained on it do not fit the new env; "
+            f"set env.id to {REMOVED_IDS[env_id]} and retrain (checkpoints trained on {env_id} cannot be loaded)")
+    gym.spec(env_id)  # Gymnasium's own error for an unknown id
+    return env_id
+
+
+def check_model_spaces(model: Any, cfg: DictConfig, source: str) -> None:
+    """Raises ``ValueError`` when an SB3 model's observation or action space differs
+    from the env's of ``cfg`` (e.g. a checkpoint saved against an older env version:
+    SB3 loads it without an env and only fails, obscurely, at the first predict)."""
+    check_env_id(cfg.env.id, f"{source} (trained with env.id {cfg.env.id})")
+    env = make_env(cfg)
+    for name in ("observation_space", "action_space"):
+        want, got = getattr(env, name), getattr(model, name, None)
+        if got is not None and got != want:
+            env.close()
+            raise ValueError(f"{source} was saved with the {name} {got}, but {cfg.env.id} now has {want}: "
+                             "it was trained on an older version of the env; retrain it")
+    env.close()
+
+
 def make_env(cfg: DictConfig, **kwargs: Any) -> gym.Env:
     """One (unwrapped-by-TimeLimit) single env, for evaluation (per-flow results)."""
-    spec = gym.spec(cfg.env.id)
+    spec = gym.spec(check_env_id(cfg.env.id))
     return load_env_creator(spec.entry_point)(**env_kwargs(cfg, **kwargs))  # type: ignore[arg-type]
 
 
@@ -88,7 +118,7 @@ def make_vec_env(cfg: DictConfig, num_envs: int, *, masked: bool = True, normali
 
     from flowsched.envs.sb3 import SB3VecEnv
 
-    spec = gym.spec(cfg.env.id)
+    spec = gym.spec(check_env_id(cfg.env.id))
     if spec.vector_entry_point is None:
         raise ValueError(f"{cfg.env.id} has no native vector env")
     venv = load_env_creator(spec.vector_entry_point)(num_envs=int(num_envs), **env_kwargs(cfg, masked=masked))

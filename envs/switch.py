@@ -17,7 +17,7 @@ from flowsched.envs._common import (
     BLUE, GREEN, GREY, ORANGE, RED, RENDER_FPS, RENDER_MODES, Canvas, NativeVecMixin, check_box_action,
     check_lane_actions, check_obs_format, check_render_mode, fmt, log_frac,
 )
-from flowsched.envs.token import MAX_TIME_MS, lane_seeds, native_trace
+from flowsched.envs.token import MAX_COUNT, MAX_SIZE_MB, MAX_TIME_MS, lane_seeds, native_trace, obs_limits
 from flowsched.sim import _prepare
 from flowsched.topology import BigSwitch, Topology
 
@@ -28,23 +28,19 @@ REWARDS = ("fct", "slowdown")
 assert len(FLOW_FEATURE_NAMES) == FLOW_FEATURES
 
 OBS_FORMATS = ("dict", "flat")
-#: default saturation of the byte features (MB): 1 GB
-MAX_SIZE_MB = 1000.0
 
 
 class SwitchBounds:
     """Finite bounds of the switch env's observation: bytes up to ``size_mb``, times
-    within +-``time_ms``, deadlines up to ``deadline_ms``, counts up to ``flows`` (the
-    flows of an episode). Bytes and times past their bound saturate at it."""
+    within +-``time_ms``, counts up to ``MAX_COUNT``; values past a bound saturate. They
+    do not depend on the workload (policies move between configurations)."""
 
-    def __init__(self, max_flows: int, size_mb: float, time_ms: float, deadline_ms: float, flows: int) -> None:
-        for name, v in (("max_size_mb", size_mb), ("max_time_ms", time_ms)):
-            if not (np.isfinite(v) and v > 0):
-                raise ValueError(f"{name} must be a finite number > 0, got {v!r}")
-        s, h, d, n = np.float32(size_mb), np.float32(time_ms), np.float32(deadline_ms), np.float32(flows)
+    def __init__(self, max_flows: int, size_mb: float, time_ms: float) -> None:
+        obs_limits(size_mb, time_ms)
+        s, h, n = np.float32(size_mb), np.float32(time_ms), np.float32(MAX_COUNT)
         self.max_flows = max_flows
         self.low = np.tile(np.array([0, 0, 0, 0, 0, 0, 0, -h, 0], np.float32), (max_flows, 1)).reshape(-1)
-        self.high = np.tile(np.array([s, s, 1, h, 1, n, n, d, 1], np.float32), (max_flows, 1)).reshape(-1)
+        self.high = np.tile(np.array([s, s, 1, h, 1, n, n, h, 1], np.float32), (max_flows, 1)).reshape(-1)
         self.size_mb, self.time_ms = float(s), float(h)
 
     def observation_space(self, obs_format: str) -> spaces.Space:
@@ -54,8 +50,6 @@ class SwitchBounds:
             return spaces.Dict({"flows": flows, "flow_mask": mask})
         return spaces.Box(np.concatenate([mask.low, self.low]), np.concatenate([mask.high, self.high]), dtype=np.float32)
 
-    def clip(self, flows: np.ndarray) -> None:
-        np.clip(flows, self.low, self.high, out=flows)
 
 
 def _format(obs_format: str, flows: np.ndarray, mask: np.ndarray) -> Any:
@@ -81,16 +75,6 @@ class _EpisodeSource:
             self.dist = wl.get_distribution(workload)
         self.load, self.n_flows, self.link_gbps = load, int(n_flows), link_gbps
         self.size_known, self.alpha = bool(size_known), float(alpha)
-        self.episode_flows = self.n_flows if self.fixed is None else len(_prepare(trace, topology, link_gbps)[0])
-        self.max_deadline_ms = 0.0
-        if self.fixed is None and isinstance(self.dist, wl.Mixture):
-            dl = np.asarray(self.dist.deadlines_s, np.float64)
-            dl = dl[np.isfinite(dl)]
-            self.max_deadline_ms = float(dl.max()) * 1e3 if dl.size else 0.0
-        if self.fixed is not None:
-            dl = _prepare(trace, topology, link_gbps)[0]["deadline_s"].to_numpy(np.float64)
-            dl = dl[np.isfinite(dl)]
-            self.max_deadline_ms = float(dl.max()) * 1e3 if dl.size else 0.0
 
     def draw(self, rng: np.random.Generator) -> _fabric.Trace:
         if self.fixed is not None:
@@ -118,6 +102,7 @@ def switch_config(
     delay_us: float = 0.0,
     terminate_missed: bool = False,
     trace: pd.DataFrame | str | None = None,
+    obs_limits: tuple[float, float, float] = (np.inf, np.inf, np.inf),
 ) -> tuple[_fabric.SwitchConfig, _EpisodeSource]:
     if reward not in REWARDS:
         raise ValueError(f"unknown reward {reward!r}; known: {', '.join(REWARDS)}")
@@ -131,12 +116,11 @@ def switch_config(
         **topology._native(), max_flows=int(max_flows),
         decision_interval_s=None if decision_interval_s is None else float(decision_interval_s), reward=reward,
         delay_per_hop_s=float(delay_us) * 1e-6, terminate_missed=bool(terminate_missed),
+        obs_max_mb=float(obs_limits[0]), obs_max_ms=float(obs_limits[1]), obs_max_count=float(obs_limits[2]),
     )
     return cfg, source
 
 
-def _bounds(source: _EpisodeSource, max_flows: int, max_size_mb: float, max_time_ms: float) -> SwitchBounds:
-    return SwitchBounds(max_flows, max_size_mb, max_time_ms, source.max_deadline_ms, source.episode_flows)
 
 
 class SwitchSchedulingEnv(gym.Env[Any, np.ndarray]):
@@ -162,9 +146,10 @@ class SwitchSchedulingEnv(gym.Env[Any, np.ndarray]):
 
     ## Observation Space
     ``obs_format="dict"`` (default): a ``Dict`` of 1-D float32 Boxes. ``S`` is
-    ``max_size_mb`` (1,000 MB by default), ``H`` is ``max_time_ms`` (100 s), ``D`` the
-    workload's largest deadline (ms; 0 without deadlines), ``N`` the flows of an
-    episode (``n_flows`` or the trace's). Bytes and times past S and +-H saturate.
+    ``max_size_mb`` (1,000 MB by default), ``H`` is ``max_time_ms`` (100,000 ms) and
+    ``C`` is ``MAX_COUNT`` (10^6). Values past a bound saturate at it. The bounds do
+    not depend on the workload, so policies move between configurations of the same
+    ``max_flows``.
 
     | key | index | feature | unit | range |
     |---|---|---|---|---|
@@ -173,9 +158,9 @@ class SwitchSchedulingEnv(gym.Env[Any, np.ndarray]):
     | | ``9 * j + 2`` | size visible | 0/1 | [0, 1] |
     | | ``9 * j + 3`` | age | ms | [0, H] |
     | | ``9 * j + 4`` | all its data available | 0/1 | [0, 1] |
-    | | ``9 * j + 5`` | flows in the system at its source host | flows | [0, N] |
-    | | ``9 * j + 6`` | flows in the system at its destination host | flows | [0, N] |
-    | | ``9 * j + 7`` | time left to its deadline (0 = none) | ms | [-H, D] |
+    | | ``9 * j + 5`` | flows in the system at its source host | flows | [0, C] |
+    | | ``9 * j + 6`` | flows in the system at its destination host | flows | [0, C] |
+    | | ``9 * j + 7`` | time left to its deadline (0 = none) | ms | [-H, H] |
     | | ``9 * j + 8`` | has a deadline | 0/1 | [0, 1] |
     | ``flow_mask`` | j | 1 where slot j holds a flow | 0/1 | [0, 1] |
 
@@ -246,17 +231,16 @@ class SwitchSchedulingEnv(gym.Env[Any, np.ndarray]):
                  max_time_ms: float = MAX_TIME_MS, **kwargs: Any) -> None:
         self.render_mode = check_render_mode(type(self).__name__, render_mode)
         self.obs_format = check_obs_format(type(self).__name__, obs_format, OBS_FORMATS)
-        cfg, self._source = switch_config(**kwargs)
+        cfg, self._source = switch_config(**kwargs, obs_limits=obs_limits(max_size_mb, max_time_ms))
         self.max_flows = cfg.max_flows
+        self.bounds = SwitchBounds(self.max_flows, float(max_size_mb), float(max_time_ms))
         self._native = _fabric.SwitchEnv(cfg)
-        self.bounds = _bounds(self._source, self.max_flows, float(max_size_mb), float(max_time_ms))
         self.observation_space = self.bounds.observation_space(self.obs_format)
         self.action_space = spaces.Box(-1.0, 1.0, (self.max_flows,), dtype=np.float32)
         self._last: tuple[np.ndarray, np.ndarray] | None = None
 
     def _obs(self, flows: np.ndarray, mask: np.ndarray) -> Any:
-        flows = flows.reshape(-1)
-        self.bounds.clip(flows)
+        flows = flows.reshape(-1)  # saturated at the bounds by the core
         self._last = (flows, mask)
         return _format(self.obs_format, flows.copy(), mask.copy())
 
@@ -327,10 +311,11 @@ class SwitchSchedulingVecEnv(NativeVecMixin, VectorEnv):
                  max_episode_steps: int | None = None, render_mode: str | None = None, **kwargs: Any) -> None:
         self.render_mode = check_render_mode(type(self).__name__, render_mode)
         self.obs_format = check_obs_format(type(self).__name__, obs_format, OBS_FORMATS)
-        cfg, self._source = switch_config(**kwargs)
-        self.num_envs, self.max_flows, self.copy = int(num_envs), cfg.max_flows, copy
+        cfg, self._source = switch_config(**kwargs, obs_limits=obs_limits(max_size_mb, max_time_ms))
+        self.max_flows = cfg.max_flows
+        self.bounds = SwitchBounds(self.max_flows, float(max_size_mb), float(max_time_ms))
+        self.num_envs, self.copy = int(num_envs), copy
         self._native = _fabric.SwitchVecEnv(cfg, self.num_envs, threads=int(threads))
-        self.bounds = _bounds(self._source, self.max_flows, float(max_size_mb), float(max_time_ms))
         self.single_observation_space = self.bounds.observation_space(self.obs_format)
         self.single_action_space = spaces.Box(-1.0, 1.0, (self.max_flows,), dtype=np.float32)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
@@ -344,7 +329,6 @@ class SwitchSchedulingVecEnv(NativeVecMixin, VectorEnv):
         self._init_limit(max_episode_steps)
 
     def _obs(self) -> Any:
-        self.bounds.clip(self._flows)
         if self.obs_format != "dict":
             return _format(self.obs_format, self._flows, self._bufs[1])
         obs = {"flows": self._flows, "flow_mask": self._bufs[1]}

@@ -14,7 +14,7 @@ from flowsched import _fabric
 from flowsched import workloads as wl
 from flowsched.envs._common import (
     BLUE, GREEN, GREY, ORANGE, RED, RENDER_FPS, RENDER_MODES, Canvas, NativeVecMixin, check_obs_format,
-    check_render_mode, fmt,
+    check_render_mode, fmt, log_frac,
 )
 from flowsched.sim import _prepare
 from flowsched.topology import BigSwitch, Topology
@@ -29,23 +29,35 @@ OBS_FORMATS = ("dict", "flat", "rllib")
 MASKED_ACTIONS = ("oldest", "raise")
 #: default saturation of the time features (ms): +-100 s
 MAX_TIME_MS = 100_000.0
+#: default saturation of the byte features (MB): 1 GB
+MAX_SIZE_MB = 1000.0
+#: saturation of the count features (waiting requests, flows at a host)
+MAX_COUNT = 1_000_000
+
+
+def obs_limits(max_size_mb: float, max_time_ms: float) -> tuple[float, float, float]:
+    """Where the native cores saturate the observation: (MB, ms, count), checked."""
+    for name, v in (("max_size_mb", max_size_mb), ("max_time_ms", max_time_ms)):
+        if isinstance(v, bool) or not isinstance(v, (int, float, np.number)) or not (np.isfinite(v) and v > 0):
+            raise ValueError(f"{name} must be a finite number > 0, got {v!r}")
+    return float(np.float32(max_size_mb)), float(np.float32(max_time_ms)), float(MAX_COUNT)
 
 
 class TokenBounds:
-    """The finite bounds of the observation of one configuration: sizes up to the
-    largest class size ``size_mb`` (or the trace's largest flow), deadlines up to the
-    largest ``deadline_ms`` (0 without deadlines), times within +-``time_ms``, and at most
-    ``flows`` waiting requests (an episode's flows). Values past a bound saturate at it
-    (only the time features can: a request that waited longer than ``time_ms``)."""
+    """The finite bounds of the observation: bytes up to ``size_mb``, times within
+    +-``time_ms``, counts up to ``MAX_COUNT``; values past a bound saturate at it. They
+    do not depend on the workload, so that a policy trained on one configuration can be
+    evaluated on another of the same window (the spaces are equal)."""
 
-    def __init__(self, window: int, k: int, size_mb: float, deadline_ms: float, time_ms: float, flows: int) -> None:
+    def __init__(self, window: int, k: int, size_mb: float, time_ms: float) -> None:
+        obs_limits(size_mb, time_ms)
         self.window, self.k = window, k
-        s, d, h = np.float32(size_mb), np.float32(deadline_ms), np.float32(time_ms)
+        s, h, c = np.float32(size_mb), np.float32(time_ms), np.float32(MAX_COUNT)
         self.req_low = np.tile(np.array([0, 0, -h, 0, 0, 0, 0], np.float32), (window, 1)).reshape(-1)
-        self.req_high = np.tile(np.array([s, d, d, h, h, 1, h], np.float32), (window, 1)).reshape(-1)
+        self.req_high = np.tile(np.array([s, h, h, h, h, 1, h], np.float32), (window, 1)).reshape(-1)
         self.act_low = np.array([0, 0, -h, 0, 0], np.float32)
-        self.act_high = np.array([1, np.float32(k * float(size_mb)), d, h, flows], np.float32)
-        self.size_mb, self.deadline_ms, self.time_ms, self.flows = float(s), float(d), float(h), int(flows)
+        self.act_high = np.array([1, s, h, h, c], np.float32)
+        self.size_mb, self.time_ms = float(s), float(h)
 
     def spaces(self) -> dict[str, spaces.Box]:
         return {
@@ -65,10 +77,6 @@ class TokenBounds:
         return spaces.Box(np.concatenate([np.zeros(self.window, np.float32), features.low]),
                           np.concatenate([np.ones(self.window, np.float32), features.high]), dtype=np.float32)
 
-    def clip(self, req: np.ndarray, act: np.ndarray) -> None:
-        """Saturates (in place) flat request features (..., window * 7) and active summaries (..., 5)."""
-        np.clip(req, self.req_low, self.req_high, out=req)
-        np.clip(act, self.act_low, self.act_high, out=act)
 
 
 def format_obs(obs_format: str, req: np.ndarray, act: np.ndarray, mask: np.ndarray) -> Any:
@@ -79,23 +87,6 @@ def format_obs(obs_format: str, req: np.ndarray, act: np.ndarray, mask: np.ndarr
     if obs_format == "rllib":
         return {"action_mask": mask, "observations": np.concatenate([act, req], axis=-1)}
     return np.concatenate([mask, act, req], axis=-1)
-
-
-def _bounds(kwargs: dict[str, Any], window: int, k: int, max_time_ms: float) -> TokenBounds:
-    if not (np.isfinite(max_time_ms) and max_time_ms > 0):
-        raise ValueError(f"max_time_ms must be a finite number > 0, got {max_time_ms!r}")
-    trace = kwargs.get("trace")
-    if trace is not None:
-        tr = _prepare(trace, kwargs.get("topology"), kwargs.get("link_gbps", 1.0))[0]
-        dl = tr["deadline_s"].to_numpy(np.float64)
-        dl = dl[np.isfinite(dl)]
-        return TokenBounds(window, k, float(tr["size_bytes"].max()) * 1e-6, float(dl.max()) * 1e3 if dl.size else 0.0,
-                           max_time_ms, len(tr))
-    workload = kwargs.get("workload")
-    _, sizes, deadlines = _classes(wl.artemis_workload_a(kwargs.get("variant", 1)) if workload is None else workload)
-    dl = [d for d in deadlines if np.isfinite(d)]
-    return TokenBounds(window, k, max(sizes) * 1e-6, max(dl) * 1e3 if dl else 0.0, max_time_ms,
-                       int(kwargs.get("n_bursts", 20)) * int(kwargs.get("burst_size", 10)))
 
 
 def _classes(workload: Any) -> tuple[list[float], list[float], list[float]]:
@@ -141,8 +132,10 @@ def token_config(
     terminate_missed: bool = False,
     exact_composition: bool = True,
     trace: pd.DataFrame | str | None = None,
+    obs_limits: tuple[float, float, float] = (np.inf, np.inf, np.inf),
 ) -> tuple[_fabric.TokenConfig, _fabric.Trace | None]:
-    """The native config (and the native trace, when a fixed trace is given) of the token env."""
+    """The native config (and the native trace, when a fixed trace is given) of the token env;
+    ``obs_limits`` are where the observation saturates: (MB, ms, count)."""
     if reward not in REWARDS:
         raise ValueError(f"unknown reward {reward!r}; known: {', '.join(REWARDS)}")
     for name, v in (("k", k), ("window", window), ("burst_size", burst_size), ("n_bursts", n_bursts)):
@@ -164,6 +157,7 @@ def token_config(
         delay_per_hop_s=float(delay_us) * 1e-6, terminate_missed=bool(terminate_missed), reward=reward,
         class_weights=weights, class_sizes_bytes=sizes, class_deadlines_s=deadlines, exact=bool(exact_composition),
         burst_size=int(burst_size), burst_rate_hz=float(burst_rate_hz), n_bursts=int(n_bursts), dst=0,
+        obs_max_mb=float(obs_limits[0]), obs_max_ms=float(obs_limits[1]), obs_max_count=float(obs_limits[2]),
     )
     return cfg, fixed
 
@@ -234,26 +228,26 @@ class TokenSchedulingEnv(gym.Env[Any, np.int64]):
     ``window - 1``) always raises ``ValueError``.
 
     ## Observation Space
-    ``obs_format="dict"`` (default): a ``Dict`` of 1-D float32 Boxes. ``S`` is the
-    largest flow size of the workload (MB; the trace's largest with ``trace=``), ``D``
-    its largest deadline (ms; 0 without deadlines), ``H`` is ``max_time_ms`` (100 s by
-    default) and ``N`` the flows of an episode (``n_bursts * burst_size`` or the
-    trace's). Times past +-H saturate at the bound; nothing else can leave its range.
+    ``obs_format="dict"`` (default): a ``Dict`` of 1-D float32 Boxes. ``S`` is
+    ``max_size_mb`` (1,000 MB by default), ``H`` is ``max_time_ms`` (100,000 ms) and ``C``
+    is ``MAX_COUNT`` (10^6). Values past a bound saturate at it (in practice only a
+    request waiting longer than H can). The bounds do not depend on the workload, so
+    policies move between configurations of the same ``window``.
 
     | key | index | feature | unit | range |
     |---|---|---|---|---|
     | ``requests`` | ``7 * j + 0`` | size of the j-th waiting request (oldest first; zeros past the waiting ones) | MB | [0, S] |
-    | | ``7 * j + 1`` | relative deadline (0 = none) | ms | [0, D] |
-    | | ``7 * j + 2`` | time left to the deadline (negative once missed; 0 = none) | ms | [-H, D] |
+    | | ``7 * j + 1`` | relative deadline (0 = none) | ms | [0, H] |
+    | | ``7 * j + 2`` | time left to the deadline (negative once missed; 0 = none) | ms | [-H, H] |
     | | ``7 * j + 3`` | time waited | ms | [0, H] |
     | | ``7 * j + 4`` | ideal FCT alone on the idle fabric, with the path delay | ms | [0, H] |
     | | ``7 * j + 5`` | has a deadline | 0/1 | [0, 1] |
     | | ``7 * j + 6`` | fair-share FCT: its FCT if admitted now and the destination link were shared fairly with the flows active there, with no later admission (with the path delay; exact for ``scheduler="ps"`` on a big switch until the next admission or arrival) | ms | [0, H] |
     | ``active`` | 0 | the destination's active flows / k | - | [0, 1] |
-    | | 1 | their remaining bytes | MB | [0, k S] |
-    | | 2 | least time left to a deadline among them (0 if none) | ms | [-H, D] |
+    | | 1 | their remaining bytes | MB | [0, S] |
+    | | 2 | least time left to a deadline among them (0 if none) | ms | [-H, H] |
     | | 3 | time to drain them at the link rate | ms | [0, H] |
-    | | 4 | waiting requests (window included) | requests | [0, N] |
+    | | 4 | waiting requests (window included) | requests | [0, C] |
     | ``action_mask`` | j | 1 where a request waits at position j | 0/1 | [0, 1] |
 
     ``requests`` is ``(window * 7,)``, row-major: ``obs["requests"].reshape(window, 7)``
@@ -304,11 +298,12 @@ class TokenSchedulingEnv(gym.Env[Any, np.int64]):
       drawn bursts; decisions are then made at every destination in turn.
     * ``masked_action``: ``"oldest"`` (default) or ``"raise"`` (see Action Space).
     * ``obs_format``: ``"dict"`` (default), ``"flat"`` or ``"rllib"`` (see Observation Space).
-    * ``max_time_ms``: where the time features saturate (H, default 100,000 ms).
+    * ``max_size_mb``, ``max_time_ms``: where the byte and time features saturate (S,
+      default 1,000 MB; H, default 100,000 ms).
     * ``render_mode``: ``None``, ``"ansi"`` (a text table of the window) or
       ``"rgb_array"`` (an image: one row per window position, the bar's length the
       request's size, green if its fair-share FCT meets its deadline, red if not, grey
-      without a deadline; then the active flows / k in orange and the waiting requests / N).
+      without a deadline; then the active flows / k in orange and the waiting requests).
 
     Randomness: all of it comes from ``reset(seed=...)``; the same seed gives the same
     episode, and ``reset()`` without a seed continues the seeded stream.
@@ -316,7 +311,8 @@ class TokenSchedulingEnv(gym.Env[Any, np.int64]):
     ## Version History
     * v1: every action of the space is valid (a masked action admits the oldest request
       by default; raising is the opt-in ``masked_action="raise"``); finite observation
-      bounds (the table above; times saturate at +-``max_time_ms``); ``requests`` is
+      bounds (the table above; bytes and times saturate at ``max_size_mb`` and
+      +-``max_time_ms``); ``requests`` is
       flat ``(window * 7,)``; the fair-share FCT feature is documented; the terminal
       observation repeats the last decision's mask instead of all zeros;
       ``obs_format``; ``render_mode="rgb_array"`` and ``metadata["render_fps"]``.
@@ -343,17 +339,16 @@ class TokenSchedulingEnv(gym.Env[Any, np.int64]):
     metadata = {"render_modes": RENDER_MODES, "render_fps": RENDER_FPS}
 
     def __init__(self, *, render_mode: str | None = None, masked_action: str = "oldest", obs_format: str = "dict",
-                 max_time_ms: float = MAX_TIME_MS, **kwargs: Any) -> None:
+                 max_size_mb: float = MAX_SIZE_MB, max_time_ms: float = MAX_TIME_MS, **kwargs: Any) -> None:
         self.render_mode = check_render_mode(type(self).__name__, render_mode)
         self.masked_action = _check_masked_action(masked_action)
         self.obs_format = check_obs_format(type(self).__name__, obs_format, OBS_FORMATS)
-        self._cfg, fixed = token_config(**kwargs)
+        self._cfg, fixed = token_config(**kwargs, obs_limits=obs_limits(max_size_mb, max_time_ms))
         self._native = _fabric.TokenEnv(self._cfg)
         if fixed is not None:
             self._native.set_trace(fixed)
-        self.window = self._cfg.window
-        self.k = int(kwargs.get("k", 10))
-        self.bounds = _bounds(kwargs, self.window, self.k, float(max_time_ms))
+        self.window, self.k = self._cfg.window, int(kwargs.get("k", 10))
+        self.bounds = TokenBounds(self.window, self.k, float(max_size_mb), float(max_time_ms))
         self.observation_space = self.bounds.observation_space(self.obs_format)
         self.action_space = spaces.Discrete(self.window)
         self._oldest = self.masked_action == "oldest"
@@ -362,8 +357,7 @@ class TokenSchedulingEnv(gym.Env[Any, np.int64]):
         self._seeded = False
 
     def _obs(self, req: np.ndarray, act: np.ndarray, mask: np.ndarray) -> Any:
-        req = req.reshape(-1)
-        self.bounds.clip(req, act)
+        req = req.reshape(-1)  # saturated at the bounds by the core
         self._mask, self._last = mask, (req, act)
         if self.obs_format == "dict":
             return {"requests": req, "active": act, "action_mask": mask.copy()}  # fresh arrays from the core
@@ -431,20 +425,21 @@ def render_text(bounds: TokenBounds, req: np.ndarray, act: np.ndarray, mask: np.
 
 
 def render_rgb(bounds: TokenBounds, req: np.ndarray, act: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """The image of one observation: one row per window position (bar: size / S, green
-    if the fair-share FCT meets the deadline, red if not, grey without one; a white tick
-    at the time left over D), then the active flows / k and the waiting requests / N."""
+    """The image of one observation: one row per window position (bar: size on a log
+    scale up to S, green if the fair-share FCT meets the deadline, red if not, grey
+    without one; a white tick at the share of its deadline left), then the active flows
+    / k and the waiting requests / (4 window)."""
     w = bounds.window
     req = req.reshape(w, REQ_FEATURES)
     c = Canvas(w + 2)
     for j in np.flatnonzero(mask):
         r = req[j]
         color = GREY if not r[5] else (GREEN if r[6] <= r[2] else RED)
-        c.bar(j, 0.0, r[0] / max(bounds.size_mb, 1e-9), color)
-        if r[5] and bounds.deadline_ms > 0:
-            c.tick(j, max(float(r[2]), 0.0) / bounds.deadline_ms, (235, 235, 235))
+        c.bar(j, 0.0, float(log_frac(r[0], bounds.size_mb)), color)
+        if r[5] and r[1] > 0:
+            c.tick(j, max(float(r[2]), 0.0) / float(r[1]), (235, 235, 235))
     c.bar(w, 0.0, float(act[0]), ORANGE)
-    c.bar(w + 1, 0.0, float(act[4]) / max(bounds.flows, 1), BLUE, thin=True)
+    c.bar(w + 1, 0.0, float(act[4]) / (4 * w), BLUE, thin=True)
     return c.img
 
 
@@ -479,20 +474,20 @@ class TokenSchedulingVecEnv(NativeVecMixin, VectorEnv):
     metadata = {"render_modes": RENDER_MODES, "render_fps": RENDER_FPS, "autoreset_mode": AutoresetMode.NEXT_STEP}
 
     def __init__(self, num_envs: int = 8, *, threads: int = 1, copy: bool = True, masked_action: str = "oldest",
-                 obs_format: str = "dict", max_time_ms: float = MAX_TIME_MS, max_episode_steps: int | None = None,
+                 obs_format: str = "dict", max_size_mb: float = MAX_SIZE_MB, max_time_ms: float = MAX_TIME_MS,
+                 max_episode_steps: int | None = None,
                  render_mode: str | None = None, **kwargs: Any) -> None:
         self.masked_action = _check_masked_action(masked_action)
         self.render_mode = check_render_mode(type(self).__name__, render_mode)
         self.obs_format = check_obs_format(type(self).__name__, obs_format, OBS_FORMATS)
-        cfg, fixed = token_config(**kwargs)
+        cfg, fixed = token_config(**kwargs, obs_limits=obs_limits(max_size_mb, max_time_ms))
+        self.window, self.k = cfg.window, int(kwargs.get("k", 10))
+        self.bounds = TokenBounds(self.window, self.k, float(max_size_mb), float(max_time_ms))
         self._native = _fabric.TokenVecEnv(cfg, int(num_envs), threads=int(threads))
         if fixed is not None:
             self._native.set_trace(fixed)
         self.num_envs = int(num_envs)
-        self.window = cfg.window
-        self.k = int(kwargs.get("k", 10))
         self.copy = copy
-        self.bounds = _bounds(kwargs, self.window, self.k, float(max_time_ms))
         self.single_observation_space = self.bounds.observation_space(self.obs_format)
         self.single_action_space = spaces.Discrete(self.window)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
@@ -508,8 +503,7 @@ class TokenSchedulingVecEnv(NativeVecMixin, VectorEnv):
         self._seeded = False
 
     def _out(self) -> tuple[Any, dict[str, Any]]:
-        req, act, mask = self._req, self._bufs[1], self._bufs[2]
-        self.bounds.clip(req, act)
+        req, act, mask = self._req, self._bufs[1], self._bufs[2]  # saturated at the bounds by the core
         if self.obs_format != "dict":
             return format_obs(self.obs_format, req, act, mask.copy()), {}
         obs = {"requests": req, "active": act, "action_mask": mask}

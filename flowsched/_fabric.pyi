@@ -99,6 +99,9 @@ class TokenConfig:
         burst_rate_hz: float,
         n_bursts: int,
         dst: int = 0,
+        obs_max_mb: float = ...,
+        obs_max_ms: float = ...,
+        obs_max_count: float = ...,
     ) -> TokenConfig: ...
     @property
     def window(self) -> int: ...
@@ -177,6 +180,9 @@ class SwitchConfig:
         reward: str = "fct",
         delay_per_hop_s: float = 0.0,
         terminate_missed: bool = False,
+        obs_max_mb: float = ...,
+        obs_max_ms: float = ...,
+        obs_max_count: float = ...,
     ) -> SwitchConfig: ...
     @property
     def max_flows(self) -> int: ...

@@ -297,3 +297,11 @@ def test_removed_v0_ids_name_their_successor(old, new):
             gym.make(old)
         with pytest.raises(gym.error.DeprecatedEnv, match=new):
             gym.make(f"flowsched:{old}")
+
+
+def test_training_configs_with_a_removed_id_fail_with_the_successor_named():
+    from flowsched.agents.envs import check_env_id
+
+    assert check_env_id(TOKEN) == TOKEN
+    with pytest.raises(ValueError, match="TokenScheduling-v0, which was removed.*set env.id to flowsched/TokenScheduling-v1"):
+        check_env_id("flowsched/TokenScheduling-v0", "run dir outputs/x")

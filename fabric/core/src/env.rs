@@ -75,6 +75,39 @@ pub struct TokenEnvConfig {
     pub terminate_missed: bool,
     pub reward: TokenReward,
     pub workload: TokenWorkload,
+    /// Where the observation saturates: bytes (MB), times (ms, both signs) and counts.
+    pub obs_limits: ObsLimits,
+}
+
+/// Saturation of the observation features, so that they have finite bounds: a value
+/// past its limit is written as the limit (infinite limits: none).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ObsLimits {
+    pub mb: f64,
+    pub ms: f64,
+    pub count: f64,
+}
+
+impl Default for ObsLimits {
+    fn default() -> Self {
+        ObsLimits { mb: f64::INFINITY, ms: f64::INFINITY, count: f64::INFINITY }
+    }
+}
+
+impl ObsLimits {
+    // `+ 0.0` turns -0.0 (an empty f64 sum is -0.0) into 0.0
+    #[inline]
+    fn mb(&self, v: f64) -> f32 {
+        (v.clamp(0.0, self.mb) + 0.0) as f32
+    }
+    #[inline]
+    fn ms(&self, v: f64) -> f32 {
+        (v.clamp(-self.ms, self.ms) + 0.0) as f32
+    }
+    #[inline]
+    fn count(&self, v: usize) -> f32 {
+        (v as f64).min(self.count) as f32
+    }
 }
 
 impl TokenEnvConfig {
@@ -435,23 +468,25 @@ impl TokenEnv {
             let o = &mut req[j * REQ_FEATURES..(j + 1) * REQ_FEATURES];
             let has_dl = !f.deadline_s.is_nan();
             let ideal = sim.ideal_fct_s(i as usize);
-            o[0] = (f.size_bytes * 1e-6) as f32;
-            o[1] = if has_dl { (f.deadline_s * 1e3) as f32 } else { 0.0 };
-            o[2] = if has_dl { ((f.arrival_s + f.deadline_s - now) * 1e3) as f32 } else { 0.0 };
-            o[3] = ((now - f.arrival_s) * 1e3) as f32;
-            o[4] = (ideal * 1e3) as f32;
+            let lim = &self.cfg.obs_limits;
+            o[0] = lim.mb(f.size_bytes * 1e-6);
+            o[1] = if has_dl { lim.ms(f.deadline_s * 1e3) } else { 0.0 };
+            o[2] = if has_dl { lim.ms((f.arrival_s + f.deadline_s - now) * 1e3) } else { 0.0 };
+            o[3] = lim.ms((now - f.arrival_s) * 1e3);
+            o[4] = lim.ms(ideal * 1e3);
             o[5] = has_dl as u8 as f32;
             let shared: f64 = remaining.iter().map(|&r| r.min(f.size_bytes)).sum();
-            o[6] = ((ideal + if remaining.is_empty() { 0.0 } else { shared / cap }) * 1e3) as f32;
+            o[6] = lim.ms((ideal + if remaining.is_empty() { 0.0 } else { shared / cap }) * 1e3);
             mask[j] = 1.0;
         }
         let cnt = remaining.len();
         let rem: f64 = remaining.iter().sum();
+        let lim = &self.cfg.obs_limits;
         act[0] = (cnt as f64 / self.cfg.k as f64) as f32;
-        act[1] = (rem * 1e-6) as f32;
-        act[2] = if least.is_finite() { (least * 1e3) as f32 } else { 0.0 };
-        act[3] = if cnt > 0 { (rem / cap * 1e3) as f32 } else { 0.0 };
-        act[4] = q.len() as f32;
+        act[1] = lim.mb(rem * 1e-6);
+        act[2] = if least.is_finite() { lim.ms(least * 1e3) } else { 0.0 };
+        act[3] = if cnt > 0 { lim.ms(rem / cap * 1e3) } else { 0.0 };
+        act[4] = lim.count(q.len());
     }
 }
 
@@ -674,6 +709,7 @@ mod tests {
             delay_per_hop_s: 250e-6,
             terminate_missed: false,
             reward: TokenReward::Deadline,
+            obs_limits: ObsLimits::default(),
             workload: TokenWorkload::Gather {
                 classes: vec![
                     FlowClass { weight: 0.6, size_bytes: 350e3, deadline_s: 0.040 },
@@ -763,6 +799,7 @@ mod tests {
             }
         }
         assert!(mask[..w].iter().any(|&m| m > 0.0), "terminal mask all zeros");
+        assert!(act.iter().chain(req.iter()).all(|&x| !(x == 0.0 && x.is_sign_negative())), "a -0.0 in the observation");
         assert_eq!(&mask[..w], &last[..w]);
     }
 }
@@ -804,6 +841,8 @@ pub struct SwitchEnvConfig {
     pub reward: SwitchReward,
     pub delay_per_hop_s: f64,
     pub terminate_missed: bool,
+    /// Where the observation saturates (see [`ObsLimits`]).
+    pub obs_limits: ObsLimits,
 }
 
 /// Priority scheduling in the switch, one decision per step: the agent scores every
@@ -984,14 +1023,15 @@ impl SwitchEnv {
             let visible = f.size_known || complete;
             let has_dl = !f.deadline_s.is_nan();
             let o = &mut flows[j * FLOW_FEATURES..(j + 1) * FLOW_FEATURES];
-            o[0] = (sent * 1e-6) as f32;
-            o[1] = if visible { ((f.size_bytes - sent) * 1e-6) as f32 } else { 0.0 };
+            let lim = &self.cfg.obs_limits;
+            o[0] = lim.mb(sent * 1e-6);
+            o[1] = if visible { lim.mb((f.size_bytes - sent) * 1e-6) } else { 0.0 };
             o[2] = visible as u8 as f32;
-            o[3] = ((now - f.arrival_s) * 1e3) as f32;
+            o[3] = lim.ms((now - f.arrival_s) * 1e3);
             o[4] = complete as u8 as f32;
-            o[5] = self.at_src[f.src] as f32;
-            o[6] = self.at_dst[f.dst] as f32;
-            o[7] = if has_dl { ((f.arrival_s + f.deadline_s - now) * 1e3) as f32 } else { 0.0 };
+            o[5] = lim.count(self.at_src[f.src] as usize);
+            o[6] = lim.count(self.at_dst[f.dst] as usize);
+            o[7] = if has_dl { lim.ms((f.arrival_s + f.deadline_s - now) * 1e3) } else { 0.0 };
             o[8] = has_dl as u8 as f32;
             mask[j] = 1.0;
         }

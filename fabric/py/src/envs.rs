@@ -4,13 +4,23 @@
 use fabric_core::{
     FlowClass, Scheduler, SwitchBatchOut, SwitchEnv, SwitchEnvConfig, SwitchReward, SwitchVecEnv, TokenBatchOut, TokenEnv, TokenEnvConfig, TokenReward, TokenVecEnv, TokenWorkload,
 };
-use fabric_core::env::{ACTIVE_FEATURES, EPISODE_STATS, FLOW_FEATURES, REQ_FEATURES};
+use fabric_core::env::{ObsLimits, ACTIVE_FEATURES, EPISODE_STATS, FLOW_FEATURES, REQ_FEATURES};
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyArrayMethods, PyUntypedArrayMethods, PyReadonlyArray1, PyReadonlyArray2, PyReadwriteArray1, PyReadwriteArray2, PyReadwriteArray3};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use crate::{guarded, make_topology, to_py, PyTrace};
+
+/// The observation's saturation limits, each > 0 (infinite: none).
+fn obs_limits(mb: f64, ms: f64, count: f64) -> PyResult<ObsLimits> {
+    for (name, v) in [("obs_max_mb", mb), ("obs_max_ms", ms), ("obs_max_count", count)] {
+        if v.is_nan() || v <= 0.0 {
+            return Err(PyValueError::new_err(format!("{name} must be > 0 (or infinite), got {v}")));
+        }
+    }
+    Ok(ObsLimits { mb, ms, count })
+}
 
 /// Configuration of a token-scheduling environment (see flowsched.envs.TokenSchedulingEnv).
 #[pyclass(name = "TokenConfig", module = "flowsched._fabric", frozen)]
@@ -25,7 +35,7 @@ impl PyTokenConfig {
         *, topology, host_gbps, tors=0, hosts_per_tor=0, spines=0, core_gbps=0.0, ecmp_seed=0,
         scheduler="ps", k, window, delay_per_hop_s=0.0, terminate_missed=false, reward="deadline",
         class_weights, class_sizes_bytes, class_deadlines_s, exact=true, burst_size, burst_rate_hz,
-        n_bursts, dst=0
+        n_bursts, dst=0, obs_max_mb=f64::INFINITY, obs_max_ms=f64::INFINITY, obs_max_count=f64::INFINITY
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -50,6 +60,9 @@ impl PyTokenConfig {
         burst_rate_hz: f64,
         n_bursts: usize,
         dst: usize,
+        obs_max_mb: f64,
+        obs_max_ms: f64,
+        obs_max_count: f64,
     ) -> PyResult<Self> {
         if class_sizes_bytes.len() != class_weights.len() || class_deadlines_s.len() != class_weights.len() {
             return Err(PyValueError::new_err(format!(
@@ -74,6 +87,7 @@ impl PyTokenConfig {
             terminate_missed,
             reward: TokenReward::parse(reward).map_err(to_py)?,
             workload: TokenWorkload::Gather { classes, exact, burst_size, burst_rate_hz, n_bursts, dst },
+            obs_limits: obs_limits(obs_max_mb, obs_max_ms, obs_max_count)?,
         };
         // Fails here, with the reason, rather than at the first reset.
         TokenEnv::new(inner.clone()).map_err(to_py)?;
@@ -349,7 +363,8 @@ impl PySwitchConfig {
     #[new]
     #[pyo3(signature = (
         *, topology, host_gbps, tors=0, hosts_per_tor=0, spines=0, core_gbps=0.0, ecmp_seed=0,
-        max_flows, decision_interval_s=None, reward="fct", delay_per_hop_s=0.0, terminate_missed=false
+        max_flows, decision_interval_s=None, reward="fct", delay_per_hop_s=0.0, terminate_missed=false,
+        obs_max_mb=f64::INFINITY, obs_max_ms=f64::INFINITY, obs_max_count=f64::INFINITY
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -365,11 +380,15 @@ impl PySwitchConfig {
         reward: &str,
         delay_per_hop_s: f64,
         terminate_missed: bool,
+        obs_max_mb: f64,
+        obs_max_ms: f64,
+        obs_max_count: f64,
     ) -> PyResult<Self> {
         if !(delay_per_hop_s.is_finite() && delay_per_hop_s >= 0.0) {
             return Err(PyValueError::new_err(format!("delay_per_hop_s must be >= 0, got {delay_per_hop_s}")));
         }
         let inner = SwitchEnvConfig {
+            obs_limits: obs_limits(obs_max_mb, obs_max_ms, obs_max_count)?,
             topo: make_topology(topology, &host_gbps, tors, hosts_per_tor, spines, core_gbps, ecmp_seed)?,
             max_flows,
             decision_interval_s,
