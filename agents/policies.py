@@ -86,14 +86,26 @@ class ArtemisPolicy(MaskableMultiInputActorCriticPolicy):
         return actions.reshape((-1, *self.action_space.shape)), values, log_prob  # type: ignore[misc]
 
 
+def slots_and_features(shape: tuple[int, ...], mask_shape: tuple[int, ...]) -> tuple[int, int]:
+    """(slots, features per slot) of a per-slot observation key, laid out ``(slots,
+    features)`` or flat ``(slots * features,)`` row-major; the mask has one entry per slot."""
+    n = int(mask_shape[0])
+    size = int(np.prod(shape))
+    if len(shape) == 2 and int(shape[0]) == n:
+        return n, int(shape[1])
+    if len(shape) == 1 and n > 0 and size % n == 0:
+        return n, size // n
+    raise ValueError(f"a per-slot observation of shape {tuple(shape)} does not fit a mask of {n} slots")
+
+
 class SetFeatures(BaseFeaturesExtractor):
     """Flattens the switch env's ``flows`` (symlog) and ``flow_mask`` into one vector
     that :class:`SetActorCritic` unflattens (SB3's policies pass one tensor along)."""
 
     def __init__(self, observation_space: spaces.Dict, set_key: str = "flows", mask_key: str = "flow_mask") -> None:
         self.set_key, self.mask_key = set_key, mask_key
-        n, f = observation_space.spaces[set_key].shape
-        self.n_slots, self.n_features = int(n), int(f)
+        n, f = slots_and_features(observation_space.spaces[set_key].shape, observation_space.spaces[mask_key].shape)
+        self.n_slots, self.n_features = n, f
         super().__init__(observation_space, features_dim=self.n_slots * (self.n_features + 1))
 
     def forward(self, observations: dict[str, th.Tensor]) -> th.Tensor:
@@ -184,7 +196,7 @@ class TokenFeatures(BaseFeaturesExtractor):
     ``action_mask`` into one vector that :class:`RequestScorer` unflattens."""
 
     def __init__(self, observation_space: spaces.Dict) -> None:
-        w, f = observation_space.spaces["requests"].shape
+        w, f = slots_and_features(observation_space.spaces["requests"].shape, observation_space.spaces["action_mask"].shape)
         self.window, self.n_request, self.n_active = int(w), int(f), int(observation_space.spaces["active"].shape[0])
         super().__init__(observation_space, features_dim=self.window * (self.n_request + 1) + self.n_active)
 

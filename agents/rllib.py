@@ -25,7 +25,7 @@ except ImportError as e:  # pragma: no cover - ray is an optional dependency
 
 from torch import nn
 
-from flowsched.agents.policies import RequestScorer
+from flowsched.agents.policies import RequestScorer, slots_and_features
 from flowsched.agents.policies import symlog as _squash  # features in MB and ms span orders of magnitude
 
 
@@ -42,7 +42,7 @@ class MaskedTokenModule(TorchRLModule, ValueFunctionAPI):
         space = self.observation_space
         if not isinstance(space, gym.spaces.Dict) or not {"requests", "active", "action_mask"} <= set(space.spaces):
             raise ValueError(f"MaskedTokenModule needs the token env's Dict observation, got {space}")
-        window, n_req = space["requests"].shape
+        window, n_req = slots_and_features(space["requests"].shape, space["action_mask"].shape)
         n_act = space["active"].shape[0]
         if self.action_space.n != window:
             raise ValueError(f"action space {self.action_space} does not match the window of {window} requests")
@@ -82,7 +82,8 @@ class SwitchScoreModule(TorchRLModule, ValueFunctionAPI):
         space = self.observation_space
         if not isinstance(space, gym.spaces.Dict) or not {"flows", "flow_mask"} <= set(space.spaces):
             raise ValueError(f"SwitchScoreModule needs the switch env's Dict observation, got {space}")
-        m, f = space["flows"].shape
+        m, f = slots_and_features(space["flows"].shape, space["flow_mask"].shape)
+        self._m, self._f = m, f
         if self.action_space.shape != (m,):
             raise ValueError(f"action space {self.action_space} does not match {m} flow slots")
         hidden = list(self.model_config.get("hidden", [64, 64])) if self.model_config else [64, 64]
@@ -100,7 +101,8 @@ class SwitchScoreModule(TorchRLModule, ValueFunctionAPI):
     def _embed(self, batch: dict[str, Any]) -> tuple[torch.Tensor, torch.Tensor]:
         obs = batch[Columns.OBS]
         mask = obs["flow_mask"].unsqueeze(-1)
-        e = self._encoder(_squash(obs["flows"])) * mask
+        flows = obs["flows"].reshape(*obs["flows"].shape[:-1 if obs["flows"].dim() == 2 else -2], self._m, self._f)
+        e = self._encoder(_squash(flows)) * mask
         n = mask.sum(1).clamp(min=1.0)
         ctx = torch.cat([e.sum(1) / n, (e + (mask - 1.0) * 1e9).max(1).values.clamp(min=-1e3) * (mask.sum(1) > 0)], -1)
         return e, ctx

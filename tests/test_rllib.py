@@ -38,7 +38,8 @@ def test_module_masks_and_is_permutation_equivariant():
     assert (logits[obs["action_mask"] == 0] < -1e30).all()
     # swapping two requests swaps their logits
     perm = {k: v.copy() for k, v in obs.items()}
-    perm["requests"][:, [0, 1]] = perm["requests"][:, [1, 0]]
+    req = perm["requests"].reshape(perm["requests"].shape[0], perm["action_mask"].shape[1], -1)  # a view: one row per slot
+    req[:, [0, 1]] = req[:, [1, 0]]
     perm["action_mask"][:, [0, 1]] = perm["action_mask"][:, [1, 0]]
     lp = m.forward_inference({Columns.OBS: {k: torch.as_tensor(v) for k, v in perm.items()}})[Columns.ACTION_DIST_INPUTS]
     np.testing.assert_allclose(lp.detach().numpy()[:, [1, 0]], logits[:, [0, 1]], rtol=1e-5)
@@ -87,7 +88,8 @@ def test_switch_module_is_permutation_equivariant_and_trains(local_ray, tmp_path
         return m.forward_inference({Columns.OBS: t})[Columns.ACTION_DIST_INPUTS].detach().numpy()[0, :16]
 
     perm = {k: v.copy() for k, v in obs.items()}
-    perm["flows"][[0, 1]] = perm["flows"][[1, 0]]
+    rows = perm["flows"].reshape(perm["flow_mask"].shape[0], -1)  # a view: one row per slot
+    rows[[0, 1]] = rows[[1, 0]]
     np.testing.assert_allclose(means(perm)[[1, 0]], means(obs)[[0, 1]], rtol=1e-5, atol=1e-6)
 
     cfg = ppo_config("flowsched/SwitchScheduling-v1", {"n_flows": 40, "hosts": 4, "max_flows": 16},

@@ -143,9 +143,11 @@ def test_equivariant_policy_permutes_scores():
         obs, *_ = env.step(np.zeros((1, cfg.env.kwargs.max_flows), np.float32))
     n = int(obs["flow_mask"].sum())
     assert n >= 2
-    perm = np.arange(obs["flows"].shape[1])
+    m = obs["flow_mask"].shape[1]
+    perm = np.arange(m)
     perm[:n] = np.random.default_rng(0).permutation(n)
-    pobs = {"flows": obs["flows"][:, perm], "flow_mask": obs["flow_mask"][:, perm]}
+    flows = obs["flows"].reshape(1, m, -1)  # one row per slot (the env may lay them out flat)
+    pobs = {"flows": flows[:, perm].reshape(obs["flows"].shape), "flow_mask": obs["flow_mask"][:, perm]}
     a, _ = model.predict(obs, deterministic=True)
     b, _ = model.predict(pobs, deterministic=True)
     np.testing.assert_allclose(a[:, perm], b, rtol=1e-5, atol=1e-6)
@@ -168,9 +170,12 @@ def test_request_scorer_permutes_logits_and_respects_masks():
             break
     n = int(obs["action_mask"].sum())
     assert n >= 3
-    perm = np.arange(obs["requests"].shape[1])
+    w = obs["action_mask"].shape[1]
+    perm = np.arange(w)
     perm[:n] = perm[:n][::-1]
-    pobs = {"requests": obs["requests"][:, perm], "active": obs["active"], "action_mask": obs["action_mask"][:, perm]}
+    reqs = obs["requests"].reshape(1, w, -1)  # one row per slot (the env may lay them out flat)
+    pobs = {"requests": reqs[:, perm].reshape(obs["requests"].shape), "active": obs["active"],
+            "action_mask": obs["action_mask"][:, perm]}
     policy = model.policy
     with th.no_grad():  # (the policy reuses one distribution object: read each before the next call)
         p1 = policy.get_distribution(policy.obs_to_tensor(obs)[0], action_masks=obs["action_mask"]).distribution.probs.numpy()
