@@ -13,8 +13,8 @@ import argparse
 import json
 import math
 import sys
-import warnings
 import time
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -95,10 +95,9 @@ def _generate(a: argparse.Namespace) -> int:
     if a.load >= 1 and not a.allow_overload:
         raise ValueError(f"--load must be in (0, 1), got {a.load!r}; a load >= 1 overloads the fabric (queues and "
                          "FCTs grow with the trace length): pass --allow-overload to generate it anyway")
-    for name, v in (("--hosts", a.hosts), ("--flows", a.flows)):
-        if v < 1:
-            raise ValueError(f"{name} must be >= 1, got {v}")
     check_hosts(a.hosts, "--hosts")
+    if a.flows < 1:
+        raise ValueError(f"--flows must be >= 1, got {a.flows}")
     if a.flows > MAX_FLOWS:
         raise ValueError(f"--flows must be at most MAX_FLOWS = {MAX_FLOWS}, got {a.flows}")
     if not (math.isfinite(a.link_gbps) and a.link_gbps > 0):
