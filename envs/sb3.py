@@ -16,7 +16,9 @@ class SB3VecEnv(VecEnv):
     next episode's first, the last one is in ``infos[i]["terminal_observation"]``, and
     the episode statistics of the vector env's infos are copied into ``infos[i]``.
     Lane ``i`` sees exactly the episodes of the wrapped env's lane ``i``.
-    ``env_method("action_masks")`` serves sb3-contrib's ``MaskablePPO``.
+    ``env_method("action_masks")`` serves sb3-contrib's ``MaskablePPO``; other methods
+    go to the vector env's ``call`` (one result per lane), and ``render()`` tiles the
+    lanes' frames when the vector env was made with ``render_mode="rgb_array"``.
     Seeds given with ``seed(s)`` apply at the next ``reset()`` (lane i gets ``s + i``).
     """
 
@@ -72,7 +74,13 @@ class SB3VecEnv(VecEnv):
         if method_name == "action_masks":
             masks = self.venv.action_masks()
             return [masks[i] for i in self._get_indices(indices)]
-        raise AttributeError(f"SB3VecEnv: unsupported env_method {method_name!r} (supported: action_masks)")
+        if not hasattr(self.venv, "call"):
+            raise AttributeError(f"SB3VecEnv: {type(self.venv).__name__} has no call(); cannot run {method_name!r} per lane")
+        out = self.venv.call(method_name, *method_args, **method_kwargs)
+        return [out[i] for i in self._get_indices(indices)]
+
+    def get_images(self) -> list[Any]:
+        return list(self.venv.call("render")) if getattr(self.venv, "render_mode", None) == "rgb_array" else []
 
     def env_is_wrapped(self, wrapper_class: type[gym.Wrapper], indices: VecEnvIndices = None) -> list[bool]:
         return [False for _ in self._get_indices(indices)]

@@ -305,3 +305,18 @@ def test_training_configs_with_a_removed_id_fail_with_the_successor_named():
     assert check_env_id(TOKEN) == TOKEN
     with pytest.raises(ValueError, match="TokenScheduling-v0, which was removed.*set env.id to flowsched/TokenScheduling-v1"):
         check_env_id("flowsched/TokenScheduling-v0", "run dir outputs/x")
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_sb3_adapter_of_the_native_vector_env_renders_and_forwards_methods(env_id):
+    from flowsched.envs.sb3 import SB3VecEnv
+
+    venv = SB3VecEnv(gym.make_vec(env_id, num_envs=2, vectorization_mode="vector_entry_point", render_mode="rgb_array",
+                                  max_episode_steps=3, **SMALL[env_id]))
+    venv.reset()
+    img = venv.render()
+    assert img.dtype == np.uint8 and img.ndim == 3
+    assert venv.env_method("render_mode") == ["rgb_array", "rgb_array"]
+    for _ in range(3):
+        _, _, dones, infos = venv.step(np.stack([venv.action_space.sample() for _ in range(2)]))
+    assert dones.all() and all("terminal_observation" in i for i in infos)  # the step limit of 3 ends every lane
