@@ -292,7 +292,6 @@ def train_rllib(cfg: Any, run_dir: Any, *, resume: bool, baseline_specs: list[An
             raise FileNotFoundError(f"no RLlib checkpoint to resume in {ckpt}")
         algo, used = load_newest_readable(dir_candidates(ckpt), lambda p: Algorithm.from_checkpoint(str(p)),
                                           "RLlib checkpoint")
-        log(f"Loaded {used}")
     else:
         algo = ppo_config(
             cfg.env.id, env_kwargs(cfg, masked=True), num_env_runners=int(a.num_env_runners),
@@ -305,6 +304,8 @@ def train_rllib(cfg: Any, run_dir: Any, *, resume: bool, baseline_specs: list[An
     logger, wandb_run = make_logger(cfg, run_dir, f"{cfg.env.family}/{cfg.workload.name}/{a.name}/seed{cfg.seed}")
     total, every = int(cfg.total_timesteps), int(cfg.checkpoint.every)
     steps = int(algo.metrics.peek(("env_runners", "num_env_steps_sampled_lifetime"), default=0)) if resume else 0
+    if resume:
+        log(f"Loaded {used} at step {steps}")
     next_ckpt = (steps // every + 1) * every if every > 0 else None
     stop = StopOnSignal()
     stop.install()
