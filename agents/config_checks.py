@@ -72,7 +72,10 @@ def check_group_names(args: Sequence[str]) -> None:
             values = [None if o.value() is None else o.get_value_element_as_str()]
         valid = group_options(group)
         for v in values:
-            if v is not None and v not in valid:
+            if v is None and not o.is_delete():
+                errors.append(f"{a}: a config group cannot be set to null; leave it out for the default "
+                              f"(or ~{group} to select none); valid: {', '.join(valid)}")
+            elif v is not None and v not in valid:
                 errors.append(unknown_name(group, v, valid))
     if errors:
         raise ConfigError("\n".join(errors))

@@ -115,7 +115,9 @@ def test_unknown_option_in_a_sweep_and_did_you_mean():
         check_group_names(["-m", "agent=maskable_ppo,artemiss", "seed=0,1"])
     with pytest.raises(ConfigError, match=r"unknown experiment 'token_highlaod'.*did you mean 'token_highload'\?"):
         check_group_names(["experiment=token_highlaod"])
-    check_group_names(["experiment=null", "agent.model.n_steps=64", "seed=0,1", "--cfg", "job"])
+    check_group_names(["~experiment", "agent.model.n_steps=64", "seed=0,1", "--cfg", "job"])
+    with pytest.raises(ConfigError, match=r"experiment=null: a config group cannot be set to null"):
+        check_group_names(["experiment=null"])
 
 
 def test_train_py_unknown_experiment_exits_with_the_valid_names(tmp_path):
