@@ -99,9 +99,20 @@ def check_model_spaces(model: Any, cfg: DictConfig, source: str) -> None:
         want, got = getattr(env, name), getattr(model, name, None)
         if got is not None and got != want:
             env.close()
-            raise ValueError(f"{source} was saved with the {name} {got}, but {cfg.env.id} now has {want}: "
-                             "it was trained on an older version of the env; retrain it")
+            what = "bounds" if _describe(got) == _describe(want) else "shapes"
+            raise ValueError(f"{source} was saved with the {name} {_describe(got)}, but {cfg.env.id} now has "
+                             f"{_describe(want)} (the {what} differ): it was trained on an older version of the env "
+                             "or another configuration; retrain it")
     env.close()
+
+
+def _describe(space: Any) -> str:
+    """A one-line summary of a space: its type and shapes (per key for a Dict)."""
+    if isinstance(space, gym.spaces.Dict):
+        return "Dict(" + ", ".join(f"{k}: {_describe(v)}" for k, v in space.spaces.items()) + ")"
+    if isinstance(space, gym.spaces.Discrete):
+        return f"Discrete({space.n})"
+    return f"{type(space).__name__}{tuple(space.shape)}"
 
 
 def make_env(cfg: DictConfig, **kwargs: Any) -> gym.Env:

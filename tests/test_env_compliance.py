@@ -320,3 +320,30 @@ def test_sb3_adapter_of_the_native_vector_env_renders_and_forwards_methods(env_i
     for _ in range(3):
         _, _, dones, infos = venv.step(np.stack([venv.action_space.sample() for _ in range(2)]))
     assert dones.all() and all("terminal_observation" in i for i in infos)  # the step limit of 3 ends every lane
+
+
+def test_a_model_saved_against_the_v0_spaces_is_refused_with_both_spaces_named():
+    from types import SimpleNamespace
+
+    from hydra import compose, initialize_config_module
+
+    from flowsched.agents.envs import check_model_spaces, make_env
+
+    with initialize_config_module(version_base="1.3", config_module="flowsched.configs"):
+        cfg = compose(config_name="train", overrides=["env=token"])
+    env = make_env(cfg)
+    check_model_spaces(SimpleNamespace(observation_space=env.observation_space, action_space=env.action_space), cfg, "ok")
+    inf = np.float32(np.inf)
+    v0 = gym.spaces.Dict({  # TokenScheduling-v0's space at the last v0 commit
+        "requests": gym.spaces.Box(np.tile(np.float32([0, 0, -inf, 0, 0, 0, 0]), (5, 1)),
+                                   np.tile(np.float32([inf, inf, inf, inf, inf, 1, inf]), (5, 1)), dtype=np.float32),
+        "active": gym.spaces.Box(np.float32([0, 0, -inf, 0, 0]), np.float32([1, inf, inf, inf, inf]), dtype=np.float32),
+        "action_mask": gym.spaces.Box(0.0, 1.0, (5,), dtype=np.float32),
+    })
+    with pytest.raises(ValueError, match=r"runs/x/model.zip was saved with the observation_space Dict\(.*requests: "
+                                         r"Box\(5, 7\)\), but flowsched/TokenScheduling-v1 now has .*requests: "
+                                         r"Box\(35,\)\) \(the shapes differ\).*retrain"):
+        check_model_spaces(SimpleNamespace(observation_space=v0, action_space=env.action_space), cfg, "runs/x/model.zip")
+    cfg.env.id = "flowsched/TokenScheduling-v0"
+    with pytest.raises(ValueError, match="was removed"):
+        check_model_spaces(SimpleNamespace(observation_space=v0, action_space=env.action_space), cfg, "runs/x/model.zip")
