@@ -57,7 +57,8 @@ limit                       value             why
                                               steps are 1.2e-7 s at 1e9 s
 ``MAX_DEADLINE_S``          1e9 s             relative deadlines, within the same horizon
 ``MAX_DATA_SPAN_S``         1e9 s             data spans, within the same horizon
-``MIN_WEIGHT``/``MAX_WEIGHT``  1e-6 / 1e6     weights are relative: a ratio of at most 1e12
+``MIN_WEIGHT``              1e-6              weights are relative: a ratio of at most 1e12
+``MAX_WEIGHT``              1e6
 ``MAX_FLOWS``               1e9 rows          the core indexes flows and path links with
                                               32 bits (4 links per flow on a leaf-spine)
 ``MAX_HOSTS``               2**24 hosts       largest fabric (``hosts``, or the host count of
@@ -80,7 +81,8 @@ the smallest gap between distinct arrivals): the input itself has lost
 resolution. The simulator (:func:`flowsched.simulate`) counts time from
 the whole second at or below the first arrival, so arrivals far from 0
 (epoch seconds) lose nothing more there: completion times are computed
-exactly as for the same trace starting near 0.
+exactly as for the same trace starting near 0 (the same bits when the
+shift is a whole number of seconds).
 
 Files: ``.csv`` (a header line, then one flow per line; an empty
 ``deadline_s`` cell means no deadline; ``size_known`` accepts
