@@ -4,35 +4,27 @@ A baseline drives an environment exactly as a trained agent does::
 
     policy = flowsched.baselines.make("token", "edf")
     action, _ = policy.predict(obs)
+
+Rules register themselves per env family (:mod:`flowsched.baselines.registry`):
+``available("switch")`` lists the names of a family, ``make(env, name, **kwargs)``
+forwards ``kwargs`` to the rule's constructor and refuses the ones it does not take.
+Every baseline, SB3 model and RLlib policy is a :class:`Policy` (a ``typing.Protocol``,
+:mod:`flowsched.baselines.types`).
 """
 from __future__ import annotations
 
-from typing import Any
+from flowsched.baselines.base import MaskedRule
+from flowsched.baselines.types import EpisodeSeeded, MaskablePolicy, Observation, Policy, PolicyState, Prediction
+from flowsched.baselines.registry import BASELINES, accepted_kwargs, available, families, make, register, rules
 
-from flowsched.baselines.base import Policy
-from flowsched.baselines.queues import ThresholdRule
+# the rule modules register their rules on import
+from flowsched.baselines.token import TokenRule  # noqa: I001  (this order: token, switch, thresholds)
 from flowsched.baselines.switch import SwitchRule
+from flowsched.baselines.queues import ThresholdRule
 from flowsched.baselines.thresholds import mean_fct_mlfq, mean_slowdown_mlfq, optimal_thresholds, partial_moment
-from flowsched.baselines.token import TokenRule
-
-BASELINES: dict[str, tuple[str, ...]] = {
-    "token": TokenRule.RULES, "switch": SwitchRule.RULES, "thresholds": ThresholdRule.RULES,
-}
-
-
-def make(env: str, name: str, seed: int | None = 0, **kwargs: Any) -> Policy:
-    """The baseline ``name`` for the environment family ``env`` (``"token"``, ``"switch"``
-    or ``"thresholds"``); ``kwargs`` go to the rule (e.g. workload and load for thresholds)."""
-    if env == "token":
-        return TokenRule(name, seed=seed)
-    if env == "switch":
-        return SwitchRule(name, **kwargs)
-    if env == "thresholds":
-        return ThresholdRule(name, **kwargs)
-    raise ValueError(f"no baselines for env {env!r}; known: {', '.join(BASELINES)}")
-
 
 __all__ = [
-    "BASELINES", "Policy", "SwitchRule", "ThresholdRule", "TokenRule", "make", "mean_fct_mlfq", "mean_slowdown_mlfq", "optimal_thresholds",
-    "partial_moment",
+    "BASELINES", "EpisodeSeeded", "MaskablePolicy", "MaskedRule", "Observation", "Policy", "PolicyState", "Prediction",
+    "SwitchRule", "ThresholdRule", "TokenRule", "accepted_kwargs", "available", "families", "make", "mean_fct_mlfq",
+    "mean_slowdown_mlfq", "optimal_thresholds", "partial_moment", "register", "rules",
 ]

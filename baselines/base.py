@@ -1,4 +1,9 @@
-"""The predictor protocol shared by rule-based baselines and trained agents."""
+"""The base class of the mask-reading rules (token and switch envs).
+
+The contract every policy satisfies is the :class:`~flowsched.baselines.types.Policy`
+protocol (re-exported here); :class:`MaskedRule` is only code reuse: it reads the
+valid actions, batches a single observation, and calls the rule's ``_act``.
+"""
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
@@ -6,14 +11,20 @@ from typing import Any
 
 import numpy as np
 
+from flowsched.baselines.types import Policy, Prediction
 
-class Policy(ABC):
-    """A rule-based policy with the agents' interface: ``predict`` is a superset of
-    Stable-Baselines3's, so evaluation code cannot tell a baseline from a trained agent.
+
+class MaskedRule(ABC):
+    """A rule-based policy with SB3's ``predict`` (a :class:`Policy`; the ``action_masks``
+    keyword makes it a :class:`~flowsched.baselines.types.MaskablePolicy` too).
 
     ``observation`` is one observation or a batch (leading axis); the valid actions come
-    from ``action_masks`` when given, else from ``observation["action_mask"]``. Rules are
-    deterministic unless they say otherwise; ``state`` is passed through (no recurrence).
+    from ``action_masks`` when given, else from ``observation[mask_key]``. Rules are
+    deterministic unless they say otherwise (``deterministic`` is accepted and ignored);
+    ``state`` is passed through (no recurrence). Subclasses implement ``_act``.
+
+    Before the registry (issue 18) this class was ``flowsched.baselines.Policy``, an ABC;
+    ``Policy`` is now the protocol, and a rule of your own subclasses ``MaskedRule``.
     """
 
     #: the observation key that marks valid actions (or slots)
@@ -26,9 +37,9 @@ class Policy(ABC):
         observation: dict[str, np.ndarray],
         state: Any = None,
         episode_start: np.ndarray | None = None,
-        deterministic: bool = True,
+        deterministic: bool = False,
         action_masks: np.ndarray | None = None,
-    ) -> tuple[np.ndarray, Any]:
+    ) -> Prediction:
         mask = np.asarray(observation[self.mask_key] if action_masks is None else action_masks) > 0
         single = mask.ndim == 1
         if single:
@@ -47,3 +58,6 @@ class Policy(ABC):
     @abstractmethod
     def _act(self, observation: dict[str, np.ndarray], mask: np.ndarray) -> np.ndarray:
         """Actions for a batch of observations (mask: (batch, n_actions) booleans)."""
+
+
+__all__ = ["MaskedRule", "Policy"]

@@ -6,12 +6,14 @@ from typing import Any
 import numpy as np
 
 from flowsched import workloads as wl
-from flowsched.baselines.base import Policy
+from flowsched.baselines.registry import rules
+from flowsched.baselines.types import Prediction
 from flowsched.baselines.thresholds import optimal_thresholds
 
 
-class ThresholdRule(Policy):
-    """Sets the same demotion thresholds at every step:
+@rules("thresholds", "threshold")
+class ThresholdRule:
+    """A :class:`~flowsched.baselines.types.Policy` that sets the same demotion thresholds at every step:
 
     * ``pias_static``: the PIAS-NS2 table of ``workload`` at the nearest tabulated load
       (8 queues; ``flowsched.workloads.pias_thresholds``);
@@ -23,8 +25,6 @@ class ThresholdRule(Policy):
     """
 
     RULES = ("pias_static", "pias_optimal")
-    mask_key = ""
-    needs_valid_action = False
 
     def __init__(self, rule: str, workload: Any = "websearch", load: float = 0.8, n_queues: int = 8,
                  link_gbps: float = 10.0, min_threshold_bytes: float = 1e3, max_threshold_bytes: float = 1e9) -> None:
@@ -41,15 +41,14 @@ class ThresholdRule(Policy):
         self.rule, self.thresholds_bytes = rule, [float(x) for x in th]
         self.action = action_from_thresholds(self.thresholds_bytes, min_threshold_bytes, max_threshold_bytes)
 
-    def predict(self, observation: Any, state: Any = None, episode_start: Any = None, deterministic: bool = True,
-                action_masks: Any = None) -> tuple[np.ndarray, Any]:
+    def predict(self, observation: Any, state: Any = None, episode_start: Any = None, deterministic: bool = False,
+                action_masks: Any = None) -> Prediction:
+        """The fixed action (one per observation of a batch); ``action_masks`` is
+        accepted for interchangeability and ignored (every action is valid)."""
         obs = np.asarray(observation)
         if obs.ndim == 1:
             return self.action.copy(), state
         return np.tile(self.action, (obs.shape[0], 1)), state
-
-    def _act(self, observation: dict[str, np.ndarray], mask: np.ndarray) -> np.ndarray:  # pragma: no cover
-        raise NotImplementedError("ThresholdRule.predict does not use masks")
 
     def __repr__(self) -> str:
         return f"ThresholdRule({self.rule!r}, thresholds_bytes={self.thresholds_bytes})"

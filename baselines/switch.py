@@ -15,12 +15,14 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from flowsched.baselines.base import Policy
+from flowsched.baselines.base import MaskedRule
+from flowsched.baselines.registry import rules
 
 SENT, REMAINING, VISIBLE, AGE, COMPLETE, AT_SRC, AT_DST, LEFT, HAS_DL = range(9)
 
 
-class SwitchRule(Policy):
+@rules("switch", "switch-scheduling")
+class SwitchRule(MaskedRule):
     """Scores flows by ``rule``:
 
     * ``fifo``: oldest first;

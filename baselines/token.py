@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from flowsched.baselines.base import Policy
+from flowsched.baselines.base import MaskedRule
+from flowsched.baselines.registry import rules
 
 # Column indices of the request features (flowsched.envs.token.REQUEST_FEATURES).
 SIZE, DEADLINE, LEFT, WAITED, IDEAL, HAS_DL, FAIR = range(7)
@@ -46,7 +47,8 @@ def _keys(rule: str, req: np.ndarray) -> np.ndarray:
     raise ValueError(f"unknown token rule {rule!r}")
 
 
-class TokenRule(Policy):
+@rules("token", "token-scheduling")
+class TokenRule(MaskedRule):
     """Admits the waiting request with the smallest key of ``rule``:
 
     * ``fifo``: the oldest request;
