@@ -6,7 +6,7 @@ The core is a fluid, event-driven, flow-level fabric simulator written in Rust
 from flowsched.metrics import Summary, compare, summarize
 from flowsched.sim import ADMISSION_POLICIES, SCHEDULERS, Results, simulate
 from flowsched.topology import BigSwitch, LeafSpine
-from flowsched.traces import TraceError, read_trace, validate_trace, write_trace
+from flowsched.traces import TimeResolutionWarning, TraceError, read_trace, validate_trace, write_trace
 
 __version__ = "0.1.0"
 
@@ -19,6 +19,7 @@ __all__ = [
     "LeafSpine",
     "Results",
     "Summary",
+    "TimeResolutionWarning",
     "TraceError",
     "compare",
     "read_trace",
