@@ -112,9 +112,9 @@ class NativeVecMixin:
 
     def _count_steps(self, was_reset: np.ndarray, terminated: np.ndarray) -> np.ndarray:
         """Advances the lanes' step counters; the lanes the step limit truncates now."""
-        self._steps = np.where(was_reset, 0, self._steps + 1)
-        if self._limit is None:
+        if self._limit is None:  # no counting needed
             return np.zeros(self.num_envs, bool)
+        self._steps = np.where(was_reset, 0, self._steps + 1)
         return (self._steps >= self._limit) & ~terminated
 
 

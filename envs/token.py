@@ -499,6 +499,8 @@ class TokenSchedulingVecEnv(NativeVecMixin, VectorEnv):
         )
         self._req = self._bufs[0].reshape(n, w * REQ_FEATURES)  # a view: the flat layout of the Dict
         self._needs_reset = np.zeros(n, bool)
+        self._any_reset = False
+        self._lanes = np.arange(n)
         self._init_limit(max_episode_steps)
         self._seeded = False
 
@@ -518,6 +520,7 @@ class TokenSchedulingVecEnv(NativeVecMixin, VectorEnv):
         self._seeded = True
         self._native.reset(seeds, *self._bufs)
         self._needs_reset[:] = False
+        self._any_reset = False
         self._steps[:] = 0
         return self._out()
 
@@ -526,12 +529,17 @@ class TokenSchedulingVecEnv(NativeVecMixin, VectorEnv):
         if a.shape != (self.num_envs,) or a.dtype.kind not in "iu":
             raise ValueError(f"actions must be {self.num_envs} integers (shape ({self.num_envs},)), got dtype {a.dtype} and shape {a.shape}")
         a = np.ascontiguousarray(a, dtype=np.int64)
-        live = ~self._needs_reset  # the others reset: their action is ignored
-        outside = live & ((a < 0) | (a >= self.window))
-        if outside.any():
-            lane = int(np.flatnonzero(outside)[0])
-            raise ValueError(f"env {lane}: " + str(_out_of_range(int(a[lane]), self.window)))
-        masked = live & (self._bufs[2][np.arange(self.num_envs), np.where(live, a, 0)] == 0)
+        resetting = self._any_reset  # those lanes reset: their action is ignored
+        if (a.view(np.uint64) >= self.window).any():  # negative ones too, as unsigned
+            live = ~self._needs_reset
+            outside = live & ((a < 0) | (a >= self.window))
+            if outside.any():
+                lane = int(np.flatnonzero(outside)[0])
+                raise ValueError(f"env {lane}: " + str(_out_of_range(int(a[lane]), self.window)))
+            a = np.where(live, a, 0)
+        masked = self._bufs[2][self._lanes, a] == 0
+        if resetting:
+            masked &= ~self._needs_reset
         if not masked.any():
             return a, None
         if self.masked_action == "raise":
@@ -541,15 +549,20 @@ class TokenSchedulingVecEnv(NativeVecMixin, VectorEnv):
 
     def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         a, masked = self._actions(actions)
-        was_reset = self._needs_reset.copy()
+        was_reset = self._needs_reset
         self._native.step(a, *self._bufs)
         obs, _ = self._out()
         reward, terminated = self._bufs[3].copy(), self._bufs[4].copy()
-        truncated = self._count_steps(was_reset, terminated)
-        if truncated.any():
-            self._native.truncate(truncated)
-        self._needs_reset = terminated | truncated
-        infos = self._infos(terminated)
+        if self._limit is None:
+            truncated = np.zeros(self.num_envs, bool)
+            self._needs_reset = self._bufs[4].copy()
+        else:
+            truncated = self._count_steps(was_reset, terminated)
+            if truncated.any():
+                self._native.truncate(truncated)
+            self._needs_reset = terminated | truncated
+        self._any_reset = bool(self._needs_reset.any())
+        infos = self._infos(terminated) if self._any_reset else {}
         if masked is not None:
             infos["masked_action"], infos["_masked_action"] = masked, masked.copy()
         return obs, reward, terminated, truncated, infos
@@ -574,6 +587,7 @@ class TokenSchedulingVecEnv(NativeVecMixin, VectorEnv):
         self._native.reset_done(*self._bufs)
         self._steps[self._needs_reset] = 0
         self._needs_reset[:] = False
+        self._any_reset = False
         return self._out()[0]
 
     def action_masks(self) -> np.ndarray:
