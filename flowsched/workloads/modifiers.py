@@ -1,0 +1,181 @@
+"""Trace modifiers: deadlines, weights and aSCC's data spacing."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from flowsched.traces import validate_trace
+from flowsched.workloads._common import PACKET_PAYLOAD_BYTES, PACKET_WIRE_BYTES, _check_pos, _rng
+
+
+def add_deadlines(
+    trace: pd.DataFrame,
+    *,
+    fixed_s: float | None = None,
+    slack: tuple[float, float] | None = None,
+    link_gbps: float | None = None,
+    base_rtt_s: float = 0.0,
+    seed: int | None = 0,
+    only_missing: bool = False,
+) -> pd.DataFrame:
+    """Give flows deadlines (relative to arrival).
+
+    Exactly one of:
+
+    * ``fixed_s``: every flow gets this deadline;
+    * ``slack=(lo, hi)``: deadline = U(lo, hi) * ideal FCT, with ideal FCT
+      = size_bytes * 8 / (link_gbps * 1e9) + base_rtt_s (the flow alone on
+      an idle path). ``lo >= 1`` makes every deadline feasible in
+      isolation; D3/D2TCP-style experiments draw slack in about [1, 4].
+
+    Parameters
+    ----------
+    trace : DataFrame
+        A trace (validated).
+    fixed_s : float, optional
+        Deadline in seconds (> 0).
+    slack : (float, float), optional
+        0 < lo <= hi.
+    link_gbps : float, optional
+        Needed with ``slack``.
+    base_rtt_s : float
+        Added to the ideal FCT (>= 0).
+    seed : int or None
+        Seed of the U(lo, hi) draws.
+    only_missing : bool
+        Keep the flows' existing deadlines and fill only the NaN ones.
+
+    Returns
+    -------
+    pandas.DataFrame
+        A validated copy.
+    """
+    df = validate_trace(trace, source="add_deadlines")
+    if (fixed_s is None) == (slack is None):
+        raise ValueError("add_deadlines: give exactly one of fixed_s and slack")
+    n = len(df)
+    if fixed_s is not None:
+        new = np.full(n, _check_pos("fixed_s", fixed_s))
+    else:
+        lo, hi = (float(v) for v in slack)  # type: ignore[union-attr]
+        if not (0 < lo <= hi and math.isfinite(hi)):
+            raise ValueError(f"add_deadlines: slack must satisfy 0 < lo <= hi, got {slack!r}")
+        if link_gbps is None:
+            raise ValueError("add_deadlines: slack needs link_gbps")
+        rate_bps = _check_pos("link_gbps", link_gbps) * 1e9
+        if not (math.isfinite(base_rtt_s) and base_rtt_s >= 0):
+            raise ValueError(f"base_rtt_s must be >= 0, got {base_rtt_s!r}")
+        ideal = df["size_bytes"].to_numpy() * 8.0 / rate_bps + base_rtt_s
+        factor = lo + (hi - lo) * _rng(seed).random(n)
+        new = factor * ideal
+    old = df["deadline_s"].to_numpy()
+    df["deadline_s"] = np.where(np.isnan(old), new, old) if only_missing else new
+    return validate_trace(df, source="add_deadlines")
+
+
+def add_weights(
+    trace: pd.DataFrame,
+    weights: float | Sequence[float] | np.ndarray | None = None,
+    *,
+    uniform: tuple[float, float] | None = None,
+    choices: Sequence[tuple[float, float]] | None = None,
+    seed: int | None = 0,
+) -> pd.DataFrame:
+    """Set flow weights (for weighted FCT, aSCC's WFPT, weighted sharing).
+
+    Exactly one of:
+
+    * ``weights``: a scalar or one value per flow (> 0);
+    * ``uniform=(lo, hi)``: i.i.d. U(lo, hi), 0 < lo <= hi;
+    * ``choices=[(prob, weight), ...]``: i.i.d. discrete weights (e.g. QoS
+      classes); probabilities are normalized.
+
+    Parameters
+    ----------
+    trace : DataFrame
+        A trace.
+    weights : float or array_like, optional
+        The weights.
+    uniform : (float, float), optional
+        Bounds of i.i.d. uniform weights.
+    choices : sequence of (float, float), optional
+        (probability, weight) pairs.
+    seed : int or None
+        Seed of the random draws.
+
+    Returns
+    -------
+    pandas.DataFrame
+        A validated copy.
+    """
+    df = validate_trace(trace, source="add_weights")
+    given = sum(x is not None for x in (weights, uniform, choices))
+    if given != 1:
+        raise ValueError("add_weights: give exactly one of weights, uniform and choices")
+    n = len(df)
+    if weights is not None:
+        w = np.broadcast_to(np.asarray(weights, dtype=np.float64), (n,)).copy()
+    elif uniform is not None:
+        lo, hi = (float(v) for v in uniform)
+        if not (0 < lo <= hi and math.isfinite(hi)):
+            raise ValueError(f"add_weights: uniform must satisfy 0 < lo <= hi, got {uniform!r}")
+        w = lo + (hi - lo) * _rng(seed).random(n)
+    else:
+        probs = np.asarray([float(p) for p, _ in choices], dtype=np.float64)  # type: ignore[union-attr]
+        vals = np.asarray([float(v) for _, v in choices], dtype=np.float64)  # type: ignore[union-attr]
+        if probs.size == 0 or np.any(probs <= 0) or not np.all(np.isfinite(probs)):
+            raise ValueError(f"add_weights: choices need probabilities > 0, got {choices!r}")
+        cum = np.cumsum(probs / probs.sum())
+        idx = np.minimum(np.searchsorted(cum, _rng(seed).random(n), side="right"), vals.size - 1)
+        w = vals[idx]
+    df["weight"] = w
+    return validate_trace(df, source="add_weights")
+
+
+def add_data_span(
+    trace: pd.DataFrame, alpha: float, link_gbps: float, *, header_factor: bool = False
+) -> pd.DataFrame:
+    """Spread each flow's data over time, aSCC's alpha model.
+
+    aSCC (Davydow et al.), section VIII "Workloads": "Let Delta t_i be the
+    minimum possible time that it takes to send all packets of a flow f_i
+    out of the sender's host interface. We distribute arrival times of
+    f_i's packets uniformly in [a_i, a_i + alpha Delta t_i], where alpha >= 0
+    is a parameter reflecting the spacing between arrival times of f_i's
+    packets." The evaluation varies alpha from 0 to 2. Here
+
+        data_span_s = alpha * size_bytes * 8 / (link_gbps * 1e9)
+
+    and the simulator makes the flow's bytes available uniformly over
+    ``[arrival_s, arrival_s + data_span_s]`` (for alpha <= 1 data arrives
+    at least as fast as the link can send it). With ``header_factor`` the
+    wire time of whole packets is used: ceil(size/1460) * 1500 * 8 / C.
+
+    Parameters
+    ----------
+    trace : DataFrame
+        A trace.
+    alpha : float
+        >= 0.
+    link_gbps : float
+        Sender's host link rate.
+    header_factor : bool
+        Use whole 1500-byte packets for Delta t.
+
+    Returns
+    -------
+    pandas.DataFrame
+        A validated copy with ``data_span_s`` set.
+    """
+    df = validate_trace(trace, source="add_data_span")
+    if not (isinstance(alpha, (int, float, np.integer, np.floating)) and math.isfinite(alpha) and alpha >= 0):
+        raise ValueError(f"add_data_span: alpha must be finite and >= 0, got {alpha!r}")
+    rate_bps = _check_pos("link_gbps", link_gbps) * 1e9
+    size = df["size_bytes"].to_numpy()
+    wire = np.ceil(size / PACKET_PAYLOAD_BYTES) * PACKET_WIRE_BYTES if header_factor else size
+    df["data_span_s"] = float(alpha) * wire * 8.0 / rate_bps
+    return validate_trace(df, source="add_data_span")
