@@ -347,3 +347,20 @@ def test_a_model_saved_against_the_v0_spaces_is_refused_with_both_spaces_named()
     cfg.env.id = "flowsched/TokenScheduling-v0"
     with pytest.raises(ValueError, match="was removed"):
         check_model_spaces(SimpleNamespace(observation_space=v0, action_space=env.action_space), cfg, "runs/x/model.zip")
+
+
+@pytest.mark.parametrize("env_id,obs_format", [(TOKEN, "flat"), (TOKEN, "rllib"), (SWITCH, "flat")])
+def test_the_other_observation_formats_pass_both_checkers_without_warnings(env_id, obs_format):
+    env = gym.make(env_id, obs_format=obs_format, **SMALL[env_id])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        gym_check_env(env.unwrapped)
+        sb3_check_env(env, warn=True)
+    venv = gym.make_vec(env_id, num_envs=2, vectorization_mode="vector_entry_point", obs_format=obs_format,
+                        **SMALL[env_id])
+    obs, _ = venv.reset(seed=0)
+    assert obs in venv.observation_space
+    venv.action_space.seed(0)
+    for _ in range(50):
+        obs, *_ = venv.step(venv.action_space.sample())
+        assert obs in venv.observation_space
