@@ -1,4 +1,4 @@
-"""Tests of flowsched.baselines.thresholds: the M/G/1 priority-queue model of PIAS /
+"""Tests of flowsched.queueing (formerly flowsched.baselines.thresholds): the M/G/1 priority-queue model of PIAS /
 multi-level-feedback demotion thresholds (pFabric, section 6.1) and its optimiser.
 
 What is checked, and against what (everything "independent" is computed here, from
@@ -35,7 +35,7 @@ from scipy import integrate
 
 import flowsched
 from flowsched import workloads as wl
-from flowsched.baselines import thresholds as th
+from flowsched import queueing as th
 
 LINK_GBPS = 10.0
 C = LINK_GBPS * 1e9 / 8  # bytes/s
@@ -75,12 +75,11 @@ def test_empirical_rebuild_matches_workloads(name):
     and integer ranges): CDF, tail and moments must equal the class's own under every rule."""
     for rule in wl.SAMPLING_RULES:
         d = wl.get_distribution(f"{name}:{rule}")
-        be = th._backend(d)
         x = d.size_points_bytes
         xs = np.unique(np.concatenate([x, x * (1 + 1e-6), x * (1 - 1e-6), np.geomspace(1.0, 2 * x.max(), 200)]))
         ref = np.array([d.cdf(v) for v in xs])
-        np.testing.assert_allclose(be.cum(0, xs), ref, rtol=0, atol=1e-12)
-        np.testing.assert_allclose(be.sf(xs), 1 - ref, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(d.partial_moment(0, 0.0, xs), ref, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(d.sf(xs), 1 - ref, rtol=0, atol=1e-12)
         assert th.partial_moment(d, 1, 0, math.inf) == pytest.approx(d.mean_bytes, rel=1e-12)
         assert th.partial_moment(d, 2, 0, math.inf) == pytest.approx(d.second_moment_bytes2, rel=1e-12)
         assert th.partial_moment(d, 0, 0, math.inf) == pytest.approx(1.0, abs=1e-12)
@@ -279,7 +278,7 @@ def test_flow_fct_averages_to_mean():
 def _scan(dist, rho, objective, assignment, lattice=None):
     """Brute force over one threshold: 800 log-spaced points over the support, then 800
     around the best (for a lattice distribution, every whole packet there)."""
-    lo, hi = th._search_range(th._backend(dist))
+    lo, hi = th._search_range(dist)
 
     def best(ts):
         if objective == "fct":
@@ -505,8 +504,7 @@ def test_fig17c_optimal_vs_equal_split_model_analogue():
     queues at 80% load, the thresholds optimised as in section 6.1 cut the average FCT
     by more than 30% against splitting flows equally across the queues (model: 44%)."""
     d = DISTS["websearch"]
-    be = th._backend(d)
-    equal = [th._quantile(be, k / 4, 1.0, 1e10) for k in (1, 2, 3)]
+    equal = [th._quantile(d, k / 4, 1.0, 1e10) for k in (1, 2, 3)]
     opt = th.optimal_thresholds(d, 0.8, 4, objective="slowdown", assignment="size", grid_points=300)
     gain = 1 - th.mean_fct_mlfq(opt, d, 0.8, assignment="size") / th.mean_fct_mlfq(equal, d, 0.8, assignment="size")
     assert gain > 0.3

@@ -728,3 +728,70 @@ def test_pias_thresholds() -> None:
         pias_thresholds("websearch", 0.3, nearest=True)
     with pytest.raises(ValueError, match="no PIAS thresholds for workload 'fb_hadoop'"):
         pias_thresholds("fb_hadoop", 0.5)
+
+
+# ----------------------------------------------------------------------------
+# sf and partial moments (the interface flowsched.queueing uses; its values are
+# checked against quadrature and the packet lattice in tests/test_thresholds.py)
+# ----------------------------------------------------------------------------
+
+SF_DISTS = [
+    Fixed(3e4), Exponential(1e5), Pareto(3.0, 2e5), ClassicPareto(2.5, 1e4), BoundedPareto(1.2, 1e4, 1e6),
+    Lognormal(1e5, 1.2), Uniform(2e3, 5e4), artemis_workload_a(1), Mixture([(0.3, "websearch"), (0.7, 5e5)]),
+    get_distribution("websearch"), get_distribution("datamining:step"), get_distribution("fb_hadoop"),
+]
+
+
+@pytest.mark.parametrize("d", SF_DISTS, ids=lambda d: type(d).__name__ + "-" + getattr(d, "name", ""))
+def test_sf_and_partial_moments_interface(d) -> None:
+    xs = np.array([0.0, 1e3, 3e4, 2e5, 5e6, np.inf])
+    sf = d.sf(xs)
+    assert isinstance(sf, np.ndarray) and sf.shape == xs.shape
+    assert isinstance(d.sf(3e4), float) and d.sf(3e4) == sf[2]
+    assert sf[0] == pytest.approx(1.0, abs=1e-12) and sf[-1] == 0.0 and np.all(np.diff(sf) <= 1e-15)
+    # P(a < S <= b) = sf(a) - sf(b); the full range gives the moments
+    assert d.partial_moment(0) == pytest.approx(1.0, abs=1e-12)
+    assert d.partial_moment(1) == pytest.approx(d.mean_bytes, rel=1e-12)
+    assert d.partial_moment(2) == pytest.approx(d.second_moment_bytes2, rel=1e-12)
+    for a, b in [(1e3, 3e4), (3e4, 5e6)]:
+        assert d.partial_moment(0, a, b) == pytest.approx(d.sf(a) - d.sf(b), abs=1e-12)
+    # broadcasting; 0 where b <= a
+    pm = d.partial_moment(1, 0.0, xs)
+    assert pm.shape == xs.shape and pm[0] == 0.0
+    assert d.partial_moment(1, 5e6, 1e3) == 0.0
+    with pytest.raises(ValueError, match="p must be"):
+        d.partial_moment(3)
+    with pytest.raises(ValueError, match="a >= 0"):
+        d.partial_moment(1, -1.0, 2.0)
+
+
+def test_mixture_moments_are_weighted_sums_and_atoms() -> None:
+    ws, bp = get_distribution("websearch"), BoundedPareto(1.2, 1e4, 1e6)
+    mix = Mixture([(0.25, ws), (0.75, bp), (1.0, Fixed(7e5))])
+    for p in (-1, 0, 1, 2):
+        want = 0.125 * ws.partial_moment(p, 2e4, 3e6) + 0.375 * bp.partial_moment(p, 2e4, 3e6) + 0.5 / 7e5 ** -p
+        assert mix.partial_moment(p, 2e4, 3e6) == pytest.approx(want, rel=1e-12)
+    assert mix.sf(1e5) == pytest.approx(0.125 * ws.sf(1e5) + 0.375 * bp.sf(1e5) + 0.5, rel=1e-12)
+    assert set(Fixed(7e5).atoms_bytes) <= set(mix.atoms_bytes) and set(ws.atoms_bytes) <= set(mix.atoms_bytes)
+    assert ws.lattice_bytes == 1460.0 and mix.lattice_bytes == 1460.0 and bp.lattice_bytes is None
+    assert bp.atoms_bytes.size == 0 and get_distribution("websearch:linear").lattice_bytes is None
+
+
+def test_a_distribution_without_the_hooks_samples_but_has_no_partial_moments() -> None:
+    from flowsched.workloads import SizeDistribution
+
+    class Twice(SizeDistribution):
+        def sample(self, rng, n):
+            return 2 * Fixed(1e3).sample(rng, n)
+
+        mean_bytes = 2e3
+        second_moment_bytes2 = 4e6
+
+    d = Twice()
+    assert d.sample(np.random.default_rng(0), 3).tolist() == [2e3] * 3
+    with pytest.raises(TypeError, match="Twice has no closed-form sf"):
+        d.sf(1.0)
+    from flowsched import queueing
+
+    with pytest.raises(TypeError, match="Twice has no closed-form"):
+        queueing.mean_fct_mlfq([1e3], d, 0.5)

@@ -98,6 +98,7 @@ def test_pickles_of_the_single_module_load():
         assert repr(old) == repr(new), k
         assert old.mean_bytes == new.mean_bytes and old.second_moment_bytes2 == new.second_moment_bytes2, k
         np.testing.assert_array_equal(old.sample(np.random.default_rng(0), 50), new.sample(np.random.default_rng(0), 50))
+        assert float(old.sf(3e4)) == float(new.sf(3e4)), k  # the new methods work on unpickled objects
     # a new pickle round-trips too
     again = pickle.loads(pickle.dumps(fresh))
     assert repr(again["websearch"]) == repr(fresh["websearch"])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import re
@@ -143,6 +144,26 @@ def _power_sum(lo: int, hi: int, k: int) -> float:
         return m * (m + 1) // 2 if k == 1 else m * (m + 1) * (2 * m + 1) // 6
 
     return float(s(hi) - s(lo - 1))
+
+
+def _harmonic(n: np.ndarray) -> np.ndarray:
+    """H(n) = sum_{k=1}^n 1/k for integer n >= 0 (H(0) = 0)."""
+    from scipy import special
+
+    n = np.asarray(n, np.float64)
+    return np.where(n >= 1, special.digamma(np.maximum(n, 1.0) + 1.0) + np.euler_gamma, 0.0)
+
+
+def _psum(n: np.ndarray, p: int) -> np.ndarray:
+    """sum_{k=1}^n k^p for integer n >= 0, p in {-1, 0, 1, 2} (float64, vectorised)."""
+    n = np.maximum(np.asarray(n, np.float64), 0.0)
+    if p == -1:
+        return _harmonic(n)
+    if p == 0:
+        return n
+    if p == 1:
+        return n * (n + 1) / 2
+    return n * (n + 1) * (2 * n + 1) / 6
 
 
 def _resolve_cdf(name_or_path: str | os.PathLike[str]) -> tuple[str, str, str]:
@@ -480,6 +501,76 @@ class EmpiricalCDF(SizeDistribution):
     @property
     def second_moment_bytes2(self) -> float:
         return self._pieces.moment(2)
+
+    # -- sf and partial moments: vectorised closed forms over the same pieces
+    # (the scalar cdf/prob_less_than/bytes_share_above above and below keep their own
+    # exact sums; tests/test_thresholds.py checks that the two agree)
+
+    @functools.cached_property
+    def _vec(self) -> tuple[np.ndarray, ...]:
+        """The pieces as float64 arrays: atoms (v, p), uniform parts (a, b, p), integer ranges (lo, hi, q)."""
+        pc = self._pieces
+        keep = pc.atom_p > 0
+        return (
+            pc.atom_v[keep].astype(np.float64), pc.atom_p[keep].astype(np.float64),
+            *(np.asarray(z, np.float64) for z in (pc.cont_a, pc.cont_b, pc.cont_p, pc.rng_lo, pc.rng_hi, pc.rng_q)),
+        )
+
+    @property
+    def atoms_bytes(self) -> np.ndarray:
+        return np.sort(self._vec[0])
+
+    @property
+    def lattice_bytes(self) -> float | None:
+        return float(self._pieces.unit) if self._pieces.rng_lo.size else None
+
+    def _cum(self, p: int, t: np.ndarray) -> np.ndarray:
+        av, ap, ca, cb, cp, rlo, rhi, rq = self._vec
+        u = float(self._pieces.unit)
+        t = np.asarray(t, np.float64)
+        tc = t[..., None]
+        out = np.sum(ap * av**p * (av <= tc), axis=-1)
+        if ca.size:
+            hi = np.clip(tc, ca, cb)
+            out = out + np.sum(cp / (cb - ca) * (hi ** (p + 1) - ca ** (p + 1)) / (p + 1), axis=-1)
+        if rlo.size:
+            with np.errstate(invalid="ignore"):
+                kmax = np.where(np.isfinite(tc), np.floor(np.where(np.isfinite(tc), tc, 0.0) / u), np.inf)
+            top = np.minimum(rhi, kmax)
+            cnt = _psum(top, p) - _psum(rlo - 1, p)
+            out = out + np.sum(np.where(top >= rlo, rq * u**p * cnt, 0.0), axis=-1)
+        return out
+
+    def _sf(self, t: np.ndarray) -> np.ndarray:
+        av, ap, ca, cb, cp, rlo, rhi, rq = self._vec
+        u = float(self._pieces.unit)
+        tc = np.asarray(t, np.float64)[..., None]
+        out = np.sum(ap * (av > tc), axis=-1)
+        if ca.size:
+            out = out + np.sum(cp * (cb - np.clip(tc, ca, cb)) / (cb - ca), axis=-1)
+        if rlo.size:
+            kmin = np.maximum(rlo, np.floor(np.where(np.isfinite(tc), tc, np.inf) / u) + 1)
+            out = out + np.sum(np.where(rhi >= kmin, rq * (rhi - kmin + 1), 0.0), axis=-1)
+        return out
+
+    def _inv(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        av, ap, ca, cb, cp, rlo, rhi, rq = self._vec
+        u = float(self._pieces.unit)
+        ac, bc = np.asarray(a, np.float64)[..., None], np.asarray(b, np.float64)[..., None]
+        out = np.sum(ap / av * ((av > ac) & (av <= bc)), axis=-1)
+        if ca.size:
+            lo, hi = np.clip(ac, ca, cb), np.clip(bc, ca, cb)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                seg = cp / (cb - ca) * (np.log(hi) - np.log(lo))
+            out = out + np.sum(np.where(hi > lo, seg, 0.0), axis=-1)
+        if rlo.size:
+            fa = np.floor(np.where(np.isfinite(ac), ac, 0.0) / u)
+            fb = np.where(np.isfinite(bc), np.floor(np.where(np.isfinite(bc), bc, 0.0) / u), np.inf)
+            k1 = np.maximum(rlo, fa + 1)  # first integer k with k u > a
+            k2 = np.minimum(rhi, fb)  # last integer k with k u <= b
+            seg = rq / u * (_harmonic(k2) - _harmonic(k1 - 1))
+            out = out + np.sum(np.where(k2 >= k1, seg, 0.0), axis=-1)
+        return out
 
     def cdf(self, x_bytes: float) -> float:
         """P(S <= x_bytes) under the sampling rule."""

@@ -141,6 +141,25 @@ class Mixture(SizeDistribution):
     def second_moment_bytes2(self) -> float:
         return float(sum(w * d.second_moment_bytes2 for w, d in zip(self._weights, self._dists, strict=True)))
 
+    # a mixture's sf and partial moments are the weighted sums of its components'
+    def _cum(self, p: int, t: np.ndarray) -> np.ndarray:
+        return sum(float(w) * d._cum(p, t) for w, d in zip(self._weights, self._dists, strict=True))  # type: ignore[return-value]
+
+    def _sf(self, t: np.ndarray) -> np.ndarray:
+        return sum(float(w) * d._sf(t) for w, d in zip(self._weights, self._dists, strict=True))  # type: ignore[return-value]
+
+    def _inv(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return sum(float(w) * d._partial(-1, a, b) for w, d in zip(self._weights, self._dists, strict=True))  # type: ignore[return-value]
+
+    @property
+    def atoms_bytes(self) -> np.ndarray:
+        return np.unique(np.concatenate([np.zeros(0)] + [d.atoms_bytes for d in self._dists]))
+
+    @property
+    def lattice_bytes(self) -> float | None:
+        units = {d.lattice_bytes for d in self._dists} - {None}
+        return units.pop() if len(units) == 1 else None
+
     def __repr__(self) -> str:
         parts = []
         for name, w, d, dl in zip(self._names, self._weights, self._dists, self._deadlines, strict=True):
