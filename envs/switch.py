@@ -14,11 +14,10 @@ from gymnasium.vector.utils import batch_space
 from flowsched import _fabric
 from flowsched import workloads as wl
 from flowsched.envs._common import (
-    BLUE, GREEN, GREY, ORANGE, RED, RENDER_FPS, RENDER_MODES, Canvas, NativeVecMixin, check_box_action,
+    BLUE, GREEN, GREY, ORANGE, RENDER_FPS, RENDER_MODES, Canvas, NativeVecMixin, check_box_action,
     check_lane_actions, check_obs_format, check_render_mode, fmt, log_frac,
 )
 from flowsched.envs.token import MAX_COUNT, MAX_SIZE_MB, MAX_TIME_MS, lane_seeds, native_trace, obs_limits
-from flowsched.sim import _prepare
 from flowsched.topology import BigSwitch, Topology
 
 FLOW_FEATURES, SWITCH_STATS = _fabric.switch_layout()
