@@ -4,7 +4,7 @@ from typing import final
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["Simulator", "SwitchConfig", "Trace", "SwitchEnv", "SwitchVecEnv", "TokenConfig", "TokenEnv", "TokenVecEnv", "scheduler_names", "switch_layout", "token_layout"]
+__all__ = ["Simulator", "SwitchConfig", "Trace", "SwitchEnv", "SwitchVecEnv", "TokenConfig", "TokenEnv", "TokenVecEnv", "gather_bursts", "scheduler_names", "switch_layout", "token_layout"]
 
 @final
 class Simulator:
@@ -57,6 +57,21 @@ class Simulator:
     def stats(self) -> dict[str, int]: ...
 
 def scheduler_names() -> list[str]: ...
+def gather_bursts(
+    *,
+    seed: int,
+    class_weights: list[float],
+    class_sizes_bytes: list[float],
+    class_deadlines_s: list[float],
+    exact: bool,
+    burst_size: int,
+    burst_rate_hz: float,
+    n_bursts: int,
+    dst: int,
+    hosts: int,
+) -> tuple[
+    npt.NDArray[np.float64], npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float64], npt.NDArray[np.float64]
+]: ...
 
 @final
 class Trace:

@@ -9,10 +9,11 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
+from flowsched import _fabric
 from flowsched.traces import MAX_FLOWS, validate_trace
 from flowsched.workloads._common import HEADER_FACTOR, _check_hosts, _check_n, _check_pos, _rng
 from flowsched.workloads.mixture import DistLike, Mixture, _as_distribution
-from flowsched.workloads.sizes import SizeDistribution
+from flowsched.workloads.sizes import Fixed, SizeDistribution
 
 
 def _draw_sizes(dist: SizeDistribution, rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -170,6 +171,31 @@ def _distinct_senders(
     return out
 
 
+def _fixed_classes(d: SizeDistribution) -> tuple[list[float], list[float], list[float]] | None:
+    """(weights, sizes, deadlines) of the classes when every size is fixed (what the native
+    generator takes), else None."""
+    if isinstance(d, Fixed):
+        return [1.0], [float(d.size_bytes)], [math.nan]
+    if isinstance(d, Mixture) and all(isinstance(c, Fixed) for c in d.components):
+        return (
+            [float(w) for w in d.weights],
+            [float(c.size_bytes) for c in d.components],  # type: ignore[attr-defined]
+            [float(x) for x in d.deadlines_s],
+        )
+    return None
+
+
+def _native_seed(seed: int | np.random.Generator | None) -> int:
+    """The native generator's 64-bit seed."""
+    if seed is None:
+        return int(np.random.SeedSequence().generate_state(1, np.uint64)[0])
+    if isinstance(seed, np.random.Generator):
+        return int(seed.integers(0, 2**64, dtype=np.uint64))
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**64:
+        raise ValueError(f"gather_bursts: seed must be an integer in [0, 2**64), a numpy Generator or None, got {seed!r}")
+    return int(seed)
+
+
 def gather_bursts(
     dist_or_mixture: DistLike = "artemis_a1",
     burst_size: int = 10,
@@ -182,7 +208,7 @@ def gather_bursts(
     seed: int | None = 0,
     composition: Literal["exact", "random"] = "exact",
 ) -> pd.DataFrame:
-    """Gather (many-to-one) bursts, Artemis workload A.
+    """Gather (many-to-one) bursts, Artemis workload A: the token env's generator.
 
     Artemis thesis, section 4.1.2: "Workload A is composed of 10-to-1 gather
     task flows arriving in bursts that follow a Poisson distribution with an
@@ -197,6 +223,16 @@ def gather_bursts(
     among the hosts other than ``dst``, all to ``dst``. The thesis does not
     say which hosts send; with the default ``hosts = burst_size + 1`` every
     other host sends one flow per burst (in random order).
+
+    When every flow size is fixed (a :class:`Fixed` size, or a :class:`Mixture`
+    of them such as ``"artemis_a1"``), the trace comes from the native
+    generator that ``flowsched/TokenScheduling-v1`` draws its episodes with
+    (``flowsched._fabric.gather_bursts``, SplitMix64): with the same seed and
+    parameters it is that env's episode, flow for flow (the env uses
+    ``dst=0``; ``composition="exact"`` is its ``exact_composition=True``).
+    Other size distributions, which the native generator cannot express, are
+    drawn in Python with :func:`numpy.random.default_rng` (same burst shape,
+    another stream).
 
     Parameters
     ----------
@@ -214,8 +250,10 @@ def gather_bursts(
     n_bursts, n_flows : int
         How many bursts, or how many flows (a multiple of ``burst_size``);
         exactly one of them.
-    seed : int or None
-        Seed of the generator.
+    seed : int, numpy.random.Generator or None
+        Seed of the generator. For fixed sizes (the native generator) an int
+        in [0, 2**64) is the env's ``reset(seed=...)``; a Generator gives one
+        64-bit seed from its stream; None a fresh one from the OS.
     composition : {"exact", "random"}
         For a Mixture: ``"exact"`` gives every burst exactly
         ``burst_size * weight`` flows of each class, as in the thesis
@@ -249,11 +287,6 @@ def gather_bursts(
         raise ValueError("gather_bursts: need at least one burst")
     if composition not in ("exact", "random"):
         raise ValueError(f"composition must be 'exact' or 'random', got {composition!r}")
-    rng = _rng(seed)
-    t_burst = np.cumsum(rng.exponential(1.0 / rate, nb))
-    senders = _distinct_senders(rng, nb, burst_size, hosts, dst)
-    n = nb * burst_size
-    arrival = np.repeat(t_burst, burst_size)
     if isinstance(d, Mixture) and composition == "exact":
         counts_f = d.weights * burst_size
         counts = np.rint(counts_f).astype(np.int64)
@@ -262,6 +295,22 @@ def gather_bursts(
                 f"composition='exact' needs burst_size * weight to be whole numbers, got {counts_f.tolist()}; "
                 "use composition='random'"
             )
+    classes = _fixed_classes(d)
+    if classes is not None:
+        weights, sizes_c, deadlines_c = classes
+        arrival, src, dst_col, sizes, deadlines = _fabric.gather_bursts(
+            seed=_native_seed(seed), class_weights=weights, class_sizes_bytes=sizes_c, class_deadlines_s=deadlines_c,
+            exact=composition == "exact", burst_size=burst_size, burst_rate_hz=rate, n_bursts=nb, dst=int(dst), hosts=hosts,
+        )
+        df = _make_trace(arrival, src, dst_col, sizes, deadlines, hosts, "gather_bursts")
+        df.attrs["burst_size"] = burst_size
+        return df
+    rng = _rng(seed)
+    t_burst = np.cumsum(rng.exponential(1.0 / rate, nb))
+    senders = _distinct_senders(rng, nb, burst_size, hosts, dst)
+    n = nb * burst_size
+    arrival = np.repeat(t_burst, burst_size)
+    if isinstance(d, Mixture) and composition == "exact":
         base = np.repeat(np.arange(counts.size, dtype=np.int64), counts)
         order = np.argsort(rng.random((nb, burst_size)), axis=1)
         cls = base[order].reshape(-1)

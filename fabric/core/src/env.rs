@@ -120,45 +120,147 @@ impl TokenEnvConfig {
             return bad(format!("window (f) must be >= 1, got {}", self.window));
         }
         if let TokenWorkload::Gather { classes, exact, burst_size, burst_rate_hz, n_bursts, dst } = &self.workload {
-            let hosts = self.topo.n_hosts;
-            if *dst >= hosts {
-                return bad(format!("dst {dst} out of range ({hosts} hosts)"));
-            }
-            if *burst_size < 1 || *burst_size > hosts - 1 {
-                return bad(format!("burst_size must be in 1..={} (distinct senders), got {burst_size}", hosts - 1));
-            }
-            if !(burst_rate_hz.is_finite() && *burst_rate_hz > 0.0) {
-                return bad(format!("burst_rate_hz must be > 0, got {burst_rate_hz}"));
-            }
-            if *n_bursts < 1 {
-                return bad("n_bursts must be >= 1".into());
-            }
-            if classes.is_empty() {
-                return bad("a gather workload needs at least one flow class".into());
-            }
-            let wsum: f64 = classes.iter().map(|c| c.weight).sum();
-            for (j, c) in classes.iter().enumerate() {
-                if !(c.weight.is_finite() && c.weight >= 0.0) || !(c.size_bytes.is_finite() && c.size_bytes > 0.0) {
-                    return bad(format!("flow class {j}: weight must be >= 0 and size_bytes > 0, got {c:?}"));
-                }
-                if !c.deadline_s.is_nan() && !(c.deadline_s.is_finite() && c.deadline_s > 0.0) {
-                    return bad(format!("flow class {j}: deadline_s must be > 0 or NaN, got {}", c.deadline_s));
-                }
-                if *exact {
-                    let n = c.weight / wsum * *burst_size as f64;
-                    if (n - n.round()).abs() > 1e-9 {
-                        return bad(format!(
-                            "exact composition needs burst_size * weight to be whole: class {j} gets {n} flows per burst"
-                        ));
-                    }
-                }
-            }
-            if !(wsum > 0.0) {
-                return bad("flow class weights sum to 0".into());
-            }
+            check_gather(classes, *exact, *burst_size, *burst_rate_hz, *n_bursts, *dst, self.topo.n_hosts)?;
         }
         Ok(())
     }
+}
+
+/// Checks the parameters of [`gather_bursts`] (those of [`TokenWorkload::Gather`] and the
+/// number of hosts).
+pub fn check_gather(
+    classes: &[FlowClass],
+    exact: bool,
+    burst_size: usize,
+    burst_rate_hz: f64,
+    n_bursts: usize,
+    dst: usize,
+    hosts: usize,
+) -> Result<()> {
+    let bad = |m: String| Err(SimError::InvalidConfig(m));
+    if dst >= hosts {
+        return bad(format!("dst {dst} out of range ({hosts} hosts)"));
+    }
+    if burst_size < 1 || burst_size > hosts - 1 {
+        return bad(format!("burst_size must be in 1..={} (distinct senders), got {burst_size}", hosts - 1));
+    }
+    if !(burst_rate_hz.is_finite() && burst_rate_hz > 0.0) {
+        return bad(format!("burst_rate_hz must be > 0, got {burst_rate_hz}"));
+    }
+    if n_bursts < 1 {
+        return bad("n_bursts must be >= 1".into());
+    }
+    if classes.is_empty() {
+        return bad("a gather workload needs at least one flow class".into());
+    }
+    let wsum: f64 = classes.iter().map(|c| c.weight).sum();
+    for (j, c) in classes.iter().enumerate() {
+        if !(c.weight.is_finite() && c.weight >= 0.0) || !(c.size_bytes.is_finite() && c.size_bytes > 0.0) {
+            return bad(format!("flow class {j}: weight must be >= 0 and size_bytes > 0, got {c:?}"));
+        }
+        if !c.deadline_s.is_nan() && !(c.deadline_s.is_finite() && c.deadline_s > 0.0) {
+            return bad(format!("flow class {j}: deadline_s must be > 0 or NaN, got {}", c.deadline_s));
+        }
+        if exact {
+            let n = c.weight / wsum * burst_size as f64;
+            if (n - n.round()).abs() > 1e-9 {
+                return bad(format!(
+                    "exact composition needs burst_size * weight to be whole: class {j} gets {n} flows per burst"
+                ));
+            }
+        }
+    }
+    if !(wsum > 0.0) {
+        return bad("flow class weights sum to 0".into());
+    }
+    Ok(())
+}
+
+/// The generator of [`TokenWorkload::Gather`] (Artemis workload A), the one the token
+/// env draws its episodes with: `n_bursts` bursts at the times of a Poisson process of
+/// rate `burst_rate_hz` (the first one exponential from 0), each of `burst_size` flows to
+/// `dst` that arrive together, from distinct senders (the first `burst_size` of a partial
+/// Fisher-Yates shuffle of the other hosts in increasing order). With `exact` each burst
+/// holds `burst_size * weight` flows of every class, in random order; otherwise each
+/// flow's class is drawn independently with probability weight / sum of weights.
+/// Parameters as [`check_gather`] accepts them. Flows are in burst order.
+#[allow(clippy::too_many_arguments)]
+pub fn gather_bursts(
+    rng: &mut SplitMix64,
+    classes: &[FlowClass],
+    exact: bool,
+    burst_size: usize,
+    rate: f64,
+    n_bursts: usize,
+    dst: usize,
+    hosts: usize,
+) -> Vec<FlowSpec> {
+    let wsum: f64 = classes.iter().map(|c| c.weight).sum();
+    // The class of every slot of a burst, when the composition is exact.
+    let mut base: Vec<usize> = Vec::with_capacity(burst_size);
+    if exact {
+        for (j, c) in classes.iter().enumerate() {
+            let n = (c.weight / wsum * burst_size as f64).round() as usize;
+            base.extend(std::iter::repeat_n(j, n));
+        }
+    }
+    let others: Vec<usize> = (0..hosts).filter(|&h| h != dst).collect();
+    let mut senders = others.clone();
+    let mut out = Vec::with_capacity(n_bursts * burst_size);
+    let mut t = 0.0;
+    for _ in 0..n_bursts {
+        t += -(1.0 - rng.next_f64()).ln() / rate;
+        // distinct senders: the first burst_size of a partial Fisher-Yates shuffle
+        senders.copy_from_slice(&others);
+        for j in 0..burst_size {
+            let r = j + rng.below((senders.len() - j) as u64) as usize;
+            senders.swap(j, r);
+        }
+        if exact {
+            for j in (1..base.len()).rev() {
+                let r = rng.below(j as u64 + 1) as usize;
+                base.swap(j, r);
+            }
+        }
+        for j in 0..burst_size {
+            let c = if exact {
+                classes[base[j]]
+            } else {
+                let mut u = rng.next_f64() * wsum;
+                let mut pick = classes.len() - 1;
+                for (m, c) in classes.iter().enumerate() {
+                    if u < c.weight {
+                        pick = m;
+                        break;
+                    }
+                    u -= c.weight;
+                }
+                classes[pick]
+            };
+            let mut f = FlowSpec::new(t, senders[j], dst, c.size_bytes);
+            f.deadline_s = c.deadline_s;
+            out.push(f);
+        }
+    }
+    out
+}
+
+/// [`gather_bursts`] from a seed, as the token env's `reset(Some(seed))` draws its
+/// episode: one seed, one trace, in the env and in `flowsched.workloads.gather_bursts`.
+#[allow(clippy::too_many_arguments)]
+pub fn gather_bursts_seeded(
+    seed: u64,
+    classes: &[FlowClass],
+    exact: bool,
+    burst_size: usize,
+    burst_rate_hz: f64,
+    n_bursts: usize,
+    dst: usize,
+    hosts: usize,
+) -> Result<Vec<FlowSpec>> {
+    check_gather(classes, exact, burst_size, burst_rate_hz, n_bursts, dst, hosts)?;
+    let mut rng = SplitMix64::new(mix64(seed));
+    Ok(gather_bursts(&mut rng, classes, exact, burst_size, burst_rate_hz, n_bursts, dst, hosts))
 }
 
 /// Token scheduling at the destination, one decision per step.
@@ -235,61 +337,12 @@ impl TokenEnv {
 
     /// The episode's flows: drawn from the generator for a gather workload.
     fn draw_flows(&mut self) -> Vec<FlowSpec> {
-        let (classes, exact, burst_size, rate, n_bursts, dst) = match &self.cfg.workload {
-            TokenWorkload::Trace(f) => return f.clone(),
+        match &self.cfg.workload {
+            TokenWorkload::Trace(f) => f.clone(),
             TokenWorkload::Gather { classes, exact, burst_size, burst_rate_hz, n_bursts, dst } => {
-                (classes.clone(), *exact, *burst_size, *burst_rate_hz, *n_bursts, *dst)
-            }
-        };
-        let hosts = self.cfg.topo.n_hosts;
-        let wsum: f64 = classes.iter().map(|c| c.weight).sum();
-        // The class of every slot of a burst, when the composition is exact.
-        let mut base: Vec<usize> = Vec::with_capacity(burst_size);
-        if exact {
-            for (j, c) in classes.iter().enumerate() {
-                let n = (c.weight / wsum * burst_size as f64).round() as usize;
-                base.extend(std::iter::repeat_n(j, n));
+                gather_bursts(&mut self.rng, classes, *exact, *burst_size, *burst_rate_hz, *n_bursts, *dst, self.cfg.topo.n_hosts)
             }
         }
-        let others: Vec<usize> = (0..hosts).filter(|&h| h != dst).collect();
-        let mut senders = others.clone();
-        let mut out = Vec::with_capacity(n_bursts * burst_size);
-        let mut t = 0.0;
-        for _ in 0..n_bursts {
-            t += -(1.0 - self.rng.next_f64()).ln() / rate;
-            // distinct senders: the first burst_size of a partial Fisher-Yates shuffle
-            senders.copy_from_slice(&others);
-            for j in 0..burst_size {
-                let r = j + self.rng.below((senders.len() - j) as u64) as usize;
-                senders.swap(j, r);
-            }
-            if exact {
-                for j in (1..base.len()).rev() {
-                    let r = self.rng.below(j as u64 + 1) as usize;
-                    base.swap(j, r);
-                }
-            }
-            for j in 0..burst_size {
-                let c = if exact {
-                    classes[base[j]]
-                } else {
-                    let mut u = self.rng.next_f64() * wsum;
-                    let mut pick = classes.len() - 1;
-                    for (m, c) in classes.iter().enumerate() {
-                        if u < c.weight {
-                            pick = m;
-                            break;
-                        }
-                        u -= c.weight;
-                    }
-                    classes[pick]
-                };
-                let mut f = FlowSpec::new(t, senders[j], dst, c.size_bytes);
-                f.deadline_s = c.deadline_s;
-                out.push(f);
-            }
-        }
-        out
     }
 
     /// Starts an episode (reseeds the generator when `seed` is given) and runs to the
@@ -722,6 +775,29 @@ mod tests {
                 dst: 0,
             },
         }
+    }
+
+    #[test]
+    fn the_env_draws_its_episodes_with_gather_bursts_seeded() {
+        for exact in [true, false] {
+            let c = cfg(exact);
+            let TokenWorkload::Gather { classes, exact, burst_size, burst_rate_hz, n_bursts, dst } = c.workload.clone() else {
+                unreachable!()
+            };
+            let mut env = TokenEnv::new(c).unwrap();
+            for seed in [0u64, 7, u64::MAX] {
+                env.reset(Some(seed)).unwrap();
+                let want = gather_bursts_seeded(seed, &classes, exact, burst_size, burst_rate_hz, n_bursts, dst, 11).unwrap();
+                let sim = env.simulator().unwrap();
+                assert_eq!(sim.n_flows(), want.len());
+                for (i, w) in want.iter().enumerate() {
+                    let f = sim.flow(i);
+                    assert_eq!((f.arrival_s.to_bits(), f.src, f.dst), (w.arrival_s.to_bits(), w.src, w.dst));
+                    assert_eq!((f.size_bytes.to_bits(), f.deadline_s.to_bits()), (w.size_bytes.to_bits(), w.deadline_s.to_bits()));
+                }
+            }
+        }
+        assert!(gather_bursts_seeded(0, &[], true, 10, 10.0, 1, 0, 11).is_err());
     }
 
     #[test]

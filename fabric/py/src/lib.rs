@@ -4,7 +4,7 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use fabric_core::{
-    AdmissionConfig, AdmissionPolicy, FlowSpec, Outcome, RacsParams, Scheduler, SdcParams, SimConfig, SimError, Simulator, Status,
+    AdmissionConfig, AdmissionPolicy, FlowClass, FlowSpec, Outcome, RacsParams, Scheduler, SdcParams, SimConfig, SimError, Simulator, Status,
     Topology,
 };
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
@@ -322,11 +322,49 @@ fn scheduler_names() -> Vec<&'static str> {
     fabric_core::SCHEDULER_NAMES.to_vec()
 }
 
+/// The token env's gather-burst generator (fabric-core `gather_bursts_seeded`): the flows
+/// of `TokenEnv.reset(seed)`'s episode as columns (arrival_s, src, dst, size_bytes,
+/// deadline_s), in burst order. Classes are (weight, size, deadline or NaN).
+#[pyfunction]
+#[pyo3(signature = (*, seed, class_weights, class_sizes_bytes, class_deadlines_s, exact, burst_size, burst_rate_hz, n_bursts, dst, hosts))]
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn gather_bursts<'py>(
+    py: Python<'py>,
+    seed: u64,
+    class_weights: Vec<f64>,
+    class_sizes_bytes: Vec<f64>,
+    class_deadlines_s: Vec<f64>,
+    exact: bool,
+    burst_size: usize,
+    burst_rate_hz: f64,
+    n_bursts: usize,
+    dst: usize,
+    hosts: usize,
+) -> PyResult<(Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<f64>>)> {
+    let n = class_weights.len();
+    same_len(n, "class_sizes_bytes", class_sizes_bytes.len())?;
+    same_len(n, "class_deadlines_s", class_deadlines_s.len())?;
+    let classes: Vec<FlowClass> =
+        (0..n).map(|j| FlowClass { weight: class_weights[j], size_bytes: class_sizes_bytes[j], deadline_s: class_deadlines_s[j] }).collect();
+    let flows = py.detach(|| {
+        guarded(|| fabric_core::gather_bursts_seeded(seed, &classes, exact, burst_size, burst_rate_hz, n_bursts, dst, hosts))
+    })?;
+    let col = |f: &dyn Fn(&FlowSpec) -> f64| flows.iter().map(f).collect::<Vec<f64>>();
+    Ok((
+        col(&|f| f.arrival_s).into_pyarray(py),
+        flows.iter().map(|f| f.src as i64).collect::<Vec<_>>().into_pyarray(py),
+        flows.iter().map(|f| f.dst as i64).collect::<Vec<_>>().into_pyarray(py),
+        col(&|f| f.size_bytes).into_pyarray(py),
+        col(&|f| f.deadline_s).into_pyarray(py),
+    ))
+}
+
 #[pymodule]
 fn _fabric(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PySimulator>()?;
     m.add_class::<PyTrace>()?;
     envs::register(m)?;
     m.add_function(wrap_pyfunction!(scheduler_names, m)?)?;
+    m.add_function(wrap_pyfunction!(gather_bursts, m)?)?;
     Ok(())
 }
