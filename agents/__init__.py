@@ -4,7 +4,9 @@
   features, the Artemis epsilon-greedy actor-critic, the permutation-equivariant
   switch policy);
 * :mod:`flowsched.agents.envs`: envs from a composed Hydra config;
-* :mod:`flowsched.agents.training`: what ``train.py`` runs;
+* :mod:`flowsched.agents.training`: what ``train.py`` runs: the one training loop and
+  the ``Trainer`` interface it drives; :mod:`flowsched.agents.sb3` and
+  :mod:`flowsched.agents.rllib` implement it (``agent.trainer._target_``);
 * :mod:`flowsched.agents.evaluation`: what ``evaluate.py`` runs (baselines and
   checkpoints, mixed, on identical traces);
 * :mod:`flowsched.agents.cli`: the Hydra entry points (``flowsched-train``, ``flowsched-evaluate``).
@@ -39,6 +41,18 @@ def unique_dir(path: str) -> str:
             n += 1
             candidate = f"{path}-{n}"
 
+
+def baseline_families(rule: str) -> list[str]:
+    """The env families that have the rule-based baseline ``rule`` (from the registry of
+    :mod:`flowsched.baselines`): ``${flowsched.baseline_families:${.rule}}`` in
+    ``configs/agent/rule.yaml``, so no rule config lists them by hand."""
+    from flowsched import baselines
+
+    return baselines.families(str(rule))
+
+
+if not OmegaConf.has_resolver("flowsched.baseline_families"):
+    OmegaConf.register_new_resolver("flowsched.baseline_families", baseline_families)
 
 if not OmegaConf.has_resolver("flowsched.unique_dir"):
     OmegaConf.register_new_resolver("flowsched.unique_dir", unique_dir, use_cache=True)

@@ -1,6 +1,8 @@
-"""SB3 callbacks of the training loop: exploration schedule, episode charts, periodic
-evaluation against baselines, checkpoints, a stop on SIGINT/SIGTERM, and a wall-clock
-budget."""
+"""SB3 callbacks: exploration schedule and episode charts (used by
+:class:`flowsched.agents.sb3.SB3Trainer`); periodic evaluation against baselines,
+checkpoints, a stop on SIGINT/SIGTERM and a wall-clock budget, which the training loop
+(:func:`flowsched.agents.training.train`) now owns for every trainer: those four are kept
+for scripts of your own that drive SB3's ``learn`` directly."""
 from __future__ import annotations
 
 import signal

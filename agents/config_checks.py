@@ -77,6 +77,11 @@ def check_group_names(args: Sequence[str]) -> None:
                               f"(or ~{group} to select none); valid: {', '.join(valid)}")
             elif v is not None and v not in valid:
                 errors.append(unknown_name(group, v, valid))
+            elif group == "agent" and v == "rule" and not any(re.match(r"^\+{0,2}agent\.rule=", x) for x in args):
+                from flowsched import baselines
+
+                names = "; ".join(f"{f}: {', '.join(n)}" for f, n in baselines.BASELINES.items())
+                errors.append(f"{a}: agent=rule needs agent.rule=<name> ({names}), or use agent=<name>")
     if errors:
         raise ConfigError("\n".join(errors))
 
@@ -169,11 +174,12 @@ TRAIN_KEYS = ("env", "workload", "topology", "agent", "logger", "seed", "device"
 EVALUATE_KEYS = ("env", "workload", "topology", "agent", "policies", "workloads", "loads", "seeds", "seed", "device",
                  "figures", "per_flow", "metric", "launcher", "ray")
 AGENT_KEYS = {
-    "sb3": ("name", "kind", "masked", "env_families", "model", "epsilon"),
-    "rllib": ("name", "kind", "masked", "env_families", "num_env_runners", "num_envs_per_env_runner", "algo"),
-    "baseline": ("name", "kind", "env_families", "policy"),
+    "sb3": ("name", "kind", "masked", "env_families", "trainer", "model", "epsilon"),
+    "rllib": ("name", "kind", "masked", "env_families", "trainer", "num_env_runners", "num_envs_per_env_runner", "algo"),
+    # rule: configs/agent/rule.yaml (runs saved before it have policy and env_families only)
+    "baseline": ("name", "kind", "rule", "env_families", "policy", "trainer"),
 }
-#: agent.algo of an RLlib agent: the arguments of flowsched.agents.rllib.ppo_config that train_rllib passes
+#: agent.algo of an RLlib agent: the arguments of flowsched.agents.rllib.ppo_config that RLlibTrainer passes
 RLLIB_ALGO_KEYS = ("lr", "gamma", "gae_lambda", "entropy_coeff", "use_kl_loss", "vf_loss_coeff", "train_batch_size",
                    "minibatch_size", "num_epochs", "hidden")
 WANDB_KEYS = ("mode", "project", "entity", "group", "id")
@@ -211,6 +217,29 @@ def _model_keys(c: _Checker, model: DictConfig) -> None:
             continue
         if k not in allowed:
             c.errors.append(f"agent.model.{k}: not an argument of {target} ({unknown_name('key', k, allowed).split('; ', 1)[1]})")
+
+
+def _rule(c: _Checker, cfg: DictConfig) -> None:
+    """agent.rule of a rule agent: a baseline of the env's family (from the registry)."""
+    from flowsched import baselines
+
+    family = c.get("env.family")
+    if OmegaConf.is_missing(cfg.agent, "rule"):
+        valid = ", ".join(baselines.BASELINES.get(family, ())) if isinstance(family, str) else "?"
+        return c.errors.append(f"agent.rule: missing: agent=rule needs agent.rule=<name> (env {family}: {valid}), "
+                               "or use agent=<name>")
+    if "rule" not in cfg.agent:
+        return
+    rule = c.get("agent.rule")
+    if rule is _BAD or family is _BAD:
+        return
+    if not isinstance(rule, str):
+        return c.fail("agent.rule", rule, "must be the name of a rule-based baseline")
+    valid = list(baselines.BASELINES.get(family, ()))
+    if rule not in valid:
+        others = baselines.families(rule)
+        where = f" ({rule!r} is a baseline of env {', '.join(others)})" if others else ""
+        c.errors.append(f"agent.rule={rule!r}: " + unknown_name(f"{family} baseline", rule, valid) + where)
 
 
 def check_train_config(cfg: DictConfig) -> None:
@@ -257,6 +286,8 @@ def check_train_config(cfg: DictConfig) -> None:
                 c.keys("agent.epsilon", ("start", "end", "fraction"))
                 for k in ("start", "end", "fraction"):
                     c.number(f"agent.epsilon.{k}", ge=0, le=1)
+        elif kind == "baseline":
+            _rule(c, cfg)
         elif kind == "rllib":
             c.integer("agent.num_env_runners", lo=0)
             c.integer("agent.num_envs_per_env_runner", lo=1)

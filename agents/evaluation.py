@@ -18,6 +18,7 @@ import pandas as pd
 from omegaconf import DictConfig, OmegaConf
 
 from flowsched import baselines
+from flowsched.baselines.types import Policy
 from flowsched.agents.checkpoints import dir_candidates, load_newest_readable, sb3_candidates
 from flowsched.agents.config_checks import ConfigError
 from flowsched.agents.envs import effective_load, make_env
@@ -25,10 +26,10 @@ from flowsched.agents.envs import effective_load, make_env
 
 @dataclass
 class PolicySpec:
-    """A policy to evaluate: anything with SB3's ``predict`` protocol."""
+    """A policy to evaluate: anything with SB3's ``predict`` (:class:`flowsched.baselines.Policy`)."""
 
     label: str
-    policy: Any
+    policy: Policy
     uses_masks: bool  # pass ``action_masks=env.action_masks()`` to predict
     source: str  # baseline name or checkpoint path
 
@@ -96,9 +97,10 @@ def resolve_policies(names: Sequence[str], family: str, device: str = "auto",
     """Baseline names of env family ``family`` (built with ``baseline_kwargs``, the env
     config's ``baseline_kwargs``) and checkpoint paths/run dirs, in order."""
     out = []
+    valid = list(baselines.BASELINES.get(family, ()))  # the registry's names for this env family
     for name in names:
         name = str(name)
-        if name in baselines.BASELINES.get(family, ()):
+        if name in valid:
             out.append(PolicySpec(name, baselines.make(family, name, **(baseline_kwargs or {})), False, name))
         elif Path(name).expanduser().exists():
             spec, run_cfg = load_checkpoint(name, device)
@@ -106,7 +108,6 @@ def resolve_policies(names: Sequence[str], family: str, device: str = "auto",
                 raise ConfigError(f"policies: {name} was trained on env {run_cfg.env.family!r}, evaluating on {family!r}")
             out.append(spec)
         else:
-            valid = baselines.BASELINES.get(family, ())
             close = difflib.get_close_matches(name, valid, n=1, cutoff=0.6)
             raise ConfigError(f"unknown policy {name!r}: not a {family} baseline ({', '.join(valid)}) and no checkpoint "
                               "or run directory at that path" + (f" (did you mean {close[0]!r}?)" if close else ""))

@@ -1,6 +1,8 @@
 """RLlib (new API stack) support: RLModules for the token and switch envs, a PPO
-config builder, Ray start-up, and a predictor that plugs a trained module into the
-same ``predict()`` protocol as every other policy.
+config builder, Ray start-up, a predictor that plugs a trained module into the
+same ``predict()`` protocol as every other policy (:class:`RLlibPolicy`), and the
+RLlib implementation of the training loop's trainer (:class:`RLlibTrainer`; the loop
+itself is :func:`flowsched.agents.training.train`, which this module does not import).
 
 Both modules read the env's ``Dict`` observation directly and are
 permutation-equivariant: one shared network scores each request (token env) or flow
@@ -257,43 +259,45 @@ class RLlibPolicy:
         return a[0] if single else a
 
 
-def train_rllib(cfg: Any, run_dir: Any, *, resume: bool, baseline_specs: list[Any], log: Any,
-                started: float | None = None) -> dict[str, Any]:
-    """``train.py agent=rllib_ppo``: RLlib PPO with the project's RLModule on ``cfg.env``.
+class RLlibTrainer:
+    """The RLlib implementation of the training loop's :class:`~flowsched.agents.training.Trainer`
+    (``agent.kind: rllib``, ``trainer._target_: flowsched.agents.rllib.RLlibTrainer``):
+    PPO with the project's RLModule on ``cfg.env`` (:func:`ppo_config` from ``agent.algo``).
 
-    Checkpoints go to ``run_dir/rllib_checkpoint`` (every ``checkpoint.every`` env steps,
-    on SIGINT/SIGTERM, and at the end); ``resume=`` restores it with its step count. At
-    the end the trained module is evaluated with the baselines on the held-out seeds,
-    through the same predictor protocol. ``cfg.time_budget_s`` (counted from
-    ``started``, a ``time.monotonic()`` value, by default now: Ray's start included)
-    stops training after the first iteration that ends past it.
-    """
-    import time
-    from pathlib import Path
+    The loop runs between training iterations: periodic evaluation, checkpoints, and the
+    stop checks (a signal, the time budget) come after each ``algo.train()``, so a run
+    always trains at least one iteration. The checkpoint is one directory,
+    ``run_dir/rllib_checkpoint`` (its previous version kept as ``rllib_checkpoint.prev``
+    while the new one is written: :func:`flowsched.agents.checkpoints.replace_dir`), saved
+    as often as the loop asks, on a signal and at the end; :meth:`load` restores it with
+    its step count."""
 
-    from ray.rllib.algorithms.algorithm import Algorithm
+    learns = True
+    uses_masks = False  # the module applies the mask itself (from the observation)
 
-    from flowsched.agents.callbacks import StopOnSignal
-    from flowsched.agents.checkpoints import dir_candidates, load_newest_readable, replace_dir
-    from flowsched.agents.envs import env_kwargs
-    from flowsched.agents.evaluation import PolicySpec
-    from flowsched.agents.logs import make_logger
-    from flowsched.agents.training import final_evaluation
+    def __init__(self, cfg: Any, run_dir: Any) -> None:
+        from pathlib import Path
 
-    started = time.monotonic() if started is None else started
-    budget = cfg.get("time_budget_s")
-    run_dir = Path(run_dir)
-    a = cfg.agent
-    init_ray(cfg.get("ray", {}).get("address"), cfg.get("ray", {}).get("num_cpus"))
-    ckpt = run_dir / "rllib_checkpoint"
-    if resume:
-        # the newest readable of rllib_checkpoint/ and rllib_checkpoint.prev/ (a damaged one is named in a warning)
-        if not dir_candidates(ckpt):
-            raise FileNotFoundError(f"no RLlib checkpoint to resume in {ckpt}")
-        algo, used = load_newest_readable(dir_candidates(ckpt), lambda p: Algorithm.from_checkpoint(str(p)),
-                                          "RLlib checkpoint")
-    else:
-        algo = ppo_config(
+        self.cfg, self.run_dir = cfg, Path(run_dir)
+        self.ckpt = self.run_dir / "rllib_checkpoint"
+        self.algo: Any = None
+        self.logger: Any = None
+        self.steps = 0
+
+    @property
+    def num_timesteps(self) -> int:
+        return self.steps
+
+    def _init_ray(self) -> None:
+        ray_cfg = self.cfg.get("ray") or {}
+        init_ray(ray_cfg.get("address"), ray_cfg.get("num_cpus"))
+
+    def start(self, logger: Any) -> None:
+        from flowsched.agents.envs import env_kwargs
+
+        self._init_ray()
+        a, cfg = self.cfg.agent, self.cfg
+        self.algo = ppo_config(
             cfg.env.id, env_kwargs(cfg, masked=True), num_env_runners=int(a.num_env_runners),
             num_envs_per_env_runner=int(a.num_envs_per_env_runner), train_batch_size=int(a.algo.train_batch_size),
             minibatch_size=int(a.algo.minibatch_size), num_epochs=int(a.algo.num_epochs), lr=float(a.algo.lr),
@@ -301,52 +305,50 @@ def train_rllib(cfg: Any, run_dir: Any, *, resume: bool, baseline_specs: list[An
             # optional in the agent config; absent ones keep ppo_config's defaults
             **{k: a.algo[k] for k in ("gae_lambda", "entropy_coeff", "use_kl_loss", "vf_loss_coeff") if k in a.algo},
         ).build_algo()
-    logger, wandb_run = make_logger(cfg, run_dir, f"{cfg.env.family}/{cfg.workload.name}/{a.name}/seed{cfg.seed}")
-    total, every = int(cfg.total_timesteps), int(cfg.checkpoint.every)
-    steps = int(algo.metrics.peek(("env_runners", "num_env_steps_sampled_lifetime"), default=0)) if resume else 0
-    if resume:
-        log(f"Loaded {used} at step {steps}")
-    next_ckpt = (steps // every + 1) * every if every > 0 else None
-    stop = StopOnSignal()
-    stop.install()
-    t0 = time.time()
-    out_of_time = False
-    try:
-        while steps < total and stop.stopped_by is None and not out_of_time:
-            r = algo.train()
+        self.logger, self.steps = logger, 0
+
+    def load(self, logger: Any) -> Any:
+        from ray.rllib.algorithms.algorithm import Algorithm
+
+        from flowsched.agents.checkpoints import dir_candidates, load_newest_readable
+
+        self._init_ray()
+        # the newest readable of rllib_checkpoint/ and rllib_checkpoint.prev/ (a damaged one is named in a warning)
+        if not dir_candidates(self.ckpt):
+            raise FileNotFoundError(f"no RLlib checkpoint to resume in {self.ckpt}")
+        self.algo, used = load_newest_readable(dir_candidates(self.ckpt),
+                                               lambda p: Algorithm.from_checkpoint(str(p)), "RLlib checkpoint")
+        self.logger = logger
+        self.steps = int(self.algo.metrics.peek(("env_runners", "num_env_steps_sampled_lifetime"), default=0))
+        return used
+
+    def learn(self, total_timesteps: int, loop: Any) -> None:
+        out_of_time = False
+        while self.steps < total_timesteps and loop.signal is None and not out_of_time:
+            r = self.algo.train()
             runners = r.get("env_runners", {})
-            steps = int(runners.get("num_env_steps_sampled_lifetime", steps))
-            for key, name in (("episode_return_mean", "charts/episode_return_mean"), ("episode_len_mean", "charts/episode_len_mean")):
+            self.steps = int(runners.get("num_env_steps_sampled_lifetime", self.steps))
+            for key, name in (("episode_return_mean", "charts/episode_return_mean"),
+                              ("episode_len_mean", "charts/episode_len_mean")):
                 if key in runners:
-                    logger.record(name, float(runners[key]))
+                    self.logger.record(name, float(runners[key]))
             learner = r.get("learners", {}).get("default_policy", {})
             for key in ("policy_loss", "vf_loss", "entropy"):
                 if key in learner:
-                    logger.record(f"losses/{key}", float(learner[key]))
-            logger.dump(steps)
-            if next_ckpt is not None and steps >= next_ckpt:
-                replace_dir(ckpt, lambda d: algo.save_to_path(str(d)))
-                next_ckpt = (steps // every + 1) * every
-            out_of_time = budget is not None and time.monotonic() - started >= float(budget)
-    finally:
-        stop.uninstall()
-    replace_dir(ckpt, lambda d: algo.save_to_path(str(d)))
-    status: dict[str, Any] = {"run_dir": str(run_dir), "wall_s": time.time() - t0, "num_timesteps": steps,
-                              "checkpoint": str(ckpt)}
-    if stop.stopped_by is not None and steps < total:
-        status["status"] = "interrupted"
-        status["signal"] = int(stop.stopped_by)
-        log(f"\nStopped by signal {stop.stopped_by} at step {steps}; saved {ckpt}.\nResume with: python train.py resume={run_dir}")
-    else:
-        status["status"] = "finished"
-        if out_of_time and steps < total:
-            status["stopped_by"] = "time_budget"
-            log(f"\nTime budget of {budget} s reached at step {steps}")
-        policy = RLlibPolicy(algo.get_module(), seed=int(cfg.seed))
-        summary = final_evaluation(cfg, [PolicySpec(a.name, policy, False, str(ckpt)), *baseline_specs], run_dir)
-        status["summary"] = summary.to_dict("records")
-    algo.stop()
-    logger.close()
-    if wandb_run is not None:
-        wandb_run.finish()
-    return status
+                    self.logger.record(f"losses/{key}", float(learner[key]))
+            self.logger.dump(self.steps)
+            loop.progress(self.steps)
+            out_of_time = loop.check_time()
+
+    def save(self, final: bool = False) -> Any:
+        from flowsched.agents.checkpoints import replace_dir
+
+        replace_dir(self.ckpt, lambda d: self.algo.save_to_path(str(d)))
+        return self.ckpt
+
+    def policy(self) -> RLlibPolicy:
+        return RLlibPolicy(self.algo.get_module(), seed=int(self.cfg.seed))
+
+    def close(self) -> None:
+        if self.algo is not None:
+            self.algo.stop()
