@@ -15,7 +15,9 @@ from __future__ import annotations
 
 from flowsched.baselines.base import MaskedRule
 from flowsched.baselines.types import EpisodeSeeded, MaskablePolicy, Observation, Policy, PolicyState, Prediction
-from flowsched.baselines.registry import BASELINES, accepted_kwargs, available, families, make, register, rules
+from flowsched.baselines.registry import (
+    BASELINES, accepted_kwargs, available, families, from_config, make, register, rules,
+)
 
 # the rule modules register their rules on import
 from flowsched.baselines.token import TokenRule  # noqa: I001  (this order: token, switch, thresholds)
@@ -25,6 +27,6 @@ from flowsched.baselines.thresholds import mean_fct_mlfq, mean_slowdown_mlfq, op
 
 __all__ = [
     "BASELINES", "EpisodeSeeded", "MaskablePolicy", "MaskedRule", "Observation", "Policy", "PolicyState", "Prediction",
-    "SwitchRule", "ThresholdRule", "TokenRule", "accepted_kwargs", "available", "families", "make", "mean_fct_mlfq",
+    "SwitchRule", "ThresholdRule", "TokenRule", "accepted_kwargs", "available", "families", "from_config", "make", "mean_fct_mlfq",
     "mean_slowdown_mlfq", "optimal_thresholds", "partial_moment", "register", "rules",
 ]

@@ -116,6 +116,13 @@ def make(env: str, name: str, seed: int | None = 0, **kwargs: Any) -> Policy:
     return rule.factory(name, **kwargs)
 
 
+def from_config(env: str, name: str, kwargs: Mapping[str, Any] | None = None, seed: int | None = 0) -> Policy:
+    """``make(env, name, seed=seed, **kwargs)`` with the keyword arguments as one mapping:
+    the ``_target_`` of the rule-agent config (``configs/agent/rule.yaml``), whose
+    ``kwargs`` are the env config's ``baseline_kwargs`` (absent or null: none)."""
+    return make(env, name, seed=seed, **dict(kwargs or {}))
+
+
 def available(env: str) -> list[str]:
     """The baseline names of env family ``env``, in registration order (every family's:
     :data:`BASELINES`)."""
@@ -154,4 +161,4 @@ class _Names(Mapping[str, tuple[str, ...]]):
 #: the old hand-kept dict)
 BASELINES: Mapping[str, tuple[str, ...]] = _Names()
 
-__all__ = ["BASELINES", "Rule", "accepted_kwargs", "available", "families", "lookup", "make", "register", "rules"]
+__all__ = ["BASELINES", "Rule", "accepted_kwargs", "available", "families", "from_config", "lookup", "make", "register", "rules"]

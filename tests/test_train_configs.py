@@ -78,11 +78,13 @@ def test_token_load_sets_burst_rate():
 
 @pytest.mark.parametrize("agent", options("agent"))
 def test_agent(agent):
-    a = train_cfg(f"agent={agent}").agent
+    # agent=rule is the one rule-agent config: it needs agent.rule (agent=<rule> sets it)
+    rule = ["agent.rule=las"] if agent == "rule" else []
+    a = train_cfg(f"agent={agent}", *rule).agent
     fam = family_of(a)
-    cfg = train_cfg(f"env={fam}", f"workload={DEFAULT_WORKLOAD[fam]}", f"agent={agent}", "env.num_envs=2",
+    cfg = train_cfg(f"env={fam}", f"workload={DEFAULT_WORKLOAD[fam]}", f"agent={agent}", *rule, "env.num_envs=2",
                     SMALL[fam])
-    assert cfg.agent.name == agent
+    assert cfg.agent.name == (cfg.agent.rule if rule else agent)
     if cfg.agent.kind == "baseline":
         policy = instantiate(cfg.agent.policy)
         env = make_env(cfg, evaluation=True)
@@ -106,6 +108,25 @@ def test_agent(agent):
     kwargs = {"action_masks": np.stack(env.env_method("action_masks"))} if cfg.agent.masked else {}
     actions, _ = model.predict(obs, **kwargs)
     assert env.action_space.contains(actions[0])
+
+
+def test_one_rule_config_and_a_shorthand_per_registered_rule():
+    """configs/agent/rule.yaml is the one rule-agent config; agent=<rule> only sets the
+    name, and the env families come from the registry (no yaml lists them)."""
+    from omegaconf import OmegaConf
+
+    from flowsched import baselines
+
+    d = resources.files("flowsched.configs") / "agent"
+    for fam, names in baselines.BASELINES.items():
+        for name in names:
+            short = OmegaConf.create((d / f"{name}.yaml").read_text())
+            assert OmegaConf.to_container(short) == {"defaults": ["rule", "_self_"], "rule": name}
+            env = ["experiment=thresholds"] if fam == "thresholds" else ["experiment=switch"] if fam == "switch" else []
+            a, b = train_cfg(*env, f"agent={name}"), train_cfg(*env, "agent=rule", f"agent.rule={name}")
+            assert OmegaConf.to_container(a.agent, resolve=True) == OmegaConf.to_container(b.agent, resolve=True)
+            assert a.agent.name == name and list(a.agent.env_families) == baselines.families(name)
+            assert fam in a.agent.env_families
 
 
 @pytest.mark.parametrize("logger", options("logger"))
