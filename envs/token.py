@@ -195,6 +195,8 @@ def _masked_error(action: int, n: int, lane: str = "") -> ValueError:
 
 
 def _as_action(action: Any) -> int:
+    if type(action) is int or type(action) is np.int64:  # the common cases, without an array
+        return int(action)
     a = np.asarray(action)
     if a.size != 1 or a.dtype.kind not in "iu":
         raise ValueError(f"action must be one integer (a position in the window), got {action!r}")
