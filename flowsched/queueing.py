@@ -90,8 +90,10 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 from scipy import optimize
 
 from flowsched import workloads as wl
@@ -121,7 +123,7 @@ def _get_dist(dist: wl.SizeDistribution | str) -> wl.SizeDistribution:
     return dist
 
 
-def _cum(dist: wl.SizeDistribution, p: int, t: np.ndarray) -> np.ndarray:
+def _cum(dist: wl.SizeDistribution, p: int, t: npt.ArrayLike) -> Any:
     """E[S^p; S <= t] (t may be inf)."""
     return dist.partial_moment(p, 0.0, t)
 
@@ -247,7 +249,7 @@ def _objective(dist: wl.SizeDistribution, th: np.ndarray, lam: float, assignment
     return float(np.sum(_terms(_take(pw, slice(None, -1)), _take(pw, slice(1, None)), objective)))
 
 
-def _setup(dist, load, link_gbps):
+def _setup(dist: wl.SizeDistribution | str, load: float, link_gbps: float) -> tuple[wl.SizeDistribution, float, float, float]:
     dist = _get_dist(dist)
     load = _check_load(load)
     c_bytes = _check_link(link_gbps) * 1e9 / 8.0
