@@ -106,7 +106,15 @@ class SizeDistribution(ABC):
         """
         if p not in (-1, 0, 1, 2):
             raise ValueError(f"partial_moment: p must be -1, 0, 1 or 2, got {p!r}")
-        a, b = np.broadcast_arrays(np.asarray(a_bytes, np.float64), np.asarray(b_bytes, np.float64))
+        b = np.asarray(b_bytes, np.float64)
+        if p != -1 and isinstance(a_bytes, (int, float)) and a_bytes == 0:
+            # E[S^p; S <= b], the M/G/1 model's hot path: no broadcasting needed
+            if np.isnan(b).any():
+                raise ValueError(f"partial_moment: b must not be NaN, got {b_bytes!r}")
+            return _like(np.where(b > 0.0, self._cum(p, b), 0.0), b)
+        a = np.asarray(a_bytes, np.float64)
+        if a.shape != b.shape:
+            a, b = np.broadcast_arrays(a, b)
         if not np.all(a >= 0) or np.isnan(b).any():
             raise ValueError(f"partial_moment: need a >= 0 and b not NaN, got a={a_bytes!r}, b={b_bytes!r}")
         return _like(self._partial(p, a, b), a)
