@@ -21,7 +21,6 @@ SAMPLING_RULES: tuple[str, ...] = ("ns2int", "linear", "step")
 """The three ways the simulators read the same CDF points (see ``flowsched/data/README.md``)."""
 
 
-
 def _rng(seed: int | np.random.Generator | None) -> np.random.Generator:
     if isinstance(seed, np.random.Generator):
         return seed
