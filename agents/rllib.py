@@ -28,6 +28,7 @@ except ImportError as e:  # pragma: no cover - ray is an optional dependency
 from torch import nn
 
 from flowsched.agents.policies import RequestScorer, slots_and_features
+from flowsched.baselines.types import Observation, PolicyState, Prediction
 from flowsched.agents.policies import symlog as _squash  # features in MB and ms span orders of magnitude
 
 
@@ -225,8 +226,10 @@ class RLlibPolicy:
         sub = os.path.join(path, "learner_group", "learner", "rl_module", "default_policy")
         return cls(RLModule.from_checkpoint(sub if os.path.isdir(sub) else path), seed=seed)
 
-    def predict(self, observation: dict[str, np.ndarray], state: Any = None, episode_start: Any = None,
-                deterministic: bool = True, action_masks: np.ndarray | None = None) -> tuple[np.ndarray, Any]:
+    def predict(self, observation: Observation, state: PolicyState = None, episode_start: np.ndarray | None = None,
+                deterministic: bool = True, action_masks: np.ndarray | None = None) -> Prediction:
+        if not isinstance(observation, dict):
+            raise TypeError(f"RLlibPolicy reads the env's Dict observation, got {type(observation).__name__}")
         if "flows" in observation:
             return self._predict_scores(observation, deterministic), state
         single = np.asarray(observation["action_mask"]).ndim == 1

@@ -7,11 +7,11 @@ valid actions, batches a single observation, and calls the rule's ``_act``.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any
+from collections.abc import Mapping
 
 import numpy as np
 
-from flowsched.baselines.types import Policy, Prediction
+from flowsched.baselines.types import Observation, Policy, PolicyState, Prediction
 
 
 class MaskedRule(ABC):
@@ -34,12 +34,15 @@ class MaskedRule(ABC):
 
     def predict(
         self,
-        observation: dict[str, np.ndarray],
-        state: Any = None,
+        observation: Observation,
+        state: PolicyState = None,
         episode_start: np.ndarray | None = None,
         deterministic: bool = False,
         action_masks: np.ndarray | None = None,
     ) -> Prediction:
+        if not isinstance(observation, Mapping):
+            raise TypeError(f"{type(self).__name__} reads the env's Dict observation (a mapping of arrays), "
+                            f"got {type(observation).__name__}")
         mask = np.asarray(observation[self.mask_key] if action_masks is None else action_masks) > 0
         single = mask.ndim == 1
         if single:

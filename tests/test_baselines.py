@@ -117,3 +117,44 @@ def test_a_new_rule_registers_itself(monkeypatch):
         baselines.make("token", "newest", seed_=1)
     with pytest.raises(ValueError, match="already registered"):
         baselines.register("token", "newest", lambda name: None)
+
+
+@pytest.mark.slow
+def test_policies_satisfy_the_protocol_statically(tmp_path):
+    """mypy agrees: the rules, SB3 models and RLlibPolicy are Policy (and MaskablePolicy)
+    by their signatures, not only by having a predict (what isinstance checks)."""
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    pytest.importorskip("mypy")
+    root = Path(__file__).resolve().parents[1]
+    pkg = tmp_path / "pkg" / "flowsched"  # the package as mypy sees it (the install maps top-level folders)
+    pkg.mkdir(parents=True)
+    for f in (root / "flowsched").iterdir():
+        (pkg / f.name).symlink_to(f)
+    for d in ("baselines", "agents", "envs", "configs"):
+        (pkg / d).symlink_to(root / d)
+    check = tmp_path / "check_protocol.py"
+    check.write_text(
+        "from stable_baselines3 import PPO\nfrom sb3_contrib import MaskablePPO\n"
+        "from flowsched.baselines import MaskablePolicy, Policy, SwitchRule, ThresholdRule, TokenRule\n"
+        "from flowsched.agents.rllib import RLlibPolicy\n\n"
+        "def f(p: Policy) -> None: ...\ndef g(p: MaskablePolicy) -> None: ...\n\n"
+        "def check(ppo: PPO, mppo: MaskablePPO, r: RLlibPolicy) -> None:\n"
+        "    f(ThresholdRule('pias_static')); g(ThresholdRule('pias_static'))\n"
+        "    f(TokenRule('edf')); g(TokenRule('edf')); f(SwitchRule('las')); g(SwitchRule('las'))\n"
+        "    f(ppo); f(mppo); g(mppo); f(r); g(r)\n"
+        "reveal_type(TokenRule('edf').predict)\n")
+    shutil.rmtree(tmp_path / ".mypy_cache", ignore_errors=True)
+    p = subprocess.run([sys.executable, "-m", "mypy", "--ignore-missing-imports", "--follow-imports=silent",
+                        "--cache-dir", str(tmp_path / ".mypy_cache"), str(check)], cwd=tmp_path / "pkg",
+                       capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stdout[-3000:]
+    assert "observation: numpy.ndarray" in p.stdout  # flowsched was analysed, not taken as Any
+
+
+def test_mask_reading_rules_need_the_dict_observation():
+    with pytest.raises(TypeError, match="TokenRule reads the env's Dict observation"):
+        baselines.make("token", "edf").predict(np.zeros(5, np.float32))
