@@ -227,6 +227,10 @@ pub struct Simulator {
     cepoch: u32,
     resched: Vec<u32>,
     bind: Vec<u32>,
+    /// PIAS (incremental allocator): the queue each active flow is placed in on its link
+    /// lists. Its priority reads this, never the queue its bytes sent would give now, so
+    /// the lists stay in priority order between the events that re-place it (incr.rs).
+    pq: Vec<u32>,
     // Incremental fair sharing (ps, wps; see fair.rs).
     fair: bool,
     maxp: usize,
@@ -419,6 +423,7 @@ impl Simulator {
             cepoch: 0,
             resched: Vec::new(),
             bind: vec![u32::MAX; n],
+            pq: vec![0; if incremental && matches!(cfg.scheduler, Scheduler::Pias) { n } else { 0 }],
             filler: Filler::new(n_links),
             res: vec![0.0; n_links],
             link_cnt: vec![0; n_links + 1],
@@ -1046,12 +1051,7 @@ impl Simulator {
             Scheduler::Fifo => (0.0, f.arrival_s, 0.0),
             Scheduler::Srpt => (0.0, rem, -1.0),
             Scheduler::Las => (0.0, sent, 1.0),
-            Scheduler::Pias => {
-                let th = &self.cfg.pias_thresholds_bytes;
-                let s = sent;
-                let q = th.partition_point(|&x| x < s + tol_of(x));
-                (q as f64, f.arrival_s, 0.0)
-            }
+            Scheduler::Pias => (self.pias_queue(sent) as f64, f.arrival_s, 0.0),
             Scheduler::Ga(inner) => {
                 if self.complete[i] {
                     match inner {
@@ -1097,6 +1097,13 @@ impl Simulator {
             Scheduler::External => (0.0, self.ext_score[i], 0.0),
             Scheduler::Ps | Scheduler::Wps | Scheduler::Racs | Scheduler::Sdc | Scheduler::Gtcp(_) => (0.0, 0.0, 0.0),
         }
+    }
+
+    /// PIAS queue of a flow with `sent` bytes sent: the number of thresholds it has
+    /// reached, within a relative 1e-9 (`tol_of`) of each threshold.
+    #[inline]
+    pub(crate) fn pias_queue(&self, sent: f64) -> usize {
+        self.cfg.pias_thresholds_bytes.partition_point(|&x| x < sent + tol_of(x))
     }
 
     fn sdc_class(&self, rem: f64) -> usize {
@@ -1305,7 +1312,7 @@ impl Simulator {
                 Scheduler::Pias => {
                     let th = &self.cfg.pias_thresholds_bytes;
                     let s = self.sent[i];
-                    let q = th.partition_point(|&x| x < s + tol_of(x));
+                    let q = self.pias_queue(s);
                     if q < th.len() {
                         next = next.min(t + (th[q] - s).max(0.0) / r);
                     }
