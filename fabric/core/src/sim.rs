@@ -98,6 +98,11 @@ pub struct SimConfig {
     /// Recompute every rate at every event even where the incremental allocator applies
     /// (the reference the incremental allocator is tested against).
     pub force_full_recompute: bool,
+    /// Test only (fault injection for the progress guard): from this simulated time on,
+    /// every allocation schedules an event at the current time that changes nothing, and
+    /// the incremental priority allocator puts every flow it re-evaluates back on its
+    /// worklist. `step` must then fail with `SimError::Stalled` instead of spinning.
+    pub inject_stall_at_s: Option<f64>,
 }
 
 impl SimConfig {
@@ -114,6 +119,7 @@ impl SimConfig {
             max_interval_s: None,
             pause_on_flow_change: false,
             force_full_recompute: false,
+            inject_stall_at_s: None,
         }
     }
 }
@@ -140,6 +146,24 @@ pub enum Outcome {
 }
 
 const INF: f64 = f64::INFINITY;
+
+/// The progress guarantee. `step` fails with `SimError::Stalled` (naming the scheduler,
+/// the allocator, the simulated time and the flows involved) instead of spinning when
+/// simulated time stops advancing:
+/// - more than `STALL_EVENTS_PER_FLOW * (active flows + 1)` consecutive events at one
+///   simulated time with no flow arriving, finishing, being terminated or admitted and
+///   no flow's data completing (a legitimate run has at most a few per active flow: a
+///   PIAS re-placement, a deadline at an arrival);
+/// - more than `ALLOC_STEPS_PER_FLOW * (active flows + 1)` re-evaluations of flows in one
+///   incremental priority allocation (each active flow is re-evaluated about once: at
+///   most 0.4 times the active flows on the 100k-flow benchmarks), or more than
+///   `ALLOC_STEPS_PER_FLOW * (active flows + links + 1)` steps of one incremental
+///   fair-sharing fill (at most 2 times the active flows there).
+/// The other loops of the core (progressive filling, the LAS fast path, the event heap)
+/// end by construction: every pass freezes a flow or pops an item.
+pub const STALL_EVENTS_PER_FLOW: u64 = 16;
+/// See `STALL_EVENTS_PER_FLOW`.
+pub const ALLOC_STEPS_PER_FLOW: u64 = 64;
 
 #[inline]
 fn tol_of(x: f64) -> f64 {
@@ -195,7 +219,8 @@ pub struct Simulator {
     dirty: bool,
     next_event: f64,
     changed: bool,
-    stall: u32,
+    /// Consecutive events at the current time with no flow-set change (progress guard).
+    stall: u64,
     rng: SplitMix64,
     filler: Filler,
     res: Vec<f64>,
@@ -721,7 +746,13 @@ impl Simulator {
             self.changed = false;
             // The shadow run first: this run's rates read its state.
             let t_shadow = match self.shadow.as_mut() {
-                Some(sh) => sh.peek_next_event()?,
+                Some(sh) => sh.peek_next_event().map_err(|e| match e {
+                    SimError::Stalled(m) => SimError::Stalled(format!(
+                        "in the shadow fair-sharing run of '{}': {m}",
+                        self.cfg.scheduler.name()
+                    )),
+                    e => e,
+                })?,
                 None => INF,
             };
             let t = self.peek_next_event()?.min(t_shadow);
@@ -756,8 +787,15 @@ impl Simulator {
             }
             if t <= self.now {
                 self.stall += 1;
-                if self.stall > 10_000 {
-                    return Err(SimError::Stalled(format!("no progress in time at t = {} s", self.now)));
+                let bound = STALL_EVENTS_PER_FLOW * (self.active.len() as u64 + 1);
+                if self.stall > bound {
+                    let what = format!(
+                        "{} consecutive events at this time with no flow arriving, finishing or being admitted \
+                         (bound {STALL_EVENTS_PER_FLOW} * (active flows + 1) = {bound})",
+                        self.stall
+                    );
+                    let due = self.due_flows();
+                    return Err(self.no_progress(&what, &due));
                 }
             } else {
                 self.stall = 0;
@@ -766,6 +804,9 @@ impl Simulator {
                 sh.advance_to(t);
             }
             self.advance_to(t);
+            if self.changed {
+                self.stall = 0;
+            }
         }
     }
 
@@ -773,13 +814,79 @@ impl Simulator {
     fn peek_next_event(&mut self) -> Result<f64> {
         if self.dirty {
             if self.incremental {
-                self.incr_allocate();
+                self.incr_allocate()?;
             } else {
                 self.allocate();
             }
             self.dirty = false;
+            if self.cfg.inject_stall_at_s.is_some_and(|ts| self.now >= ts) && !self.active.is_empty() {
+                self.next_event = self.now; // test only: an event that changes nothing
+            }
         }
         Ok(self.next_event)
+    }
+
+    /// The allocator this run uses, for messages.
+    fn allocator_name(&self) -> &'static str {
+        if self.fair {
+            "incremental fair-sharing allocator"
+        } else if self.incremental {
+            "incremental priority allocator"
+        } else if self.las_fast {
+            "LAS fast path of the full recomputation"
+        } else {
+            "full recomputation"
+        }
+    }
+
+    /// The progress guard's error: names the scheduler, the allocator, the simulated
+    /// time, what did not progress and the flows involved (trace rows).
+    pub(crate) fn no_progress(&self, what: &str, flows: &[u32]) -> SimError {
+        let mut rows: Vec<u32> = flows.to_vec();
+        rows.sort_unstable();
+        rows.dedup();
+        let shown = rows.len().min(10);
+        let more = if rows.len() > shown { format!(" and {} more", rows.len() - shown) } else { String::new() };
+        SimError::Stalled(format!(
+            "no progress under scheduler '{}' ({}) at simulated time t = {:.17e} s: {what}; flows involved (trace rows): {:?}{more}; {} active flows",
+            self.cfg.scheduler.name(),
+            self.allocator_name(),
+            self.now,
+            &rows[..shown],
+            self.active.len()
+        ))
+    }
+
+    /// The active flows whose own next event (completion, catching up with their data, a
+    /// PIAS or SDC threshold) is due now, or the first active ones if none is (for the
+    /// progress guard's message; not on any hot path).
+    fn due_flows(&self) -> Vec<u32> {
+        let t = self.now;
+        let mut due = Vec::new();
+        for &i in &self.active {
+            let i = i as usize;
+            let r = self.rate[i];
+            let sent = self.sent_now(i);
+            let f = &self.flows[i];
+            let mut next = if r > 0.0 { t + (f.size_bytes - sent) / r } else { INF };
+            if r > 0.0 {
+                next = next.min(self.catch_up_at(i, t, sent, r));
+                if let Scheduler::Pias = self.cfg.scheduler {
+                    let th = &self.cfg.pias_thresholds_bytes;
+                    let q = self.pias_queue(sent);
+                    if q < th.len() {
+                        next = next.min(t + (th[q] - sent).max(0.0) / r);
+                    }
+                }
+            }
+            if next <= t {
+                due.push(i as u32);
+            }
+        }
+        if due.is_empty() {
+            due = self.active.iter().copied().take(10).collect();
+        }
+        due
     }
 
     /// `finish_tol_of` for flow i at its current rate.

@@ -15,7 +15,8 @@
 //! recomputation instead; the test suite checks both give the same results.
 use std::cmp::{Ordering, Reverse};
 
-use super::{tol_of, OrdF64, Simulator, Status, INF};
+use super::{tol_of, OrdF64, Simulator, Status, ALLOC_STEPS_PER_FLOW, INF};
+use crate::error::Result;
 use crate::sched::{GaInner, Scheduler};
 
 pub(super) fn applies(s: &Scheduler) -> bool {
@@ -404,15 +405,32 @@ impl Simulator {
 
     /// Re-evaluates the worklist in priority order, then the crossing times of the links
     /// that changed, then the next event time.
-    pub(super) fn incr_allocate(&mut self) {
+    pub(super) fn incr_allocate(&mut self) -> Result<()> {
         if self.fair {
             return self.fair_allocate();
         }
         self.stats.allocations += 1;
         self.reset_cursors();
+        // Progress guard: each active flow is re-evaluated about once.
+        let bound = ALLOC_STEPS_PER_FLOW * (self.active.len() as u64 + 1);
+        let mut steps = 0u64;
+        let inject = self.cfg.inject_stall_at_s.is_some_and(|ts| self.now >= ts);
         while let Some(w) = self.work.pop() {
             let g = w.idx as usize;
             self.in_work[g] = false;
+            steps += 1;
+            if steps > bound {
+                let mut flows: Vec<u32> = self.work.iter().map(|w| w.idx).collect();
+                flows.push(g as u32);
+                let what = format!(
+                    "{steps} re-evaluations of flows in one allocation, and the worklist does not drain \
+                     (bound {ALLOC_STEPS_PER_FLOW} * (active flows + 1) = {bound})"
+                );
+                return Err(self.no_progress(&what, &flows));
+            }
+            if inject {
+                self.push_work(g); // test only: the worklist never drains
+            }
             if self.status[g] != Status::Active {
                 continue;
             }
@@ -503,6 +521,7 @@ impl Simulator {
             }
         }
         self.incr_finish_allocation();
+        Ok(())
     }
 
     /// The flow events of the flows re-evaluated without a rate change, the crossing
