@@ -165,6 +165,10 @@ pub const STALL_EVENTS_PER_FLOW: u64 = 16;
 /// See `STALL_EVENTS_PER_FLOW`.
 pub const ALLOC_STEPS_PER_FLOW: u64 = 64;
 
+/// The most flows a simulator takes (2^29 = 536,870,912): flow and path-link indices
+/// are 32-bit (a path has up to 4 links), with u32::MAX reserved as "none".
+pub const MAX_FLOWS: usize = 1 << 29;
+
 #[inline]
 fn tol_of(x: f64) -> f64 {
     1e-9 * x.abs().max(1.0)
@@ -311,14 +315,40 @@ impl Ord for OrdF64 {
     }
 }
 
+/// `n` copies of `v`, or `SimError::OutOfMemory` if the memory is not there (for
+/// counts that come from the input: hosts and links).
+fn filled<T: Clone>(n: usize, v: T, what: &str) -> Result<Vec<T>> {
+    let mut x = Vec::new();
+    x.try_reserve_exact(n)
+        .map_err(|_| SimError::OutOfMemory(format!("{what}: {n} entries of {} bytes", std::mem::size_of::<T>())))?;
+    x.resize(n, v);
+    Ok(x)
+}
+
 fn bad(row: usize, field: &'static str, message: String) -> SimError {
     SimError::InvalidFlow { row, field, message }
 }
 
 impl Simulator {
+    /// A simulator of `flows` on `topo` (at most `topology::MAX_HOSTS` hosts and
+    /// `MAX_FLOWS` flows). Every bad input is an error, never a panic.
     pub fn new(topo: Topology, flows: Vec<FlowSpec>, cfg: SimConfig) -> Result<Self> {
         let n = flows.len();
         let h = topo.n_hosts;
+        if n > MAX_FLOWS {
+            return Err(SimError::InvalidConfig(format!("{n} flows, above the limit of {MAX_FLOWS} (2^29, fabric_core::sim::MAX_FLOWS)")));
+        }
+        if h > crate::topology::MAX_HOSTS
+            || Some(topo.n_links()) != topo.expected_links()
+            || topo.capacity.iter().any(|c| !(c.is_finite() && *c > 0.0))
+        {
+            return Err(SimError::InvalidConfig(format!(
+                "topology with {h} hosts and {} links: at most {} hosts and {} links, as many as its kind has, with positive finite capacities",
+                topo.n_links(),
+                crate::topology::MAX_HOSTS,
+                crate::topology::MAX_LINKS
+            )));
+        }
         for (r, f) in flows.iter().enumerate() {
             if !(f.arrival_s.is_finite() && f.arrival_s >= 0.0) {
                 return Err(bad(r, "arrival_s", format!("must be finite and >= 0, got {}", f.arrival_s)));
@@ -358,7 +388,7 @@ impl Simulator {
             path_cap.push(path_links[start..].iter().map(|&l| topo.capacity[l as usize]).fold(INF, f64::min));
         }
         // Dense path indices (same links <=> same index).
-        let mut ids: Vec<(u64, u32)> = path_ids.iter().enumerate().map(|(i, &p)| (p, i as u32)).collect();
+        let mut ids: Vec<(u128, u32)> = path_ids.iter().enumerate().map(|(i, &p)| (p, i as u32)).collect();
         ids.sort_unstable();
         let mut path_ix = vec![0u32; n];
         let mut n_paths = 0usize;
@@ -408,7 +438,7 @@ impl Simulator {
             seed_links: Vec::new(),
             stamp: 0,
             pst: Vec::new(),
-            lk: vec![fair::FairLink::default(); n_links],
+            lk: filled(n_links, fair::FairLink::default(), "per-link state")?,
             tq: Vec::new(),
             fpromote: Vec::new(),
             fheap: BinaryHeap::new(),
@@ -431,27 +461,27 @@ impl Simulator {
             las_removed: false,
             t0: vec![0.0; n],
             apos: vec![u32::MAX; n],
-            lists: vec![Vec::new(); if incremental { n_links } else { 0 }],
+            lists: filled(if incremental { n_links } else { 0 }, Vec::new(), "per-link lists")?,
             work: BinaryHeap::new(),
             in_work: vec![false; n],
             fev: evheap::EventHeap::new(n),
             xheap: BinaryHeap::new(),
-            xver: vec![0; n_links],
-            xdirty: vec![false; n_links],
+            xver: filled(n_links, 0, "per-link state")?,
+            xdirty: filled(n_links, false, "per-link state")?,
             xdirty_list: Vec::new(),
             xqueue: Vec::new(),
-            xseen: vec![0; n_links],
+            xseen: filled(n_links, 0, "per-link state")?,
             xstamp: 0,
             xsorted: Vec::new(),
-            cursors: vec![incr::Cursor::default(); n_links],
+            cursors: filled(n_links, incr::Cursor::default(), "per-link state")?,
             passed: vec![0; if incremental && !fair { n } else { 0 }],
             cepoch: 0,
             resched: Vec::new(),
             bind: vec![u32::MAX; n],
             pq: vec![0; if incremental && matches!(cfg.scheduler, Scheduler::Pias) { n } else { 0 }],
-            filler: Filler::new(n_links),
-            res: vec![0.0; n_links],
-            link_cnt: vec![0; n_links + 1],
+            filler: Filler::try_new(n_links)?,
+            res: filled(n_links, 0.0, "per-link state")?,
+            link_cnt: filled(n_links + 1, 0, "per-link state")?,
             link_lists: Vec::new(),
             agg: vec![0.0; n_paths],
             path_off,
@@ -474,8 +504,8 @@ impl Simulator {
             ext_score: vec![0.0; n],
             rand_key,
             active: Vec::new(),
-            waiting: vec![VecDeque::new(); h],
-            n_active_dst: vec![0; h],
+            waiting: filled(h, VecDeque::new(), "per-host queues")?,
+            n_active_dst: filled(h, 0, "per-host state")?,
             admit_check: VecDeque::new(),
             deadline_heap: BinaryHeap::new(),
             data_heap: BinaryHeap::new(),

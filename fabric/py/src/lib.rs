@@ -8,7 +8,7 @@ use fabric_core::{
     Topology,
 };
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyMemoryError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -17,6 +17,7 @@ mod envs;
 pub(crate) fn to_py(e: SimError) -> PyErr {
     match e {
         SimError::Stalled(_) => PyRuntimeError::new_err(e.to_string()),
+        SimError::OutOfMemory(_) => PyMemoryError::new_err(e.to_string()),
         _ => PyValueError::new_err(e.to_string()),
     }
 }
@@ -304,7 +305,7 @@ impl PySimulator {
     /// Per-link data: (names, capacity in bytes/s, bytes carried).
     fn links<'py>(&self, py: Python<'py>) -> (Vec<String>, Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<f64>>) {
         let t = self.inner.topology();
-        (t.names.clone(), t.capacity.clone().into_pyarray(py), self.inner.link_bytes().into_pyarray(py))
+        (t.names(), t.capacity.clone().into_pyarray(py), self.inner.link_bytes().into_pyarray(py))
     }
 
     /// Counters: {"events": ..., "allocations": ...}.
