@@ -1222,7 +1222,13 @@ impl Simulator {
             Scheduler::Fifo => (0.0, f.arrival_s, 0.0),
             Scheduler::Srpt => (0.0, rem, -1.0),
             Scheduler::Las => (0.0, sent, 1.0),
-            Scheduler::Pias => (self.pias_queue(sent) as f64, f.arrival_s, 0.0),
+            Scheduler::Pias => {
+                // The incremental allocator reads the queue the flow is placed in on its
+                // link lists, not the one its bytes sent give now (they differ between
+                // its reaching a threshold and its re-placement; see incr.rs).
+                let q = if self.pq.is_empty() { self.pias_queue(sent) } else { self.pq[i] as usize };
+                (q as f64, f.arrival_s, 0.0)
+            }
             Scheduler::Ga(inner) => {
                 if self.complete[i] {
                     match inner {

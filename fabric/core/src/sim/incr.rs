@@ -92,11 +92,7 @@ impl Simulator {
     }
 
     fn prio(&self, i: usize) -> WorkItem {
-        if !self.pq.is_empty() {
-            // PIAS: the queue the flow is placed in, not the one its bytes sent give now
-            // (they differ between its reaching a threshold and its re-placement).
-            return WorkItem { k1: self.pq[i] as f64, k2: self.flows[i].arrival_s, arrival: self.flows[i].arrival_s, idx: i as u32 };
-        }
+        // (PIAS: `key` reads the queue the flow is placed in, `pq`.)
         let (k1, k2, _) = self.key(&self.cfg.scheduler, i);
         WorkItem { k1, k2, arrival: self.flows[i].arrival_s, idx: i as u32 }
     }
