@@ -42,6 +42,16 @@ fn srpt_three_flows_into_one_destination() {
     agree(&topo, &flows, "srpt");
 }
 
+/// The same with asrpt (ga:srpt) on a one-ToR leaf-spine: flow 0 at 53.63 us
+/// incrementally, 54.15 us in the full recomputation (FUZZ_SEED=13, srpt skipped).
+#[test]
+#[ignore = "open: incremental ga:srpt differs from the full recomputation"]
+fn asrpt_three_flows_into_one_destination() {
+    let topo = Topology::leaf_spine(1, 3, 1, &[10.0, 10.0, 1.0], 2.5, 0).unwrap();
+    let flows = [flow(0.0, 0, 1, 60916.0, 0.0), flow(0.0, 2, 1, 41659.0, 0.0), flow(0.0, 2, 1, 11992.0, 0.0)];
+    agree(&topo, &flows, "asrpt");
+}
+
 /// LAS with a data span: 39,750 events for 3 flows (both the fast path and the generic
 /// one, with the same finish times), each moving time a little: the 701-B flow and the
 /// capped flow 0 catch up with each other's attained service over and over before
