@@ -15,6 +15,8 @@ pub enum SimError {
     InvalidAction(String),
     /// The simulation cannot make progress (should not happen with valid input).
     Stalled(String),
+    /// Memory for a size taken from the input could not be allocated.
+    OutOfMemory(String),
 }
 
 impl fmt::Display for SimError {
@@ -27,6 +29,7 @@ impl fmt::Display for SimError {
             SimError::Unsupported(m) => write!(f, "unsupported: {m}"),
             SimError::InvalidAction(m) => write!(f, "invalid action: {m}"),
             SimError::Stalled(m) => write!(f, "simulation stalled: {m}"),
+            SimError::OutOfMemory(m) => write!(f, "out of memory: cannot allocate {m}"),
         }
     }
 }

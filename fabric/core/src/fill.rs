@@ -62,6 +62,16 @@ impl Filler {
         Filler { local: vec![u32::MAX; n_links], ..Default::default() }
     }
 
+    /// `new`, or `SimError::OutOfMemory` if the memory for `n_links` is not there.
+    pub fn try_new(n_links: usize) -> crate::error::Result<Self> {
+        let mut local = Vec::new();
+        local.try_reserve_exact(n_links).map_err(|_| {
+            crate::error::SimError::OutOfMemory(format!("the fill's per-link state: {n_links} entries of 4 bytes"))
+        })?;
+        local.resize(n_links, u32::MAX);
+        Ok(Filler { local, ..Default::default() })
+    }
+
     /// Allocates `rate[i]` for every flow `i` in `group`: weighted max-min fair over
     /// the residual capacities `res` (which are reduced by what is allocated), with
     /// `rate[i] <= cap[i]`. `weight[i] > 0`.

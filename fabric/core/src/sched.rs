@@ -105,6 +105,30 @@ impl Scheduler {
         })
     }
 
+    /// The name `parse` reads (e.g. `pias`, `ga:srpt`, `gtcp:las`).
+    pub fn name(&self) -> String {
+        match self {
+            Scheduler::Fifo => "fifo".into(),
+            Scheduler::Ps => "ps".into(),
+            Scheduler::Wps => "wps".into(),
+            Scheduler::Srpt => "srpt".into(),
+            Scheduler::Ga(GaInner::Srpt) => "ga:srpt".into(),
+            Scheduler::Ga(GaInner::Ssdf) => "ga:ssdf".into(),
+            Scheduler::Ga(GaInner::Lsdf) => "ga:lsdf".into(),
+            Scheduler::Las => "las".into(),
+            Scheduler::Pias => "pias".into(),
+            Scheduler::Edf => "edf".into(),
+            Scheduler::Ssdf => "ssdf".into(),
+            Scheduler::Lsdf => "lsdf".into(),
+            Scheduler::Fair => "fair".into(),
+            Scheduler::Racs => "racs".into(),
+            Scheduler::Sdc => "sdc".into(),
+            Scheduler::Random => "random".into(),
+            Scheduler::Gtcp(inner) => format!("gtcp:{}", inner.name()),
+            Scheduler::External => "external".into(),
+        }
+    }
+
     /// Greedy priority allocation (true) or weighted max-min sharing (false).
     pub fn is_priority(&self) -> bool {
         !matches!(self, Scheduler::Ps | Scheduler::Wps | Scheduler::Racs | Scheduler::Sdc | Scheduler::Gtcp(_))

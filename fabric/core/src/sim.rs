@@ -98,6 +98,15 @@ pub struct SimConfig {
     /// Recompute every rate at every event even where the incremental allocator applies
     /// (the reference the incremental allocator is tested against).
     pub force_full_recompute: bool,
+    /// Test only (fault injection for the progress guard): from this simulated time on,
+    /// every allocation schedules an event at the current time that changes nothing, and
+    /// the incremental priority allocator puts every flow it re-evaluates back on its
+    /// worklist. `step` must then fail with `SimError::Stalled` instead of spinning.
+    pub inject_stall_at_s: Option<f64>,
+    /// An event budget: `step` fails with `SimError::Stalled` once the run has had this
+    /// many events (None = no budget). For callers that must bound a run's work, such as
+    /// the fuzzer (`tests/fuzz.rs`).
+    pub max_events: Option<u64>,
 }
 
 impl SimConfig {
@@ -114,6 +123,8 @@ impl SimConfig {
             max_interval_s: None,
             pause_on_flow_change: false,
             force_full_recompute: false,
+            inject_stall_at_s: None,
+            max_events: None,
         }
     }
 }
@@ -140,6 +151,52 @@ pub enum Outcome {
 }
 
 const INF: f64 = f64::INFINITY;
+
+/// The progress guarantee. `step` fails with `SimError::Stalled` (naming the scheduler,
+/// the allocator, the simulated time and the flows involved) instead of spinning when
+/// simulated time stops advancing:
+/// - more than `STALL_EVENTS_PER_FLOW * (active flows + 1)` consecutive events at one
+///   simulated time with no flow arriving, finishing, being terminated or admitted and
+///   no flow's data completing (a legitimate run has at most a few per active flow: a
+///   PIAS re-placement, a deadline at an arrival);
+/// - more than `ALLOC_STEPS_PER_FLOW * (active flows + 1)` re-evaluations of flows in one
+///   incremental priority allocation (each active flow is re-evaluated about once: at
+///   most 0.4 times the active flows on the 100k-flow benchmarks), or more than
+///   `ALLOC_STEPS_PER_FLOW * (active flows + links + 1)` steps of one incremental
+///   fair-sharing fill (at most 2 times the active flows there).
+/// The other loops of the core (progressive filling, the LAS fast path, the event heap)
+/// end by construction: every pass freezes a flow or pops an item.
+pub const STALL_EVENTS_PER_FLOW: u64 = 16;
+/// See `STALL_EVENTS_PER_FLOW`.
+pub const ALLOC_STEPS_PER_FLOW: u64 = 64;
+
+/// How far the finish times of a scheduler's own allocator may lie from those of the
+/// full recomputation (`SimConfig::force_full_recompute`), relative to the finish time
+/// (|a - b| <= tol * max(|b|, 1e-3 s): at small times, SRPT's crossing events are
+/// looked at up to 1e-12 s late, which the floor of 1 ms covers). One place for all of
+/// them; the fuzzer
+/// (`tests/fuzz.rs`) and the differential tests check against these.
+/// - `las`: its fast path is bit-identical to the generic path (0).
+/// - the incremental priority allocator (fifo, srpt, asrpt/ga:*, pias, edf, ssdf, lsdf,
+///   random): 1e-9. Its rates are the greedy ones up to rounding (rate changes below
+///   1e-12 relative are not committed; PIAS re-places a flow within 1e-12 s of the full
+///   recomputation).
+/// - `ps`, `wps` (incremental fair sharing) and the shadow fair-sharing run of `fair`
+///   and `gtcp:*`: 1e-7. Its fill compares levels with a relative slack of 1e-11, and a
+///   difference at one event carries over to the flows that finish later; on the
+///   1M-flow benchmark every completion time is within 1.6e-8.
+/// - `racs`, `sdc`, `external`: the same allocator either way (0).
+pub fn incremental_tolerance(s: &Scheduler) -> f64 {
+    match s {
+        Scheduler::Las | Scheduler::Racs | Scheduler::Sdc | Scheduler::External => 0.0,
+        Scheduler::Ps | Scheduler::Wps | Scheduler::Fair | Scheduler::Gtcp(_) => 1e-7,
+        _ => 1e-9,
+    }
+}
+
+/// The most flows a simulator takes (2^29 = 536,870,912): flow and path-link indices
+/// are 32-bit (a path has up to 4 links), with u32::MAX reserved as "none".
+pub const MAX_FLOWS: usize = 1 << 29;
 
 #[inline]
 fn tol_of(x: f64) -> f64 {
@@ -195,7 +252,8 @@ pub struct Simulator {
     dirty: bool,
     next_event: f64,
     changed: bool,
-    stall: u32,
+    /// Consecutive events at the current time with no flow-set change (progress guard).
+    stall: u64,
     rng: SplitMix64,
     filler: Filler,
     res: Vec<f64>,
@@ -227,6 +285,10 @@ pub struct Simulator {
     cepoch: u32,
     resched: Vec<u32>,
     bind: Vec<u32>,
+    /// PIAS (incremental allocator): the queue each active flow is placed in on its link
+    /// lists. Its priority reads this, never the queue its bytes sent would give now, so
+    /// the lists stay in priority order between the events that re-place it (incr.rs).
+    pq: Vec<u32>,
     // Incremental fair sharing (ps, wps; see fair.rs).
     fair: bool,
     maxp: usize,
@@ -282,14 +344,40 @@ impl Ord for OrdF64 {
     }
 }
 
+/// `n` copies of `v`, or `SimError::OutOfMemory` if the memory is not there (for
+/// counts that come from the input: hosts and links).
+fn filled<T: Clone>(n: usize, v: T, what: &str) -> Result<Vec<T>> {
+    let mut x = Vec::new();
+    x.try_reserve_exact(n)
+        .map_err(|_| SimError::OutOfMemory(format!("{what}: {n} entries of {} bytes", std::mem::size_of::<T>())))?;
+    x.resize(n, v);
+    Ok(x)
+}
+
 fn bad(row: usize, field: &'static str, message: String) -> SimError {
     SimError::InvalidFlow { row, field, message }
 }
 
 impl Simulator {
+    /// A simulator of `flows` on `topo` (at most `topology::MAX_HOSTS` hosts and
+    /// `MAX_FLOWS` flows). Every bad input is an error, never a panic.
     pub fn new(topo: Topology, flows: Vec<FlowSpec>, cfg: SimConfig) -> Result<Self> {
         let n = flows.len();
         let h = topo.n_hosts;
+        if n > MAX_FLOWS {
+            return Err(SimError::InvalidConfig(format!("{n} flows, above the limit of {MAX_FLOWS} (2^29, fabric_core::sim::MAX_FLOWS)")));
+        }
+        if h > crate::topology::MAX_HOSTS
+            || Some(topo.n_links()) != topo.expected_links()
+            || topo.capacity.iter().any(|c| !(c.is_finite() && *c > 0.0))
+        {
+            return Err(SimError::InvalidConfig(format!(
+                "topology with {h} hosts and {} links: at most {} hosts and {} links, as many as its kind has, with positive finite capacities",
+                topo.n_links(),
+                crate::topology::MAX_HOSTS,
+                crate::topology::MAX_LINKS
+            )));
+        }
         for (r, f) in flows.iter().enumerate() {
             if !(f.arrival_s.is_finite() && f.arrival_s >= 0.0) {
                 return Err(bad(r, "arrival_s", format!("must be finite and >= 0, got {}", f.arrival_s)));
@@ -329,7 +417,7 @@ impl Simulator {
             path_cap.push(path_links[start..].iter().map(|&l| topo.capacity[l as usize]).fold(INF, f64::min));
         }
         // Dense path indices (same links <=> same index).
-        let mut ids: Vec<(u64, u32)> = path_ids.iter().enumerate().map(|(i, &p)| (p, i as u32)).collect();
+        let mut ids: Vec<(u128, u32)> = path_ids.iter().enumerate().map(|(i, &p)| (p, i as u32)).collect();
         ids.sort_unstable();
         let mut path_ix = vec![0u32; n];
         let mut n_paths = 0usize;
@@ -379,7 +467,7 @@ impl Simulator {
             seed_links: Vec::new(),
             stamp: 0,
             pst: Vec::new(),
-            lk: vec![fair::FairLink::default(); n_links],
+            lk: filled(n_links, fair::FairLink::default(), "per-link state")?,
             tq: Vec::new(),
             fpromote: Vec::new(),
             fheap: BinaryHeap::new(),
@@ -402,26 +490,27 @@ impl Simulator {
             las_removed: false,
             t0: vec![0.0; n],
             apos: vec![u32::MAX; n],
-            lists: vec![Vec::new(); if incremental { n_links } else { 0 }],
+            lists: filled(if incremental { n_links } else { 0 }, Vec::new(), "per-link lists")?,
             work: BinaryHeap::new(),
             in_work: vec![false; n],
             fev: evheap::EventHeap::new(n),
             xheap: BinaryHeap::new(),
-            xver: vec![0; n_links],
-            xdirty: vec![false; n_links],
+            xver: filled(n_links, 0, "per-link state")?,
+            xdirty: filled(n_links, false, "per-link state")?,
             xdirty_list: Vec::new(),
             xqueue: Vec::new(),
-            xseen: vec![0; n_links],
+            xseen: filled(n_links, 0, "per-link state")?,
             xstamp: 0,
             xsorted: Vec::new(),
-            cursors: vec![incr::Cursor::default(); n_links],
+            cursors: filled(n_links, incr::Cursor::default(), "per-link state")?,
             passed: vec![0; if incremental && !fair { n } else { 0 }],
             cepoch: 0,
             resched: Vec::new(),
             bind: vec![u32::MAX; n],
-            filler: Filler::new(n_links),
-            res: vec![0.0; n_links],
-            link_cnt: vec![0; n_links + 1],
+            pq: vec![0; if incremental && matches!(cfg.scheduler, Scheduler::Pias) { n } else { 0 }],
+            filler: Filler::try_new(n_links)?,
+            res: filled(n_links, 0.0, "per-link state")?,
+            link_cnt: filled(n_links + 1, 0, "per-link state")?,
             link_lists: Vec::new(),
             agg: vec![0.0; n_paths],
             path_off,
@@ -444,8 +533,8 @@ impl Simulator {
             ext_score: vec![0.0; n],
             rand_key,
             active: Vec::new(),
-            waiting: vec![VecDeque::new(); h],
-            n_active_dst: vec![0; h],
+            waiting: filled(h, VecDeque::new(), "per-host queues")?,
+            n_active_dst: filled(h, 0, "per-host state")?,
             admit_check: VecDeque::new(),
             deadline_heap: BinaryHeap::new(),
             data_heap: BinaryHeap::new(),
@@ -716,7 +805,13 @@ impl Simulator {
             self.changed = false;
             // The shadow run first: this run's rates read its state.
             let t_shadow = match self.shadow.as_mut() {
-                Some(sh) => sh.peek_next_event()?,
+                Some(sh) => sh.peek_next_event().map_err(|e| match e {
+                    SimError::Stalled(m) => SimError::Stalled(format!(
+                        "in the shadow fair-sharing run of '{}': {m}",
+                        self.cfg.scheduler.name()
+                    )),
+                    e => e,
+                })?,
                 None => INF,
             };
             let t = self.peek_next_event()?.min(t_shadow);
@@ -751,16 +846,31 @@ impl Simulator {
             }
             if t <= self.now {
                 self.stall += 1;
-                if self.stall > 10_000 {
-                    return Err(SimError::Stalled(format!("no progress in time at t = {} s", self.now)));
+                let bound = STALL_EVENTS_PER_FLOW * (self.active.len() as u64 + 1);
+                if self.stall > bound {
+                    let what = format!(
+                        "{} consecutive events at this time with no flow arriving, finishing or being admitted \
+                         (bound {STALL_EVENTS_PER_FLOW} * (active flows + 1) = {bound})",
+                        self.stall
+                    );
+                    let due = self.due_flows();
+                    return Err(self.no_progress(&what, &due));
                 }
             } else {
                 self.stall = 0;
+            }
+            if self.cfg.max_events.is_some_and(|m| self.stats.events >= m) {
+                let what = format!("the event budget of {} events is spent", self.stats.events);
+                let due = self.due_flows();
+                return Err(self.no_progress(&what, &due));
             }
             if let Some(sh) = self.shadow.as_mut() {
                 sh.advance_to(t);
             }
             self.advance_to(t);
+            if self.changed {
+                self.stall = 0;
+            }
         }
     }
 
@@ -768,13 +878,79 @@ impl Simulator {
     fn peek_next_event(&mut self) -> Result<f64> {
         if self.dirty {
             if self.incremental {
-                self.incr_allocate();
+                self.incr_allocate()?;
             } else {
                 self.allocate();
             }
             self.dirty = false;
+            if self.cfg.inject_stall_at_s.is_some_and(|ts| self.now >= ts) && !self.active.is_empty() {
+                self.next_event = self.now; // test only: an event that changes nothing
+            }
         }
         Ok(self.next_event)
+    }
+
+    /// The allocator this run uses, for messages.
+    fn allocator_name(&self) -> &'static str {
+        if self.fair {
+            "incremental fair-sharing allocator"
+        } else if self.incremental {
+            "incremental priority allocator"
+        } else if self.las_fast {
+            "LAS fast path of the full recomputation"
+        } else {
+            "full recomputation"
+        }
+    }
+
+    /// The progress guard's error: names the scheduler, the allocator, the simulated
+    /// time, what did not progress and the flows involved (trace rows).
+    pub(crate) fn no_progress(&self, what: &str, flows: &[u32]) -> SimError {
+        let mut rows: Vec<u32> = flows.to_vec();
+        rows.sort_unstable();
+        rows.dedup();
+        let shown = rows.len().min(10);
+        let more = if rows.len() > shown { format!(" and {} more", rows.len() - shown) } else { String::new() };
+        SimError::Stalled(format!(
+            "no progress under scheduler '{}' ({}) at simulated time t = {:.17e} s: {what}; flows involved (trace rows): {:?}{more}; {} active flows",
+            self.cfg.scheduler.name(),
+            self.allocator_name(),
+            self.now,
+            &rows[..shown],
+            self.active.len()
+        ))
+    }
+
+    /// The active flows whose own next event (completion, catching up with their data, a
+    /// PIAS or SDC threshold) is due now, or the first active ones if none is (for the
+    /// progress guard's message; not on any hot path).
+    fn due_flows(&self) -> Vec<u32> {
+        let t = self.now;
+        let mut due = Vec::new();
+        for &i in &self.active {
+            let i = i as usize;
+            let r = self.rate[i];
+            let sent = self.sent_now(i);
+            let f = &self.flows[i];
+            let mut next = if r > 0.0 { t + (f.size_bytes - sent) / r } else { INF };
+            if r > 0.0 {
+                next = next.min(self.catch_up_at(i, t, sent, r));
+                if let Scheduler::Pias = self.cfg.scheduler {
+                    let th = &self.cfg.pias_thresholds_bytes;
+                    let q = self.pias_queue(sent);
+                    if q < th.len() {
+                        next = next.min(t + (th[q] - sent).max(0.0) / r);
+                    }
+                }
+            }
+            if next <= t {
+                due.push(i as u32);
+            }
+        }
+        if due.is_empty() {
+            due = self.active.iter().copied().take(10).collect();
+        }
+        due
     }
 
     /// `finish_tol_of` for flow i at its current rate.
@@ -1047,9 +1223,10 @@ impl Simulator {
             Scheduler::Srpt => (0.0, rem, -1.0),
             Scheduler::Las => (0.0, sent, 1.0),
             Scheduler::Pias => {
-                let th = &self.cfg.pias_thresholds_bytes;
-                let s = sent;
-                let q = th.partition_point(|&x| x < s + tol_of(x));
+                // The incremental allocator reads the queue the flow is placed in on its
+                // link lists, not the one its bytes sent give now (they differ between
+                // its reaching a threshold and its re-placement; see incr.rs).
+                let q = if self.pq.is_empty() { self.pias_queue(sent) } else { self.pq[i] as usize };
                 (q as f64, f.arrival_s, 0.0)
             }
             Scheduler::Ga(inner) => {
@@ -1097,6 +1274,13 @@ impl Simulator {
             Scheduler::External => (0.0, self.ext_score[i], 0.0),
             Scheduler::Ps | Scheduler::Wps | Scheduler::Racs | Scheduler::Sdc | Scheduler::Gtcp(_) => (0.0, 0.0, 0.0),
         }
+    }
+
+    /// PIAS queue of a flow with `sent` bytes sent: the number of thresholds it has
+    /// reached, within a relative 1e-9 (`tol_of`) of each threshold.
+    #[inline]
+    pub(crate) fn pias_queue(&self, sent: f64) -> usize {
+        self.cfg.pias_thresholds_bytes.partition_point(|&x| x < sent + tol_of(x))
     }
 
     fn sdc_class(&self, rem: f64) -> usize {
@@ -1305,9 +1489,11 @@ impl Simulator {
                 Scheduler::Pias => {
                     let th = &self.cfg.pias_thresholds_bytes;
                     let s = self.sent[i];
-                    let q = th.partition_point(|&x| x < s + tol_of(x));
+                    let q = self.pias_queue(s);
                     if q < th.len() {
-                        next = next.min(t + (th[q] - s).max(0.0) / r);
+                        // Never at t itself: a gap too small to leave t would come back
+                        // at t, unchanged, at every event.
+                        next = next.min((t + (th[q] - s).max(0.0) / r).max(t.next_up()));
                     }
                 }
                 Scheduler::Sdc => {
@@ -1318,7 +1504,7 @@ impl Simulator {
                         _ => -1.0,
                     };
                     if target >= 0.0 {
-                        next = next.min(t + (rem - target).max(0.0) / r);
+                        next = next.min((t + (rem - target).max(0.0) / r).max(t.next_up()));
                     }
                 }
                 _ => {}

@@ -16,13 +16,20 @@ pub enum TopologyKind {
     LeafSpine { tors: usize, hosts_per_tor: usize, spines: usize, ecmp_seed: u64 },
 }
 
+/// The most hosts a topology may have (2^24 = 16,777,216). Above it, the constructors
+/// return `SimError::InvalidConfig` instead of trying to allocate the per-host and
+/// per-link state (a simulator keeps about 100 bytes per link).
+pub const MAX_HOSTS: usize = 1 << 24;
+/// The most links a topology may have (2^26 = 67,108,864: two per host, and two per
+/// ToR-spine pair of a leaf-spine). Link indices are 32-bit in the simulator.
+pub const MAX_LINKS: usize = 1 << 26;
+
 #[derive(Debug, Clone)]
 pub struct Topology {
     pub kind: TopologyKind,
     pub n_hosts: usize,
     /// Capacity of each link in bytes/s.
     pub capacity: Vec<f64>,
-    pub names: Vec<String>,
 }
 
 fn check_rates(host_gbps: &[f64], what: &str) -> Result<()> {
@@ -36,32 +43,43 @@ fn check_rates(host_gbps: &[f64], what: &str) -> Result<()> {
     Ok(())
 }
 
+fn check_hosts(n: usize, what: &str) -> Result<()> {
+    if n > MAX_HOSTS {
+        return Err(SimError::InvalidConfig(format!(
+            "{what}: {n} hosts, above the limit of {MAX_HOSTS} (2^24, fabric_core::topology::MAX_HOSTS)"
+        )));
+    }
+    Ok(())
+}
+
+/// An empty vector with room for `n` link capacities, or an error if the memory is not there.
+fn alloc_links(n: usize) -> Result<Vec<f64>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n).map_err(|_| SimError::OutOfMemory(format!("the capacities of {n} links ({} bytes)", 8 * n)))?;
+    Ok(v)
+}
+
 impl Topology {
     /// Big switch: link `h` is host h's uplink, link `n + h` its downlink.
-    /// `host_gbps` has one rate per host (heterogeneous rates allowed).
+    /// `host_gbps` has one rate per host (heterogeneous rates allowed), at most `MAX_HOSTS`.
     pub fn big_switch(host_gbps: &[f64]) -> Result<Self> {
         let n = host_gbps.len();
         if n < 2 {
             return Err(SimError::InvalidConfig(format!("BigSwitch needs at least 2 hosts, got {n}")));
         }
+        check_hosts(n, "BigSwitch")?;
         check_rates(host_gbps, "BigSwitch")?;
-        let mut capacity = Vec::with_capacity(2 * n);
-        let mut names = Vec::with_capacity(2 * n);
-        for (h, &g) in host_gbps.iter().enumerate() {
-            capacity.push(gbps_to_bytes_per_s(g));
-            names.push(format!("up{h}"));
-        }
-        for (h, &g) in host_gbps.iter().enumerate() {
-            capacity.push(gbps_to_bytes_per_s(g));
-            names.push(format!("down{h}"));
-        }
-        Ok(Topology { kind: TopologyKind::BigSwitch, n_hosts: n, capacity, names })
+        let mut capacity = alloc_links(2 * n)?;
+        capacity.extend(host_gbps.iter().map(|&g| gbps_to_bytes_per_s(g)));
+        capacity.extend(host_gbps.iter().map(|&g| gbps_to_bytes_per_s(g)));
+        Ok(Topology { kind: TopologyKind::BigSwitch, n_hosts: n, capacity })
     }
 
     /// Leaf-spine: links are host uplinks (0..n), host downlinks (n..2n), ToR->spine
     /// uplinks (2n + tor*spines + s) and spine->ToR downlinks (2n + T*S + s*tors + tor).
     /// Host h sits under ToR h / hosts_per_tor. The spine of an inter-ToR flow is chosen
-    /// per flow by a seeded hash of (flow id, src, dst): ECMP.
+    /// per flow by a seeded hash of (flow id, src, dst): ECMP. At most `MAX_HOSTS` hosts
+    /// (tors * hosts_per_tor) and `MAX_LINKS` links (2 * hosts + 2 * tors * spines).
     pub fn leaf_spine(
         tors: usize,
         hosts_per_tor: usize,
@@ -75,7 +93,19 @@ impl Topology {
                 "LeafSpine needs tors, hosts_per_tor and spines >= 1, got {tors}, {hosts_per_tor}, {spines}"
             )));
         }
-        let n = tors * hosts_per_tor;
+        let n = tors.checked_mul(hosts_per_tor).unwrap_or(usize::MAX);
+        check_hosts(n, &format!("LeafSpine ({tors} ToRs x {hosts_per_tor} hosts per ToR)"))?;
+        let n_links = tors
+            .checked_mul(spines)
+            .and_then(|c| c.checked_mul(2))
+            .and_then(|c| c.checked_add(2 * n))
+            .filter(|&l| l <= MAX_LINKS)
+            .ok_or_else(|| {
+                SimError::InvalidConfig(format!(
+                    "LeafSpine: {tors} ToRs x {spines} spines and {n} hosts make more than {MAX_LINKS} links \
+                     (2 * hosts + 2 * ToRs * spines; fabric_core::topology::MAX_LINKS)"
+                ))
+            })?;
         if n < 2 {
             return Err(SimError::InvalidConfig("LeafSpine needs at least 2 hosts".into()));
         }
@@ -91,50 +121,71 @@ impl Topology {
                 "LeafSpine: core_gbps must be positive and finite, got {core_gbps}"
             )));
         }
-        let mut capacity = Vec::new();
-        let mut names = Vec::new();
-        for (h, &g) in host_gbps.iter().enumerate() {
-            capacity.push(gbps_to_bytes_per_s(g));
-            names.push(format!("up{h}"));
-        }
-        for (h, &g) in host_gbps.iter().enumerate() {
-            capacity.push(gbps_to_bytes_per_s(g));
-            names.push(format!("down{h}"));
-        }
-        for t in 0..tors {
-            for s in 0..spines {
-                capacity.push(gbps_to_bytes_per_s(core_gbps));
-                names.push(format!("tor{t}-spine{s}"));
-            }
-        }
-        for s in 0..spines {
-            for t in 0..tors {
-                capacity.push(gbps_to_bytes_per_s(core_gbps));
-                names.push(format!("spine{s}-tor{t}"));
-            }
-        }
-        Ok(Topology {
-            kind: TopologyKind::LeafSpine { tors, hosts_per_tor, spines, ecmp_seed },
-            n_hosts: n,
-            capacity,
-            names,
-        })
+        let mut capacity = alloc_links(n_links)?;
+        capacity.extend(host_gbps.iter().map(|&g| gbps_to_bytes_per_s(g)));
+        capacity.extend(host_gbps.iter().map(|&g| gbps_to_bytes_per_s(g)));
+        capacity.resize(n_links, gbps_to_bytes_per_s(core_gbps));
+        Ok(Topology { kind: TopologyKind::LeafSpine { tors, hosts_per_tor, spines, ecmp_seed }, n_hosts: n, capacity })
     }
 
     pub fn n_links(&self) -> usize {
         self.capacity.len()
     }
 
-    /// Number of hops a flow from src to dst traverses (links on its path).
+    /// The number of links its kind and host count make (None if inconsistent or above
+    /// `MAX_LINKS`): a `Topology` built field by field is checked against it.
+    pub fn expected_links(&self) -> Option<usize> {
+        let n = self.n_hosts;
+        let l = match self.kind {
+            TopologyKind::BigSwitch => n.checked_mul(2)?,
+            TopologyKind::LeafSpine { tors, hosts_per_tor, spines, .. } => {
+                if tors.checked_mul(hosts_per_tor)? != n || spines == 0 {
+                    return None;
+                }
+                tors.checked_mul(spines)?.checked_mul(2)?.checked_add(n.checked_mul(2)?)?
+            }
+        };
+        (n >= 2 && l <= MAX_LINKS).then_some(l)
+    }
+
+    /// The name of link l: `up{h}`, `down{h}`, `tor{t}-spine{s}` or `spine{s}-tor{t}`.
+    pub fn name(&self, l: usize) -> String {
+        let n = self.n_hosts;
+        if l < n {
+            return format!("up{l}");
+        }
+        if l < 2 * n {
+            return format!("down{}", l - n);
+        }
+        match self.kind {
+            TopologyKind::LeafSpine { tors, spines, .. } => {
+                let k = l - 2 * n;
+                if k < tors * spines {
+                    format!("tor{}-spine{}", k / spines, k % spines)
+                } else {
+                    let k = k - tors * spines;
+                    format!("spine{}-tor{}", k / tors, k % tors)
+                }
+            }
+            TopologyKind::BigSwitch => format!("link{l}"),
+        }
+    }
+
+    /// The names of all links, in link order (built on demand: a topology keeps none).
+    pub fn names(&self) -> Vec<String> {
+        (0..self.n_links()).map(|l| self.name(l)).collect()
+    }
+
     /// Appends the links of the path of flow `flow_id` to `out` and returns an id of
-    /// the path (flows with equal path ids use exactly the same links).
-    pub fn path(&self, flow_id: u64, src: usize, dst: usize, out: &mut Vec<u32>) -> u64 {
+    /// the path (flows with equal path ids use exactly the same links; 128 bits, so that
+    /// no host and spine counts within the limits make two paths share one).
+    pub fn path(&self, flow_id: u64, src: usize, dst: usize, out: &mut Vec<u32>) -> u128 {
         let n = self.n_hosts;
         match self.kind {
             TopologyKind::BigSwitch => {
                 out.push(src as u32);
                 out.push((n + dst) as u32);
-                (src * n + dst) as u64
+                (src * n + dst) as u128
             }
             TopologyKind::LeafSpine { tors, hosts_per_tor, spines, ecmp_seed } => {
                 let ts = src / hosts_per_tor;
@@ -142,7 +193,7 @@ impl Topology {
                 out.push(src as u32);
                 if ts == td {
                     out.push((n + dst) as u32);
-                    ((src * n + dst) * (spines + 1)) as u64
+                    (src * n + dst) as u128 * (spines as u128 + 1)
                 } else {
                     let h = mix64(
                         ecmp_seed
@@ -152,7 +203,7 @@ impl Topology {
                     out.push((2 * n + ts * spines + s) as u32);
                     out.push((2 * n + tors * spines + s * tors + td) as u32);
                     out.push((n + dst) as u32);
-                    ((src * n + dst) * (spines + 1) + 1 + s) as u64
+                    (src * n + dst) as u128 * (spines as u128 + 1) + 1 + s as u128
                 }
             }
         }
@@ -171,7 +222,8 @@ mod tests {
         let mut p = Vec::new();
         t.path(0, 1, 3, &mut p);
         assert_eq!(p, vec![1, 7]);
-        assert_eq!(t.names[7], "down3");
+        assert_eq!(t.name(7), "down3");
+        assert_eq!(t.names(), ["up0", "up1", "up2", "up3", "down0", "down1", "down2", "down3"]);
     }
 
     #[test]
@@ -189,7 +241,8 @@ mod tests {
             assert_eq!(p[0], 0);
             assert_eq!(p[3], 144 + 20);
             let s = p[1] as usize - 288; // tor 0
-            assert_eq!(t.names[p[2] as usize], format!("spine{s}-tor1"));
+            assert_eq!(t.name(p[2] as usize), format!("spine{s}-tor1"));
+            assert_eq!(t.name(p[1] as usize), format!("tor0-spine{s}"));
             counts[s] += 1;
         }
         // ECMP spreads flows over the spines roughly evenly.
@@ -203,5 +256,19 @@ mod tests {
         assert!(Topology::big_switch(&[10.0, 0.0]).is_err());
         assert!(Topology::big_switch(&[10.0]).is_err());
         assert!(Topology::leaf_spine(2, 2, 1, &[10.0; 3], 40.0, 0).is_err());
+    }
+
+    #[test]
+    fn host_and_link_counts_are_bounded() {
+        // One host above the limit: an error, before any per-host allocation.
+        let e = Topology::big_switch(&vec![10.0; MAX_HOSTS + 1]).unwrap_err().to_string();
+        assert!(e.contains("16777217 hosts, above the limit of 16777216"), "{e}");
+        // Products that overflow usize, and core links beyond MAX_LINKS.
+        let e = Topology::leaf_spine(usize::MAX / 2, 4, 1, &[10.0; 8], 40.0, 0).unwrap_err().to_string();
+        assert!(e.contains("above the limit"), "{e}");
+        let e = Topology::leaf_spine(2, 2, usize::MAX / 2, &[10.0; 4], 40.0, 0).unwrap_err().to_string();
+        assert!(e.contains("more than 67108864 links"), "{e}");
+        let e = Topology::leaf_spine(1 << 13, 2, 1 << 13, &vec![10.0; 1 << 14], 40.0, 0).unwrap_err().to_string();
+        assert!(e.contains("more than 67108864 links"), "{e}");
     }
 }

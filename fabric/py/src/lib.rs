@@ -8,7 +8,7 @@ use fabric_core::{
     Topology,
 };
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyMemoryError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -17,6 +17,7 @@ mod envs;
 pub(crate) fn to_py(e: SimError) -> PyErr {
     match e {
         SimError::Stalled(_) => PyRuntimeError::new_err(e.to_string()),
+        SimError::OutOfMemory(_) => PyMemoryError::new_err(e.to_string()),
         _ => PyValueError::new_err(e.to_string()),
     }
 }
@@ -156,7 +157,8 @@ impl PySimulator {
         scheduler="ps", admission=None, k=0, window=0, terminate_missed=false, delay_per_hop_s=0.0,
         seed=0, pias_thresholds_bytes=Vec::new(), racs=(1.0, 100.0, 1e-5, 300e-6),
         sdc_thresholds_bytes=(73_000.0, 146_000.0), sdc_weights=(10.0, 5.0, 1.0),
-        max_interval_s=None, pause_on_flow_change=false, force_full_recompute=false
+        max_interval_s=None, pause_on_flow_change=false, force_full_recompute=false,
+        inject_stall_at_s=None
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -190,6 +192,7 @@ impl PySimulator {
         max_interval_s: Option<f64>,
         pause_on_flow_change: bool,
         force_full_recompute: bool,
+        inject_stall_at_s: Option<f64>,
     ) -> PyResult<Self> {
         let flows = flows_from_arrays(&arrival_s, &src, &dst, &size_bytes, &deadline_s, &weight, &data_span_s, &size_known)?;
         let topo = make_topology(topology, &host_gbps, tors, hosts_per_tor, spines, core_gbps, ecmp_seed)?;
@@ -209,6 +212,8 @@ impl PySimulator {
         cfg.max_interval_s = max_interval_s;
         cfg.pause_on_flow_change = pause_on_flow_change;
         cfg.force_full_recompute = force_full_recompute;
+        // Test only: forces the progress guard's error (SimConfig::inject_stall_at_s).
+        cfg.inject_stall_at_s = inject_stall_at_s;
         let inner = py.detach(|| guarded(|| Simulator::new(topo, flows, cfg)))?;
         Ok(PySimulator { inner, pause_on_flow_change })
     }
@@ -304,7 +309,7 @@ impl PySimulator {
     /// Per-link data: (names, capacity in bytes/s, bytes carried).
     fn links<'py>(&self, py: Python<'py>) -> (Vec<String>, Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<f64>>) {
         let t = self.inner.topology();
-        (t.names.clone(), t.capacity.clone().into_pyarray(py), self.inner.link_bytes().into_pyarray(py))
+        (t.names(), t.capacity.clone().into_pyarray(py), self.inner.link_bytes().into_pyarray(py))
     }
 
     /// Counters: {"events": ..., "allocations": ...}.

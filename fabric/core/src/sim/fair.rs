@@ -61,7 +61,8 @@
 //! suite checks both give the same results.
 use std::cmp::Ordering;
 
-use super::{Simulator, Status, INF};
+use super::{Simulator, Status, ALLOC_STEPS_PER_FLOW, INF};
+use crate::error::Result;
 use crate::sched::Scheduler;
 
 /// Relative slack of the level comparisons (saturation, a virtual flow at its old
@@ -658,7 +659,7 @@ impl Simulator {
 
     /// Re-runs the filling where it changes (see the module doc), commits the rates that
     /// changed, and computes the next event time.
-    pub(super) fn fair_allocate(&mut self) {
+    pub(super) fn fair_allocate(&mut self) -> Result<()> {
         self.stats.allocations += 1;
         self.stamp = self.stamp.wrapping_add(1);
         let st = self.stamp;
@@ -705,7 +706,19 @@ impl Simulator {
                 self.fheap.push(Item::new(cap / self.fw(g), 2, g, 0));
             }
         }
+        // Progress guard: a step per flow or link of the fill, about twice per flow.
+        let bound = ALLOC_STEPS_PER_FLOW * (self.active.len() as u64 + self.lk.len() as u64 + 1);
+        let mut steps = 0u64;
         loop {
+            steps += 1;
+            if steps > bound {
+                let flows: Vec<u32> = self.rlist.iter().take(64).map(|&s| self.active[s as usize]).collect();
+                let what = format!(
+                    "{steps} steps of one fill, and its heap does not drain \
+                     (bound {ALLOC_STEPS_PER_FLOW} * (active flows + links + 1) = {bound})"
+                );
+                return Err(self.no_progress(&what, &flows));
+            }
             while let Some(g) = self.fpromote.pop() {
                 let g = g as usize;
                 if self.ff[g].rst != st && self.ff[g].zst != st {
@@ -856,6 +869,7 @@ impl Simulator {
         }
         self.rlist.clear();
         self.incr_finish_allocation();
+        Ok(())
     }
 }
 

@@ -15,7 +15,8 @@
 //! recomputation instead; the test suite checks both give the same results.
 use std::cmp::{Ordering, Reverse};
 
-use super::{tol_of, OrdF64, Simulator, Status, INF};
+use super::{tol_of, OrdF64, Simulator, Status, ALLOC_STEPS_PER_FLOW, INF};
+use crate::error::Result;
 use crate::sched::{GaInner, Scheduler};
 
 pub(super) fn applies(s: &Scheduler) -> bool {
@@ -91,6 +92,7 @@ impl Simulator {
     }
 
     fn prio(&self, i: usize) -> WorkItem {
+        // (PIAS: `key` reads the queue the flow is placed in, `pq`.)
         let (k1, k2, _) = self.key(&self.cfg.scheduler, i);
         WorkItem { k1, k2, arrival: self.flows[i].arrival_s, idx: i as u32 }
     }
@@ -171,6 +173,9 @@ impl Simulator {
         self.active.push(i as u32);
         self.t0[i] = self.now;
         self.rate[i] = 0.0;
+        if !self.pq.is_empty() {
+            self.pq[i] = self.pias_queue(self.sent[i]) as u32;
+        }
         let (a, b) = (self.path_off[i] as usize, self.path_off[i + 1] as usize);
         for p in a..b {
             let l = self.path_links[p] as usize;
@@ -213,6 +218,9 @@ impl Simulator {
             return self.fair_changed(i);
         }
         if key_changed {
+            if !self.pq.is_empty() {
+                self.pq[i] = self.pias_queue(self.sent_now(i)) as u32;
+            }
             // The flows between its old and new places have a different set of flows
             // ahead of them now; the others behind it see only its rate change, which its
             // re-evaluation passes on (push_affected).
@@ -252,13 +260,21 @@ impl Simulator {
     /// or crossing a PIAS threshold.
     fn schedule_flow_event(&mut self, i: usize) {
         let r = self.rate[i];
+        let t = self.now;
+        let sent = self.sent[i];
+        if !self.pq.is_empty() && self.pias_queue(sent) > self.pq[i] as usize {
+            // PIAS: its bytes sent reached a threshold (within its tolerance) while it was
+            // re-evaluated for another reason, e.g. stopped by a flow ahead a moment before
+            // its own threshold event. Re-place it at once, at this time (an event at now),
+            // whatever its rate: the full recomputation demotes it at its next event too.
+            self.fev.set(i as u32, t);
+            return;
+        }
         if r <= 0.0 {
             self.fev.remove(i as u32);
             return;
         }
-        let t = self.now;
         let f = self.flows[i];
-        let sent = self.sent[i];
         let mut next = t + (f.size_bytes - sent) / r;
         if f.data_span_s > 0.0 && t < f.arrival_s + f.data_span_s {
             let dr = f.size_bytes / f.data_span_s;
@@ -267,11 +283,13 @@ impl Simulator {
                 next = next.min(t + gap.max(0.0) / (r - dr));
             }
         }
-        if let Scheduler::Pias = self.cfg.scheduler {
+        if !self.pq.is_empty() {
+            // The next threshold above its queue. Never at t itself: a gap too small for
+            // t + gap / r to leave t would re-create the same event at the same time.
             let th = &self.cfg.pias_thresholds_bytes;
-            let q = th.partition_point(|&x| x < sent + tol_of(x));
+            let q = self.pq[i] as usize;
             if q < th.len() {
-                next = next.min(t + (th[q] - sent).max(0.0) / r);
+                next = next.min((t + (th[q] - sent).max(0.0) / r).max(t.next_up()));
             }
         }
         self.fev.set(i as u32, next);
@@ -383,15 +401,32 @@ impl Simulator {
 
     /// Re-evaluates the worklist in priority order, then the crossing times of the links
     /// that changed, then the next event time.
-    pub(super) fn incr_allocate(&mut self) {
+    pub(super) fn incr_allocate(&mut self) -> Result<()> {
         if self.fair {
             return self.fair_allocate();
         }
         self.stats.allocations += 1;
         self.reset_cursors();
+        // Progress guard: each active flow is re-evaluated about once.
+        let bound = ALLOC_STEPS_PER_FLOW * (self.active.len() as u64 + 1);
+        let mut steps = 0u64;
+        let inject = self.cfg.inject_stall_at_s.is_some_and(|ts| self.now >= ts);
         while let Some(w) = self.work.pop() {
             let g = w.idx as usize;
             self.in_work[g] = false;
+            steps += 1;
+            if steps > bound {
+                let mut flows: Vec<u32> = self.work.iter().map(|w| w.idx).collect();
+                flows.push(g as u32);
+                let what = format!(
+                    "{steps} re-evaluations of flows in one allocation, and the worklist does not drain \
+                     (bound {ALLOC_STEPS_PER_FLOW} * (active flows + 1) = {bound})"
+                );
+                return Err(self.no_progress(&what, &flows));
+            }
+            if inject {
+                self.push_work(g); // test only: the worklist never drains
+            }
             if self.status[g] != Status::Active {
                 continue;
             }
@@ -482,6 +517,7 @@ impl Simulator {
             }
         }
         self.incr_finish_allocation();
+        Ok(())
     }
 
     /// The flow events of the flows re-evaluated without a rate change, the crossing

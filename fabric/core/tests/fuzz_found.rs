@@ -1,0 +1,92 @@
+//! Cases the fuzzer (tests/fuzz.rs) found that are not fixed yet, shrunk by proptest.
+//! Each test states the property it breaks and fails today: run them with
+//! `cargo test --manifest-path fabric/Cargo.toml --test fuzz_found -- --ignored`.
+use fabric_core::sim::incremental_tolerance;
+use fabric_core::*;
+
+fn flow(arrival_s: f64, src: usize, dst: usize, size: f64, span: f64) -> FlowSpec {
+    let mut f = FlowSpec::new(arrival_s, src, dst, size);
+    f.data_span_s = span;
+    f
+}
+
+fn run(topo: &Topology, flows: &[FlowSpec], sched: &str, full: bool) -> Result<Vec<f64>> {
+    let mut cfg = SimConfig::new(Scheduler::parse(sched).unwrap());
+    cfg.force_full_recompute = full;
+    cfg.max_events = Some(100_000);
+    let mut s = Simulator::new(topo.clone(), flows.to_vec(), cfg)?;
+    s.run()?;
+    Ok(s.finish_s().to_vec())
+}
+
+fn agree(topo: &Topology, flows: &[FlowSpec], sched: &str) {
+    let a = run(topo, flows, sched, false).unwrap();
+    let b = run(topo, flows, sched, true).unwrap();
+    let tol = incremental_tolerance(&Scheduler::parse(sched).unwrap());
+    for (i, (x, y)) in a.iter().zip(&b).enumerate() {
+        assert!((x - y).abs() <= tol * y.abs().max(1e-3), "{sched} flow {i}: own allocator {x} vs full recomputation {y}");
+    }
+}
+
+/// Incremental SRPT finishes flow 0 at 8.82 ms, the full recomputation at 8.05 ms
+/// (found with FUZZ_SEED=13; seeds 12, 15, 1 and 2 found cases like it).
+#[test]
+#[ignore = "open: incremental SRPT differs from the full recomputation"]
+fn srpt_three_flows_into_one_destination() {
+    let topo = Topology::big_switch(&[1.0, 10.0, 10.0, 1.0]).unwrap();
+    let flows = [
+        flow(0.0, 0, 2, 1005851.0, 0.0),
+        flow(0.0002819941183865654, 0, 2, 1e6, 0.0),
+        flow(0.0002819941183865654, 1, 2, 1e6, 0.0),
+    ];
+    agree(&topo, &flows, "srpt");
+}
+
+/// The same with asrpt (ga:srpt) on a one-ToR leaf-spine: flow 0 at 53.63 us
+/// incrementally, 54.15 us in the full recomputation (FUZZ_SEED=13, srpt skipped).
+#[test]
+#[ignore = "open: incremental ga:srpt differs from the full recomputation"]
+fn asrpt_three_flows_into_one_destination() {
+    let topo = Topology::leaf_spine(1, 3, 1, &[10.0, 10.0, 1.0], 2.5, 0).unwrap();
+    let flows = [flow(0.0, 0, 1, 60916.0, 0.0), flow(0.0, 2, 1, 41659.0, 0.0), flow(0.0, 2, 1, 11992.0, 0.0)];
+    agree(&topo, &flows, "asrpt");
+}
+
+/// LAS with a data span: 39,750 events for 3 flows (both the fast path and the generic
+/// one, with the same finish times), each moving time a little: the 701-B flow and the
+/// capped flow 0 catch up with each other's attained service over and over before
+/// t = 1.2e-6 s. It ends, but the fuzzer's event budget (a few hundred events per flow)
+/// flags it (found with FUZZ_SEED=14, and seed 11).
+#[test]
+#[ignore = "open: LAS takes about 13,000 events per flow here"]
+fn las_flow_with_a_data_span_and_two_small_ones() {
+    let topo = Topology::big_switch(&[10.0, 10.0, 1.0, 10.0]).unwrap();
+    let flows = vec![
+        flow(0.0, 3, 0, 2359707.0, 0.0038158430149262445),
+        flow(8.651645244470712e-10, 3, 0, 701.0, 0.0),
+        flow(1.2923225171362147e-9, 0, 2, 1.0, 0.0),
+    ];
+    let mut s = Simulator::new(topo, flows, SimConfig::new(Scheduler::Las)).unwrap();
+    s.run().unwrap();
+    assert!(s.stats().events <= 1_000, "{} events for 3 flows", s.stats().events);
+}
+
+/// gtcp with the full recomputation: the shadow fair-sharing run finishes the last flow
+/// of path 1 -> 0 at t = 1.6 s while the gtcp run still has a rounding residue there;
+/// the path's aggregate is then 0, and the run stops with "1 active flows have no rate
+/// and no event is scheduled" (found with seed 0).
+#[test]
+#[ignore = "open: gtcp stalls when its shadow run empties a path first"]
+fn gtcp_path_emptied_by_the_shadow_run_first() {
+    let topo = Topology::big_switch(&[1.0; 6]).unwrap();
+    let flows = [
+        flow(0.0, 1, 3, 1e8, 0.0),
+        flow(0.0, 0, 2, 1.0, 0.0),
+        flow(1e-12, 0, 2, 1.0, 0.0),
+        flow(1e-12, 1, 0, 1e8, 0.0),
+        flow(1e-12, 0, 2, 1.0, 0.0),
+        flow(1e-12, 1, 0, 1.0, 0.0),
+    ];
+    agree(&topo, &flows, "gtcp:edf");
+}
+

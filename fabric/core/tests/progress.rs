@@ -1,0 +1,68 @@
+//! The progress guarantee: a run whose simulated time stops advancing fails with
+//! `SimError::Stalled`, naming the scheduler, the allocator, the time and the flows,
+//! instead of spinning. `SimConfig::inject_stall_at_s` forces the condition.
+use fabric_core::*;
+use std::time::Instant;
+
+fn flows() -> Vec<FlowSpec> {
+    (0..12).map(|k| FlowSpec::new(1e-4 * k as f64, k % 4, (k + 1 + k / 4) % 4, 2e5 + 1e4 * k as f64)).collect()
+}
+
+fn stalled(name: &str, full: bool) -> String {
+    let mut cfg = SimConfig::new(Scheduler::parse(name).unwrap());
+    cfg.pias_thresholds_bytes = vec![1e5];
+    cfg.force_full_recompute = full;
+    cfg.inject_stall_at_s = Some(5e-4);
+    let mut s = Simulator::new(Topology::big_switch(&[10.0; 4]).unwrap(), flows(), cfg).unwrap();
+    let t0 = Instant::now();
+    let e = s.run().expect_err("the injected stall must be reported");
+    assert!(t0.elapsed().as_secs_f64() < 5.0, "took {:?}", t0.elapsed());
+    assert!(matches!(e, SimError::Stalled(_)), "{e:?}");
+    // It stopped where the stall began, with flows left.
+    assert_eq!(s.now(), 5e-4, "{e}");
+    assert!(!s.active().is_empty());
+    e.to_string()
+}
+
+#[test]
+fn worklist_that_never_drains_is_reported() {
+    let m = stalled("pias", false);
+    for want in ["simulation stalled", "scheduler 'pias'", "incremental priority allocator", "t = 5.00000000000000010e-4 s", "re-evaluations of flows in one allocation", "flows involved (trace rows): [", "active flows"] {
+        assert!(m.contains(want), "'{want}' not in: {m}");
+    }
+}
+
+#[test]
+fn events_at_one_time_without_progress_are_reported() {
+    for (name, full, alloc) in [
+        ("pias", true, "full recomputation"),
+        ("srpt", true, "full recomputation"),
+        ("ps", false, "incremental fair-sharing allocator"),
+        ("las", false, "LAS fast path"),
+    ] {
+        let m = stalled(name, full);
+        for want in ["simulation stalled", &format!("scheduler '{name}'"), alloc, "t = 5.00000000000000010e-4 s", "consecutive events at this time", "bound 16 * (active flows + 1)", "flows involved (trace rows): ["] {
+            assert!(m.contains(want), "{name}: '{want}' not in: {m}");
+        }
+    }
+}
+
+#[test]
+fn a_run_with_a_shadow_run_is_reported_too() {
+    let m = stalled("fair", false);
+    assert!(m.contains("scheduler 'fair' (full recomputation)") && m.contains("consecutive events"), "{m}");
+}
+
+#[test]
+fn without_injection_the_same_runs_finish() {
+    for name in ["pias", "srpt", "ps", "las", "fair"] {
+        for full in [false, true] {
+            let mut cfg = SimConfig::new(Scheduler::parse(name).unwrap());
+            cfg.pias_thresholds_bytes = vec![1e5];
+            cfg.force_full_recompute = full;
+            let mut s = Simulator::new(Topology::big_switch(&[10.0; 4]).unwrap(), flows(), cfg).unwrap();
+            s.run().unwrap();
+            assert!(s.finish_s().iter().all(|f| f.is_finite()));
+        }
+    }
+}
