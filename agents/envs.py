@@ -6,6 +6,7 @@ file (``configs/env/<name>.yaml``), no code here.
 """
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import gymnasium as gym
@@ -38,6 +39,8 @@ def env_kwargs(cfg: DictConfig, *, evaluation: bool = False, masked: bool = True
         kw[e.workload_arg] = w.name
     load = w.get("load") if load is None and w is not None else load
     if load is not None:
+        if isinstance(load, bool) or not isinstance(load, (int, float)) or not math.isfinite(load) or load <= 0:
+            raise ValueError(f"workload load must be a number > 0 (or null for the env's default), got load={load!r}")
         if e.get("load_arg") == "burst_rate_hz":
             mean_bytes = wl.get_distribution(w.name).mean_bytes
             bits_per_burst = kw.get("burst_size", 10) * mean_bytes * 8
