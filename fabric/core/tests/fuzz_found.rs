@@ -12,7 +12,7 @@ fn flow(arrival_s: f64, src: usize, dst: usize, size: f64, span: f64) -> FlowSpe
 
 fn run(topo: &Topology, flows: &[FlowSpec], sched: &str, full: bool) -> Result<Vec<f64>> {
     let mut cfg = SimConfig::new(Scheduler::parse(sched).unwrap());
-    cfg.force_full_recompute = full;
+    cfg.allocator = if full { AllocatorChoice::Full } else { AllocatorChoice::Auto };
     cfg.max_events = Some(100_000);
     let mut s = Simulator::new(topo.clone(), flows.to_vec(), cfg)?;
     s.run()?;

@@ -11,7 +11,7 @@ fn flows() -> Vec<FlowSpec> {
 fn stalled(name: &str, full: bool) -> String {
     let mut cfg = SimConfig::new(Scheduler::parse(name).unwrap());
     cfg.pias_thresholds_bytes = vec![1e5];
-    cfg.force_full_recompute = full;
+    cfg.allocator = if full { AllocatorChoice::Full } else { AllocatorChoice::Auto };
     cfg.inject_stall_at_s = Some(5e-4);
     let mut s = Simulator::new(Topology::big_switch(&[10.0; 4]).unwrap(), flows(), cfg).unwrap();
     let t0 = Instant::now();
@@ -59,7 +59,7 @@ fn without_injection_the_same_runs_finish() {
         for full in [false, true] {
             let mut cfg = SimConfig::new(Scheduler::parse(name).unwrap());
             cfg.pias_thresholds_bytes = vec![1e5];
-            cfg.force_full_recompute = full;
+            cfg.allocator = if full { AllocatorChoice::Full } else { AllocatorChoice::Auto };
             let mut s = Simulator::new(Topology::big_switch(&[10.0; 4]).unwrap(), flows(), cfg).unwrap();
             s.run().unwrap();
             assert!(s.finish_s().iter().all(|f| f.is_finite()));
