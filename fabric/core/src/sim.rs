@@ -97,6 +97,41 @@ pub enum AllocatorChoice {
     Incremental,
 }
 
+/// The allocator a run uses, resolved once at construction from `SimConfig::allocator`
+/// and the scheduler. The event loop dispatches on it once per call (allocation,
+/// activation, removal), never inside an allocator's loops.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum AllocatorKind {
+    /// Strict-priority schedulers, re-evaluating only the flows an event can affect (incr.rs).
+    IncrementalPriority,
+    /// `ps` and `wps` (and the shadow run of `fair` and `gtcp:*`): max-min fair rates
+    /// re-filled only where an event changes them (fair.rs).
+    IncrementalFairSharing,
+    /// `las`: the full recomputation on packed per-flow records (las.rs).
+    LasRecords,
+    /// The full recomputation at every event (`allocate`, fill.rs), for every scheduler.
+    Full,
+}
+
+impl AllocatorKind {
+    /// Whether flows advance lazily (`sent` at `t0`, plus rate times the time since) and
+    /// keep their own events in `fev`: the incremental allocators.
+    #[inline]
+    pub(crate) fn advances_lazily(self) -> bool {
+        matches!(self, AllocatorKind::IncrementalPriority | AllocatorKind::IncrementalFairSharing)
+    }
+
+    /// The allocator's name, for messages (the progress guard's).
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            AllocatorKind::IncrementalFairSharing => "incremental fair-sharing allocator",
+            AllocatorKind::IncrementalPriority => "incremental priority allocator",
+            AllocatorKind::LasRecords => "LAS fast path of the full recomputation",
+            AllocatorKind::Full => "full recomputation",
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct SimConfig {
     pub scheduler: Scheduler,
@@ -283,67 +318,29 @@ pub struct Simulator {
     link_lists: Vec<u32>,
     shadow: Option<Box<Simulator>>,
     stats: Stats,
-    // Incremental allocator (strict-priority schedulers; see incr.rs).
-    incremental: bool,
+    /// The allocator this run uses (resolved from `SimConfig::allocator` and the scheduler).
+    allocator: AllocatorKind,
+    /// Lazy flow state of the incremental allocators (priority and fair sharing): flow
+    /// i's bytes sent are `sent[i] + rate[i] * (now - t0[i])`.
     t0: Vec<f64>,
+    /// Each active flow's position in `active` (incremental allocators; `u32::MAX` if not active).
     apos: Vec<u32>,
+    /// Per link, its active flows: in priority order (incremental priority) or as dense
+    /// fill indices (incremental fair sharing).
     lists: Vec<Vec<u32>>,
-    work: BinaryHeap<incr::WorkItem>,
-    in_work: Vec<bool>,
+    /// Each active flow's next own event (completion, catching up with its data, a PIAS
+    /// threshold) for the incremental allocators.
     fev: evheap::EventHeap,
-    xheap: BinaryHeap<Reverse<(OrdF64, u32, u32)>>,
-    xver: Vec<u32>,
-    xdirty: Vec<bool>,
-    xdirty_list: Vec<u32>,
-    /// Scratch of a crossing: links to re-sort, their stamps, and a list's new order.
-    xqueue: Vec<u32>,
-    xseen: Vec<u32>,
-    xstamp: u32,
-    xsorted: Vec<incr::WorkItem>,
-    /// Per-link scan positions of an allocation, and the flows they passed (incr.rs).
-    cursors: Vec<incr::Cursor>,
-    passed: Vec<u32>,
-    cepoch: u32,
+    /// Flows whose own event an allocation must schedule again although their rate may
+    /// not change (after a catch-up or a threshold; incremental allocators).
     resched: Vec<u32>,
-    bind: Vec<u32>,
-    /// PIAS (incremental allocator): the queue each active flow is placed in on its link
-    /// lists. Its priority reads this, never the queue its bytes sent would give now, so
-    /// the lists stay in priority order between the events that re-place it (incr.rs).
-    pq: Vec<u32>,
-    // Incremental fair sharing (ps, wps; see fair.rs).
-    fair: bool,
-    maxp: usize,
-    dpl: Vec<u32>,
-    /// The fill state of each active flow, at its index in `active`.
-    ff: Vec<fair::FairFlow>,
-    /// The rest of each active flow's fill state, apart from what every visit reads.
-    fc: Vec<fair::FairCold>,
-    /// Weighted fair sharing (`wps`): levels and weights are read from `fc`.
-    fwt: bool,
-    lpos: Vec<u32>,
-    rlist: Vec<u32>,
-    seed_flows: Vec<u32>,
-    seed_links: Vec<u32>,
-    stamp: u32,
-    pst: Vec<u32>,
-    /// The fill state of each link (see fair.rs).
-    lk: Vec<fair::FairLink>,
-    tq: Vec<u32>,
-    fpromote: Vec<u32>,
-    fheap: BinaryHeap<fair::Item>,
-    /// Unfrozen flows of the fill, counted once per joined link they are unfrozen on.
-    fopen: u32,
-    floor: f64,
-    wl: Vec<(f64, f64, f64)>,
-    grow_links: Vec<u32>,
-    // The LAS full recomputation with cheaper bookkeeping (see las.rs).
-    las_fast: bool,
-    las_recs: Vec<las::LasRec>,
-    /// Each flow's position in (arrival, index) order (LAS fast path only).
-    las_rank: Vec<u32>,
-    las_last: Vec<(f64, f64)>,
-    /// Flows left `active` since the records were last synced.
-    las_removed: bool,
+    /// The incremental priority allocator's own state (incr.rs).
+    priority: incr::PriorityState,
+    /// The incremental fair-sharing allocator's own state (fair.rs).
+    fair: fair::FairState,
+    /// The LAS records allocator's own state (las.rs).
+    las: las::LasState,
+
 }
 
 mod evheap;
@@ -483,61 +480,34 @@ impl Simulator {
                 cfg.scheduler.name()
             )));
         }
+        let allocator = if fair {
+            AllocatorKind::IncrementalFairSharing
+        } else if incremental {
+            AllocatorKind::IncrementalPriority
+        } else if las_fast {
+            AllocatorKind::LasRecords
+        } else {
+            AllocatorKind::Full
+        };
         Ok(Simulator {
-            incremental,
-            fair,
-            maxp: (0..n).map(|i| (path_off[i + 1] - path_off[i]) as usize).max().unwrap_or(1).max(1),
-            dpl: Vec::new(),
-            ff: Vec::new(),
-            fc: Vec::new(),
-            fwt: matches!(cfg.scheduler, Scheduler::Wps),
-            lpos: Vec::new(),
-            rlist: Vec::new(),
-            seed_flows: Vec::new(),
-            seed_links: Vec::new(),
-            stamp: 0,
-            pst: Vec::new(),
-            lk: filled(n_links, fair::FairLink::default(), "per-link state")?,
-            tq: Vec::new(),
-            fpromote: Vec::new(),
-            fheap: BinaryHeap::new(),
-            fopen: 0,
-            floor: INF,
-            wl: Vec::new(),
-            grow_links: Vec::new(),
-            las_fast,
-            las_recs: Vec::new(),
-            las_rank: if las_fast {
-                let mut rank = vec![0u32; n];
-                for (p, &i) in order.iter().enumerate() {
-                    rank[i as usize] = p as u32;
-                }
-                rank
-            } else {
-                Vec::new()
-            },
-            las_last: Vec::new(),
-            las_removed: false,
+            allocator,
+            fair: fair::FairState::new(
+                n_links,
+                (0..n).map(|i| (path_off[i + 1] - path_off[i]) as usize).max().unwrap_or(1).max(1),
+                matches!(cfg.scheduler, Scheduler::Wps),
+            )?,
+            las: las::LasState::new(las_fast, &order),
             t0: vec![0.0; n],
             apos: vec![u32::MAX; n],
             lists: filled(if incremental { n_links } else { 0 }, Vec::new(), "per-link lists")?,
-            work: BinaryHeap::new(),
-            in_work: vec![false; n],
             fev: evheap::EventHeap::new(n),
-            xheap: BinaryHeap::new(),
-            xver: filled(n_links, 0, "per-link state")?,
-            xdirty: filled(n_links, false, "per-link state")?,
-            xdirty_list: Vec::new(),
-            xqueue: Vec::new(),
-            xseen: filled(n_links, 0, "per-link state")?,
-            xstamp: 0,
-            xsorted: Vec::new(),
-            cursors: filled(n_links, incr::Cursor::default(), "per-link state")?,
-            passed: vec![0; if incremental && !fair { n } else { 0 }],
-            cepoch: 0,
             resched: Vec::new(),
-            bind: vec![u32::MAX; n],
-            pq: vec![0; if incremental && matches!(cfg.scheduler, Scheduler::Pias) { n } else { 0 }],
+            priority: incr::PriorityState::new(
+                n,
+                n_links,
+                incremental && !fair,
+                incremental && matches!(cfg.scheduler, Scheduler::Pias),
+            )?,
             filler: Filler::try_new(n_links)?,
             res: filled(n_links, 0.0, "per-link state")?,
             link_cnt: filled(n_links + 1, 0, "per-link state")?,
@@ -740,7 +710,7 @@ impl Simulator {
     /// incremental allocator keeps per-link orders that a change of thresholds would
     /// invalidate).
     pub fn set_pias_thresholds(&mut self, th: Vec<f64>) -> Result<()> {
-        if self.incremental {
+        if self.allocator.advances_lazily() {
             return Err(SimError::Unsupported(
                 "changing PIAS thresholds during a run needs the full recomputation \
                  (AllocatorChoice::Full; force_full_recompute=True from Python)"
@@ -861,14 +831,14 @@ impl Simulator {
             if t > until {
                 if until > self.now {
                     if let Some(sh) = self.shadow.as_mut() {
-                        if sh.incremental {
+                        if sh.allocator.advances_lazily() {
                             sh.now = until; // flows advance lazily
                         } else {
                             sh.advance_fluid(until);
                         }
                         sh.dirty = true;
                     }
-                    if self.incremental {
+                    if self.allocator.advances_lazily() {
                         self.now = until; // flows advance lazily
                     } else {
                         self.advance_fluid(until);
@@ -910,10 +880,11 @@ impl Simulator {
     /// Next event time of this simulator alone (recomputes the rates if needed).
     fn peek_next_event(&mut self) -> Result<f64> {
         if self.dirty {
-            if self.incremental {
-                self.incr_allocate()?;
-            } else {
-                self.allocate();
+            // One dispatch per allocation: each allocator's loops run without one.
+            match self.allocator {
+                AllocatorKind::IncrementalPriority => self.incr_allocate()?,
+                AllocatorKind::IncrementalFairSharing => self.fair_allocate()?,
+                AllocatorKind::LasRecords | AllocatorKind::Full => self.allocate(),
             }
             self.dirty = false;
             if self.cfg.inject_stall_at_s.is_some_and(|ts| self.now >= ts) && !self.active.is_empty() {
@@ -925,15 +896,7 @@ impl Simulator {
 
     /// The allocator this run uses, for messages.
     fn allocator_name(&self) -> &'static str {
-        if self.fair {
-            "incremental fair-sharing allocator"
-        } else if self.incremental {
-            "incremental priority allocator"
-        } else if self.las_fast {
-            "LAS fast path of the full recomputation"
-        } else {
-            "full recomputation"
-        }
+        self.allocator.name()
     }
 
     /// The progress guard's error: names the scheduler, the allocator, the simulated
@@ -995,7 +958,7 @@ impl Simulator {
     /// Bytes sent by flow i by now (the incremental allocator advances flows lazily).
     #[inline]
     pub(crate) fn sent_now(&self, i: usize) -> f64 {
-        if !self.incremental || self.rate[i] == 0.0 {
+        if !self.allocator.advances_lazily() || self.rate[i] == 0.0 {
             return self.sent[i];
         }
         let f = &self.flows[i];
@@ -1009,7 +972,7 @@ impl Simulator {
 
     fn activate(&mut self, i: usize) {
         self.status[i] = Status::Active;
-        if self.incremental {
+        if self.allocator.advances_lazily() {
             self.incr_activate(i);
         } else {
             self.active.push(i as u32);
@@ -1017,7 +980,7 @@ impl Simulator {
     }
 
     fn advance_fluid(&mut self, t: f64) {
-        if self.las_fast {
+        if self.allocator == AllocatorKind::LasRecords {
             self.las_advance_fluid(t);
             return;
         }
@@ -1041,7 +1004,7 @@ impl Simulator {
 
     fn advance_to(&mut self, t: f64) {
         self.stats.events += 1;
-        if self.incremental {
+        if self.allocator.advances_lazily() {
             self.now = t.max(self.now);
         } else {
             self.advance_fluid(t);
@@ -1049,13 +1012,13 @@ impl Simulator {
         let t = self.now;
         // Completions.
         let mut any_done = false;
-        if self.incremental {
+        if self.allocator.advances_lazily() {
             self.incr_flow_events(t);
         }
-        if self.las_fast {
+        if self.allocator == AllocatorKind::LasRecords {
             any_done = self.las_completions(t);
         }
-        for k in 0..if self.incremental || self.las_fast { 0 } else { self.active.len() } {
+        for k in 0..if self.allocator.advances_lazily() || (self.allocator == AllocatorKind::LasRecords) { 0 } else { self.active.len() } {
             let i = self.active[k] as usize;
             let size = self.flows[i].size_bytes;
             if size - self.sent[i] <= self.finish_tol(i, t) && self.complete_or_due(i, t) {
@@ -1075,7 +1038,7 @@ impl Simulator {
             if !self.complete[i as usize] {
                 self.complete[i as usize] = true;
                 self.changed = true;
-                if self.incremental && self.status[i as usize] == Status::Active && !self.incr_try_finish(i as usize, t) {
+                if self.allocator.advances_lazily() && self.status[i as usize] == Status::Active && !self.incr_try_finish(i as usize, t) {
                     self.incr_changed(i as usize, true);
                 }
             }
@@ -1090,7 +1053,7 @@ impl Simulator {
                 let i = i as usize;
                 match self.status[i] {
                     Status::Active => {
-                        if self.incremental {
+                        if self.allocator.advances_lazily() {
                             self.incr_remove(i);
                         }
                         self.status[i] = Status::Terminated;
@@ -1110,8 +1073,8 @@ impl Simulator {
             }
         }
         if any_done {
-            self.las_removed = true;
-            if !self.incremental {
+            self.las.removed = true;
+            if !self.allocator.advances_lazily() {
                 let st = &self.status;
                 self.active.retain(|&i| st[i as usize] == Status::Active);
             }
@@ -1259,7 +1222,7 @@ impl Simulator {
                 // The incremental allocator reads the queue the flow is placed in on its
                 // link lists, not the one its bytes sent give now (they differ between
                 // its reaching a threshold and its re-placement; see incr.rs).
-                let q = if self.pq.is_empty() { self.pias_queue(sent) } else { self.pq[i] as usize };
+                let q = if self.priority.pq.is_empty() { self.pias_queue(sent) } else { self.priority.pq[i] as usize };
                 (q as f64, f.arrival_s, 0.0)
             }
             Scheduler::Ga(inner) => {
@@ -1329,7 +1292,7 @@ impl Simulator {
 
     fn allocate(&mut self) {
         self.stats.allocations += 1;
-        if self.las_fast {
+        if self.allocator == AllocatorKind::LasRecords {
             // LAS: the same results as the generic path, cheaper bookkeeping (see las.rs).
             self.allocate_las();
             return;

@@ -14,8 +14,9 @@
 //! `AllocatorChoice::Full` runs the same schedulers through the full
 //! recomputation instead; the test suite checks both give the same results.
 use std::cmp::{Ordering, Reverse};
+use std::collections::BinaryHeap;
 
-use super::{tol_of, OrdF64, Simulator, Status, ALLOC_STEPS_PER_FLOW, INF};
+use super::{filled, AllocatorKind, tol_of, OrdF64, Simulator, Status, ALLOC_STEPS_PER_FLOW, INF};
 use crate::error::Result;
 use crate::sched::{GaInner, Scheduler};
 
@@ -78,16 +79,80 @@ pub(crate) struct Cursor {
     res: f64,
 }
 
+/// The incremental priority allocator's own state. The per-link lists (`lists`), the
+/// lazy flow state (`t0`, `apos`) and the flow event heap (`fev`) are the simulator's,
+/// shared with the incremental fair-sharing allocator.
+#[derive(Debug, Clone)]
+pub(super) struct PriorityState {
+    /// The worklist: flows to re-evaluate, in priority order (highest first).
+    pub(super) work: BinaryHeap<WorkItem>,
+    /// Whether each flow is on the worklist.
+    pub(super) in_work: Vec<bool>,
+    /// Crossing events (SRPT keys of neighbours on a link meeting): (time, link, version).
+    pub(super) xheap: BinaryHeap<Reverse<(OrdF64, u32, u32)>>,
+    /// Each link's crossing version: an `xheap` entry of another version is stale.
+    pub(super) xver: Vec<u32>,
+    /// Whether each link's list changed in this allocation (its crossing time is then
+    /// recomputed), and those links.
+    pub(super) xdirty: Vec<bool>,
+    /// The links marked in `xdirty`.
+    pub(super) xdirty_list: Vec<u32>,
+    /// Scratch of a crossing: the links to re-sort.
+    pub(super) xqueue: Vec<u32>,
+    /// Scratch of a crossing: the stamp of each link queued in this crossing.
+    pub(super) xseen: Vec<u32>,
+    /// Scratch of a crossing: the current stamp of `xseen`.
+    pub(super) xstamp: u32,
+    /// Scratch of a crossing: a list's new order.
+    pub(super) xsorted: Vec<WorkItem>,
+    /// Per-link scan positions of an allocation (see `Cursor`).
+    pub(super) cursors: Vec<Cursor>,
+    /// The cursor epoch in which a scan passed each flow (empty unless this allocator runs).
+    pub(super) passed: Vec<u32>,
+    /// The current cursor epoch (one per allocation).
+    pub(super) cepoch: u32,
+    /// The link that bounds each flow's rate (`u32::MAX`: its cap, or none).
+    pub(super) bind: Vec<u32>,
+    /// PIAS: the queue each active flow is placed in on its link lists. Its priority
+    /// reads this, never the queue its bytes sent would give now, so the lists stay in
+    /// priority order between the events that re-place it (empty for other schedulers).
+    pub(super) pq: Vec<u32>,
+}
+
+impl PriorityState {
+    /// The state for `n` flows on `n_links` links; `passed` and `pq` are allocated only
+    /// when this allocator runs (`pias`: under PIAS).
+    pub(super) fn new(n: usize, n_links: usize, runs: bool, pias: bool) -> Result<Self> {
+        Ok(PriorityState {
+            work: BinaryHeap::new(),
+            in_work: vec![false; n],
+            xheap: BinaryHeap::new(),
+            xver: filled(n_links, 0, "per-link state")?,
+            xdirty: filled(n_links, false, "per-link state")?,
+            xdirty_list: Vec::new(),
+            xqueue: Vec::new(),
+            xseen: filled(n_links, 0, "per-link state")?,
+            xstamp: 0,
+            xsorted: Vec::new(),
+            cursors: filled(n_links, Cursor::default(), "per-link state")?,
+            passed: vec![0; if runs { n } else { 0 }],
+            cepoch: 0,
+            bind: vec![u32::MAX; n],
+            pq: vec![0; if pias { n } else { 0 }],
+        })
+    }
+}
+
 impl Simulator {
     /// A new cursor epoch: every link's scan starts again from the head of its list.
     fn reset_cursors(&mut self) {
-        self.cepoch = self.cepoch.wrapping_add(1);
-        if self.cepoch == 0 {
-            for c in self.cursors.iter_mut() {
+        self.priority.cepoch = self.priority.cepoch.wrapping_add(1);
+        if self.priority.cepoch == 0 {
+            for c in self.priority.cursors.iter_mut() {
                 c.epoch = 0;
             }
-            self.passed.fill(0);
-            self.cepoch = 1;
+            self.priority.passed.fill(0);
+            self.priority.cepoch = 1;
         }
     }
 
@@ -112,17 +177,17 @@ impl Simulator {
     }
 
     fn push_work(&mut self, i: usize) {
-        if !self.in_work[i] && self.status[i] == Status::Active {
-            self.in_work[i] = true;
+        if !self.priority.in_work[i] && self.status[i] == Status::Active {
+            self.priority.in_work[i] = true;
             let w = self.prio(i);
-            self.work.push(w);
+            self.priority.work.push(w);
         }
     }
 
     fn mark_link(&mut self, l: usize) {
-        if !self.xdirty[l] {
-            self.xdirty[l] = true;
-            self.xdirty_list.push(l as u32);
+        if !self.priority.xdirty[l] {
+            self.priority.xdirty[l] = true;
+            self.priority.xdirty_list.push(l as u32);
         }
     }
 
@@ -158,7 +223,7 @@ impl Simulator {
         for k in pos..self.lists[l].len() {
             let h = self.lists[l][k] as usize;
             let rh = self.rate[h];
-            if res < rh - eps || (self.bind[h] as usize == l && res > rh + eps) {
+            if res < rh - eps || (self.priority.bind[h] as usize == l && res > rh + eps) {
                 self.push_work(h);
             }
             res -= rh;
@@ -166,15 +231,15 @@ impl Simulator {
     }
 
     pub(super) fn incr_activate(&mut self, i: usize) {
-        if self.fair {
+        if self.allocator == AllocatorKind::IncrementalFairSharing {
             return self.fair_activate(i);
         }
         self.apos[i] = self.active.len() as u32;
         self.active.push(i as u32);
         self.t0[i] = self.now;
         self.rate[i] = 0.0;
-        if !self.pq.is_empty() {
-            self.pq[i] = self.pias_queue(self.sent[i]) as u32;
+        if !self.priority.pq.is_empty() {
+            self.priority.pq[i] = self.pias_queue(self.sent[i]) as u32;
         }
         let (a, b) = (self.path_off[i] as usize, self.path_off[i + 1] as usize);
         for p in a..b {
@@ -186,7 +251,7 @@ impl Simulator {
 
     /// Takes an active flow out (finished or terminated); the flows behind it may speed up.
     pub(super) fn incr_remove(&mut self, i: usize) {
-        if self.fair {
+        if self.allocator == AllocatorKind::IncrementalFairSharing {
             return self.fair_remove(i);
         }
         self.sent[i] = self.sent_now(i);
@@ -214,12 +279,12 @@ impl Simulator {
     /// Flow i's key or cap may have changed: re-place it on its links and re-evaluate it
     /// and everything behind it there.
     pub(super) fn incr_changed(&mut self, i: usize, key_changed: bool) {
-        if self.fair {
+        if self.allocator == AllocatorKind::IncrementalFairSharing {
             return self.fair_changed(i);
         }
         if key_changed {
-            if !self.pq.is_empty() {
-                self.pq[i] = self.pias_queue(self.sent_now(i)) as u32;
+            if !self.priority.pq.is_empty() {
+                self.priority.pq[i] = self.pias_queue(self.sent_now(i)) as u32;
             }
             // The flows between its old and new places have a different set of flows
             // ahead of them now; the others behind it see only its rate change, which its
@@ -262,7 +327,7 @@ impl Simulator {
         let r = self.rate[i];
         let t = self.now;
         let sent = self.sent[i];
-        if !self.pq.is_empty() && self.pias_queue(sent) > self.pq[i] as usize {
+        if !self.priority.pq.is_empty() && self.pias_queue(sent) > self.priority.pq[i] as usize {
             // PIAS: its bytes sent reached a threshold (within its tolerance) while it was
             // re-evaluated for another reason, e.g. stopped by a flow ahead a moment before
             // its own threshold event. Re-place it at once, at this time (an event at now),
@@ -283,11 +348,11 @@ impl Simulator {
                 next = next.min(t + gap.max(0.0) / (r - dr));
             }
         }
-        if !self.pq.is_empty() {
+        if !self.priority.pq.is_empty() {
             // The next threshold above its queue. Never at t itself: a gap too small for
             // t + gap / r to leave t would re-create the same event at the same time.
             let th = &self.cfg.pias_thresholds_bytes;
-            let q = self.pq[i] as usize;
+            let q = self.priority.pq[i] as usize;
             if q < th.len() {
                 next = next.min((t + (th[q] - sent).max(0.0) / r).max(t.next_up()));
             }
@@ -318,16 +383,16 @@ impl Simulator {
             self.resched.push(i as u32);
         }
         // Crossings between neighbours on a link.
-        while let Some(Reverse((OrdF64(te), l, v))) = self.xheap.peek().copied() {
+        while let Some(Reverse((OrdF64(te), l, v))) = self.priority.xheap.peek().copied() {
             if te > t {
                 break;
             }
-            self.xheap.pop();
+            self.priority.xheap.pop();
             let l = l as usize;
-            if v != self.xver[l] {
+            if v != self.priority.xver[l] {
                 continue;
             }
-            self.xver[l] = self.xver[l].wrapping_add(1);
+            self.priority.xver[l] = self.priority.xver[l].wrapping_add(1);
             self.incr_crossing(l);
         }
     }
@@ -339,23 +404,23 @@ impl Simulator {
     /// same flows ahead of them as before, and the rate changes of those ahead reach them
     /// through push_affected.
     fn incr_crossing(&mut self, l: usize) {
-        self.xstamp = self.xstamp.wrapping_add(1);
-        if self.xstamp == 0 {
-            self.xseen.fill(0);
-            self.xstamp = 1;
+        self.priority.xstamp = self.priority.xstamp.wrapping_add(1);
+        if self.priority.xstamp == 0 {
+            self.priority.xseen.fill(0);
+            self.priority.xstamp = 1;
         }
-        let st = self.xstamp;
-        self.xqueue.clear();
-        self.xqueue.push(l as u32);
-        self.xseen[l] = st;
+        let st = self.priority.xstamp;
+        self.priority.xqueue.clear();
+        self.priority.xqueue.push(l as u32);
+        self.priority.xseen[l] = st;
         self.mark_link(l);
         let mut q = 0;
-        while q < self.xqueue.len() {
-            let m = self.xqueue[q] as usize;
+        while q < self.priority.xqueue.len() {
+            let m = self.priority.xqueue[q] as usize;
             q += 1;
             // The list in the order of the current keys (cmp_prio is a total order, so the
             // order is unique).
-            let mut sorted = std::mem::take(&mut self.xsorted);
+            let mut sorted = std::mem::take(&mut self.priority.xsorted);
             sorted.clear();
             sorted.extend(self.lists[m].iter().map(|&j| self.prio(j as usize)));
             sorted.sort_unstable_by(|a, b| a.cmp_prio(b));
@@ -371,16 +436,16 @@ impl Simulator {
                         let (a, b) = (self.path_off[j] as usize, self.path_off[j + 1] as usize);
                         for p in a..b {
                             let n = self.path_links[p] as usize;
-                            if self.xseen[n] != st {
-                                self.xseen[n] = st;
-                                self.xqueue.push(n as u32);
+                            if self.priority.xseen[n] != st {
+                                self.priority.xseen[n] = st;
+                                self.priority.xqueue.push(n as u32);
                             }
                         }
                     }
                 }
                 self.mark_link(m);
             }
-            self.xsorted = sorted;
+            self.priority.xsorted = sorted;
         }
     }
 
@@ -402,21 +467,18 @@ impl Simulator {
     /// Re-evaluates the worklist in priority order, then the crossing times of the links
     /// that changed, then the next event time.
     pub(super) fn incr_allocate(&mut self) -> Result<()> {
-        if self.fair {
-            return self.fair_allocate();
-        }
         self.stats.allocations += 1;
         self.reset_cursors();
         // Progress guard: each active flow is re-evaluated about once.
         let bound = ALLOC_STEPS_PER_FLOW * (self.active.len() as u64 + 1);
         let mut steps = 0u64;
         let inject = self.cfg.inject_stall_at_s.is_some_and(|ts| self.now >= ts);
-        while let Some(w) = self.work.pop() {
+        while let Some(w) = self.priority.work.pop() {
             let g = w.idx as usize;
-            self.in_work[g] = false;
+            self.priority.in_work[g] = false;
             steps += 1;
             if steps > bound {
-                let mut flows: Vec<u32> = self.work.iter().map(|w| w.idx).collect();
+                let mut flows: Vec<u32> = self.priority.work.iter().map(|w| w.idx).collect();
                 flows.push(g as u32);
                 let what = format!(
                     "{steps} re-evaluations of flows in one allocation, and the worklist does not drain \
@@ -437,17 +499,17 @@ impl Simulator {
             // instead of from the head: the same subtractions in the same order. A flow
             // that a cursor already passed (a list out of priority order by rounding, or a
             // flow evaluated again) may change rate under the cursors, so they all restart.
-            if self.passed[g] == self.cepoch {
+            if self.priority.passed[g] == self.priority.cepoch {
                 self.reset_cursors();
             }
-            let ep = self.cepoch;
+            let ep = self.priority.cepoch;
             let mut before = [0.0f64; 8];
             let mut at = [0usize; 8];
             let mut r = self.cap_now(g);
             for (k, p) in (a..b).enumerate() {
                 let l = self.path_links[p] as usize;
                 let cap_l = self.topo.capacity[l];
-                let mut c = self.cursors[l];
+                let mut c = self.priority.cursors[l];
                 if c.epoch != ep {
                     c = Cursor { epoch: ep, pos: 0, full: false, res: cap_l };
                 }
@@ -467,7 +529,7 @@ impl Simulator {
                             break;
                         }
                         c.res -= self.rate[h];
-                        self.passed[h] = ep;
+                        self.priority.passed[h] = ep;
                         q += 1;
                         if c.res <= 1e-12 * cap_l {
                             // Nothing left for g here; its position is looked up if needed.
@@ -485,7 +547,7 @@ impl Simulator {
                         pos = q;
                     }
                 }
-                self.cursors[l] = c;
+                self.priority.cursors[l] = c;
                 before[k] = res;
                 at[k] = pos;
                 r = r.min(res);
@@ -500,7 +562,7 @@ impl Simulator {
                     bind = self.path_links[p];
                 }
             }
-            self.bind[g] = bind;
+            self.priority.bind[g] = bind;
             let old = self.rate[g];
             if (r - old).abs() > 1e-12 * r.max(old) {
                 self.set_rate(g, r);
@@ -532,13 +594,13 @@ impl Simulator {
             }
         }
         let dynamic = matches!(self.cfg.scheduler, Scheduler::Srpt | Scheduler::Ga(GaInner::Srpt));
-        while let Some(l) = self.xdirty_list.pop() {
+        while let Some(l) = self.priority.xdirty_list.pop() {
             let l = l as usize;
-            self.xdirty[l] = false;
+            self.priority.xdirty[l] = false;
             if !dynamic {
                 continue;
             }
-            self.xver[l] = self.xver[l].wrapping_add(1);
+            self.priority.xver[l] = self.priority.xver[l].wrapping_add(1);
             let mut best = INF;
             let soon = 1e-12 * self.now.max(1.0);
             let list = &self.lists[l];
@@ -567,7 +629,7 @@ impl Simulator {
                 }
             }
             if best < INF {
-                self.xheap.push(Reverse((OrdF64(best), l as u32, self.xver[l])));
+                self.priority.xheap.push(Reverse((OrdF64(best), l as u32, self.priority.xver[l])));
             }
         }
         // Next event.
@@ -575,9 +637,9 @@ impl Simulator {
         if let Some((te, _)) = self.fev.peek() {
             next = next.min(te);
         }
-        while let Some(Reverse((OrdF64(te), l, v))) = self.xheap.peek().copied() {
-            if v != self.xver[l as usize] {
-                self.xheap.pop();
+        while let Some(Reverse((OrdF64(te), l, v))) = self.priority.xheap.peek().copied() {
+            if v != self.priority.xver[l as usize] {
+                self.priority.xheap.pop();
                 continue;
             }
             next = next.min(te);

@@ -44,6 +44,33 @@ pub(super) struct LasRec {
     spanned: bool,
 }
 
+/// The LAS records allocator's own state.
+#[derive(Debug, Clone, Default)]
+pub(super) struct LasState {
+    /// One record per active flow, in priority order (bytes sent, then arrival).
+    pub(super) recs: Vec<LasRec>,
+    /// Each flow's position in (arrival, index) order: the generic path's tie-breaks.
+    pub(super) rank: Vec<u32>,
+    /// Scratch of the next-event pass: per link, (sent, rate) of the last flow seen on it.
+    pub(super) last: Vec<(f64, f64)>,
+    /// Flows left `active` since the records were last synced.
+    pub(super) removed: bool,
+}
+
+impl LasState {
+    /// The state of a run whose flows arrive in `order`; empty unless it `runs`.
+    pub(super) fn new(runs: bool, order: &[u32]) -> Self {
+        let mut rank = Vec::new();
+        if runs {
+            rank = vec![0u32; order.len()];
+            for (p, &i) in order.iter().enumerate() {
+                rank[i as usize] = p as u32;
+            }
+        }
+        LasState { recs: Vec::new(), rank, last: Vec::new(), removed: false }
+    }
+}
+
 #[inline]
 fn rec_cmp(a: &LasRec, b: &LasRec) -> Ordering {
     a.sent.total_cmp(&b.sent).then(a.rank.cmp(&b.rank))
@@ -77,7 +104,7 @@ impl Simulator {
     pub(super) fn las_advance_fluid(&mut self, t: f64) {
         let dt = t - self.now;
         if dt > 0.0 {
-            for r in self.las_recs.iter_mut() {
+            for r in self.las.recs.iter_mut() {
                 if r.rate > 0.0 {
                     let mut s = r.sent + r.rate * dt;
                     if r.spanned {
@@ -96,12 +123,12 @@ impl Simulator {
     /// The completion pass of `advance_to` over the records; true if any flow finished.
     pub(super) fn las_completions(&mut self, t: f64) -> bool {
         let mut any_done = false;
-        for k in 0..self.las_recs.len() {
-            let r = self.las_recs[k];
+        for k in 0..self.las.recs.len() {
+            let r = self.las.recs[k];
             let i = r.idx as usize;
             if r.size - r.sent <= finish_tol_of(r.size, r.rate, t) && self.complete_or_due(i, t) {
                 self.sent[i] = r.size;
-                self.las_recs[k].sent = r.size;
+                self.las.recs[k].sent = r.size;
                 self.status[i] = Status::Done;
                 self.finish[i] = t;
                 any_done = true;
@@ -115,37 +142,37 @@ impl Simulator {
     /// appended, as `advance_to` and `activate` change `active`), then sorts them and
     /// `active` by (sent, arrival, index), as `sort_active_by_key` does for LAS.
     fn las_sync_sort(&mut self) {
-        let old = self.las_recs.len();
+        let old = self.las.recs.len();
         let mut w = old;
-        if self.las_removed {
-            self.las_removed = false;
+        if self.las.removed {
+            self.las.removed = false;
             // Drop the flows that left, keeping the order.
             w = 0;
             for k in 0..old {
-                let r = self.las_recs[k];
+                let r = self.las.recs[k];
                 if self.status[r.idx as usize] == Status::Active {
-                    self.las_recs[w] = r;
+                    self.las.recs[w] = r;
                     w += 1;
                 }
             }
         }
         // `active` only loses flows (`advance_to`) and gains new ones at its end (`activate`).
-        debug_assert!(self.active.len() >= w && self.las_recs[..w].iter().zip(&self.active).all(|(r, &i)| r.idx == i));
+        debug_assert!(self.active.len() >= w && self.las.recs[..w].iter().zip(&self.active).all(|(r, &i)| r.idx == i));
         if self.active.len() < w {
             w = 0; // not expected: rebuild
         }
-        self.las_recs.truncate(w);
+        self.las.recs.truncate(w);
         for k in w..self.active.len() {
             let i = self.active[k] as usize;
             let f = &self.flows[i];
             let (pa, pb) = (self.path_off[i] as usize, self.path_off[i + 1] as usize);
             let mut links = [0u32; MAX_PATH];
             links[..pb - pa].copy_from_slice(&self.path_links[pa..pb]);
-            self.las_recs.push(LasRec {
+            self.las.recs.push(LasRec {
                 sent: self.sent[i],
                 rate: self.rate[i],
                 size: f.size_bytes,
-                rank: self.las_rank[i],
+                rank: self.las.rank[i],
                 idx: i as u32,
                 links,
                 np: (pb - pa) as u8,
@@ -153,8 +180,8 @@ impl Simulator {
             });
         }
         // Insertion sort: the previous order is nearly right (cost n + moves).
-        let n = self.las_recs.len();
-        let recs = &mut self.las_recs[..];
+        let n = self.las.recs.len();
+        let recs = &mut self.las.recs[..];
         let budget = 8 * n + 256;
         let mut moves = 0usize;
         let mut fallback = false;
@@ -178,7 +205,7 @@ impl Simulator {
         if fallback {
             recs.sort_by(rec_cmp);
         }
-        for (a, r) in self.active.iter_mut().zip(self.las_recs.iter()) {
+        for (a, r) in self.active.iter_mut().zip(self.las.recs.iter()) {
             *a = r.idx;
         }
     }
@@ -188,7 +215,7 @@ impl Simulator {
         let t = self.now;
         self.las_sync_sort();
         // Caps from data availability (`allocate`); flows without a data span keep INF.
-        for r in &self.las_recs {
+        for r in &self.las.recs {
             if r.spanned {
                 let i = r.idx as usize;
                 let f = &self.flows[i];
@@ -201,12 +228,12 @@ impl Simulator {
         }
         self.res.copy_from_slice(&self.topo.capacity);
         // Every weight is 1 (set in `Simulator::new`).
-        let n = self.las_recs.len();
+        let n = self.las.recs.len();
         let mut a = 0;
         while a < n {
-            let first = self.las_recs[a].sent;
+            let first = self.las.recs[a].sent;
             let mut b = a + 1;
-            while b < n && same(first, self.las_recs[b].sent) {
+            while b < n && same(first, self.las.recs[b].sent) {
                 b += 1;
             }
             // Members with a saturated link get rate 0 in `Filler::fill` (their links pop
@@ -217,7 +244,7 @@ impl Simulator {
             if b > a + 1 {
                 n_free = 0;
                 for k in a..b {
-                    let r = &mut self.las_recs[k];
+                    let r = &mut self.las.recs[k];
                     if r.path().iter().all(|&l| self.res[l as usize] > 0.0) {
                         free = k;
                         n_free += 1;
@@ -227,22 +254,22 @@ impl Simulator {
                 }
             }
             if n_free == 1 {
-                let r = &mut self.las_recs[free];
+                let r = &mut self.las.recs[free];
                 let cap = if r.spanned { self.cap[r.idx as usize] } else { INF };
                 let x = fill_one(r.path(), cap, &mut self.res);
                 set_rate(&mut self.rate, r, x);
             } else if n_free > 1 {
                 let mut out = [0.0; SMALL_N];
-                let (recs, capv) = (&self.las_recs[a..b], &self.cap);
+                let (recs, capv) = (&self.las.recs[a..b], &self.cap);
                 let cap_of = |p: usize| if recs[p].spanned { capv[recs[p].idx as usize] } else { INF };
                 if fill_small_core(b - a, |p| recs[p].path(), |_| 1.0, cap_of, &mut self.res, &mut out) {
-                    for (r, &x) in self.las_recs[a..b].iter_mut().zip(&out) {
+                    for (r, &x) in self.las.recs[a..b].iter_mut().zip(&out) {
                         set_rate(&mut self.rate, r, x);
                     }
                 } else {
                     let paths = Paths { off: &self.path_off, links: &self.path_links };
                     self.filler.fill(&self.active[a..b], &paths, &self.weight, &self.cap, &mut self.res, &mut self.rate);
-                    for r in &mut self.las_recs[a..b] {
+                    for r in &mut self.las.recs[a..b] {
                         r.rate = self.rate[r.idx as usize];
                     }
                 }
@@ -257,11 +284,11 @@ impl Simulator {
         let t = self.now;
         let mut next = self.next_timed_event();
         // The flow ahead on each link (in priority order): (sent, rate); sent < 0: none yet.
-        self.las_last.clear();
-        self.las_last.resize(self.topo.n_links(), (-1.0, 0.0));
+        self.las.last.clear();
+        self.las.last.resize(self.topo.n_links(), (-1.0, 0.0));
         let bump = 1e-12 * t.max(1.0);
         let mut cross = INF;
-        for r in &self.las_recs {
+        for r in &self.las.recs {
             let (sy, ry) = (r.sent, r.rate);
             if ry > 0.0 {
                 next = next.min(t + (r.size - sy) / ry);
@@ -271,7 +298,7 @@ impl Simulator {
             }
             for &l in r.path() {
                 let l = l as usize;
-                let (sx, rx) = self.las_last[l];
+                let (sx, rx) = self.las.last[l];
                 // `crossing(x, y)` of the generic path: x ahead, y = this flow.
                 if rx > 0.0 && sx >= 0.0 && rx > ry && !same(sx, sy) {
                     let dt = (sy - sx) / (rx - ry);
@@ -279,7 +306,7 @@ impl Simulator {
                         cross = cross.min(t + dt.max(bump));
                     }
                 }
-                self.las_last[l] = (sy, ry);
+                self.las.last[l] = (sy, ry);
             }
         }
         self.next_event = next.min(cross);
