@@ -114,8 +114,8 @@ pub(crate) enum AllocatorKind {
 }
 
 impl AllocatorKind {
-    /// Whether flows advance lazily (`sent` at `t0`, plus rate times the time since) and
-    /// keep their own events in `fev`: the incremental allocators.
+    /// Whether flows advance lazily (`sent` at `sent_at`, plus rate times the time since) and
+    /// keep their own events in `flow_events`: the incremental allocators.
     #[inline]
     pub(crate) fn advances_lazily(self) -> bool {
         matches!(self, AllocatorKind::IncrementalPriority | AllocatorKind::IncrementalFairSharing)
@@ -274,73 +274,130 @@ pub struct Stats {
     pub allocations: u64,
 }
 
+/// The event core of the fluid simulator: the trace, each flow's status, destination
+/// admission, the event heaps, simulated time, and `step`/`run`. At every event it asks
+/// the run's allocator (`AllocatorKind`, picked by `SimConfig::allocator`) for the new
+/// rates and the next event time, with one dispatch per call; each allocator keeps its
+/// own state (`priority`, `fair`, `las`, and the full recomputation's scratch).
 #[derive(Debug, Clone)]
 pub struct Simulator {
+    // ----- the trace (read-only after construction) -----
+    /// The fabric: hosts, links and their capacities, routing.
     topo: Topology,
+    /// The run's configuration (the PIAS thresholds may change during a run).
     cfg: SimConfig,
+    /// The flows, in trace order (a flow's index is its trace row).
     flows: Vec<FlowSpec>,
+    /// Flow i's links are `path_links[path_off[i]..path_off[i + 1]]`.
     path_off: Vec<u32>,
+    /// Every flow's path links, concatenated (see `path_off`).
     path_links: Vec<u32>,
-    path_ix: Vec<u32>,
-    path_cap: Vec<f64>,
-    order: Vec<u32>,
-    next_arr: usize,
-    // dynamic
+    /// Each flow's path as a dense index: equal paths, equal indices (gtcp's per-path sharing).
+    path_id: Vec<u32>,
+    /// Each flow's bottleneck capacity on an idle fabric, bytes/s (ideal FCT).
+    path_bottleneck_bps: Vec<f64>,
+    /// The flow indices in (arrival, index) order.
+    arrival_order: Vec<u32>,
+    /// The position in `arrival_order` of the next flow to arrive.
+    next_arrival: usize,
+
+    // ----- flow status -----
+    /// Bytes each flow has sent: up to date at `now` (full recomputation, LAS records),
+    /// or at `sent_at` (incremental allocators; `sent_now` reads either).
     sent: Vec<f64>,
+    /// Each flow's current rate, bytes/s.
     rate: Vec<f64>,
+    /// Each flow's cap, bytes/s: its data rate once it has caught up with its data, else INF.
     cap: Vec<f64>,
+    /// Each flow's weight in a fill (the full recomputation sets it per scheduler).
     weight: Vec<f64>,
+    /// Each flow's status: pending, waiting for admission, active, done or terminated.
     status: Vec<Status>,
+    /// Each flow's finish time (NaN until it finishes).
     finish: Vec<f64>,
-    complete: Vec<bool>,
-    k1: Vec<f64>,
-    k2: Vec<f64>,
-    slope: Vec<f64>,
-    ext_score: Vec<f64>,
-    rand_key: Vec<f64>,
+    /// Whether all of each flow's bytes are available (data span over).
+    data_complete: Vec<bool>,
+    /// Each active flow's priority key at the last full recomputation: class (lower first)...
+    key_class: Vec<f64>,
+    /// ... then value (lower first) ...
+    key_value: Vec<f64>,
+    /// ... and the value's change per byte sent (SRPT: -1, LAS: 1), for crossing times.
+    key_per_byte: Vec<f64>,
+    /// The `external` scheduler's score of each flow (lower first; `set_score`).
+    external_score: Vec<f64>,
+    /// The `random` scheduler's fixed random key of each flow (from the seed).
+    random_key: Vec<f64>,
+    /// The active flows (in priority order after a full recomputation; in activation
+    /// order, with `active_pos`, under the incremental allocators).
     active: Vec<u32>,
+
+    // ----- destination admission -----
+    /// Per destination, the flows waiting for admission, in arrival order.
     waiting: Vec<VecDeque<u32>>,
-    n_active_dst: Vec<u32>,
-    admit_check: VecDeque<usize>,
-    deadline_heap: BinaryHeap<Reverse<(OrdF64, u32)>>,
-    data_heap: BinaryHeap<Reverse<(OrdF64, u32)>>,
-    now: f64,
-    dirty: bool,
-    next_event: f64,
-    changed: bool,
-    /// Consecutive events at the current time with no flow-set change (progress guard).
-    stall: u64,
+    /// Per destination, its active flows (at most `AdmissionConfig::k`).
+    active_per_dst: Vec<u32>,
+    /// Destinations where a slot may have freed or a request arrived: to check for admissions.
+    dsts_to_admit: VecDeque<usize>,
+    /// The admission policy's random draws (`random`).
     rng: SplitMix64,
-    filler: Filler,
-    res: Vec<f64>,
-    agg: Vec<f64>,
-    link_cnt: Vec<u32>,
-    link_lists: Vec<u32>,
+
+    // ----- events and time -----
+    /// Deadline expiries (with `terminate_missed`): (time, flow), earliest first.
+    deadline_heap: BinaryHeap<Reverse<(OrdF64, u32)>>,
+    /// Flows whose data becomes fully available: (time, flow), earliest first.
+    data_heap: BinaryHeap<Reverse<(OrdF64, u32)>>,
+    /// Simulated time, s.
+    now: f64,
+    /// The rates must be recomputed before the next event time is known (an event
+    /// happened, or a score or threshold changed).
+    rates_stale: bool,
+    /// The next event time, as of the last allocation.
+    next_event: f64,
+    /// Flows arrived, finished, were admitted or terminated, or became complete since
+    /// `step` last looked (`Outcome::FlowsChanged`, progress guard).
+    flows_changed: bool,
+    /// Consecutive events at the current time with no flow-set change (progress guard).
+    events_without_progress: u64,
+    /// The shadow fair-sharing run (`ps`) whose rates or finish times `fair` and `gtcp:*` read.
     shadow: Option<Box<Simulator>>,
+    /// Counters of the run.
     stats: Stats,
+
+    // ----- the full recomputation's scratch (LAS records use `filler` and `residual`) -----
+    /// Progressive filling (fill.rs).
+    filler: Filler,
+    /// Per link, the capacity not yet given out in the current fill, bytes/s.
+    residual: Vec<f64>,
+    /// Per path (`path_id`), the shadow run's total rate on it (gtcp).
+    shadow_path_rate: Vec<f64>,
+    /// Per link, where its flows start in `link_list_flows` (next crossing).
+    link_list_start: Vec<u32>,
+    /// The active flows of every link, in priority order, concatenated (next crossing).
+    link_list_flows: Vec<u32>,
+
+    // ----- the allocator -----
     /// The allocator this run uses (resolved from `SimConfig::allocator` and the scheduler).
     allocator: AllocatorKind,
     /// Lazy flow state of the incremental allocators (priority and fair sharing): flow
-    /// i's bytes sent are `sent[i] + rate[i] * (now - t0[i])`.
-    t0: Vec<f64>,
+    /// i's bytes sent are `sent[i] + rate[i] * (now - sent_at[i])`.
+    sent_at: Vec<f64>,
     /// Each active flow's position in `active` (incremental allocators; `u32::MAX` if not active).
-    apos: Vec<u32>,
+    active_pos: Vec<u32>,
     /// Per link, its active flows: in priority order (incremental priority) or as dense
     /// fill indices (incremental fair sharing).
-    lists: Vec<Vec<u32>>,
+    link_flows: Vec<Vec<u32>>,
     /// Each active flow's next own event (completion, catching up with its data, a PIAS
     /// threshold) for the incremental allocators.
-    fev: evheap::EventHeap,
+    flow_events: evheap::EventHeap,
     /// Flows whose own event an allocation must schedule again although their rate may
     /// not change (after a catch-up or a threshold; incremental allocators).
-    resched: Vec<u32>,
+    reschedule: Vec<u32>,
     /// The incremental priority allocator's own state (incr.rs).
     priority: incr::PriorityState,
     /// The incremental fair-sharing allocator's own state (fair.rs).
     fair: fair::FairState,
     /// The LAS records allocator's own state (las.rs).
     las: las::LasState,
-
 }
 
 mod evheap;
@@ -497,11 +554,11 @@ impl Simulator {
                 matches!(cfg.scheduler, Scheduler::Wps),
             )?,
             las: las::LasState::new(las_fast, &order),
-            t0: vec![0.0; n],
-            apos: vec![u32::MAX; n],
-            lists: filled(if incremental { n_links } else { 0 }, Vec::new(), "per-link lists")?,
-            fev: evheap::EventHeap::new(n),
-            resched: Vec::new(),
+            sent_at: vec![0.0; n],
+            active_pos: vec![u32::MAX; n],
+            link_flows: filled(if incremental { n_links } else { 0 }, Vec::new(), "per-link lists")?,
+            flow_events: evheap::EventHeap::new(n),
+            reschedule: Vec::new(),
             priority: incr::PriorityState::new(
                 n,
                 n_links,
@@ -509,40 +566,39 @@ impl Simulator {
                 incremental && matches!(cfg.scheduler, Scheduler::Pias),
             )?,
             filler: Filler::try_new(n_links)?,
-            res: filled(n_links, 0.0, "per-link state")?,
-            link_cnt: filled(n_links + 1, 0, "per-link state")?,
-            link_lists: Vec::new(),
-            agg: vec![0.0; n_paths],
+            residual: filled(n_links, 0.0, "per-link state")?,
+            link_list_start: filled(n_links + 1, 0, "per-link state")?,
+            link_list_flows: Vec::new(),
+            shadow_path_rate: vec![0.0; n_paths],
             path_off,
             path_links,
-            path_ix,
-
-            path_cap,
-            order,
-            next_arr: 0,
+            path_id: path_ix,
+            path_bottleneck_bps: path_cap,
+            arrival_order: order,
+            next_arrival: 0,
             sent: vec![0.0; n],
             rate: vec![0.0; n],
             cap: vec![INF; n],
             weight,
             status: vec![Status::Pending; n],
             finish: vec![f64::NAN; n],
-            complete: flows.iter().map(|f| f.data_span_s == 0.0).collect(),
-            k1: vec![0.0; n],
-            k2: vec![0.0; n],
-            slope: vec![0.0; n],
-            ext_score: vec![0.0; n],
-            rand_key,
+            data_complete: flows.iter().map(|f| f.data_span_s == 0.0).collect(),
+            key_class: vec![0.0; n],
+            key_value: vec![0.0; n],
+            key_per_byte: vec![0.0; n],
+            external_score: vec![0.0; n],
+            random_key: rand_key,
             active: Vec::new(),
             waiting: filled(h, VecDeque::new(), "per-host queues")?,
-            n_active_dst: filled(h, 0, "per-host state")?,
-            admit_check: VecDeque::new(),
+            active_per_dst: filled(h, 0, "per-host state")?,
+            dsts_to_admit: VecDeque::new(),
             deadline_heap: BinaryHeap::new(),
             data_heap: BinaryHeap::new(),
             now: 0.0,
-            dirty: true,
+            rates_stale: true,
             next_event: 0.0,
-            changed: false,
-            stall: 0,
+            flows_changed: false,
+            events_without_progress: 0,
             rng: SplitMix64::new(cfg.seed ^ 0xA5A5_5A5A_DEAD_BEEF),
             shadow,
             stats: Stats::default(),
@@ -639,7 +695,7 @@ impl Simulator {
         self.rate[i]
     }
     pub fn is_complete(&self, i: usize) -> bool {
-        self.complete[i]
+        self.data_complete[i]
     }
     pub fn active(&self) -> &[u32] {
         &self.active
@@ -658,7 +714,7 @@ impl Simulator {
         &self.waiting[dst]
     }
     pub fn active_at_dst(&self, dst: usize) -> usize {
-        self.n_active_dst[dst] as usize
+        self.active_per_dst[dst] as usize
     }
     pub fn finish_s(&self) -> &[f64] {
         &self.finish
@@ -676,7 +732,7 @@ impl Simulator {
     /// FCT of the flow alone on an idle fabric: max(size / bottleneck rate, data span) + path delay.
     pub fn ideal_fct_s(&self, i: usize) -> f64 {
         let f = &self.flows[i];
-        (f.size_bytes / self.path_cap[i]).max(f.data_span_s) + self.path_delay_s(i)
+        (f.size_bytes / self.path_bottleneck_bps[i]).max(f.data_span_s) + self.path_delay_s(i)
     }
     /// FCT (finish - arrival + path delay); NaN if not finished.
     pub fn fct_s(&self, i: usize) -> f64 {
@@ -700,8 +756,8 @@ impl Simulator {
         if !score.is_finite() {
             return Err(SimError::InvalidAction(format!("score of flow {i} must be finite, got {score}")));
         }
-        self.ext_score[i] = score;
-        self.dirty = true;
+        self.external_score[i] = score;
+        self.rates_stale = true;
         Ok(())
     }
 
@@ -723,7 +779,7 @@ impl Simulator {
             )));
         }
         self.cfg.pias_thresholds_bytes = th;
-        self.dirty = true;
+        self.rates_stale = true;
         Ok(())
     }
 
@@ -733,7 +789,7 @@ impl Simulator {
         if a.policy != AdmissionPolicy::External {
             return None;
         }
-        self.admit_check.iter().copied().find(|&d| self.can_admit(d))
+        self.dsts_to_admit.iter().copied().find(|&d| self.can_admit(d))
     }
 
     /// The requests an admission decision at `dst` chooses from (first `window` waiting).
@@ -766,15 +822,15 @@ impl Simulator {
 
     fn can_admit(&self, d: usize) -> bool {
         let k = self.cfg.admission.as_ref().map_or(usize::MAX, |a| a.k);
-        !self.waiting[d].is_empty() && (self.n_active_dst[d] as usize) < k
+        !self.waiting[d].is_empty() && (self.active_per_dst[d] as usize) < k
     }
 
     fn admit_at(&mut self, dst: usize, pos: usize) {
         let i = self.waiting[dst].remove(pos).expect("position checked");
         self.activate(i as usize);
-        self.n_active_dst[dst] += 1;
-        self.dirty = true;
-        self.changed = true;
+        self.active_per_dst[dst] += 1;
+        self.rates_stale = true;
+        self.flows_changed = true;
     }
 
     // ----- the main loop -----
@@ -801,11 +857,11 @@ impl Simulator {
             if let Some(dst) = self.pending_decision() {
                 return Ok(Outcome::Decision { dst });
             }
-            if self.changed && self.cfg.pause_on_flow_change {
-                self.changed = false;
+            if self.flows_changed && self.cfg.pause_on_flow_change {
+                self.flows_changed = false;
                 return Ok(Outcome::FlowsChanged);
             }
-            self.changed = false;
+            self.flows_changed = false;
             // The shadow run first: this run's rates read its state.
             let t_shadow = match self.shadow.as_mut() {
                 Some(sh) => sh.peek_next_event().map_err(|e| match e {
@@ -819,7 +875,7 @@ impl Simulator {
             };
             let t = self.peek_next_event()?.min(t_shadow);
             if t == INF {
-                if self.next_arr >= self.order.len() && self.active.is_empty() && self.waiting.iter().all(|q| q.is_empty()) {
+                if self.next_arrival >= self.arrival_order.len() && self.active.is_empty() && self.waiting.iter().all(|q| q.is_empty()) {
                     return Ok(Outcome::Done);
                 }
                 return Err(SimError::Stalled(format!(
@@ -836,31 +892,31 @@ impl Simulator {
                         } else {
                             sh.advance_fluid(until);
                         }
-                        sh.dirty = true;
+                        sh.rates_stale = true;
                     }
                     if self.allocator.advances_lazily() {
                         self.now = until; // flows advance lazily
                     } else {
                         self.advance_fluid(until);
                     }
-                    self.dirty = true;
+                    self.rates_stale = true;
                 }
                 return Ok(Outcome::TimeReached);
             }
             if t <= self.now {
-                self.stall += 1;
+                self.events_without_progress += 1;
                 let bound = STALL_EVENTS_PER_FLOW * (self.active.len() as u64 + 1);
-                if self.stall > bound {
+                if self.events_without_progress > bound {
                     let what = format!(
                         "{} consecutive events at this time with no flow arriving, finishing or being admitted \
                          (bound {STALL_EVENTS_PER_FLOW} * (active flows + 1) = {bound})",
-                        self.stall
+                        self.events_without_progress
                     );
                     let due = self.due_flows();
                     return Err(self.no_progress(&what, &due));
                 }
             } else {
-                self.stall = 0;
+                self.events_without_progress = 0;
             }
             if self.cfg.max_events.is_some_and(|m| self.stats.events >= m) {
                 let what = format!("the event budget of {} events is spent", self.stats.events);
@@ -871,22 +927,22 @@ impl Simulator {
                 sh.advance_to(t);
             }
             self.advance_to(t);
-            if self.changed {
-                self.stall = 0;
+            if self.flows_changed {
+                self.events_without_progress = 0;
             }
         }
     }
 
     /// Next event time of this simulator alone (recomputes the rates if needed).
     fn peek_next_event(&mut self) -> Result<f64> {
-        if self.dirty {
+        if self.rates_stale {
             // One dispatch per allocation: each allocator's loops run without one.
             match self.allocator {
                 AllocatorKind::IncrementalPriority => self.incr_allocate()?,
                 AllocatorKind::IncrementalFairSharing => self.fair_allocate()?,
                 AllocatorKind::LasRecords | AllocatorKind::Full => self.allocate(),
             }
-            self.dirty = false;
+            self.rates_stale = false;
             if self.cfg.inject_stall_at_s.is_some_and(|ts| self.now >= ts) && !self.active.is_empty() {
                 self.next_event = self.now; // test only: an event that changes nothing
             }
@@ -962,7 +1018,7 @@ impl Simulator {
             return self.sent[i];
         }
         let f = &self.flows[i];
-        let s = (self.sent[i] + self.rate[i] * (self.now - self.t0[i])).min(f.size_bytes);
+        let s = (self.sent[i] + self.rate[i] * (self.now - self.sent_at[i])).min(f.size_bytes);
         if f.data_span_s > 0.0 {
             s.min(self.avail(i, self.now))
         } else {
@@ -1035,9 +1091,9 @@ impl Simulator {
                 break;
             }
             self.data_heap.pop();
-            if !self.complete[i as usize] {
-                self.complete[i as usize] = true;
-                self.changed = true;
+            if !self.data_complete[i as usize] {
+                self.data_complete[i as usize] = true;
+                self.flows_changed = true;
                 if self.allocator.advances_lazily() && self.status[i as usize] == Status::Active && !self.incr_try_finish(i as usize, t) {
                     self.incr_changed(i as usize, true);
                 }
@@ -1066,7 +1122,7 @@ impl Simulator {
                         if let Some(p) = self.waiting[d].iter().position(|&x| x as usize == i) {
                             self.waiting[d].remove(p);
                         }
-                        self.changed = true;
+                        self.flows_changed = true;
                     }
                     _ => {}
                 }
@@ -1078,16 +1134,16 @@ impl Simulator {
                 let st = &self.status;
                 self.active.retain(|&i| st[i as usize] == Status::Active);
             }
-            self.changed = true;
+            self.flows_changed = true;
         }
         // Arrivals.
-        while self.next_arr < self.order.len() {
-            let i = self.order[self.next_arr] as usize;
+        while self.next_arrival < self.arrival_order.len() {
+            let i = self.arrival_order[self.next_arrival] as usize;
             if self.flows[i].arrival_s > t {
                 break;
             }
-            self.next_arr += 1;
-            self.changed = true;
+            self.next_arrival += 1;
+            self.flows_changed = true;
             let f = self.flows[i];
             if f.data_span_s > 0.0 {
                 self.data_heap.push(Reverse((OrdF64(f.arrival_s + f.data_span_s), i as u32)));
@@ -1099,32 +1155,32 @@ impl Simulator {
             if self.cfg.admission.is_some() {
                 self.status[i] = Status::Waiting;
                 self.waiting[f.dst].push_back(i as u32);
-                self.admit_check.push_back(f.dst);
+                self.dsts_to_admit.push_back(f.dst);
             } else {
                 self.activate(i);
             }
         }
         // A deadline equal to the arrival (delay >= deadline): terminate at once.
         if self.cfg.terminate_missed && self.deadline_heap.peek().is_some_and(|Reverse((OrdF64(td), _))| *td <= t) {
-            self.dirty = true;
+            self.rates_stale = true;
             self.next_event = t;
         }
         self.run_admissions();
-        self.dirty = true;
+        self.rates_stale = true;
     }
 
     /// A flow with all bytes sent finishes once all its data has arrived.
     #[inline]
     fn complete_or_due(&self, i: usize, t: f64) -> bool {
         let f = &self.flows[i];
-        self.complete[i] || t >= f.arrival_s + f.data_span_s - tol_of(t) * 1e-3
+        self.data_complete[i] || t >= f.arrival_s + f.data_span_s - tol_of(t) * 1e-3
     }
 
     fn release_slot(&mut self, i: usize) {
         if self.cfg.admission.is_some() {
             let d = self.flows[i].dst;
-            self.n_active_dst[d] -= 1;
-            self.admit_check.push_back(d);
+            self.active_per_dst[d] -= 1;
+            self.dsts_to_admit.push_back(d);
         }
     }
 
@@ -1134,16 +1190,16 @@ impl Simulator {
             // Drop destinations with nothing to decide; keep the rest (deduplicated) in order.
             let mut seen = Vec::new();
             let mut keep = VecDeque::new();
-            while let Some(d) = self.admit_check.pop_front() {
+            while let Some(d) = self.dsts_to_admit.pop_front() {
                 if self.can_admit(d) && !seen.contains(&d) {
                     seen.push(d);
                     keep.push_back(d);
                 }
             }
-            self.admit_check = keep;
+            self.dsts_to_admit = keep;
             return;
         }
-        while let Some(d) = self.admit_check.pop_front() {
+        while let Some(d) = self.dsts_to_admit.pop_front() {
             while self.can_admit(d) {
                 let win = self.window(d);
                 let pos = self.choose(&a.policy, &win);
@@ -1226,7 +1282,7 @@ impl Simulator {
                 (q as f64, f.arrival_s, 0.0)
             }
             Scheduler::Ga(inner) => {
-                if self.complete[i] {
+                if self.data_complete[i] {
                     match inner {
                         GaInner::Srpt => (0.0, rem, -1.0),
                         GaInner::Ssdf if has_dl => (0.0, f.size_bytes / f.deadline_s, 0.0),
@@ -1266,8 +1322,8 @@ impl Simulator {
                     _ => (1.0, f.arrival_s, 0.0),
                 }
             }
-            Scheduler::Random => (0.0, self.rand_key[i], 0.0),
-            Scheduler::External => (0.0, self.ext_score[i], 0.0),
+            Scheduler::Random => (0.0, self.random_key[i], 0.0),
+            Scheduler::External => (0.0, self.external_score[i], 0.0),
             Scheduler::Ps | Scheduler::Wps | Scheduler::Racs | Scheduler::Sdc | Scheduler::Gtcp(_) => (0.0, 0.0, 0.0),
         }
     }
@@ -1308,7 +1364,7 @@ impl Simulator {
                 INF
             };
         }
-        self.res.copy_from_slice(&self.topo.capacity);
+        self.residual.copy_from_slice(&self.topo.capacity);
         let sched = self.cfg.scheduler.clone();
         match &sched {
             Scheduler::Ps | Scheduler::Wps | Scheduler::Racs | Scheduler::Sdc => {
@@ -1325,7 +1381,7 @@ impl Simulator {
                     };
                 }
                 let paths = Paths { off: &self.path_off, links: &self.path_links };
-                self.filler.fill(&self.active, &paths, &self.weight, &self.cap, &mut self.res, &mut self.rate);
+                self.filler.fill(&self.active, &paths, &self.weight, &self.cap, &mut self.residual, &mut self.rate);
             }
             Scheduler::Gtcp(inner) => self.allocate_gtcp(inner),
             _ => self.allocate_priority(&sched),
@@ -1337,11 +1393,11 @@ impl Simulator {
         for k in 0..self.active.len() {
             let i = self.active[k] as usize;
             let (a, b, sl) = self.key(s, i);
-            self.k1[i] = a;
-            self.k2[i] = b;
-            self.slope[i] = sl;
+            self.key_class[i] = a;
+            self.key_value[i] = b;
+            self.key_per_byte[i] = sl;
         }
-        let (k1, k2, pix, fl) = (&self.k1, &self.k2, &self.path_ix, &self.flows);
+        let (k1, k2, pix, fl) = (&self.key_class, &self.key_value, &self.path_id, &self.flows);
         // Stable, adaptive sort: the order changes little from one event to the next.
         // Equal keys fall back to arrival time, then trace order.
         self.active.sort_by(|&a, &b| {
@@ -1367,7 +1423,7 @@ impl Simulator {
 
     #[inline]
     fn same_key(&self, a: usize, b: usize) -> bool {
-        self.k1[a] == self.k1[b] && (self.k2[a] - self.k2[b]).abs() <= tol_of(self.k2[a].abs().max(self.k2[b].abs()))
+        self.key_class[a] == self.key_class[b] && (self.key_value[a] - self.key_value[b]).abs() <= tol_of(self.key_value[a].abs().max(self.key_value[b].abs()))
     }
 
     fn allocate_priority(&mut self, s: &Scheduler) {
@@ -1386,7 +1442,7 @@ impl Simulator {
             while share && b < n && self.same_key(first, self.active[b] as usize) {
                 b += 1;
             }
-            self.filler.fill(&self.active[a..b], &paths, &self.weight, &self.cap, &mut self.res, &mut self.rate);
+            self.filler.fill(&self.active[a..b], &paths, &self.weight, &self.cap, &mut self.residual, &mut self.rate);
             a = b;
         }
     }
@@ -1394,23 +1450,23 @@ impl Simulator {
     fn allocate_gtcp(&mut self, inner: &Scheduler) {
         let sh = self.shadow.as_ref().expect("gtcp has a shadow run");
         for &i in &sh.active {
-            self.agg[self.path_ix[i as usize] as usize] += sh.rate[i as usize];
+            self.shadow_path_rate[self.path_id[i as usize] as usize] += sh.rate[i as usize];
         }
         let by_key = !matches!(inner, Scheduler::Ps);
         let share = self.ties_share();
         if by_key {
             self.sort_active_by_key(inner, true);
         } else {
-            let pix = &self.path_ix;
+            let pix = &self.path_id;
             self.active.sort_by(|&a, &b| pix[a as usize].cmp(&pix[b as usize]).then(a.cmp(&b)));
         }
         let n = self.active.len();
         let mut a = 0;
         while a < n {
-            let p = self.path_ix[self.active[a] as usize];
-            let mut left = self.agg[p as usize];
+            let p = self.path_id[self.active[a] as usize];
+            let mut left = self.shadow_path_rate[p as usize];
             let mut b = a;
-            while b < n && self.path_ix[self.active[b] as usize] == p {
+            while b < n && self.path_id[self.active[b] as usize] == p {
                 b += 1;
             }
             // Inside the path: priority groups in order; equal keys split equally (up to caps).
@@ -1436,7 +1492,7 @@ impl Simulator {
         }
         let sh = self.shadow.as_ref().unwrap();
         for &i in &sh.active {
-            self.agg[self.path_ix[i as usize] as usize] = 0.0;
+            self.shadow_path_rate[self.path_id[i as usize] as usize] = 0.0;
         }
     }
 
@@ -1444,8 +1500,8 @@ impl Simulator {
     /// becoming fully available, a deadline, or the end of `max_interval_s`.
     pub(crate) fn next_timed_event(&self) -> f64 {
         let mut next = INF;
-        if self.next_arr < self.order.len() {
-            next = self.flows[self.order[self.next_arr] as usize].arrival_s;
+        if self.next_arrival < self.arrival_order.len() {
+            next = self.flows[self.arrival_order[self.next_arrival] as usize].arrival_s;
         }
         if let Some(Reverse((OrdF64(td), _))) = self.data_heap.peek() {
             next = next.min(*td);
@@ -1525,36 +1581,36 @@ impl Simulator {
     /// meet), where the one ahead is being served (otherwise the swap changes nothing).
     fn next_crossing(&mut self) -> f64 {
         let nl = self.topo.n_links();
-        for c in self.link_cnt.iter_mut() {
+        for c in self.link_list_start.iter_mut() {
             *c = 0;
         }
         for &i in &self.active {
             let (a, b) = (self.path_off[i as usize] as usize, self.path_off[i as usize + 1] as usize);
             for &l in &self.path_links[a..b] {
-                self.link_cnt[l as usize + 1] += 1;
+                self.link_list_start[l as usize + 1] += 1;
             }
         }
         for l in 0..nl {
-            self.link_cnt[l + 1] += self.link_cnt[l];
+            self.link_list_start[l + 1] += self.link_list_start[l];
         }
-        self.link_lists.resize(self.link_cnt[nl] as usize, 0);
-        let mut cursor = self.link_cnt[..nl].to_vec();
+        self.link_list_flows.resize(self.link_list_start[nl] as usize, 0);
+        let mut cursor = self.link_list_start[..nl].to_vec();
         for k in 0..self.active.len() {
             let i = self.active[k];
             let (a, b) = (self.path_off[i as usize] as usize, self.path_off[i as usize + 1] as usize);
             for p in a..b {
                 let l = self.path_links[p] as usize;
-                self.link_lists[cursor[l] as usize] = i;
+                self.link_list_flows[cursor[l] as usize] = i;
                 cursor[l] += 1;
             }
         }
         let mut best = INF;
         let share = self.ties_share();
         for l in 0..nl {
-            let (a, b) = (self.link_cnt[l] as usize, self.link_cnt[l + 1] as usize);
+            let (a, b) = (self.link_list_start[l] as usize, self.link_list_start[l + 1] as usize);
             for p in a..b.saturating_sub(1) {
-                let x = self.link_lists[p] as usize;
-                let y = self.link_lists[p + 1] as usize;
+                let x = self.link_list_flows[p] as usize;
+                let y = self.link_list_flows[p + 1] as usize;
                 best = best.min(self.crossing(x, y, share));
             }
         }
@@ -1566,7 +1622,7 @@ impl Simulator {
         let share = self.ties_share();
         for w in self.active.windows(2) {
             let (x, y) = (w[0] as usize, w[1] as usize);
-            if self.path_ix[x] == self.path_ix[y] {
+            if self.path_id[x] == self.path_id[y] {
                 best = best.min(self.crossing(x, y, share));
             }
         }
@@ -1576,13 +1632,13 @@ impl Simulator {
     /// Time at which the key of y (behind) meets the key of x (ahead), if x is served.
     #[inline]
     fn crossing(&self, x: usize, y: usize, share: bool) -> f64 {
-        if self.rate[x] <= 0.0 || self.k1[x] != self.k1[y] || (share && self.same_key(x, y)) {
+        if self.rate[x] <= 0.0 || self.key_class[x] != self.key_class[y] || (share && self.same_key(x, y)) {
             return INF;
         }
-        let sx = self.slope[x] * self.rate[x];
-        let sy = self.slope[y] * self.rate[y];
+        let sx = self.key_per_byte[x] * self.rate[x];
+        let sy = self.key_per_byte[y] * self.rate[y];
         if sx > sy {
-            let dt = (self.k2[y] - self.k2[x]) / (sx - sy);
+            let dt = (self.key_value[y] - self.key_value[x]) / (sx - sy);
             if dt >= 0.0 {
                 // Equal keys in a strict order (y behind by the tie-break) that y is about
                 // to pass: look again a moment later, when y's key is strictly smaller.

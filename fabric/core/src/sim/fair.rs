@@ -190,8 +190,8 @@ pub(super) fn applies(s: &Scheduler) -> bool {
 
 /// The incremental fair-sharing allocator's own state. Flows are at their dense index
 /// in `active` (g below); a flow's "slots" are `g * maxp ..`, one per link of its path.
-/// The per-link lists (`lists`, of dense indices), the lazy flow state (`t0`, `apos`)
-/// and the flow event heap (`fev`) are the simulator's, shared with the incremental
+/// The per-link lists (`link_flows`, of dense indices), the lazy flow state (`sent_at`, `active_pos`)
+/// and the flow event heap (`flow_events`) are the simulator's, shared with the incremental
 /// priority allocator.
 #[derive(Debug, Clone)]
 pub(super) struct FairState {
@@ -270,9 +270,9 @@ impl Simulator {
     /// memory.
     pub(super) fn fair_activate(&mut self, i: usize) {
         let a = self.active.len();
-        self.apos[i] = a as u32;
+        self.active_pos[i] = a as u32;
         self.active.push(i as u32);
-        self.t0[i] = self.now;
+        self.sent_at[i] = self.now;
         self.rate[i] = 0.0;
         let w = if self.fair.fwt { self.flows[i].weight } else { 1.0 };
         self.weight[i] = w;
@@ -297,29 +297,29 @@ impl Simulator {
             let l = self.path_links[p0 + k] as usize;
             let s = a * self.fair.maxp + k;
             self.fair.dpl[s] = l as u32;
-            self.fair.lpos[s] = self.lists[l].len() as u32;
+            self.fair.lpos[s] = self.link_flows[l].len() as u32;
             // At rate 0 it changes neither the link's used capacity nor its highest level.
-            self.lists[l].push(a as u32);
+            self.link_flows[l].push(a as u32);
         }
         self.fair.seed_flows.push(i as u32);
     }
 
     /// Takes an active flow out (finished or terminated): the flows on its links are re-solved.
     pub(super) fn fair_remove(&mut self, i: usize) {
-        let a = self.apos[i] as usize;
+        let a = self.active_pos[i] as usize;
         if self.fair.ff[a].rate > 0.0 {
             self.fair.floor = self.fair.floor.min(self.flev(a));
         }
         self.sent[i] = self.sent_now(i);
-        self.t0[i] = self.now;
+        self.sent_at[i] = self.now;
         self.rate[i] = 0.0;
-        self.fev.remove(i as u32);
+        self.flow_events.remove(i as u32);
         for s in self.fair_slots(a) {
             let l = self.fair.dpl[s] as usize;
             let pos = self.fair.lpos[s] as usize;
-            self.lists[l].swap_remove(pos);
-            if pos < self.lists[l].len() {
-                let b = self.lists[l][pos] as usize;
+            self.link_flows[l].swap_remove(pos);
+            if pos < self.link_flows[l].len() {
+                let b = self.link_flows[l][pos] as usize;
                 let sb = self.fair_slot(b, l);
                 self.fair.lpos[sb] = pos as u32;
             }
@@ -327,12 +327,12 @@ impl Simulator {
             self.fair.lk[l].used = f64::NAN;
         }
         self.active.swap_remove(a);
-        self.apos[i] = u32::MAX;
+        self.active_pos[i] = u32::MAX;
         let last = self.active.len();
         if a < last {
             // The last active flow moves to index a.
             let j = self.active[a] as usize;
-            self.apos[j] = a as u32;
+            self.active_pos[j] = a as u32;
             self.fair.ff[a] = self.fair.ff[last];
             self.fair.fc[a] = self.fair.fc[last];
             let m = self.fair.maxp;
@@ -340,7 +340,7 @@ impl Simulator {
                 let (s, t) = (a * m + k, last * m + k);
                 self.fair.dpl[s] = self.fair.dpl[t];
                 self.fair.lpos[s] = self.fair.lpos[t];
-                self.lists[self.fair.dpl[s] as usize][self.fair.lpos[s] as usize] = a as u32;
+                self.link_flows[self.fair.dpl[s] as usize][self.fair.lpos[s] as usize] = a as u32;
             }
         }
     }
@@ -372,7 +372,7 @@ impl Simulator {
             // Water level of l: the others at min(old rate, weight * level).
             self.fair.wl.clear();
             let mut wrem = 0.0;
-            for &g in &self.lists[l] {
+            for &g in &self.link_flows[l] {
                 let g = g as usize;
                 let w = self.fw(g);
                 wrem += w;
@@ -409,7 +409,7 @@ impl Simulator {
             let mut used = 0.0;
             let mut mx = 0.0f64;
             let (ff, fc) = (&self.fair.ff[..], &self.fair.fc[..]);
-            for &h in &self.lists[l] {
+            for &h in &self.link_flows[l] {
                 let h = h as usize;
                 used += ff[h].rate;
                 mx = mx.max(if self.fair.fwt { fc[h].lev } else { ff[h].rate });
@@ -516,7 +516,7 @@ impl Simulator {
         let (ff, pst, dpl) = (&mut self.fair.ff[..], &mut self.fair.pst[..], &self.fair.dpl[..]);
         let (fc, fwt) = (&self.fair.fc[..], self.fair.fwt);
         let (tq, maxp) = (&mut self.fair.tq, self.fair.maxp);
-        for &g in &self.lists[l] {
+        for &g in &self.link_flows[l] {
             let g = g as usize;
             let f = &mut ff[g];
             let (lev, fw) = if fwt { (fc[g].lev, fc[g].w) } else { (f.rate, 1.0) };
@@ -594,8 +594,8 @@ impl Simulator {
     fn fair_undefer(&mut self, l: usize, sat: f64) {
         let st = self.fair.stamp;
         let mut unp = INF;
-        for k in 0..self.lists[l].len() {
-            let g = self.lists[l][k] as usize;
+        for k in 0..self.link_flows[l].len() {
+            let g = self.link_flows[l][k] as usize;
             if self.fair.ff[g].vst == st || self.fair.ff[g].zst == st || self.fair.ff[g].rst == st || (self.fair.lk[l].pk > 0 && self.fair.pst[self.fair_slot(g, l)] == st) {
                 continue;
             }
@@ -695,7 +695,7 @@ impl Simulator {
             if self.fair.lk[l].stamp == st {
                 if self.fair.lk[l].cnt > 0 && self.fair.pst[p] != st && self.fair.lk[l].res.max(0.0) <= self.fair.lk[l].w * lam * (1.0 + TOL) {
                     let hi = lam * (1.0 + TOL);
-                    let parked_above = self.fair.lk[l].pk > 0 && self.lists[l].iter().any(|&h| {
+                    let parked_above = self.fair.lk[l].pk > 0 && self.link_flows[l].iter().any(|&h| {
                         let h = h as usize;
                         self.fair.ff[h].zst != st && self.fair.ff[h].rst != st && self.fair.ff[h].rate > self.fw(h) * hi && self.fair.pst[self.fair_slot(h, l)] == st
                     });
@@ -746,7 +746,7 @@ impl Simulator {
             if self.status[i] != Status::Active {
                 continue;
             }
-            let s = self.apos[i] as usize;
+            let s = self.active_pos[i] as usize;
             if self.fair.ff[s].rst != st {
                 self.fair.ff[s].rst = st;
                 self.fair.rlist.push(s as u32);
@@ -832,8 +832,8 @@ impl Simulator {
                     // parked flows keep their old rates; the margin covers rate vs
                     // weight * level rounding under wps).
                     let scan = self.fair.lk[l].pk > 0 && self.fair.lk[l].pmax > hi * (1.0 - 1e-12);
-                    for k in 0..if scan { self.lists[l].len() } else { 0 } {
-                        let g = self.lists[l][k] as usize;
+                    for k in 0..if scan { self.link_flows[l].len() } else { 0 } {
+                        let g = self.link_flows[l][k] as usize;
                         if self.fair.ff[g].zst == st || self.fair.ff[g].rst == st || self.fair.ff[g].rate <= self.fw(g) * hi {
                             continue;
                         }
@@ -851,8 +851,8 @@ impl Simulator {
                         continue;
                     }
                     lam = lam.max(it.level());
-                    for k in 0..self.lists[l].len() {
-                        let g = self.lists[l][k] as usize;
+                    for k in 0..self.link_flows[l].len() {
+                        let g = self.link_flows[l][k] as usize;
                         if self.fair.ff[g].zst == st {
                             continue;
                         }
@@ -923,14 +923,14 @@ impl Simulator {
                     // The dense state mirrors the flow's: its old rate and size.
                     debug_assert!(old.to_bits() == self.rate[i].to_bits() && self.fair.fc[f].size == self.flows[i].size_bytes);
                     let (now, size, r0) = (self.now, self.fair.fc[f].size, old);
-                    let sent = if r0 == 0.0 { self.sent[i] } else { (self.sent[i] + r0 * (now - self.t0[i])).min(size) };
+                    let sent = if r0 == 0.0 { self.sent[i] } else { (self.sent[i] + r0 * (now - self.sent_at[i])).min(size) };
                     self.sent[i] = sent;
-                    self.t0[i] = now;
+                    self.sent_at[i] = now;
                     self.rate[i] = r;
                     if r <= 0.0 {
-                        self.fev.remove(i as u32);
+                        self.flow_events.remove(i as u32);
                     } else {
-                        self.fev.set_later(i as u32, now + (size - sent) / r);
+                        self.flow_events.set_later(i as u32, now + (size - sent) / r);
                     }
                 }
                 self.fair.ff[f].rate = r;

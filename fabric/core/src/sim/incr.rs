@@ -7,7 +7,7 @@
 //! priority order, and an event re-evaluates only the flows it can affect: the flow it
 //! concerns and, transitively, the flows behind a flow whose rate changed. A worklist
 //! in priority order evaluates each affected flow once, after everything ahead of it.
-//! Flows advance lazily (bytes sent = sent at t0 + rate * (now - t0)), and every flow
+//! Flows advance lazily (bytes sent = sent at sent_at + rate * (now - sent_at)), and every flow
 //! has one pending "flow event" (completion, catching up with its data, a PIAS
 //! threshold) in a heap. Keys that move with time (SRPT's remaining size) keep the
 //! per-link orders right through crossing events between neighbours on a link.
@@ -79,8 +79,8 @@ pub(crate) struct Cursor {
     res: f64,
 }
 
-/// The incremental priority allocator's own state. The per-link lists (`lists`), the
-/// lazy flow state (`t0`, `apos`) and the flow event heap (`fev`) are the simulator's,
+/// The incremental priority allocator's own state. The per-link lists (`link_flows`), the
+/// lazy flow state (`sent_at`, `active_pos`) and the flow event heap (`flow_events`) are the simulator's,
 /// shared with the incremental fair-sharing allocator.
 #[derive(Debug, Clone)]
 pub(super) struct PriorityState {
@@ -166,7 +166,7 @@ impl Simulator {
     fn key_slope(&self, i: usize) -> f64 {
         let dynamic = match &self.cfg.scheduler {
             Scheduler::Srpt => true,
-            Scheduler::Ga(GaInner::Srpt) => self.complete[i],
+            Scheduler::Ga(GaInner::Srpt) => self.data_complete[i],
             _ => false,
         };
         if dynamic {
@@ -194,7 +194,7 @@ impl Simulator {
     /// Inserts flow i in link l's list at its place by priority; returns the position.
     fn list_insert(&mut self, l: usize, i: usize) -> usize {
         let p = self.prio(i);
-        let list = &self.lists[l];
+        let list = &self.link_flows[l];
         let mut pos = list.len();
         for (k, &j) in list.iter().enumerate() {
             if p.cmp_prio(&self.prio(j as usize)) == Ordering::Less {
@@ -202,14 +202,14 @@ impl Simulator {
                 break;
             }
         }
-        self.lists[l].insert(pos, i as u32);
+        self.link_flows[l].insert(pos, i as u32);
         self.mark_link(l);
         pos
     }
 
     fn list_remove(&mut self, l: usize, i: usize) -> usize {
-        let pos = self.lists[l].iter().position(|&x| x as usize == i).expect("flow is on its link list");
-        self.lists[l].remove(pos);
+        let pos = self.link_flows[l].iter().position(|&x| x as usize == i).expect("flow is on its link list");
+        self.link_flows[l].remove(pos);
         self.mark_link(l);
         pos
     }
@@ -220,8 +220,8 @@ impl Simulator {
     /// affected through l (their rate is set by another link or their cap).
     fn push_affected(&mut self, l: usize, pos: usize, mut res: f64) {
         let eps = 1e-12 * self.topo.capacity[l];
-        for k in pos..self.lists[l].len() {
-            let h = self.lists[l][k] as usize;
+        for k in pos..self.link_flows[l].len() {
+            let h = self.link_flows[l][k] as usize;
             let rh = self.rate[h];
             if res < rh - eps || (self.priority.bind[h] as usize == l && res > rh + eps) {
                 self.push_work(h);
@@ -234,9 +234,9 @@ impl Simulator {
         if self.allocator == AllocatorKind::IncrementalFairSharing {
             return self.fair_activate(i);
         }
-        self.apos[i] = self.active.len() as u32;
+        self.active_pos[i] = self.active.len() as u32;
         self.active.push(i as u32);
-        self.t0[i] = self.now;
+        self.sent_at[i] = self.now;
         self.rate[i] = 0.0;
         if !self.priority.pq.is_empty() {
             self.priority.pq[i] = self.pias_queue(self.sent[i]) as u32;
@@ -255,25 +255,25 @@ impl Simulator {
             return self.fair_remove(i);
         }
         self.sent[i] = self.sent_now(i);
-        self.t0[i] = self.now;
+        self.sent_at[i] = self.now;
         let had_rate = self.rate[i] > 0.0;
         self.rate[i] = 0.0;
-        self.fev.remove(i as u32);
+        self.flow_events.remove(i as u32);
         let (a, b) = (self.path_off[i] as usize, self.path_off[i + 1] as usize);
         for p in a..b {
             let l = self.path_links[p] as usize;
             let pos = self.list_remove(l, i);
             if had_rate {
-                let ahead: f64 = self.lists[l][..pos].iter().map(|&h| self.rate[h as usize]).sum();
+                let ahead: f64 = self.link_flows[l][..pos].iter().map(|&h| self.rate[h as usize]).sum();
                 self.push_affected(l, pos, self.topo.capacity[l] - ahead);
             }
         }
-        let k = self.apos[i] as usize;
+        let k = self.active_pos[i] as usize;
         self.active.swap_remove(k);
         if k < self.active.len() {
-            self.apos[self.active[k] as usize] = k as u32;
+            self.active_pos[self.active[k] as usize] = k as u32;
         }
-        self.apos[i] = u32::MAX;
+        self.active_pos[i] = u32::MAX;
     }
 
     /// Flow i's key or cap may have changed: re-place it on its links and re-evaluate it
@@ -296,7 +296,7 @@ impl Simulator {
                 let new = self.list_insert(l, i);
                 let (lo, hi) = (old.min(new), old.max(new));
                 for k in lo..=hi {
-                    let j = self.lists[l][k] as usize;
+                    let j = self.link_flows[l][k] as usize;
                     self.push_work(j);
                 }
             }
@@ -316,7 +316,7 @@ impl Simulator {
 
     pub(super) fn set_rate(&mut self, i: usize, r: f64) {
         self.sent[i] = self.sent_now(i);
-        self.t0[i] = self.now;
+        self.sent_at[i] = self.now;
         self.rate[i] = r;
         self.schedule_flow_event(i);
     }
@@ -332,11 +332,11 @@ impl Simulator {
             // re-evaluated for another reason, e.g. stopped by a flow ahead a moment before
             // its own threshold event. Re-place it at once, at this time (an event at now),
             // whatever its rate: the full recomputation demotes it at its next event too.
-            self.fev.set(i as u32, t);
+            self.flow_events.set(i as u32, t);
             return;
         }
         if r <= 0.0 {
-            self.fev.remove(i as u32);
+            self.flow_events.remove(i as u32);
             return;
         }
         let f = self.flows[i];
@@ -357,16 +357,16 @@ impl Simulator {
                 next = next.min((t + (th[q] - sent).max(0.0) / r).max(t.next_up()));
             }
         }
-        self.fev.set(i as u32, next);
+        self.flow_events.set(i as u32, next);
     }
 
     /// Handles the flow events due at t (completions, catch-ups, thresholds).
     pub(super) fn incr_flow_events(&mut self, t: f64) {
-        while let Some((te, i)) = self.fev.peek() {
+        while let Some((te, i)) = self.flow_events.peek() {
             if te > t {
                 break;
             }
-            self.fev.pop();
+            self.flow_events.pop();
             let i = i as usize;
             if self.status[i] != Status::Active {
                 continue;
@@ -379,8 +379,8 @@ impl Simulator {
             self.incr_changed(i, key_changed);
             // Its next flow event is scheduled after the re-evaluation (by set_rate if the
             // rate changes, otherwise in incr_allocate).
-            self.fev.remove(i as u32);
-            self.resched.push(i as u32);
+            self.flow_events.remove(i as u32);
+            self.reschedule.push(i as u32);
         }
         // Crossings between neighbours on a link.
         while let Some(Reverse((OrdF64(te), l, v))) = self.priority.xheap.peek().copied() {
@@ -422,15 +422,15 @@ impl Simulator {
             // order is unique).
             let mut sorted = std::mem::take(&mut self.priority.xsorted);
             sorted.clear();
-            sorted.extend(self.lists[m].iter().map(|&j| self.prio(j as usize)));
+            sorted.extend(self.link_flows[m].iter().map(|&j| self.prio(j as usize)));
             sorted.sort_unstable_by(|a, b| a.cmp_prio(b));
-            let list = &self.lists[m];
+            let list = &self.link_flows[m];
             let first = (0..list.len()).find(|&k| list[k] != sorted[k].idx);
             if let Some(first) = first {
                 let last = (first..list.len()).rev().find(|&k| list[k] != sorted[k].idx).unwrap();
                 for k in first..=last {
-                    let j = self.lists[m][k] as usize;
-                    self.lists[m][k] = sorted[k].idx;
+                    let j = self.link_flows[m][k] as usize;
+                    self.link_flows[m][k] = sorted[k].idx;
                     self.push_work(sorted[k].idx as usize);
                     if j != sorted[k].idx as usize {
                         let (a, b) = (self.path_off[j] as usize, self.path_off[j + 1] as usize);
@@ -457,7 +457,7 @@ impl Simulator {
             self.sent[i] = size;
             self.status[i] = Status::Done;
             self.finish[i] = t;
-            self.changed = true;
+            self.flows_changed = true;
             self.release_slot(i);
             return true;
         }
@@ -519,7 +519,7 @@ impl Simulator {
                     res = 0.0;
                     pos = usize::MAX;
                 } else {
-                    let list = &self.lists[l];
+                    let list = &self.link_flows[l];
                     let mut q = c.pos as usize;
                     let mut found = false;
                     while q < list.len() {
@@ -570,7 +570,7 @@ impl Simulator {
                     let l = self.path_links[p] as usize;
                     self.mark_link(l);
                     let pos = if at[k] == usize::MAX {
-                        self.lists[l].iter().position(|&x| x as usize == g).unwrap()
+                        self.link_flows[l].iter().position(|&x| x as usize == g).unwrap()
                     } else {
                         at[k]
                     };
@@ -585,11 +585,11 @@ impl Simulator {
     /// The flow events of the flows re-evaluated without a rate change, the crossing
     /// times of the links that changed, and the next event time.
     pub(super) fn incr_finish_allocation(&mut self) {
-        while let Some(i) = self.resched.pop() {
+        while let Some(i) = self.reschedule.pop() {
             let i = i as usize;
             if self.status[i] == Status::Active {
                 self.sent[i] = self.sent_now(i);
-                self.t0[i] = self.now;
+                self.sent_at[i] = self.now;
                 self.schedule_flow_event(i);
             }
         }
@@ -603,7 +603,7 @@ impl Simulator {
             self.priority.xver[l] = self.priority.xver[l].wrapping_add(1);
             let mut best = INF;
             let soon = 1e-12 * self.now.max(1.0);
-            let list = &self.lists[l];
+            let list = &self.link_flows[l];
             let mut py = match list.first() {
                 Some(&y) => self.prio(y as usize),
                 None => continue,
@@ -634,7 +634,7 @@ impl Simulator {
         }
         // Next event.
         let mut next = self.next_timed_event();
-        if let Some((te, _)) = self.fev.peek() {
+        if let Some((te, _)) = self.flow_events.peek() {
             next = next.min(te);
         }
         while let Some(Reverse((OrdF64(te), l, v))) = self.priority.xheap.peek().copied() {

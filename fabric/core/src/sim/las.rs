@@ -58,7 +58,7 @@ pub(super) struct LasState {
 }
 
 impl LasState {
-    /// The state of a run whose flows arrive in `order`; empty unless it `runs`.
+    /// The state of a run whose flows arrive in `arrival_order`; empty unless it `runs`.
     pub(super) fn new(runs: bool, order: &[u32]) -> Self {
         let mut rank = Vec::new();
         if runs {
@@ -226,7 +226,7 @@ impl Simulator {
                 };
             }
         }
-        self.res.copy_from_slice(&self.topo.capacity);
+        self.residual.copy_from_slice(&self.topo.capacity);
         // Every weight is 1 (set in `Simulator::new`).
         let n = self.las.recs.len();
         let mut a = 0;
@@ -245,7 +245,7 @@ impl Simulator {
                 n_free = 0;
                 for k in a..b {
                     let r = &mut self.las.recs[k];
-                    if r.path().iter().all(|&l| self.res[l as usize] > 0.0) {
+                    if r.path().iter().all(|&l| self.residual[l as usize] > 0.0) {
                         free = k;
                         n_free += 1;
                     } else {
@@ -256,19 +256,19 @@ impl Simulator {
             if n_free == 1 {
                 let r = &mut self.las.recs[free];
                 let cap = if r.spanned { self.cap[r.idx as usize] } else { INF };
-                let x = fill_one(r.path(), cap, &mut self.res);
+                let x = fill_one(r.path(), cap, &mut self.residual);
                 set_rate(&mut self.rate, r, x);
             } else if n_free > 1 {
                 let mut out = [0.0; SMALL_N];
                 let (recs, capv) = (&self.las.recs[a..b], &self.cap);
                 let cap_of = |p: usize| if recs[p].spanned { capv[recs[p].idx as usize] } else { INF };
-                if fill_small_core(b - a, |p| recs[p].path(), |_| 1.0, cap_of, &mut self.res, &mut out) {
+                if fill_small_core(b - a, |p| recs[p].path(), |_| 1.0, cap_of, &mut self.residual, &mut out) {
                     for (r, &x) in self.las.recs[a..b].iter_mut().zip(&out) {
                         set_rate(&mut self.rate, r, x);
                     }
                 } else {
                     let paths = Paths { off: &self.path_off, links: &self.path_links };
-                    self.filler.fill(&self.active[a..b], &paths, &self.weight, &self.cap, &mut self.res, &mut self.rate);
+                    self.filler.fill(&self.active[a..b], &paths, &self.weight, &self.cap, &mut self.residual, &mut self.rate);
                     for r in &mut self.las.recs[a..b] {
                         r.rate = self.rate[r.idx as usize];
                     }
