@@ -66,3 +66,26 @@ fn without_injection_the_same_runs_finish() {
         }
     }
 }
+
+/// gtcp (found by the fuzzer): the shadow fair-sharing run finishes the last flow of the
+/// path 1 -> 0 at t = 1.6 s while the gtcp run has 1.25e-4 B of flow 5 left there (flow
+/// 3 ahead of it finished within its tolerance of 0.1 B); the path's aggregate was then
+/// 0 and the run stopped: "1 active flows have no rate and no event is scheduled".
+#[test]
+fn gtcp_path_emptied_by_the_shadow_run_first_still_finishes() {
+    let topo = Topology::big_switch(&[1.0; 6]).unwrap();
+    let f = FlowSpec::new;
+    let flows = vec![f(0.0, 1, 3, 1e8), f(0.0, 0, 2, 1.0), f(1e-12, 0, 2, 1.0), f(1e-12, 1, 0, 1e8), f(1e-12, 0, 2, 1.0), f(1e-12, 1, 0, 1.0)];
+    let mut fins = Vec::new();
+    for full in [false, true] {
+        let mut cfg = SimConfig::new(Scheduler::parse("gtcp:edf").unwrap());
+        cfg.force_full_recompute = full;
+        let mut s = Simulator::new(topo.clone(), flows.clone(), cfg).unwrap();
+        s.run().unwrap();
+        fins.push(s.finish_s().to_vec());
+    }
+    for i in 0..6 {
+        assert!((fins[0][i] - fins[1][i]).abs() <= 1e-7 * fins[1][i].max(1e-3), "flow {i}: {} vs {}", fins[0][i], fins[1][i]);
+    }
+    assert!((fins[1][5] - 1.6).abs() < 1e-6, "flow 5 at {}", fins[1][5]);
+}
