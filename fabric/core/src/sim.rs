@@ -1197,7 +1197,8 @@ impl Simulator {
             let dr = f.size_bytes / f.data_span_s;
             if rate > dr {
                 let gap = self.avail(i, t) - sent;
-                return t + gap.max(0.0) / (rate - dr);
+                // Never at t itself (a gap too small to leave t would come back).
+                return (t + gap.max(0.0) / (rate - dr)).max(t.next_up());
             }
         }
         INF

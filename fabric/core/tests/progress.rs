@@ -89,3 +89,29 @@ fn gtcp_path_emptied_by_the_shadow_run_first_still_finishes() {
     }
     assert!((fins[1][5] - 1.6).abs() < 1e-6, "flow 5 at {}", fins[1][5]);
 }
+
+/// Found by the fuzzer: flow 2 (1 B over a data span) at 40 Gbps catches up with its data
+/// at t = 4.89e-3 s, where one step of the float64 clock moves it 4.3e-9 B, more than the
+/// 1e-9 B within which it counts as caught up: the catch-up event came back at the same
+/// time, unchanged, until the progress guard stopped the run.
+#[test]
+fn catch_up_below_the_clock_resolution_finishes() {
+    let topo = Topology::big_switch(&[40.0, 1.0, 40.0]).unwrap();
+    let mut flows = vec![
+        FlowSpec::new(0.0, 1, 0, 1.0),
+        FlowSpec::new(0.0008468805203311932, 0, 2, 1.0),
+        FlowSpec::new(0.0008468805203311932, 2, 0, 1.0),
+    ];
+    flows[0].data_span_s = 0.004892539579816937;
+    flows[2].data_span_s = 0.004223567216170222;
+    let mut fins = Vec::new();
+    for full in [false, true] {
+        let mut cfg = SimConfig::new(Scheduler::Fifo);
+        cfg.admission = Some(AdmissionConfig { k: 1, window: 0, policy: AdmissionPolicy::Fifo });
+        cfg.force_full_recompute = full;
+        let mut s = Simulator::new(topo.clone(), flows.clone(), cfg).unwrap();
+        s.run().unwrap();
+        fins.push(s.finish_s().to_vec());
+    }
+    assert_eq!(fins[0], fins[1]);
+}
