@@ -1197,7 +1197,8 @@ impl Simulator {
             let dr = f.size_bytes / f.data_span_s;
             if rate > dr {
                 let gap = self.avail(i, t) - sent;
-                return t + gap.max(0.0) / (rate - dr);
+                // Never at t itself (a gap too small to leave t would come back).
+                return (t + gap.max(0.0) / (rate - dr)).max(t.next_up());
             }
         }
         INF
@@ -1410,12 +1411,25 @@ impl Simulator {
         }
         let n = self.active.len();
         let mut a = 0;
+        // Flows on a path the shadow run has no flow on any more: what they have left is
+        // the rounding of the flows that finished before them on that path (each finishes
+        // within a relative 1e-9 of its size), so the path's aggregate, 0, would hold
+        // them forever. They share what the other paths leave of their links.
+        let mut orphans: Vec<u32> = Vec::new();
         while a < n {
             let p = self.path_ix[self.active[a] as usize];
             let mut left = self.agg[p as usize];
             let mut b = a;
             while b < n && self.path_ix[self.active[b] as usize] == p {
                 b += 1;
+            }
+            if left <= 0.0 {
+                for k in a..b {
+                    self.rate[self.active[k] as usize] = 0.0;
+                    orphans.push(self.active[k]);
+                }
+                a = b;
+                continue;
             }
             // Inside the path: priority groups in order; equal keys split equally (up to caps).
             let mut g = a;
@@ -1441,6 +1455,20 @@ impl Simulator {
         let sh = self.shadow.as_ref().unwrap();
         for &i in &sh.active {
             self.agg[self.path_ix[i as usize] as usize] = 0.0;
+        }
+        if !orphans.is_empty() {
+            // (allocate set res to the capacities)
+            for &i in &self.active {
+                let i = i as usize;
+                for p in self.path_off[i] as usize..self.path_off[i + 1] as usize {
+                    self.res[self.path_links[p] as usize] -= self.rate[i];
+                }
+            }
+            for &i in &orphans {
+                self.weight[i as usize] = 1.0;
+            }
+            let paths = Paths { off: &self.path_off, links: &self.path_links };
+            self.filler.fill(&orphans, &paths, &self.weight, &self.cap, &mut self.res, &mut self.rate);
         }
     }
 
