@@ -9,6 +9,7 @@ from typing import Any
 import pandas as pd
 from omegaconf import DictConfig, OmegaConf
 
+from flowsched.metrics import DEADLINE_RTOL
 from flowsched.agents.config_checks import ConfigError, unknown_name
 from flowsched.agents.evaluation import (
     baseline_kwargs, draw_figures, evaluate_grid, format_table, resolve_policies, summarize,
@@ -74,5 +75,9 @@ def _write_report(cfg: DictConfig, specs: list, summary: pd.DataFrame, metrics: 
     ]
     for f in figs:
         lines += [f"![{f.stem}](figures/{f.name})", ""]
-    lines += ["Files: `results.parquet` (one row per episode), `flows.parquet` (one row per flow), `summary.csv`."]
+    lines += [f"Metrics as `flowsched.metrics` defines them: a flow meets its deadline when fct <= deadline x (1 + "
+              f"{DEADLINE_RTOL:g}), as the envs count it; slowdown = fct / ideal fct; FCT and slowdown means and "
+              "p99 per episode over its finished flows (`flowsched.metrics.summarize`).", "",
+              "Files: `results.parquet` (one row per episode), `flows.parquet` (one row per flow, the columns of "
+              "`flowsched.Results.flows` the env gives), `summary.csv`."]
     (out_dir / "report.md").write_text("\n".join(lines) + "\n")
