@@ -309,6 +309,43 @@ def flow_table(trace: pd.DataFrame, outcome: Mapping[str, Any], time_origin_s: f
     return flows
 
 
+def path_links(topology: Topology, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
+    """How many links each flow's path crosses: 2 on a big switch and within a leaf-spine
+    ToR, 4 across ToRs (the core's fixed path delay is ``delay_us * 1e-6`` times this)."""
+    cfg = topology.native_config()
+    src, dst = np.asarray(src, np.int64), np.asarray(dst, np.int64)
+    if cfg["topology"] == "leafspine":
+        h = int(cfg["hosts_per_tor"])
+        return np.where(src // h == dst // h, 2, 4)
+    return np.full(src.shape, 2, np.int64)
+
+
+def env_flow_table(episode: Mapping[str, Any], topology: Topology, delay_us: float) -> pd.DataFrame:
+    """:attr:`Results.flows` (:data:`FLOW_COLUMNS`) of an env core's episode, for the envs'
+    ``results()``: ``episode`` holds the per-flow arrays the env bindings give (``arrival_s,
+    src, dst, size_bytes, deadline_s, finish_s, fct_s, ideal_fct_s, terminated``, on the
+    simulator's clock) and, where they give them, ``id, weight, bytes_sent, path_delay_s``.
+    Otherwise ``id`` is the row, ``weight`` 1, ``path_delay_s`` ``delay_us * 1e-6`` times
+    :func:`path_links` (what the core computes) and ``bytes_sent`` the size for a finished
+    flow and NaN (not known) for the others."""
+    n = len(episode["arrival_s"])
+    size = np.asarray(episode["size_bytes"], np.float64)
+    src, dst = np.asarray(episode["src"], np.int64), np.asarray(episode["dst"], np.int64)
+    trace = pd.DataFrame({
+        "id": np.asarray(episode["id"], np.int64) if "id" in episode else np.arange(n, dtype=np.int64),
+        "arrival_s": np.asarray(episode["arrival_s"], np.float64), "src": src, "dst": dst, "size_bytes": size,
+        "deadline_s": np.asarray(episode["deadline_s"], np.float64),
+        "weight": np.asarray(episode["weight"], np.float64) if "weight" in episode else np.ones(n),
+    })
+    outcome = dict(episode)
+    if "path_delay_s" not in outcome:
+        outcome["path_delay_s"] = float(delay_us) * 1e-6 * path_links(topology, src, dst).astype(np.float64)
+    if "bytes_sent" not in outcome:
+        done = np.isfinite(np.asarray(episode["finish_s"], np.float64)) & ~np.asarray(episode["terminated"], bool)
+        outcome["bytes_sent"] = np.where(done, size, np.nan)
+    return flow_table(trace, outcome)
+
+
 class Simulation:
     """A simulation of a trace on a fabric under a scheduler, advanced step by step.
 

@@ -176,3 +176,17 @@ def test_flow_table_deadline_uses_the_one_tolerance():
     met = flow_table(tr, outcome)["deadline_met"]
     assert bool(met.iloc[0]) is True
     assert bool(met.iloc[1]) is False and met.isna().tolist() == [False, False, True]
+
+
+@pytest.mark.parametrize("topo", [BS, LS], ids=["bigswitch", "leafspine"])
+def test_env_flow_table_completes_what_the_env_bindings_give(trace, topo):
+    """From the columns the env cores give, env_flow_table rebuilds Results.flows exactly
+    (path delay as the core computes it, bytes_sent of finished flows)."""
+    tr, topo = prepare_trace(trace, topo)
+    sim = native_simulator(tr, topo, "srpt", delay_us=3.7)
+    sim.run()
+    res = sim.results()
+    episode = {c: tr[c].to_numpy() for c in ("arrival_s", "src", "dst", "size_bytes", "deadline_s")}
+    episode.update({c: res[c] for c in ("finish_s", "fct_s", "ideal_fct_s", "terminated")})
+    got = flowsched.sim.env_flow_table(episode, topo, 3.7)
+    pd.testing.assert_frame_equal(got, flow_table(tr, res), check_exact=True)
