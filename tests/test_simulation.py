@@ -190,3 +190,58 @@ def test_env_flow_table_completes_what_the_env_bindings_give(trace, topo):
     episode.update({c: res[c] for c in ("finish_s", "fct_s", "ideal_fct_s", "terminated")})
     got = flowsched.sim.env_flow_table(episode, topo, 3.7)
     pd.testing.assert_frame_equal(got, flow_table(tr, res), check_exact=True)
+
+
+def _episode(env):
+    from flowsched import baselines
+
+    family = {"TokenSchedulingEnv": "token", "SwitchSchedulingEnv": "switch", "QueueThresholdsEnv": "thresholds"}
+    policy = baselines.make(family[type(env).__name__], {"token": "edf", "switch": "srpt"}.get(
+        family[type(env).__name__], "pias_static"))
+    obs, _ = env.reset(seed=0)
+    done = False
+    while not done:
+        action, _ = policy.predict(obs)
+        obs, _, done, _, _ = env.step(action)
+    return env.results()
+
+
+@pytest.mark.parametrize("make", [
+    lambda: flowsched.envs.TokenSchedulingEnv(n_bursts=3, burst_rate_hz=30.0),
+    lambda: flowsched.envs.TokenSchedulingEnv(n_bursts=3, topology=flowsched.LeafSpine(3, 4, 2, 1, 1), delay_us=7.0),
+    lambda: flowsched.envs.SwitchSchedulingEnv(n_flows=60, delay_us=3.0),
+    lambda: flowsched.envs.SwitchSchedulingEnv(n_flows=60, topology=LS, delay_us=3.0),
+    lambda: flowsched.envs.QueueThresholdsEnv(n_flows=300, hosts=8, interval_flows=100),
+], ids=["token", "token-leafspine", "switch", "switch-leafspine", "thresholds"])
+def test_every_env_results_has_the_results_flows_columns(make):
+    """Names, order and dtypes of Results.flows (the thresholds env adds reference_fct_s after them)."""
+    res = _episode(make())
+    extra = ["reference_fct_s"] if "reference_fct_s" in res else []
+    assert list(res.columns) == [*FLOW_COLUMNS, *extra]
+    assert {c: str(t) for c, t in res.dtypes.items() if c in FLOW_COLUMNS} == FLOW_COLUMNS
+    finished = res["finish_s"].notna() & ~res["terminated"]
+    assert finished.all()
+    np.testing.assert_array_equal(res["bytes_sent"], res["size_bytes"])
+    np.testing.assert_allclose(res["fct_s"], res["finish_s"] - res["arrival_s"] + res["path_delay_s"], rtol=1e-9)
+    np.testing.assert_array_equal(res["slowdown"], res["fct_s"] / res["ideal_fct_s"])
+    assert (res["path_delay_s"] >= 0).all() and (res["path_delay_s"] < res["ideal_fct_s"]).all()
+
+
+def test_env_results_equal_the_simulator_on_the_same_trace():
+    """The switch env driven by fifo scores gives the native fifo schedule: Results.flows of
+    simulate() and the env's results() agree column by column (path delay exactly)."""
+    tr = workloads.poisson_all_to_all("websearch", load=0.6, hosts=8, link_gbps=10, n_flows=80, seed=5)
+    env = flowsched.envs.SwitchSchedulingEnv(trace=tr, hosts=8, delay_us=3.0)
+    from flowsched import baselines
+
+    policy = baselines.make("switch", "fifo")
+    obs, _ = env.reset(seed=0)
+    done = False
+    while not done:
+        obs, _, done, _, _ = env.step(policy.predict(obs)[0])
+    got = env.results()
+    ref = flowsched.simulate(tr, flowsched.BigSwitch(8, 10), "fifo", delay_us=3.0).flows
+    for c in ("id", "src", "dst", "size_bytes", "terminated", "bytes_sent", "path_delay_s", "ideal_fct_s"):
+        pd.testing.assert_series_equal(got[c], ref[c], check_exact=True)
+    np.testing.assert_allclose(got["fct_s"], ref["fct_s"], rtol=1e-12)
+    pd.testing.assert_series_equal(got["deadline_met"], ref["deadline_met"])
