@@ -122,19 +122,17 @@ def resolve_policies(names: Sequence[str], family: str, device: str = "auto",
 
 
 def episode_flows(env: Any) -> pd.DataFrame | None:
-    """Per-flow outcome of the env's finished episode, one row per flow (trace order), in the
-    columns of :attr:`flowsched.Results.flows` that the env gives (``arrival_s, size_bytes,
-    deadline_s, finish_s, fct_s, ideal_fct_s, terminated``, and ``id, src, dst, weight, ...``
-    where it has them); None for an env without per-flow results.
+    """Per-flow outcome of the env's finished episode: its ``results()`` (every flowsched
+    env gives the columns of :attr:`flowsched.Results.flows`), None for an env without one.
 
-    ``slowdown`` and ``deadline_met`` are always :func:`flowsched.metrics.slowdown` and
-    :func:`flowsched.metrics.deadline_met` (the one deadline test, with the tolerance the
-    env's ``info["deadlines_met"]`` uses too), computed here from ``fct_s``; ``weight``
-    defaults to 1 and ``finish_s`` to ``arrival_s + fct_s`` where the env does not give them
-    (the thresholds env: no path delay)."""
-    if hasattr(env, "results"):  # switch and thresholds envs
+    ``slowdown`` and ``deadline_met`` are recomputed with :func:`flowsched.metrics.slowdown`
+    and :func:`flowsched.metrics.deadline_met` (the one deadline test, with the tolerance
+    the env's ``info["deadlines_met"]`` uses too), so that an env of another package with
+    only ``arrival_s, size_bytes, deadline_s, fct_s, ideal_fct_s, terminated`` works too
+    (``weight`` then defaults to 1 and ``finish_s`` to ``arrival_s + fct_s``)."""
+    if hasattr(env, "results"):
         df = env.results()
-    elif hasattr(env, "episode"):  # token env
+    elif hasattr(env, "episode"):  # the token env's earlier name
         df = env.episode()
     else:
         return None
