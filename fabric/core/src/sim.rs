@@ -1584,10 +1584,20 @@ impl Simulator {
         let share = self.ties_share();
         for l in 0..nl {
             let (a, b) = (self.link_cnt[l] as usize, self.link_cnt[l + 1] as usize);
-            for p in a..b.saturating_sub(1) {
-                let x = self.link_lists[p] as usize;
-                let y = self.link_lists[p + 1] as usize;
-                best = best.min(self.crossing(x, y, share));
+            // Under a strict order (SRPT) the flow behind moves: on its way to the nearest
+            // served flow ahead it passes unserved ones, swaps that change no rate but
+            // that no adjacent pair would look past. So each flow is paired with the
+            // nearest served flow ahead. (LAS, ties sharing: the one ahead moves, and the
+            // first flow it meets is the next one; adjacent pairs.)
+            let mut x = usize::MAX;
+            for p in a..b {
+                let y = self.link_lists[p] as usize;
+                if x != usize::MAX {
+                    best = best.min(self.crossing(x, y, share));
+                }
+                if share || self.rate[y] > 0.0 {
+                    x = y;
+                }
             }
         }
         best
