@@ -1626,6 +1626,13 @@ impl Simulator {
         if sx > sy {
             let dt = (self.k2[y] - self.k2[x]) / (sx - sy);
             if dt >= 0.0 {
+                if share {
+                    // (LAS) Keys that differ meet at now + dt > now; the floor only makes
+                    // the time move. It is relative to now: an absolute 1e-12 s at small
+                    // times would overshoot, and the pair would swap the lead at every
+                    // event instead of meeting within the tolerance of same_key.
+                    return (self.now + dt.max(1e-12 * self.now)).max(self.now.next_up());
+                }
                 // Equal keys in a strict order (y behind by the tie-break) that y is about
                 // to pass: look again a moment later, when y's key is strictly smaller.
                 return self.now + dt.max(1e-12 * self.now.max(1.0));
