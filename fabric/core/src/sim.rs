@@ -1584,10 +1584,20 @@ impl Simulator {
         let share = self.ties_share();
         for l in 0..nl {
             let (a, b) = (self.link_cnt[l] as usize, self.link_cnt[l + 1] as usize);
-            for p in a..b.saturating_sub(1) {
-                let x = self.link_lists[p] as usize;
-                let y = self.link_lists[p + 1] as usize;
-                best = best.min(self.crossing(x, y, share));
+            // Under a strict order (SRPT) the flow behind moves: on its way to the nearest
+            // served flow ahead it passes unserved ones, swaps that change no rate but
+            // that no adjacent pair would look past. So each flow is paired with the
+            // nearest served flow ahead. (LAS, ties sharing: the one ahead moves, and the
+            // first flow it meets is the next one; adjacent pairs.)
+            let mut x = usize::MAX;
+            for p in a..b {
+                let y = self.link_lists[p] as usize;
+                if x != usize::MAX {
+                    best = best.min(self.crossing(x, y, share));
+                }
+                if share || self.rate[y] > 0.0 {
+                    x = y;
+                }
             }
         }
         best
@@ -1616,6 +1626,13 @@ impl Simulator {
         if sx > sy {
             let dt = (self.k2[y] - self.k2[x]) / (sx - sy);
             if dt >= 0.0 {
+                if share {
+                    // (LAS) Keys that differ meet at now + dt > now; the floor only makes
+                    // the time move. It is relative to now: an absolute 1e-12 s at small
+                    // times would overshoot, and the pair would swap the lead at every
+                    // event instead of meeting within the tolerance of same_key.
+                    return (self.now + dt.max(1e-12 * self.now)).max(self.now.next_up());
+                }
                 // Equal keys in a strict order (y behind by the tie-break) that y is about
                 // to pass: look again a moment later, when y's key is strictly smaller.
                 return self.now + dt.max(1e-12 * self.now.max(1.0));
