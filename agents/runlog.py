@@ -47,13 +47,13 @@ class ConsoleFormatter(logging.Formatter):
 
 class FileFormatter(logging.Formatter):
     """``[time][logger][LEVEL] - message``; the blank lines that separate blocks on the
-    console are dropped around the message."""
-
-    def __init__(self, fmt: str | None = FILE_FORMAT, datefmt: str | None = None, **kwargs: object) -> None:
-        super().__init__(fmt or FILE_FORMAT, datefmt, **kwargs)  # type: ignore[arg-type]
+    console are dropped around the message, and a message of several lines (a table)
+    starts on the next line."""
 
     def formatMessage(self, record: logging.LogRecord) -> str:  # noqa: N802 (logging's name)
         record.message = record.message.strip("\n")
+        if "\n" in record.message:  # a table: on its own lines, columns aligned
+            record.message = "\n" + record.message
         return super().formatMessage(record)
 
 
@@ -112,7 +112,7 @@ def also_log_to(path: str | Path) -> Iterator[None]:
         return
     path.parent.mkdir(parents=True, exist_ok=True)
     h = logging.FileHandler(path, mode="a", encoding="utf-8")
-    h.setFormatter(FileFormatter())
+    h.setFormatter(FileFormatter(FILE_FORMAT))
     h.setLevel(logging.INFO)
     root.addHandler(h)
     try:
