@@ -27,7 +27,7 @@ from flowsched import metrics as flow_metrics
 from flowsched.baselines.types import Policy
 from flowsched.agents.checkpoints import dir_candidates, load_newest_readable, sb3_candidates
 from flowsched.agents.config_checks import ConfigError
-from flowsched.agents.envs import effective_load, make_env
+from flowsched.agents.envs import check_env_id, check_model_spaces, effective_load, make_env
 from flowsched.sim import FLOW_COLUMNS
 
 
@@ -88,13 +88,16 @@ def load_checkpoint(path: str | Path, device: str = "auto") -> tuple[PolicySpec,
         from flowsched.agents.rllib import RLlibPolicy
 
         cfg = run_config(rl.parent)
+        check_env_id(cfg.env.id, str(rl.parent))  # a -v0 run: refused, naming the successor
         policy, used = load_newest_readable(dir_candidates(rl), lambda c: RLlibPolicy.from_checkpoint(str(c)),
                                             "RLlib checkpoint")
         return PolicySpec(f"{cfg.agent.name}@{rl.parent.name}", policy, False, str(used)), cfg
     ckpts, run_dir = checkpoint_candidates(path)
     cfg = run_config(run_dir)
+    check_env_id(cfg.env.id, str(run_dir))  # a -v0 run: refused, naming the successor
     cls = get_class(cfg.agent.model._target_)
     model, ckpt = load_newest_readable(ckpts, lambda c: cls.load(str(c), device=device), "checkpoint")
+    check_model_spaces(model, cfg, str(ckpt))  # saved against other spaces: refused, naming both
     label = f"{cfg.agent.name}@{run_dir.name}" + ("" if ckpt.name == "model.zip" else f":{ckpt.stem}")
     return PolicySpec(label, model, bool(cfg.agent.get("masked", False)), str(ckpt)), cfg
 
