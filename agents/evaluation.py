@@ -27,7 +27,7 @@ from flowsched import metrics as flow_metrics
 from flowsched.baselines.types import Policy
 from flowsched.agents.checkpoints import dir_candidates, load_newest_readable, sb3_candidates
 from flowsched.agents.config_checks import ConfigError
-from flowsched.agents.envs import effective_load, make_env
+from flowsched.agents.envs import check_env_id, check_model_spaces, effective_load, make_env
 from flowsched.sim import FLOW_COLUMNS
 
 
@@ -88,13 +88,16 @@ def load_checkpoint(path: str | Path, device: str = "auto") -> tuple[PolicySpec,
         from flowsched.agents.rllib import RLlibPolicy
 
         cfg = run_config(rl.parent)
+        check_env_id(cfg.env.id, str(rl.parent))  # a -v0 run: refused, naming the successor
         policy, used = load_newest_readable(dir_candidates(rl), lambda c: RLlibPolicy.from_checkpoint(str(c)),
                                             "RLlib checkpoint")
         return PolicySpec(f"{cfg.agent.name}@{rl.parent.name}", policy, False, str(used)), cfg
     ckpts, run_dir = checkpoint_candidates(path)
     cfg = run_config(run_dir)
+    check_env_id(cfg.env.id, str(run_dir))  # a -v0 run: refused, naming the successor
     cls = get_class(cfg.agent.model._target_)
     model, ckpt = load_newest_readable(ckpts, lambda c: cls.load(str(c), device=device), "checkpoint")
+    check_model_spaces(model, cfg, str(ckpt))  # saved against other spaces: refused, naming both
     label = f"{cfg.agent.name}@{run_dir.name}" + ("" if ckpt.name == "model.zip" else f":{ckpt.stem}")
     return PolicySpec(label, model, bool(cfg.agent.get("masked", False)), str(ckpt)), cfg
 
@@ -365,3 +368,129 @@ def draw_figures(results: pd.DataFrame, flows: pd.DataFrame | None, out_dir: Pat
             fig.savefig(paths[-1], dpi=120)
             plt.close(fig)
     return paths
+
+
+#: episode metrics where a lower value is better (a win for a policy is a negative
+#: paired difference); every other metric (deadline_hit_ratio, return) is higher-better.
+LOWER_IS_BETTER = frozenset({"mean_fct_ms", "p99_fct_ms", "mean_slowdown", "p99_slowdown", "masked_action_rate"})
+
+
+def higher_is_better(metric: str) -> bool:
+    """Whether a larger value of ``metric`` is better (see :data:`LOWER_IS_BETTER`)."""
+    return metric not in LOWER_IS_BETTER
+
+
+def resolve_reference(reference: str | None, specs: Sequence[PolicySpec]) -> str:
+    """The label of the reference policy: ``reference`` as a policy's label or as it was
+    listed in ``policies`` (a baseline name, a checkpoint path), the first policy when None.
+    Anything else is a :class:`ConfigError` listing the policies."""
+    if not specs:
+        raise ConfigError("reference: no policies to compare")
+    if reference is None:
+        return specs[0].label
+    ref = str(reference)
+    for s in specs:
+        if ref in (s.label, s.source) or (Path(ref).expanduser().exists()
+                                          and Path(s.source).resolve().is_relative_to(Path(ref).expanduser().resolve())):
+            return s.label
+    raise ConfigError(f"reference={ref!r} is not one of the evaluated policies: {', '.join(s.label for s in specs)}")
+
+
+_CELL = ("workload", "load")
+
+
+def paired_differences(results: pd.DataFrame, metrics: Sequence[str], reference: str,
+                       by: Sequence[str] = ("policy", "workload", "load")) -> pd.DataFrame:
+    """Each policy's per-episode difference to ``reference`` (policy minus reference, paired
+    by ``seed`` within each group of ``by`` other than ``policy``), summarized per group:
+    ``{m}_diff_mean``, ``{m}_diff_ci95`` (95% half-width, Student t with n - 1 degrees of
+    freedom on the n paired differences), ``{m}_diff_n``, and ``{m}_wins``, ``{m}_ties``,
+    ``{m}_losses``: episodes where the policy is better than, equal to (exactly) or worse
+    than the reference (better: larger, or smaller for :data:`LOWER_IS_BETTER` metrics).
+    The reference's own row has difference 0 and all ties."""
+    keys = [b for b in by if b != "policy"]
+    r = results.copy()
+    if "load" in r:
+        r["load"] = r["load"].fillna(-1.0)  # pair the workload's own load (NaN) too
+    ref = r[r["policy"] == reference]
+    cols = [m for m in metrics if m in r]
+    merged = r.merge(ref[[*keys, "seed", *cols]], on=[*keys, "seed"], how="inner", suffixes=("", "__ref"))
+    rows = []
+    for key, g in merged.groupby(["policy", *keys], sort=False, dropna=False):
+        row = dict(zip(["policy", *keys], key if isinstance(key, tuple) else (key,)))
+        for m in cols:
+            d = (g[m] - g[f"{m}__ref"]).dropna().to_numpy(np.float64)
+            n = d.size
+            std = float(d.std(ddof=1)) if n > 1 else float("nan")
+            better = d > 0 if higher_is_better(m) else d < 0
+            worse = d < 0 if higher_is_better(m) else d > 0
+            row.update({f"{m}_diff_mean": float(d.mean()) if n else float("nan"), f"{m}_diff_n": n,
+                        f"{m}_diff_ci95": t_quantile(n) * std / math.sqrt(n) if n > 1 else float("nan"),
+                        f"{m}_wins": int(better.sum()), f"{m}_ties": int((d == 0).sum()),
+                        f"{m}_losses": int(worse.sum())})
+        rows.append(row)
+    out = pd.DataFrame(rows)
+    if "load" in out:
+        out["load"] = out["load"].replace(-1.0, np.nan)
+    return out
+
+
+def bucket_edges(sizes: pd.Series) -> tuple[float, ...]:
+    """The size-bucket edges :func:`size_buckets` uses for these sizes."""
+    uniq = np.unique(sizes.dropna().to_numpy(np.float64))
+    return tuple(uniq[1:]) if 1 < uniq.size <= 6 else tuple(flow_metrics.DEFAULT_BUCKETS_BYTES)
+
+
+#: per-bucket episode metrics: name -> (column of flowsched.metrics.summarize, scale)
+BUCKET_METRICS = {"deadline_hit_ratio": ("deadline_hit_ratio", 1.0), "mean_fct_ms": ("fct_mean_s", 1e3),
+                  "p99_fct_ms": ("fct_p99_s", 1e3), "mean_slowdown": ("slowdown_mean", 1.0),
+                  "p99_slowdown": ("slowdown_p99", 1.0)}
+
+
+def bucket_episode_metrics(flows: pd.DataFrame) -> pd.DataFrame:
+    """One row per (policy, workload, load, seed, size bucket): the episode's metrics over
+    the flows of that bucket, by :func:`flowsched.metrics.summarize` (``by_bucket``), with
+    the edges of :func:`size_buckets` (per workload, so every policy and load of a workload
+    has the same buckets). ``bucket`` is an ordered categorical, smallest sizes first."""
+    rows = []
+    labels: list[str] = []
+    for wname, fw in flows.groupby("workload", sort=False):
+        edges = bucket_edges(fw["size_bytes"])
+        for lab in flow_metrics.bucket_labels(edges):
+            if lab not in labels:
+                labels.append(lab)
+        for (pol, load, seed), g in fw.groupby(["policy", "load", "seed"], sort=False, dropna=False):
+            bb = flow_metrics.summarize(g, quantiles=(0.99,), buckets=edges).by_bucket
+            for lab, b in bb.iterrows():
+                row = {"policy": pol, "workload": wname, "load": load, "seed": seed, "bucket": str(lab)}
+                row.update({m: float(b[c]) * s if c in b else float("nan") for m, (c, s) in BUCKET_METRICS.items()})
+                rows.append(row)
+    out = pd.DataFrame(rows)
+    if not out.empty:
+        out["bucket"] = pd.Categorical(out["bucket"], categories=labels, ordered=True)
+    return out
+
+
+def format_paired_table(paired: pd.DataFrame, metrics: Sequence[str], reference: str,
+                        by: Sequence[str] = ("workload", "load"), markdown: bool = False) -> str:
+    """Paired differences to the reference, one row per (metric, policy, cell):
+    ``mean ± 95% CI`` and wins/ties/losses (the reference's own rows left out)."""
+    by = [b for b in by if b in paired and paired[b].nunique(dropna=False) > 1]
+    header = ["metric", "better", "policy", *by, f"Δ vs {reference} ± 95% CI", "W/T/L"]
+    lines = []
+    for m in metrics:
+        if f"{m}_diff_mean" not in paired:
+            continue
+        for _, r in paired[paired["policy"] != reference].iterrows():
+            ci = r[f"{m}_diff_ci95"]
+            cells = [m, "higher" if higher_is_better(m) else "lower", str(r["policy"]),
+                     *(f"{r[b]:.3g}" if isinstance(r[b], float) else str(r[b]) for b in by),
+                     f"{r[f'{m}_diff_mean']:+.4g}" + ("" if not np.isfinite(ci) else f" ± {ci:.2g}"),
+                     f"{r[f'{m}_wins']}/{r[f'{m}_ties']}/{r[f'{m}_losses']}"]
+            lines.append(cells)
+    if markdown:
+        out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+        return "\n".join(out + ["| " + " | ".join(c) + " |" for c in lines])
+    widths = [max(len(h), *(len(c[i]) for c in lines)) if lines else len(h) for i, h in enumerate(header)]
+    fmt = "  ".join(f"{{:<{w}}}" for w in widths)
+    return "\n".join([fmt.format(*header), fmt.format(*("-" * w for w in widths)), *(fmt.format(*c) for c in lines)])

@@ -103,18 +103,20 @@ def learning_curve_figure(curve: Any, baselines: Any, metric: str, agent: str, t
     import numpy as np
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
+    from matplotlib.ticker import FuncFormatter
 
     fig = Figure(figsize=(8.5, 4.6))
     FigureCanvasAgg(fig)
     ax = fig.add_subplot()
     colors = [f"C{i}" for i in range(10)]
     mean, ci = f"{metric}_mean", f"{metric}_ci95"
+    band_alpha = max(0.03, 0.24 / max(1, len(baselines)))  # stacked bands of many baselines stay light
     for i, (_, b) in enumerate(baselines.iterrows()):
         c = colors[(i + 1) % 10]
         m, h = float(b[mean]), float(b[ci]) if np.isfinite(b[ci]) else 0.0
         ax.axhline(m, color=c, ls="--", lw=1.2, label=f"{b['policy']} {m:.4g} ± {h:.2g}")
         if h > 0:
-            ax.axhspan(m - h, m + h, color=c, alpha=0.07, lw=0)
+            ax.axhspan(m - h, m + h, color=c, alpha=band_alpha, lw=0)
     if len(curve):
         x, y = curve["step"].to_numpy(float), curve[mean].to_numpy(float)
         h = np.nan_to_num(curve[ci].to_numpy(float))
@@ -129,7 +131,7 @@ def learning_curve_figure(curve: Any, baselines: Any, metric: str, agent: str, t
     ax.set_ylabel(f"{metric} (mean of {n} held-out episodes)")
     ax.set_title(title, fontsize=9)
     ax.grid(alpha=0.3)
-    ax.ticklabel_format(axis="x", style="sci", scilimits=(0, 4), useMathText=True)
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{x:,.0f}"))
     ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8, title="mean ± 95% CI", title_fontsize=8,
               frameon=False)
     fig.tight_layout()
