@@ -375,7 +375,7 @@ def cell_title(workload: str, load: float | None, settings: str = "", load_text:
 def short_labels(labels: Sequence[str], width: int = 14) -> dict[str, str]:
     """Figure labels for policy labels: a label up to ``width`` characters as it is, a longer
     one (a checkpoint's ``agent@run-dir:step``) as ``<agent>#<i>`` (the agent name cut to
-    ``width - 3``), ``i`` counting the shortened labels; figures with a shortened label
+    ``width - 2``), ``i`` counting the shortened labels; figures with a shortened label
     list the mapping under the plot and report.md has it as a table."""
     out: dict[str, str] = {}
     k = 0
@@ -384,13 +384,25 @@ def short_labels(labels: Sequence[str], width: int = 14) -> dict[str, str]:
             out[lab] = lab
         else:
             k += 1
-            out[lab] = f"{lab.split('@')[0][:width - 3]}#{k}"
+            out[lab] = f"{lab.split('@')[0][:width - 2]}#{k}"
     return out
 
 
 def _style(ax: Any, title: str, heading: str) -> None:
-    ax.set_title(f"{heading}\n{title}", fontsize=FIG_STYLE["font_size"])
+    """An axes' heading and grid; ``title`` (the settings) goes once per figure, see :func:`_finish`."""
+    ax.set_title(heading, fontsize=FIG_STYLE["font_size"])
     ax.grid(alpha=FIG_STYLE["grid_alpha"])
+
+
+def _finish(fig: Any, title: str, names: dict[str, str]) -> None:
+    """The settings as the figure's title (wrapped to the figure's width), then the layout and
+    the note mapping shortened labels."""
+    import textwrap
+
+    width = int(fig.get_figwidth() * 13)
+    fig.suptitle("\n".join(textwrap.wrap(title, width)), fontsize=FIG_STYLE["font_size"])
+    fig.tight_layout()
+    _label_note(fig, names)
 
 
 def _label_note(fig: Any, names: dict[str, str]) -> None:
@@ -431,16 +443,17 @@ def fig_paired(cell: pd.DataFrame, metric: str, reference: str, title: str) -> A
     ax.set_xlabel(f"Δ {metric} vs {names.get(reference, reference)} (per-episode, paired; {better} is better)")
     _style(ax, title, f"{metric}: paired difference to {names.get(reference, reference)}")
     ax.legend(fontsize=7, loc="lower right")
-    fig.tight_layout()
-    _label_note(fig, names)
+    _finish(fig, title, names)
     return fig
 
 
-def _log_axis(axis: Any) -> None:
+def _log_axis(axis: Any, lo: float, hi: float) -> None:
+    """Labelled major (powers of 10) and minor ticks: 2..9 over less than 1.5 decades, 2 and 5 otherwise."""
     import matplotlib.ticker as mt
 
+    subs = tuple(range(2, 10)) if hi / max(lo, 1e-300) < 10 ** 1.5 else (2.0, 5.0)
     axis.set_major_locator(mt.LogLocator(base=10))
-    axis.set_minor_locator(mt.LogLocator(base=10, subs=(2.0, 5.0)))
+    axis.set_minor_locator(mt.LogLocator(base=10, subs=subs))
     axis.set_major_formatter(mt.FuncFormatter(lambda v, _: f"{v:g}"))
     axis.set_minor_formatter(mt.FuncFormatter(lambda v, _: f"{v:g}"))
 
@@ -451,6 +464,7 @@ def fig_fct_cdf(sel: pd.DataFrame, title: str) -> Any:
     (value in the legend) and a horizontal line at 0.99."""
     names = short_labels(list(dict.fromkeys(sel["policy"])))
     fig, ax = _new_fig()
+    fct = sel["fct_s"].dropna().to_numpy(np.float64) * 1e3
     for i, (pol, g) in enumerate(sel.groupby("policy", sort=False)):
         x = np.sort(g["fct_s"].dropna().to_numpy(np.float64) * 1e3)
         if not x.size:
@@ -460,13 +474,13 @@ def fig_fct_cdf(sel: pd.DataFrame, title: str) -> Any:
         ax.plot([p99], [0.99], "o", color=f"C{i}", ms=5)
     ax.axhline(0.99, color="0.5", lw=0.8, ls=":", label="p99")
     ax.set_xscale("log")
-    _log_axis(ax.xaxis)
+    if fct.size:
+        _log_axis(ax.xaxis, float(fct.min()), float(fct.max()))
     ax.tick_params(axis="x", which="minor", labelsize=7)
     ax.set(xlabel="FCT (ms, log scale)", ylabel="fraction of flows (CDF)", ylim=(0, 1.01))
     _style(ax, title, "FCT CDF (p99 marked)")
     ax.legend(fontsize=7, loc="lower right")
-    fig.tight_layout()
-    _label_note(fig, names)
+    _finish(fig, title, names)
     return fig
 
 
@@ -490,8 +504,7 @@ def fig_by_size(b: pd.DataFrame, title: str) -> Any:
         ax.set_ylim(bottom=0)
         _style(ax, title, f"{lab} by flow size (95% CI)")
     axes[0].legend(fontsize=7)
-    fig.tight_layout()
-    _label_note(fig, names)
+    _finish(fig, title, names)
     return fig
 
 
@@ -519,8 +532,7 @@ def fig_vs_load(rw: pd.DataFrame, metrics: Sequence[str], reference: str, title:
         _style(row[0], title, f"{m} against load")
         _style(row[1], title, f"{m}: paired difference to {names[reference]}")
     axes[0][0].legend(fontsize=7)
-    fig.tight_layout()
-    _label_note(fig, names)
+    _finish(fig, title, names)
     return fig
 
 
