@@ -163,7 +163,9 @@ def run_episodes(spec: PolicySpec, cfg: DictConfig, seeds: Sequence[int], *, wor
     """Plays one episode per seed; returns one row of metrics per episode and the flows."""
     env = make_env(cfg, evaluation=True, workload=workload, load=load)
     rows, flows = [], []
-    for seed in seeds:
+    from flowsched.progress import track  # episodes of the cell: terminals only, after 2 s
+
+    for seed in track(seeds, f"evaluate {spec.label}", "episode"):
         if hasattr(spec.policy, "seed_episode"):  # randomized rules replay the same way
             spec.policy.seed_episode(int(seed))
         obs, _ = env.reset(seed=int(seed))
@@ -309,65 +311,229 @@ def size_buckets(sizes: pd.Series) -> pd.Series:
     return pd.Series(flow_metrics.assign_buckets(sizes.to_numpy(np.float64), edges), index=sizes.index)
 
 
-def draw_figures(results: pd.DataFrame, flows: pd.DataFrame | None, out_dir: Path, metric: str) -> list[Path]:
-    """PNG figures: FCT CDF, FCT and slowdown by size bucket, ``metric`` per policy (with 95% CI)."""
+def draw_figures(results: pd.DataFrame, flows: pd.DataFrame | None, out_dir: Path, metric: str, *,
+                 reference: str | None = None, settings: str = "", metrics: Sequence[str] | None = None) -> list[Path]:
+    """PNG figures (matplotlib Agg, :data:`FIG_STYLE`), each titled with its settings
+    (workload, effective load, and ``settings``: topology and model): per cell, the paired
+    difference of ``metric`` (and ``metrics``) to ``reference`` (default: the first policy) as
+    dot and whisker, the FCT CDF (log x with labelled minor ticks, p99 marked) and FCT and
+    slowdown by size bucket (smallest first); per workload with several loads, the metrics
+    against load, one line per policy. Long policy labels are shortened (:func:`short_labels`)."""
     import matplotlib
-    import matplotlib.ticker
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     out_dir.mkdir(parents=True, exist_ok=True)
-    paths = []
-    cells = results[["workload", "load"]].drop_duplicates().itertuples(index=False)
-    for wname, load in cells:
-        tag = f"{wname}" + ("" if pd.isna(load) else f"_load{load:g}")
-        sel_r = results[(results.workload == wname) & ((results.load == load) | (pd.isna(load) & results.load.isna()))]
-        if flows is not None:
-            sel = flows[(flows.workload == wname) & ((flows.load == load) | (pd.isna(load) & flows.load.isna()))]
-            fig, ax = plt.subplots(figsize=(6, 4))
-            for pol, g in sel.groupby("policy", sort=False):
-                x = np.sort(g["fct_s"].dropna().to_numpy() * 1e3)
-                ax.plot(x, np.arange(1, x.size + 1) / x.size, label=pol)
-            ax.set(xlabel="FCT (ms)", ylabel="CDF", title=f"FCT CDF: {tag}")
-            ax.set_xscale("log")
-            ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())  # minor labels overlap
-            ax.grid(alpha=0.3)
-            ax.legend(fontsize=8)
-            fig.tight_layout()
-            paths.append(out_dir / f"fct_cdf_{tag}.png")
-            fig.savefig(paths[-1], dpi=120)
-            plt.close(fig)
+    policies = list(dict.fromkeys(results["policy"]))
+    reference = policies[0] if reference is None else reference
+    mets = [m for m in dict.fromkeys([metric, *(metrics or ())]) if m in results]
+    paths: list[Path] = []
 
-            b = sel.assign(bucket=size_buckets(sel["size_bytes"]))
-            agg = b.groupby(["bucket", "policy"], sort=False, observed=True).agg(fct_ms=("fct_s", lambda s: s.mean() * 1e3),
-                                                                   slowdown=("slowdown", "mean")).reset_index()
-            order = list(dict.fromkeys(sel["policy"]))
-            fig, axes = plt.subplots(1, 2, figsize=(10, 4.8))
-            for ax, col, lab in ((axes[0], "fct_ms", "mean FCT (ms)"), (axes[1], "slowdown", "mean slowdown")):
-                piv = agg.pivot(index="bucket", columns="policy", values=col)[order]
-                piv.plot.bar(ax=ax, rot=0, legend=False)
-                ax.set(ylabel=lab, xlabel="flow size", title=f"{lab} by size: {tag}")
-            handles, labels = axes[0].get_legend_handles_labels()
-            fig.legend(handles, labels, loc="lower center", ncol=min(3, len(labels)), fontsize=8)
-            fig.tight_layout(rect=(0, 0.06 * ((len(labels) + 2) // 3), 1, 1))
-            paths.append(out_dir / f"by_size_{tag}.png")
-            fig.savefig(paths[-1], dpi=120)
-            plt.close(fig)
-        if metric in sel_r:
-            s = summarize(sel_r, [metric], by=("policy",))
-            fig, ax = plt.subplots(figsize=(6, 4))
-            ax.bar(s["policy"], s[f"{metric}_mean"], yerr=s[f"{metric}_ci95"].fillna(0), capsize=4)
-            lo = (s[f"{metric}_mean"] - s[f"{metric}_ci95"].fillna(0)).min()
-            if metric == "deadline_hit_ratio":
-                ax.set_ylim(max(0.0, lo - 0.05), 1.0)
-            ax.set(ylabel=metric, title=f"{metric} per policy (95% CI): {tag}")
-            ax.tick_params(axis="x", rotation=30)
-            fig.tight_layout()
-            paths.append(out_dir / f"{metric}_{tag}.png")
-            fig.savefig(paths[-1], dpi=120)
-            plt.close(fig)
+    def save(fig: Any, name: str) -> None:
+        paths.append(out_dir / name)
+        fig.savefig(paths[-1], dpi=FIG_STYLE["dpi"])
+        plt.close(fig)
+
+    paired = paired_differences(results, mets, reference) if mets else None
+    bucket_rows = bucket_episode_metrics(flows) if flows is not None else None
+    for wname, load in results[["workload", "load"]].drop_duplicates().itertuples(index=False):
+        tag = f"{wname}" + ("" if pd.isna(load) else f"_load{load:g}")
+        title = cell_title(wname, load, settings)
+        if paired is not None:
+            cell = paired[(paired.workload == wname) & _same_load(paired.load, load)]
+            for m in mets:
+                save(fig_paired(cell, m, reference, title), f"{m}_paired_{tag}.png")
+        if flows is not None:
+            sel = flows[(flows.workload == wname) & _same_load(flows.load, load)]
+            save(fig_fct_cdf(sel, title), f"fct_cdf_{tag}.png")
+            if bucket_rows is not None and not bucket_rows.empty:
+                b = bucket_rows[(bucket_rows.workload == wname) & _same_load(bucket_rows.load, load)]
+                save(fig_by_size(b, title), f"by_size_{tag}.png")
+    for wname, rw in results.groupby("workload", sort=False):
+        if rw["load"].nunique() > 1:
+            save(fig_vs_load(rw, mets, reference, cell_title(wname, None, settings, load_text="loads")),
+                 f"vs_load_{wname}.png")
     return paths
+
+
+#: the one style of the evaluation figures
+FIG_STYLE = {"dpi": 110, "font_size": 9, "width": 6.4, "height": 4.0, "grid_alpha": 0.3}
+
+
+def _same_load(col: pd.Series, load: float | None) -> pd.Series:
+    return col.isna() if load is None or pd.isna(load) else col == load
+
+
+def cell_title(workload: str, load: float | None, settings: str = "", load_text: str | None = None) -> str:
+    """The settings line every figure carries: workload, effective load, then ``settings``."""
+    lt = load_text if load_text is not None else ("load: workload's own" if load is None or pd.isna(load)
+                                                  else f"effective load {load:.3g}")
+    return ", ".join(x for x in (f"workload {workload}", lt, settings) if x)
+
+
+def short_labels(labels: Sequence[str], width: int = 14) -> dict[str, str]:
+    """Figure labels for policy labels: a label up to ``width`` characters as it is, a longer
+    one (a checkpoint's ``agent@run-dir:step``) as ``<agent>#<i>`` (the agent name cut to
+    ``width - 2``), ``i`` counting the shortened labels; figures with a shortened label
+    list the mapping under the plot and report.md has it as a table."""
+    out: dict[str, str] = {}
+    k = 0
+    for lab in dict.fromkeys(labels):
+        if len(lab) <= width:
+            out[lab] = lab
+        else:
+            k += 1
+            out[lab] = f"{lab.split('@')[0][:width - 2]}#{k}"
+    return out
+
+
+def _style(ax: Any, title: str, heading: str) -> None:
+    """An axes' heading and grid; ``title`` (the settings) goes once per figure, see :func:`_finish`."""
+    ax.set_title(heading, fontsize=FIG_STYLE["font_size"])
+    ax.grid(alpha=FIG_STYLE["grid_alpha"])
+
+
+def _finish(fig: Any, title: str, names: dict[str, str]) -> None:
+    """The settings as the figure's title (wrapped to the figure's width), then the layout and
+    the note mapping shortened labels."""
+    import textwrap
+
+    width = int(fig.get_figwidth() * 13)
+    fig.suptitle("\n".join(textwrap.wrap(title, width)), fontsize=FIG_STYLE["font_size"])
+    fig.tight_layout()
+    _label_note(fig, names)
+
+
+def _label_note(fig: Any, names: dict[str, str]) -> None:
+    long = [f"{s} = {lab}" for lab, s in names.items() if s != lab]
+    if long:
+        fig.text(0.01, 0.005, "; ".join(long), fontsize=6, ha="left", va="bottom", wrap=True)
+        fig.subplots_adjust(bottom=max(fig.subplotpars.bottom, 0.12 + 0.03 * len(long)))
+
+
+def _new_fig(ncols: int = 1, nrows: int = 1, **kw: Any) -> tuple[Any, Any]:
+    import matplotlib.pyplot as plt
+
+    with plt.rc_context({"font.size": FIG_STYLE["font_size"]}):
+        return plt.subplots(nrows, ncols, figsize=(FIG_STYLE["width"] * ncols, FIG_STYLE["height"] * nrows), **kw)
+
+
+def fig_paired(cell: pd.DataFrame, metric: str, reference: str, title: str) -> Any:
+    """Dot and whisker: each policy's mean paired difference of ``metric`` to ``reference``
+    with its 95% CI (Student t), a vertical zero line (the reference), policies top to
+    bottom in the order listed, W/T/L beside each dot."""
+    names = short_labels(cell["policy"].tolist())
+    fig, ax = _new_fig()
+    y = np.arange(len(cell))[::-1]
+    mean = cell[f"{metric}_diff_mean"].to_numpy(float)
+    ci = np.nan_to_num(cell[f"{metric}_diff_ci95"].to_numpy(float))
+    ax.axvline(0.0, color="0.3", lw=1, ls="--", label=f"reference: {names.get(reference, reference)}")
+    ax.errorbar(mean, y, xerr=ci, fmt="o", color="C0", ecolor="C0", capsize=4, label="mean paired Δ, 95% CI")
+    for yi, (_, r) in zip(y, cell.iterrows()):
+        if r["policy"] != reference:
+            ax.annotate(f"W/T/L {r[f'{metric}_wins']}/{r[f'{metric}_ties']}/{r[f'{metric}_losses']}",
+                        (r[f"{metric}_diff_mean"], yi), textcoords="offset points", xytext=(0, 7), ha="center",
+                        fontsize=7)
+    ax.set_yticks(y, [names[p] + (" (ref)" if p == reference else "") for p in cell["policy"]])
+    span = float(np.nanmax(np.abs(np.concatenate([mean - ci, mean + ci, [0.0]])))) or 1.0
+    ax.set_xlim(-1.15 * span, 1.15 * span)  # symmetric about zero: the zero line in the middle
+    ax.set_ylim(-0.7, len(cell) - 0.3)
+    better = "higher" if higher_is_better(metric) else "lower"
+    ax.set_xlabel(f"Δ {metric} vs {names.get(reference, reference)} (per-episode, paired; {better} is better)")
+    _style(ax, title, f"{metric}: paired difference to {names.get(reference, reference)}")
+    ax.legend(fontsize=7, loc="lower right")
+    _finish(fig, title, names)
+    return fig
+
+
+def _log_axis(axis: Any, lo: float, hi: float) -> None:
+    """Labelled major (powers of 10) and minor ticks: 2..9 over less than 1.5 decades, 2 and 5 otherwise."""
+    import matplotlib.ticker as mt
+
+    subs = tuple(range(2, 10)) if hi / max(lo, 1e-300) < 10 ** 1.5 else (2.0, 5.0)
+    axis.set_major_locator(mt.LogLocator(base=10))
+    axis.set_minor_locator(mt.LogLocator(base=10, subs=subs))
+    axis.set_major_formatter(mt.FuncFormatter(lambda v, _: f"{v:g}"))
+    axis.set_minor_formatter(mt.FuncFormatter(lambda v, _: f"{v:g}"))
+
+
+def fig_fct_cdf(sel: pd.DataFrame, title: str) -> Any:
+    """CDF of the FCT (ms) over all flows of the cell's episodes, one line per policy, log x
+    with labelled major and minor (2, 5) ticks; each policy's p99 marked by a dot at 0.99
+    (value in the legend) and a horizontal line at 0.99."""
+    names = short_labels(list(dict.fromkeys(sel["policy"])))
+    fig, ax = _new_fig()
+    fct = sel["fct_s"].dropna().to_numpy(np.float64) * 1e3
+    for i, (pol, g) in enumerate(sel.groupby("policy", sort=False)):
+        x = np.sort(g["fct_s"].dropna().to_numpy(np.float64) * 1e3)
+        if not x.size:
+            continue
+        p99 = float(np.quantile(x, 0.99))
+        ax.plot(x, np.arange(1, x.size + 1) / x.size, color=f"C{i}", label=f"{names[pol]} (p99 {p99:.3g} ms)")
+        ax.plot([p99], [0.99], "o", color=f"C{i}", ms=5)
+    ax.axhline(0.99, color="0.5", lw=0.8, ls=":", label="p99")
+    ax.set_xscale("log")
+    if fct.size:
+        _log_axis(ax.xaxis, float(fct.min()), float(fct.max()))
+    ax.tick_params(axis="x", which="minor", labelsize=7)
+    ax.set(xlabel="FCT (ms, log scale)", ylabel="fraction of flows (CDF)", ylim=(0, 1.01))
+    _style(ax, title, "FCT CDF (p99 marked)")
+    ax.legend(fontsize=7, loc="lower right")
+    _finish(fig, title, names)
+    return fig
+
+
+def fig_by_size(b: pd.DataFrame, title: str) -> Any:
+    """Mean FCT and mean slowdown per size bucket (smallest first), grouped bars from zero
+    per policy with 95% CIs across episodes."""
+    pols = list(dict.fromkeys(b["policy"]))
+    names = short_labels(pols)
+    buckets = [c for c in b["bucket"].cat.categories if (b["bucket"] == c).any()]
+    fig, axes = _new_fig(ncols=2)
+    width = 0.8 / max(len(pols), 1)
+    for ax, col, lab in ((axes[0], "mean_fct_ms", "mean FCT (ms)"), (axes[1], "mean_slowdown", "mean slowdown")):
+        s = summarize(b, [col], by=("policy", "bucket"))
+        for i, pol in enumerate(pols):
+            sp = s[s.policy == pol].set_index("bucket").reindex(buckets)
+            x = np.arange(len(buckets)) + (i - (len(pols) - 1) / 2) * width
+            ax.bar(x, sp[f"{col}_mean"], width, yerr=sp[f"{col}_ci95"].fillna(0), capsize=2, color=f"C{i}",
+                   label=names[pol])
+        ax.set_xticks(np.arange(len(buckets)), buckets)
+        ax.set(xlabel="flow size (smallest first)", ylabel=lab)
+        ax.set_ylim(bottom=0)
+        _style(ax, title, f"{lab} by flow size (95% CI)")
+    axes[0].legend(fontsize=7)
+    _finish(fig, title, names)
+    return fig
+
+
+def fig_vs_load(rw: pd.DataFrame, metrics: Sequence[str], reference: str, title: str) -> Any:
+    """Per metric (rows): its mean against the effective load (left) and the paired
+    difference to ``reference`` against load (right, zero line), one line per policy, 95% CIs."""
+    pols = list(dict.fromkeys(rw["policy"]))
+    names = short_labels(pols)
+    fig, axes = _new_fig(ncols=2, nrows=len(metrics), squeeze=False)
+    s = summarize(rw, metrics, by=("policy", "load"))
+    p = paired_differences(rw, metrics, reference, by=("policy", "load"))
+    loads = sorted(rw["load"].dropna().unique())
+    for row, m in zip(axes, metrics):
+        for i, pol in enumerate(pols):
+            sp = s[s.policy == pol].sort_values("load")
+            row[0].errorbar(sp["load"], sp[f"{m}_mean"], yerr=sp[f"{m}_ci95"].fillna(0), marker="o", capsize=3,
+                            color=f"C{i}", label=names[pol])
+            pp = p[p.policy == pol].sort_values("load")
+            row[1].errorbar(pp["load"], pp[f"{m}_diff_mean"], yerr=pp[f"{m}_diff_ci95"].fillna(0), marker="o",
+                            capsize=3, color=f"C{i}", label=names[pol])
+        row[1].axhline(0.0, color="0.3", lw=1, ls="--")
+        better = "higher" if higher_is_better(m) else "lower"
+        row[0].set(xlabel="effective load", ylabel=f"{m} (mean, 95% CI)", xticks=loads)
+        row[1].set(xlabel="effective load", ylabel=f"Δ {m} vs {names[reference]} ({better} is better)", xticks=loads)
+        _style(row[0], title, f"{m} against load")
+        _style(row[1], title, f"{m}: paired difference to {names[reference]}")
+    axes[0][0].legend(fontsize=7)
+    _finish(fig, title, names)
+    return fig
 
 
 #: episode metrics where a lower value is better (a win for a policy is a negative

@@ -15,7 +15,7 @@ from flowsched.agents.config_checks import ConfigError, unknown_name
 from flowsched.agents.runlog import emit
 from flowsched.agents.evaluation import (
     BUCKET_METRICS, baseline_kwargs, bucket_episode_metrics, draw_figures, evaluate_grid, format_paired_table,
-    format_table, higher_is_better, paired_differences, resolve_policies, resolve_reference, summarize,
+    format_table, higher_is_better, paired_differences, resolve_policies, resolve_reference, short_labels, summarize,
 )
 
 log = logging.getLogger(__name__)
@@ -29,6 +29,23 @@ EPISODE_METRICS = ("deadline_hit_ratio", "mean_fct_ms", "p99_fct_ms", "mean_slow
                    "masked_action_rate")
 #: metrics shown in the paired table of the console and report.md (besides cfg.metric); summary.csv has all
 PAIRED_SHOWN = ("mean_fct_ms", "p99_fct_ms", "mean_slowdown", "p99_slowdown")
+#: metrics drawn as paired dot-and-whisker and against load, besides cfg.metric
+FIGURE_METRICS = ("p99_fct_ms",)
+
+
+def settings_text(cfg: DictConfig) -> str:
+    """Topology and model of an evaluate config, as every figure's title and report.md state
+    them (the workload and effective load are per cell): e.g. ``BigSwitch 11 hosts x 1 Gb/s,
+    fluid model (ps), flowsched/TokenScheduling-v1``."""
+    topo = cfg.get("topology")
+    if topo is not None and topo.get("_target_"):
+        t = str(topo._target_).rsplit(".", 1)[-1]
+        hosts, gbps = topo.get("hosts"), topo.get("link_gbps")
+        t += (f" {hosts} hosts" if hosts is not None else "") + (f" x {gbps:g} Gb/s" if gbps is not None else "")
+    else:
+        t = "env's topology"
+    sched = cfg.env.kwargs.get("scheduler")
+    return f"{t}, fluid model" + (f" ({sched})" if sched else "") + f", {cfg.env.id}"
 
 
 def workload_config(name: str) -> DictConfig:
@@ -89,9 +106,11 @@ def evaluate(cfg: DictConfig, out_dir: Path) -> dict[str, Any]:
          f"{len(seeds)} per-episode differences); W/T/L: episodes better/equal/worse than {reference} "
          "(better: higher, or lower where 'better' says lower)")
     _log(format_paired_table(paired, shown, reference))
-    figs = draw_figures(results, flows, out_dir / "figures", cfg.metric) if cfg.figures else []
+    settings = settings_text(cfg)
+    figs = draw_figures(results, flows, out_dir / "figures", cfg.metric, reference=reference, settings=settings,
+                        metrics=[m for m in FIGURE_METRICS if m != cfg.metric]) if cfg.figures else []
     _write_report(cfg, specs, summary, metrics, figs, out_dir, seeds, reference=reference, paired=paired,
-                  shown=shown, by_size=by_size)
+                  shown=shown, by_size=by_size, settings=settings, results=results)
     _log(f"\nwrote {out_dir}/results.parquet, summary.csv, report.md" + (", figures/" if figs else ""))
     return {"results": results, "summary": summary, "paired": paired, "by_size": by_size, "reference": reference,
             "figures": figs}
@@ -99,11 +118,17 @@ def evaluate(cfg: DictConfig, out_dir: Path) -> dict[str, Any]:
 
 def _write_report(cfg: DictConfig, specs: list, summary: pd.DataFrame, metrics: list[str], figs: list[Path],
                   out_dir: Path, seeds: list[int], reference: str | None = None, paired: pd.DataFrame | None = None,
-                  shown: list[str] | None = None, by_size: pd.DataFrame | None = None) -> None:
+                  shown: list[str] | None = None, by_size: pd.DataFrame | None = None, settings: str = "",
+                  results: pd.DataFrame | None = None) -> None:
+    eff = ("default" if results is None else
+           ", ".join("workload's own" if pd.isna(x) else f"{x:.3g}" for x in dict.fromkeys(results["load"])))
+    names = short_labels([sp.label for sp in specs])
     lines = [
         f"# Evaluation on {cfg.env.id}", "",
         f"- policies: {', '.join(f'`{s.label}` ({s.source})' for s in specs)}",
-        f"- workloads: {', '.join(map(str, cfg.workloads))}; loads: {', '.join('default' if x is None else str(x) for x in cfg.loads)}",
+        f"- workloads: {', '.join(map(str, cfg.workloads))}; effective loads: {eff} (requested: "
+        f"{', '.join('the workload default' if x is None else str(x) for x in cfg.loads)})",
+        f"- settings (every figure's title states them with its workload and effective load): {settings}",
         f"- seeds {seeds[0]}..{seeds[-1]} ({len(seeds)} episodes per policy and cell; every policy plays the same traces)",
         f"- env arguments: `{OmegaConf.to_container(cfg.env.kwargs, resolve=True)}`; topology: `{cfg.topology.get('_target_') if cfg.get('topology') else 'env default'}`",
         "", "Mean ± 95% confidence half-width (Student t) across seeds:", "",
@@ -129,6 +154,9 @@ def _write_report(cfg: DictConfig, specs: list, summary: pd.DataFrame, metrics: 
                   "smallest first), mean ± 95% CI across episodes; `summary.csv` has these rows (column `bucket`) "
                   f"with their paired differences to `{reference}` too.", "",
                   format_table(by_size, bm, by=("policy", "workload", "load", "bucket"), markdown=True), ""]
+    if any(k != v for k, v in names.items()):
+        lines += ["Figure labels of the policies:", "", "| in figures | policy |", "|---|---|"]
+        lines += [f"| {v} | `{k}` |" for k, v in names.items()] + [""]
     for f in figs:
         lines += [f"![{f.stem}](figures/{f.name})", ""]
     lines += [f"Metrics as `flowsched.metrics` defines them: a flow meets its deadline when fct <= deadline x (1 + "

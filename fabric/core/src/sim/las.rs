@@ -51,8 +51,8 @@ pub(super) struct LasState {
     pub(super) recs: Vec<LasRec>,
     /// Each flow's position in (arrival, index) order: the generic path's tie-breaks.
     pub(super) rank: Vec<u32>,
-    /// Scratch of the next-event pass: per link, (sent, rate) of the last flow seen on it.
-    pub(super) last: Vec<(f64, f64)>,
+    /// Scratch of the next-event pass: per link, where the pass is (`LasLinkScan`).
+    pub(super) last: Vec<LasLinkScan>,
     /// Flows left `active` since the records were last synced.
     pub(super) removed: bool,
 }
@@ -90,6 +90,31 @@ fn set_rate(rate: &mut [f64], r: &mut LasRec, x: f64) {
         r.rate = x;
         rate[r.idx as usize] = x;
     }
+}
+
+/// Where `las_next_event`'s pass is on a link: the last flow seen there, the first flow
+/// of its group of equal keys on the link, the group's fastest flow, and the fastest flow
+/// of the group before (as `next_crossing` pairs them); (sent, rate), sent < 0: none.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct LasLinkScan {
+    last: (f64, f64),
+    lead: f64,
+    fast: (f64, f64),
+    prev_fast: (f64, f64),
+}
+
+const NO_SCAN: LasLinkScan = LasLinkScan { last: (-1.0, 0.0), lead: -1.0, fast: (-1.0, 0.0), prev_fast: (-1.0, 0.0) };
+
+/// `crossing(x, y)` of the generic path for LAS: x = (sent, rate) ahead, y behind.
+#[inline]
+fn las_crossing((sx, rx): (f64, f64), (sy, ry): (f64, f64), t: f64, bump: f64) -> f64 {
+    if rx > 0.0 && sx >= 0.0 && rx > ry && !same(sx, sy) {
+        let dt = (sy - sx) / (rx - ry);
+        if dt >= 0.0 {
+            return (t + dt.max(bump)).max(t.next_up());
+        }
+    }
+    INF
 }
 
 impl LasRec {
@@ -285,7 +310,7 @@ impl Simulator {
         let mut next = self.next_timed_event();
         // The flow ahead on each link (in priority order): (sent, rate); sent < 0: none yet.
         self.las.last.clear();
-        self.las.last.resize(self.topo.n_links(), (-1.0, 0.0));
+        self.las.last.resize(self.topo.n_links(), NO_SCAN);
         let bump = 1e-12 * t;
         let mut cross = INF;
         for r in &self.las.recs {
@@ -297,16 +322,18 @@ impl Simulator {
                 }
             }
             for &l in r.path() {
-                let l = l as usize;
-                let (sx, rx) = self.las.last[l];
-                // `crossing(x, y)` of the generic path: x ahead, y = this flow.
-                if rx > 0.0 && sx >= 0.0 && rx > ry && !same(sx, sy) {
-                    let dt = (sy - sx) / (rx - ry);
-                    if dt >= 0.0 {
-                        cross = cross.min((t + dt.max(bump)).max(t.next_up()));
-                    }
+                let k = &mut self.las.last[l as usize];
+                // `next_crossing`'s pairs: the flow ahead, and the fastest of the group before.
+                cross = cross.min(las_crossing(k.last, (sy, ry), t, bump));
+                if k.lead < 0.0 || !same(k.lead, sy) {
+                    (k.prev_fast, k.lead, k.fast) = (k.fast, sy, (sy, ry));
+                } else if ry > k.fast.1 {
+                    k.fast = (sy, ry);
                 }
-                self.las.last[l] = (sy, ry);
+                if k.prev_fast != k.last {
+                    cross = cross.min(las_crossing(k.prev_fast, (sy, ry), t, bump));
+                }
+                k.last = (sy, ry);
             }
         }
         self.next_event = next.min(cross);
