@@ -10,6 +10,8 @@ until a display is made.
 """
 from __future__ import annotations
 
+import io
+import os
 import sys
 import time
 from collections.abc import Iterable, Iterator
@@ -38,6 +40,15 @@ def resolve(progress: bool | None, file: IO[str] | None = None) -> tuple[bool, f
     if not isinstance(progress, bool):
         raise TypeError(f"progress must be True, False or None (auto), got {progress!r}")
     return progress, 0.0
+
+
+def _columns(stream: Any) -> int:
+    """The terminal's width, 0 where unknown (not a terminal, or a pty with no size, where
+    tqdm would take 0 columns and 0 rows and draw nothing)."""
+    try:
+        return os.get_terminal_size(stream.fileno()).columns
+    except (AttributeError, ValueError, OSError, io.UnsupportedOperation):
+        return 0
 
 
 class _Line:
@@ -69,15 +80,57 @@ class _Line:
         done = f"{self.n:,.0f}/{self.total:,.0f}" if self.total else f"{self.n:,.0f}"
         pct = f"{100 * self.n / self.total:3.0f}% " if self.total else ""
         line = f"{self.desc}: {pct}{done} {self.unit} [{el:.0f} s]" + (f" {self.postfix}" if self.postfix else "")
+        self._drawn = True
         self.file.write("\r" + line + "\033[K" if _isatty(self.file) else "\r" + line)
         self.file.flush()
-        self._drawn = True
 
     def close(self) -> None:
         if self._drawn:
             self.refresh(force=True)
             self.file.write("\n")
             self.file.flush()
+
+
+class _Tracked:
+    """``file`` for tqdm, remembering whether the last thing written left the cursor in the
+    middle of a line (so that :meth:`_Bar.close` can end it: tqdm's ``close`` skips its
+    newline when Ctrl-C lands between its write and its bookkeeping)."""
+
+    def __init__(self, file: IO[str]) -> None:
+        self._file = file
+        self.mid_line = False
+
+    def write(self, s: str) -> int:
+        if s:
+            self.mid_line = not s.endswith("\n")
+        return self._file.write(s)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._file, name)
+
+
+class _Bar:
+    """A tqdm bar whose :meth:`close` always leaves the cursor at the start of a line."""
+
+    def __init__(self, stream: _Tracked, bar: Any) -> None:
+        self._stream, self._bar = stream, bar
+
+    def update(self, n: float = 1) -> None:
+        self._bar.update(n)
+
+    def set_postfix_str(self, s: str, refresh: bool = True) -> None:
+        self._bar.set_postfix_str(s, refresh=refresh)
+
+    def refresh(self) -> None:
+        self._bar.refresh()
+
+    def close(self) -> None:
+        try:
+            self._bar.close()
+        finally:
+            if self._stream.mid_line:
+                self._stream.write("\n")
+                self._stream.flush()
 
 
 def bar(total: float | None, desc: str, unit: str, *, progress: bool | None = None,
@@ -92,8 +145,12 @@ def bar(total: float | None, desc: str, unit: str, *, progress: bool | None = No
         from tqdm import tqdm
     except ImportError:
         return _Line(total, desc, unit, delay, stream)
-    return tqdm(total=total, desc=desc, unit=unit, delay=delay, file=stream, dynamic_ncols=True,
-                unit_scale=True, mininterval=0.2)
+    cols = _columns(stream)
+    sized = cols > 0 or not _isatty(stream)  # a pty with no size: tqdm would take 0 x 0
+    tracked = _Tracked(stream)
+    return _Bar(tracked, tqdm(total=total, desc=desc, unit=unit, delay=delay, file=tracked, dynamic_ncols=cols > 0,
+                ncols=None if sized else 100, nrows=None if sized else 20,
+                unit_scale=total is None or total >= 10_000, mininterval=0.2))
 
 
 def track(items: Iterable[T], desc: str, unit: str = "it", *, total: int | None = None,
