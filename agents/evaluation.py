@@ -3,6 +3,11 @@
 Every policy plays the same episodes: episode ``j`` of a (workload, load) cell is the
 single env reset with seed ``seed + j``, and the envs draw their whole episode from
 that seed, so all policies see the same arrivals, sizes and deadlines.
+
+Metrics are :mod:`flowsched.metrics`' (as SB3's ``evaluate_policy``, this module plays
+episodes and collects raw per-flow outcomes; it defines no metric of its own): per-flow
+``slowdown`` and ``deadline_met``, FCT and slowdown means and tails
+(:func:`flowsched.metrics.summarize`), size buckets (:func:`flowsched.metrics.assign_buckets`).
 """
 from __future__ import annotations
 
@@ -18,10 +23,12 @@ import pandas as pd
 from omegaconf import DictConfig, OmegaConf
 
 from flowsched import baselines
+from flowsched import metrics as flow_metrics
 from flowsched.baselines.types import Policy
 from flowsched.agents.checkpoints import dir_candidates, load_newest_readable, sb3_candidates
 from flowsched.agents.config_checks import ConfigError
 from flowsched.agents.envs import effective_load, make_env
+from flowsched.sim import FLOW_COLUMNS
 
 
 @dataclass
@@ -114,23 +121,38 @@ def resolve_policies(names: Sequence[str], family: str, device: str = "auto",
     return out
 
 
-def _episode_flows(env: Any) -> pd.DataFrame | None:
-    """Per-flow outcome of the finished episode: size_bytes, fct_s, slowdown, deadline_s, deadline_met."""
-    if hasattr(env, "episode"):  # token env
-        df = env.episode()
-    elif hasattr(env, "results"):  # switch and thresholds envs
+def episode_flows(env: Any) -> pd.DataFrame | None:
+    """Per-flow outcome of the env's finished episode: its ``results()`` (every flowsched
+    env gives the columns of :attr:`flowsched.Results.flows`), None for an env without one.
+
+    ``slowdown`` and ``deadline_met`` are recomputed with :func:`flowsched.metrics.slowdown`
+    and :func:`flowsched.metrics.deadline_met` (the one deadline test, with the tolerance
+    the env's ``info["deadlines_met"]`` uses too), so that an env of another package with
+    only ``arrival_s, size_bytes, deadline_s, fct_s, ideal_fct_s, terminated`` works too
+    (``weight`` then defaults to 1 and ``finish_s`` to ``arrival_s + fct_s``)."""
+    if hasattr(env, "results"):
         df = env.results()
+    elif hasattr(env, "episode"):  # the token env's earlier name
+        df = env.episode()
     else:
         return None
-    ideal = df["ideal_fct_s"]
-    out = pd.DataFrame({
-        "size_bytes": df["size_bytes"].to_numpy(float), "fct_s": df["fct_s"].to_numpy(float),
-        "deadline_s": df["deadline_s"].to_numpy(float), "terminated": df["terminated"].to_numpy(bool),
-    })
-    out["slowdown"] = out["fct_s"] / np.asarray(ideal, float)
-    has = np.isfinite(out["deadline_s"])
-    out["deadline_met"] = np.where(has, (out["fct_s"] <= out["deadline_s"]) & ~out["terminated"], np.nan)
-    return out
+    out = pd.DataFrame({c: df[c] for c in FLOW_COLUMNS if c in df})
+    fct = out["fct_s"].to_numpy(np.float64)
+    if "weight" not in out:
+        out["weight"] = 1.0
+    if "finish_s" not in out:
+        out["finish_s"] = out["arrival_s"].to_numpy(np.float64) + fct
+    out["slowdown"] = flow_metrics.slowdown(fct, out["ideal_fct_s"])
+    out["deadline_met"] = flow_metrics.deadline_met(fct, out["deadline_s"], out["terminated"])
+    return out[[c for c in FLOW_COLUMNS if c in out]]
+
+
+def episode_metrics(flows: pd.DataFrame) -> dict[str, float]:
+    """Mean and p99 of the FCT (ms) and of the slowdown over an episode's finished flows, by
+    :func:`flowsched.metrics.summarize` (its finished-flow and quantile conventions)."""
+    o = flow_metrics.summarize(flows, quantiles=(0.99,)).overall
+    return {"mean_fct_ms": o["fct_mean_s"] * 1e3, "p99_fct_ms": o["fct_p99_s"] * 1e3,
+            "mean_slowdown": o["slowdown_mean"], "p99_slowdown": o["slowdown_p99"]}
 
 
 def run_episodes(spec: PolicySpec, cfg: DictConfig, seeds: Sequence[int], *, workload: DictConfig | None = None,
@@ -156,11 +178,9 @@ def run_episodes(spec: PolicySpec, cfg: DictConfig, seeds: Sequence[int], *, wor
             done = terminated or truncated
         row: dict[str, Any] = {"seed": int(seed), "return": ret, "steps": steps, "masked_action_rate": masked / max(steps, 1)}
         row.update({k: float(v) for k, v in info.items() if isinstance(v, (int, float, np.number)) and not isinstance(v, bool)})
-        f = _episode_flows(env) if per_flow else None
+        f = episode_flows(env) if per_flow else None
         if f is not None:
-            fct = f["fct_s"].dropna()
-            row.update({"mean_fct_ms": fct.mean() * 1e3, "p99_fct_ms": fct.quantile(0.99) * 1e3,
-                        "mean_slowdown": f["slowdown"].mean(), "p99_slowdown": f["slowdown"].quantile(0.99)})
+            row.update(episode_metrics(f))
             f.insert(0, "seed", int(seed))
             flows.append(f)
         rows.append(row)
@@ -275,13 +295,15 @@ def format_table(summary: pd.DataFrame, metrics: Sequence[str], by: Sequence[str
     return "\n".join([fmt.format(*header), fmt.format(*("-" * w for w in widths)), *(fmt.format(*c) for c in lines)])
 
 
-def _size_buckets(sizes: pd.Series) -> pd.Series:
-    uniq = np.unique(sizes.dropna())
-    if uniq.size <= 6:
-        return sizes.map(lambda s: f"{s / 1e3:g} KB")
-    edges = [0, 100e3, 1e6, 10e6, np.inf]
-    labels = ["<100KB", "100KB-1MB", "1-10MB", ">10MB"]
-    return pd.cut(sizes, edges, labels=labels, right=False).astype(str)
+def size_buckets(sizes: pd.Series) -> pd.Series:
+    """Each flow's size bucket, by :func:`flowsched.metrics.assign_buckets` (left-closed,
+    labelled by :func:`flowsched.metrics.bucket_labels`): the default edges
+    (:data:`flowsched.metrics.DEFAULT_BUCKETS_BYTES`), or, for a workload of at most 6
+    distinct sizes (the Artemis classes), edges at its sizes, so that each size is a bucket.
+    An ordered categorical: figures show the buckets from small to large."""
+    uniq = np.unique(sizes.dropna().to_numpy(np.float64))
+    edges = tuple(uniq[1:]) if 1 < uniq.size <= 6 else flow_metrics.DEFAULT_BUCKETS_BYTES
+    return pd.Series(flow_metrics.assign_buckets(sizes.to_numpy(np.float64), edges), index=sizes.index)
 
 
 def draw_figures(results: pd.DataFrame, flows: pd.DataFrame | None, out_dir: Path, metric: str) -> list[Path]:
@@ -314,8 +336,8 @@ def draw_figures(results: pd.DataFrame, flows: pd.DataFrame | None, out_dir: Pat
             fig.savefig(paths[-1], dpi=120)
             plt.close(fig)
 
-            b = sel.assign(bucket=_size_buckets(sel["size_bytes"]))
-            agg = b.groupby(["bucket", "policy"], sort=False).agg(fct_ms=("fct_s", lambda s: s.mean() * 1e3),
+            b = sel.assign(bucket=size_buckets(sel["size_bytes"]))
+            agg = b.groupby(["bucket", "policy"], sort=False, observed=True).agg(fct_ms=("fct_s", lambda s: s.mean() * 1e3),
                                                                    slowdown=("slowdown", "mean")).reset_index()
             order = list(dict.fromkeys(sel["policy"]))
             fig, axes = plt.subplots(1, 2, figsize=(10, 4.8))

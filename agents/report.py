@@ -1,6 +1,7 @@
 """What ``evaluate.py`` runs: the grid, its files, the table, figures and report.md."""
 from __future__ import annotations
 
+import logging
 import time
 from importlib import resources
 from pathlib import Path
@@ -9,10 +10,19 @@ from typing import Any
 import pandas as pd
 from omegaconf import DictConfig, OmegaConf
 
+from flowsched.metrics import DEADLINE_RTOL
 from flowsched.agents.config_checks import ConfigError, unknown_name
+from flowsched.agents.runlog import emit
 from flowsched.agents.evaluation import (
     baseline_kwargs, draw_figures, evaluate_grid, format_table, resolve_policies, summarize,
 )
+
+log = logging.getLogger(__name__)
+
+
+def _log(msg: str) -> None:
+    emit(log, msg)  # evaluate.log and the console under Hydra; printed when logging is not set up
+
 
 EPISODE_METRICS = ("deadline_hit_ratio", "mean_fct_ms", "p99_fct_ms", "mean_slowdown", "p99_slowdown", "return",
                    "masked_action_rate")
@@ -41,9 +51,9 @@ def evaluate(cfg: DictConfig, out_dir: Path) -> dict[str, Any]:
         for load in cfg.loads:
             cells.append((str(wname), wcfg, None if load is None else float(load)))
     seeds = list(range(int(cfg.seed), int(cfg.seed) + int(cfg.seeds)))
-    print(f"Evaluating {len(specs)} policies x {len(cells)} cells x {len(seeds)} seeds on {cfg.env.id}")
+    _log(f"Evaluating {len(specs)} policies x {len(cells)} cells x {len(seeds)} seeds on {cfg.env.id}")
     t0 = time.time()
-    results, flows = evaluate_grid(specs, cfg, cells, seeds, per_flow=bool(cfg.per_flow), log=print,
+    results, flows = evaluate_grid(specs, cfg, cells, seeds, per_flow=bool(cfg.per_flow), log=_log,
                                    launcher=str(cfg.get("launcher", "local")))
     results.to_parquet(out_dir / "results.parquet", index=False)
     if flows is not None:
@@ -53,11 +63,11 @@ def evaluate(cfg: DictConfig, out_dir: Path) -> dict[str, Any]:
     summary = summarize(results, metrics)
     summary.to_csv(out_dir / "summary.csv", index=False)
     table = format_table(summary, metrics)
-    print(f"\n{len(seeds)} seeds per cell, mean ± 95% CI across seeds ({time.time() - t0:.1f} s)")
-    print(table)
+    _log(f"\n{len(seeds)} seeds per cell, mean ± 95% CI across seeds ({time.time() - t0:.1f} s)")
+    _log(table)
     figs = draw_figures(results, flows, out_dir / "figures", cfg.metric) if cfg.figures else []
     _write_report(cfg, specs, summary, metrics, figs, out_dir, seeds)
-    print(f"\nwrote {out_dir}/results.parquet, summary.csv, report.md" + (", figures/" if figs else ""))
+    _log(f"\nwrote {out_dir}/results.parquet, summary.csv, report.md" + (", figures/" if figs else ""))
     return {"results": results, "summary": summary, "figures": figs}
 
 
@@ -74,5 +84,9 @@ def _write_report(cfg: DictConfig, specs: list, summary: pd.DataFrame, metrics: 
     ]
     for f in figs:
         lines += [f"![{f.stem}](figures/{f.name})", ""]
-    lines += ["Files: `results.parquet` (one row per episode), `flows.parquet` (one row per flow), `summary.csv`."]
+    lines += [f"Metrics as `flowsched.metrics` defines them: a flow meets its deadline when fct <= deadline x (1 + "
+              f"{DEADLINE_RTOL:g}), as the envs count it; slowdown = fct / ideal fct; FCT and slowdown means and "
+              "p99 per episode over its finished flows (`flowsched.metrics.summarize`).", "",
+              "Files: `results.parquet` (one row per episode), `flows.parquet` (one row per flow, the columns of "
+              "`flowsched.Results.flows` the env gives), `summary.csv`."]
     (out_dir / "report.md").write_text("\n".join(lines) + "\n")

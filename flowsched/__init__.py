@@ -4,7 +4,7 @@ The core is a fluid, event-driven, flow-level fabric simulator written in Rust
 (``flowsched._fabric``); this package wraps it with workloads, traces, metrics and a CLI.
 """
 from flowsched.metrics import Summary, compare, summarize
-from flowsched.sim import ADMISSION_POLICIES, SCHEDULERS, Results, simulate
+from flowsched.sim import ADMISSION_POLICIES, SCHEDULERS, Results, Simulation, simulate
 from flowsched.topology import BigSwitch, LeafSpine
 from flowsched.traces import TimeResolutionWarning, TraceError, read_trace, validate_trace, write_trace
 
@@ -18,6 +18,7 @@ __all__ = [
     "BigSwitch",
     "LeafSpine",
     "Results",
+    "Simulation",
     "Summary",
     "TimeResolutionWarning",
     "TraceError",

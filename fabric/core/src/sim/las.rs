@@ -259,7 +259,7 @@ impl Simulator {
         // The flow ahead on each link (in priority order): (sent, rate); sent < 0: none yet.
         self.las_last.clear();
         self.las_last.resize(self.topo.n_links(), (-1.0, 0.0));
-        let bump = 1e-12 * t.max(1.0);
+        let bump = 1e-12 * t;
         let mut cross = INF;
         for r in &self.las_recs {
             let (sy, ry) = (r.sent, r.rate);
@@ -276,7 +276,7 @@ impl Simulator {
                 if rx > 0.0 && sx >= 0.0 && rx > ry && !same(sx, sy) {
                     let dt = (sy - sx) / (rx - ry);
                     if dt >= 0.0 {
-                        cross = cross.min(t + dt.max(bump));
+                        cross = cross.min((t + dt.max(bump)).max(t.next_up()));
                     }
                 }
                 self.las_last[l] = (sy, ry);
