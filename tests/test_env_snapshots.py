@@ -3,7 +3,8 @@
 Each case resets an env with a fixed seed and steps it with actions drawn from a seeded
 generator (a valid position of the mask for the token env, uniform in the action
 ``Box`` otherwise), then hashes every observation, reward, terminated and truncated
-flag and the numeric ``info`` entries (and the single token env's ``episode()``). The
+flag and the numeric ``info`` entries, and the single env's per-flow outcome
+(``FLOW_COLUMNS`` of its ``episode()`` or ``results()`` table). The
 vector cases cover 1 and 2 threads, ``max_episode_steps`` truncation, the flat
 observation and the SB3 adapter's same-step autoreset. The hashes were taken before the
 batched-env redesign (issue 18, item 3) and are compared with
@@ -49,6 +50,9 @@ CASES = [
     ("thresholds/single", THRESH, "single", {}, 4, 0),
     ("thresholds/vec2", THRESH, "vec", {"num_envs": 2}, 3, 1),
 ]
+# the per-flow columns hashed: those every env's table has had since before the redesign
+# (the tables gained the other columns of Results.flows since)
+FLOW_COLUMNS = ("arrival_s", "size_bytes", "deadline_s", "fct_s", "ideal_fct_s", "terminated")
 _UPDATE = os.environ.get("FLOWSCHED_UPDATE_SNAPSHOTS") == "1"
 _computed: dict[str, str] = {}
 
@@ -112,10 +116,9 @@ def _rollout(env_id: str, kind: str, kwargs: dict[str, Any], steps: int, seed: i
                 obs, info = env.reset()
                 _update(h, (obs, info))
         inner = env.unwrapped
-        if hasattr(inner, "episode"):
-            _update(h, {k: v.to_numpy() for k, v in inner.episode().items()})
-        elif hasattr(inner, "results"):
-            _update(h, {k: v.to_numpy() for k, v in inner.results().items()})
+        table = inner.episode() if hasattr(inner, "episode") else inner.results() if hasattr(inner, "results") else None
+        if table is not None:
+            _update(h, {k: table[k].to_numpy() for k in FLOW_COLUMNS})
         env.close()
         return h.hexdigest()[:16]
     if kind == "sb3":
