@@ -826,6 +826,8 @@ impl<L: Lane> VecEnv<L> {
 pub struct Pool {
     shared: Arc<Shared>,
     workers: Vec<std::thread::JoinHandle<()>>,
+    /// The process that started the workers.
+    pid: u32,
 }
 
 type Job = *const (dyn Fn(usize) -> Result<()> + Sync);
@@ -893,7 +895,7 @@ impl Pool {
                 std::thread::Builder::new().name(format!("flowsched-lanes-{p}")).spawn(move || worker(&s, p)).expect("spawn a lane worker")
             })
             .collect();
-        Pool { shared, workers }
+        Pool { shared, workers, pid: std::process::id() }
     }
 
     fn parts(&self) -> usize {
@@ -945,6 +947,12 @@ impl Pool {
 
 impl Drop for Pool {
     fn drop(&mut self) {
+        if std::process::id() != self.pid {
+            // a forked child: the workers are the parent's (the child's calls ran every
+            // part on the calling thread); joining them would wait forever
+            self.workers.drain(..).for_each(std::mem::forget);
+            return;
+        }
         self.shared.shutdown.store(true, Ordering::Release);
         self.shared.epoch.fetch_add(1, Ordering::Release);
         for w in &self.workers {
