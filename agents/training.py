@@ -3,8 +3,11 @@
 :func:`train` owns what every run needs, whatever learns: the config checks, ``resume=``,
 seeding, signals (SIGINT and SIGTERM stop training and save a checkpoint to resume
 from; ``train.py`` then exits 130 or 143), the wall-clock budget, periodic checkpoints
-and evaluations against the baselines, the final save, the held-out evaluation and
-``run.json``. What learns is a :class:`Trainer`, built by Hydra from the agent config's
+and evaluations against the baselines (the learning curve: ``learning_curve.csv`` and
+``learning_curve.png``, :class:`flowsched.agents.logs.LearningCurve`), the final save,
+the held-out evaluation, ``report.md`` and ``run.json``. Its messages are records of
+this module's logger (``train.log`` and the console under Hydra:
+:mod:`flowsched.agents.runlog`). What learns is a :class:`Trainer`, built by Hydra from the agent config's
 ``trainer._target_``:
 
 * :class:`flowsched.agents.sb3.SB3Trainer` (``kind: sb3``): a Stable-Baselines3 or

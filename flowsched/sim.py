@@ -10,15 +10,17 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import IO, Any
 
 import numpy as np
 import pandas as pd
 
 from flowsched import _fabric
+from flowsched import progress as _progress
 from flowsched.metrics import DEFAULT_BUCKETS_BYTES, Summary, compare, deadline_met, slowdown, summarize
 from flowsched.topology import BigSwitch, LeafSpine, Topology
 from flowsched.traces import TimeResolutionWarning, read_trace, validate_trace
@@ -419,6 +421,8 @@ class Simulation:
         )
         self._trace = tr
         self._done = False
+        self._admission = admission is not None or k is not None
+        self._t_first = float(tr["arrival_s"].min()) if len(tr) else 0.0  # on the simulator's clock
         #: The fabric (the one given, or the big switch built for the trace).
         self.topology: Topology = topo
         #: The scheduler's name, as given.
@@ -462,11 +466,61 @@ class Simulation:
         kind, _ = self._native.step(until - self.time_origin_s)
         self._done = kind == "done"
 
-    def run(self) -> None:
-        """Advance to the end: every flow finished or terminated."""
-        if not self._done:
+    def run(self, progress: bool | None = None, *, file: IO[str] | None = None) -> None:
+        """Advance to the end: every flow finished or terminated.
+
+        ``progress`` shows flows finished, simulated time and events/s on ``file`` (default
+        stderr; see :mod:`flowsched.progress`): ``None`` (the default) only when stdout and
+        stderr are terminals and once the run has lasted 2 s, ``True`` always, ``False``
+        never. The results are the same bit for bit either way: with a display, the run
+        pauses only at arrival times, where it has an event anyway."""
+        if self._done:
+            return
+        bar = _progress.bar(len(self._trace), f"simulate {self.scheduler}", "flow", progress=progress, file=file)
+        if bar is None:
             self._native.run()
-            self._done = True
+        else:
+            try:
+                self._run_shown(bar)
+            finally:
+                bar.close()
+        self._done = True
+
+    def _run_shown(self, bar: Any) -> None:
+        """:meth:`run` in pieces that end at arrival times (an event of the run anyway, so
+        pausing there changes nothing: ``step`` returns after the events at ``until``
+        without moving the fluid model), sized to about 0.1 s of wall time each."""
+        native = self._native
+        arrivals = np.sort(self._trace["arrival_s"].to_numpy(np.float64))  # the simulator's clock
+        n = len(arrivals)
+        i = int(np.searchsorted(arrivals, native.now, side="right"))  # arrivals handled already
+        chunk, shown = 64, 0
+        ev0, t0 = native.stats()["events"], time.perf_counter()
+        count_waiting = self._admission
+        while i < n:
+            j = min(i + chunk, n) - 1
+            ts = time.perf_counter()
+            kind, _ = native.step(float(arrivals[j]))
+            dt = time.perf_counter() - ts
+            i = j + 1
+            chunk = max(16, min(4 * chunk, int(chunk * 0.1 / max(dt, 1e-4))))
+            if count_waiting:  # admission holds flows back: count the finished ones
+                res = native.results()
+                ended = int(np.count_nonzero(np.isfinite(res["finish_s"]) | res["terminated"]))
+            else:
+                ended = i - len(native.active())
+            bar.update(ended - shown)
+            shown = ended
+            el = time.perf_counter() - t0
+            bar.set_postfix_str(f"{native.now - self._t_first:.4g} s simulated, "
+                                f"{(native.stats()['events'] - ev0) / max(el, 1e-9):,.0f} events/s", refresh=False)
+            if kind == "done":
+                break
+        native.run()  # the flows still active after the last arrival
+        el = time.perf_counter() - t0
+        bar.set_postfix_str(f"{native.now - self._t_first:.4g} s simulated, "
+                            f"{(native.stats()['events'] - ev0) / max(el, 1e-9):,.0f} events/s", refresh=False)
+        bar.update(n - shown)
 
     def active(self) -> pd.DataFrame:
         """The flows active now (admitted, not finished), in trace order (the index is the
@@ -532,6 +586,7 @@ def simulate(
     sdc: dict | None = None,
     max_interval_s: float | None = None,
     link_gbps: float = 10.0,
+    progress: bool | None = None,
 ) -> Results:
     """Simulate a trace on a fabric under a scheduler.
 
@@ -554,6 +609,8 @@ def simulate(
     racs : ``{"w_min", "w_max", "a_per_byte", "update_interval_s"}`` for ``racs``.
     sdc : ``{"thresholds_bytes": (r_A, r_B), "weights": (w_A, w_B, w_C)}`` for ``sdc``.
     max_interval_s : re-evaluate rates at least this often (default: only at events).
+    progress : show progress on stderr (:meth:`Simulation.run`): None (default) for
+        terminals only and after 2 s, True always, False never; the results are the same.
 
     Returns
     -------
@@ -576,7 +633,7 @@ def simulate(
         delay_us=delay_us, seed=seed, pias_thresholds_bytes=pias_thresholds_bytes, racs=racs, sdc=sdc,
         max_interval_s=max_interval_s, link_gbps=link_gbps,
     )
-    sim.run()
+    sim.run(progress=progress)
     return sim.results()
 
 

@@ -320,7 +320,7 @@ pub struct Simulator {
     las_recs: Vec<las::LasRec>,
     /// Each flow's position in (arrival, index) order (LAS fast path only).
     las_rank: Vec<u32>,
-    las_last: Vec<(f64, f64)>,
+    las_last: Vec<las::LasLinkScan>,
     /// Flows left `active` since the records were last synced.
     las_removed: bool,
 }
@@ -1589,11 +1589,27 @@ impl Simulator {
             // that no adjacent pair would look past. So each flow is paired with the
             // nearest served flow ahead. (LAS, ties sharing: the one ahead moves, and the
             // first flow it meets is the next one; adjacent pairs.)
+            // Under LAS a group of equal keys can hold flows of different rates (capped,
+            // or held elsewhere): its fastest flow moves through the group, whose pairs
+            // make no event, and meets the flows behind it first. So each flow is also
+            // paired with the fastest flow of the group of equal keys before its own (a
+            // group: the flows on the link within same_key of its first).
             let mut x = usize::MAX;
+            let (mut lead, mut fast, mut prev_fast) = (usize::MAX, usize::MAX, usize::MAX);
             for p in a..b {
                 let y = self.link_lists[p] as usize;
                 if x != usize::MAX {
                     best = best.min(self.crossing(x, y, share));
+                }
+                if share {
+                    if lead == usize::MAX || !self.same_key(lead, y) {
+                        (prev_fast, lead, fast) = (fast, y, y);
+                    } else if self.rate[y] > self.rate[fast] {
+                        fast = y;
+                    }
+                    if prev_fast != usize::MAX && prev_fast != x {
+                        best = best.min(self.crossing(prev_fast, y, share));
+                    }
                 }
                 if share || self.rate[y] > 0.0 {
                     x = y;

@@ -121,3 +121,64 @@ fn greedy_at_every_pause(topo: &Topology, flows: &[FlowSpec], sched: &str, full:
     }
 }
 
+
+/// LAS, paused (FUZZ_SEED=2): flow 4 finished at 0.391259 s unpaused and 0.391229 s with a
+/// pause at 3.83 ms, in both LAS paths. On host 0's uplink, flow 5 (5 GB/s) and flow 3
+/// (capped at its data rate, 298 B/s) had equal attained service, so their pair made no
+/// crossing event; flow 5 then ran past flow 3 and met flow 4 (64,889 B sent, held at 0)
+/// 13 us later, but flow 4's neighbour in the list was flow 3, which would take 217 s to
+/// get there. Without a pause nothing looked again until flow 5 finished, and flow 4 stayed
+/// at 0 all that time instead of taking its 125 MB/s.
+#[test]
+fn las_fast_member_of_a_tie_meets_the_flow_behind() {
+    let topo = Topology::big_switch(&[40.0, 40.0, 1.0, 1.0]).unwrap();
+    let flows = vec![
+        flow(0.0004663859917370847, 0, 2, 1.0, 0.0),
+        flow(0.0010290906373485724, 0, 2, 1.0, 0.0),
+        flow(0.0012615039877847706, 0, 2, 1.0, 0.0),
+        flow(0.0018810477712482014, 0, 1, 1.0, 0.0033559258259433936),
+        flow(0.002291830974033555, 0, 2, 48489938.0, 0.0),
+        flow(0.002810939360477458, 0, 1, 5240139.0, 0.0),
+    ];
+    for full in [false, true] {
+        let unpaused = run(&topo, &flows, "las", full).unwrap();
+        let mut cfg = SimConfig::new(Scheduler::Las);
+        cfg.force_full_recompute = full;
+        let mut s = Simulator::new(topo.clone(), flows.clone(), cfg).unwrap();
+        s.step(0.003829037230027595).unwrap();
+        s.run().unwrap();
+        for (i, (a, b)) in unpaused.iter().zip(s.finish_s()).enumerate() {
+            assert!((a - b).abs() <= 1e-9 * b, "full = {full}: flow {i} finishes at {a} unpaused, {b} paused");
+        }
+    }
+}
+
+/// LAS, eight 1-B flows between two 1 Gbps hosts (FUZZ_SEED=0): flows 4 and 6 (host 0 to
+/// host 1, 0.0845 B sent each) take the lead from each other at every event, one event
+/// every 2.6e-15 s from t = 2.64e-3 s, until the event budget runs out. Their crossings are
+/// less than the floor of 1e-12 * t away, so the chasing flow overshoots by up to 3.3e-7 B,
+/// more than same_key's tolerance (1e-9 B below 1 B sent), and the pair never merges into
+/// a group. The floor is needed (time must move), so a pair can overshoot by what the faster
+/// flow sends in it; same_key does not cover that amount.
+#[test]
+#[ignore = "open: LAS pair swaps the lead every 1e-12 * t (same_key's tolerance is below the floor's overshoot)"]
+fn las_pair_of_tiny_flows_swaps_the_lead_at_every_event() {
+    let topo = Topology::big_switch(&[1.0, 1.0]).unwrap();
+    let flows = vec![
+        flow(0.00094062033252188, 0, 1, 1.0, 0.0),
+        flow(0.001940120496645562, 0, 1, 1.0, 0.0),
+        flow(0.0021722776040841944, 0, 1, 1.0, 0.0),
+        flow(0.002641946471096806, 1, 0, 1.0, 0.0),
+        flow(0.002641946471096806, 0, 1, 1.0, 0.0),
+        flow(0.002641947146734685, 0, 1, 1.0, 0.004216969891647991),
+        flow(0.002641947146734685, 0, 1, 1.0, 0.0),
+        flow(0.002641947146734685, 1, 0, 1.0, 0.0),
+    ];
+    for full in [false, true] {
+        let mut cfg = SimConfig::new(Scheduler::Las);
+        cfg.force_full_recompute = full;
+        cfg.max_events = Some(1_000);
+        let mut s = Simulator::new(topo.clone(), flows.clone(), cfg).unwrap();
+        s.run().unwrap_or_else(|e| panic!("full = {full}: {e}"));
+    }
+}
