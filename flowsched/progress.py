@@ -42,13 +42,14 @@ def resolve(progress: bool | None, file: IO[str] | None = None) -> tuple[bool, f
     return progress, 0.0
 
 
-def _columns(stream: Any) -> int:
-    """The terminal's width, 0 where unknown (not a terminal, or a pty with no size, where
-    tqdm would take 0 columns and 0 rows and draw nothing)."""
+def _size(stream: Any) -> tuple[int, int]:
+    """The terminal's (columns, lines), 0 where unknown: not a terminal, or a pty with no
+    size, where tqdm would take 0 columns or -1 rows and draw nothing."""
     try:
-        return os.get_terminal_size(stream.fileno()).columns
+        size = os.get_terminal_size(stream.fileno())
+        return size.columns, size.lines
     except (AttributeError, ValueError, OSError, io.UnsupportedOperation):
-        return 0
+        return 0, 0
 
 
 class _Line:
@@ -126,12 +127,13 @@ class _Bar:
     def _make(self) -> Any:
         from tqdm import tqdm
 
-        cols = _columns(self._file)
-        sized = cols > 0 or not _isatty(self._file)  # a pty with no size: tqdm would take 0 x 0
+        cols, lines = _size(self._file)
+        sized = (cols > 0 and lines > 0) or not _isatty(self._file)  # else tqdm would draw nothing
         b = tqdm(total=self._total, desc=self._desc, unit=self._unit, initial=self.n, file=self._stream,
-                 dynamic_ncols=cols > 0, ncols=None if sized else 100, nrows=None if sized else 20,
+                 dynamic_ncols=sized and cols > 0, ncols=None if sized else (cols or 100), nrows=None if sized else 20,
                  unit_scale=self._total is None or self._total >= 10_000, mininterval=0.2, postfix=self._postfix or None)
-        b.start_t = self._t0  # elapsed time and rate from the start of the work
+        b.start_t = b._time() - (time.perf_counter() - self._t0)  # elapsed time and rate from the start
+        b.initial = 0  # of the work, not from the bar's appearance
         return b
 
     def update(self, n: float = 1) -> None:
