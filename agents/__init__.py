@@ -13,9 +13,19 @@
 """
 from __future__ import annotations
 
+import importlib.util
 import math
 
-from omegaconf import OmegaConf
+#: what ``flowsched.agents`` (train.py, evaluate.py, flowsched-train/-evaluate) needs beyond
+#: the core install: the ``[train]`` extra
+_TRAIN_MODULES = {"omegaconf": "omegaconf", "hydra": "hydra-core", "torch": "torch",
+                  "stable_baselines3": "stable-baselines3", "sb3_contrib": "sb3-contrib"}
+_missing = [dist for mod, dist in _TRAIN_MODULES.items() if importlib.util.find_spec(mod) is None]
+if _missing:
+    raise ImportError(f"flowsched.agents (training and evaluation) needs {', '.join(_missing)}, which the core "
+                      'install does not bring: pip install "flowsched[train]" (or, in a clone, pip install -e ".[train]")')
+
+from omegaconf import OmegaConf  # noqa: E402
 
 if not OmegaConf.has_resolver("flowsched.mul"):
     # ${flowsched.mul:a,b,...}: product of numbers (e.g. a batch size of n_steps * lanes)

@@ -9,9 +9,9 @@ naming each damaged file it skips.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import shutil
-import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -20,13 +20,11 @@ T = TypeVar("T")
 
 
 def warn(msg: str) -> None:
-    """A warning on stderr (beside tqdm's progress bar when there is one)."""
-    try:
-        from tqdm import tqdm
+    """A warning of this module's logger (``train.log`` and stderr under Hydra; printed on
+    stderr as ``WARNING: ...`` beside tqdm's progress bar when logging is not set up)."""
+    from flowsched.agents.runlog import emit
 
-        tqdm.write(f"WARNING: {msg}", file=sys.stderr)
-    except ImportError:  # pragma: no cover
-        print(f"WARNING: {msg}", file=sys.stderr, flush=True)
+    emit(logging.getLogger(__name__), msg, logging.WARNING)
 
 
 def _fsync_dir(d: Path) -> None:

@@ -11,6 +11,7 @@ process killed by the signal), both after saving a checkpoint to resume from.
 """
 from __future__ import annotations
 
+import logging
 import sys
 from pathlib import Path
 
@@ -20,6 +21,9 @@ from omegaconf import DictConfig
 
 import flowsched.agents  # noqa: F401  (registers the config resolvers)
 from flowsched.agents.config_checks import ConfigError, check_fresh_run_dir, check_group_names
+from flowsched.agents.runlog import emit
+
+log = logging.getLogger(__name__)
 
 
 def _config_error(script: str, e: ConfigError) -> SystemExit:
@@ -40,7 +44,7 @@ def _train(cfg: DictConfig) -> None:
                        choices=dict(hc.runtime.choices))
     except ConfigError as e:
         raise _config_error("train.py", e) from None
-    print(f"run directory: {status['run_dir']} ({status['status']}, {status['num_timesteps']} steps)")
+    emit(log, f"run directory: {status['run_dir']} ({status['status']}, {status['num_timesteps']} steps)")
     if status["status"] == "interrupted":
         raise SystemExit(128 + int(status.get("signal", 2)))
 

@@ -172,7 +172,7 @@ _BAD = object()
 TRAIN_KEYS = ("env", "workload", "topology", "agent", "logger", "seed", "device", "torch_threads", "total_timesteps",
               "time_budget_s", "progress_bar", "resume", "ray", "checkpoint", "eval")
 EVALUATE_KEYS = ("env", "workload", "topology", "agent", "policies", "workloads", "loads", "seeds", "seed", "device",
-                 "figures", "per_flow", "metric", "launcher", "ray")
+                 "figures", "per_flow", "metric", "launcher", "ray", "reference")
 AGENT_KEYS = {
     "sb3": ("name", "kind", "masked", "env_families", "trainer", "model", "epsilon"),
     "rllib": ("name", "kind", "masked", "env_families", "trainer", "num_env_runners", "num_envs_per_env_runner", "algo"),
@@ -310,6 +310,7 @@ def check_evaluate_config(cfg: DictConfig) -> None:
         c.errors.append(f"seed={seed!r}, seeds={seeds!r}: the last seed {seed + seeds - 1} is above {SEED_MAX}")
     c.str_list("policies")
     c.str_list("workloads")
+    c.string("reference", none=True)  # one of policies: checked against the resolved policies (resolve_reference)
     ws = c.get("workloads")
     if isinstance(ws, list):
         valid = group_options("workload")

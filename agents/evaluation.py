@@ -3,6 +3,11 @@
 Every policy plays the same episodes: episode ``j`` of a (workload, load) cell is the
 single env reset with seed ``seed + j``, and the envs draw their whole episode from
 that seed, so all policies see the same arrivals, sizes and deadlines.
+
+Metrics are :mod:`flowsched.metrics`' (as SB3's ``evaluate_policy``, this module plays
+episodes and collects raw per-flow outcomes; it defines no metric of its own): per-flow
+``slowdown`` and ``deadline_met``, FCT and slowdown means and tails
+(:func:`flowsched.metrics.summarize`), size buckets (:func:`flowsched.metrics.assign_buckets`).
 """
 from __future__ import annotations
 
@@ -18,10 +23,12 @@ import pandas as pd
 from omegaconf import DictConfig, OmegaConf
 
 from flowsched import baselines
+from flowsched import metrics as flow_metrics
 from flowsched.baselines.types import Policy
 from flowsched.agents.checkpoints import dir_candidates, load_newest_readable, sb3_candidates
 from flowsched.agents.config_checks import ConfigError
-from flowsched.agents.envs import effective_load, make_env
+from flowsched.agents.envs import check_env_id, check_model_spaces, effective_load, make_env
+from flowsched.sim import FLOW_COLUMNS
 
 
 @dataclass
@@ -81,13 +88,16 @@ def load_checkpoint(path: str | Path, device: str = "auto") -> tuple[PolicySpec,
         from flowsched.agents.rllib import RLlibPolicy
 
         cfg = run_config(rl.parent)
+        check_env_id(cfg.env.id, str(rl.parent))  # a -v0 run: refused, naming the successor
         policy, used = load_newest_readable(dir_candidates(rl), lambda c: RLlibPolicy.from_checkpoint(str(c)),
                                             "RLlib checkpoint")
         return PolicySpec(f"{cfg.agent.name}@{rl.parent.name}", policy, False, str(used)), cfg
     ckpts, run_dir = checkpoint_candidates(path)
     cfg = run_config(run_dir)
+    check_env_id(cfg.env.id, str(run_dir))  # a -v0 run: refused, naming the successor
     cls = get_class(cfg.agent.model._target_)
     model, ckpt = load_newest_readable(ckpts, lambda c: cls.load(str(c), device=device), "checkpoint")
+    check_model_spaces(model, cfg, str(ckpt))  # saved against other spaces: refused, naming both
     label = f"{cfg.agent.name}@{run_dir.name}" + ("" if ckpt.name == "model.zip" else f":{ckpt.stem}")
     return PolicySpec(label, model, bool(cfg.agent.get("masked", False)), str(ckpt)), cfg
 
@@ -114,23 +124,38 @@ def resolve_policies(names: Sequence[str], family: str, device: str = "auto",
     return out
 
 
-def _episode_flows(env: Any) -> pd.DataFrame | None:
-    """Per-flow outcome of the finished episode: size_bytes, fct_s, slowdown, deadline_s, deadline_met."""
-    if hasattr(env, "episode"):  # token env
-        df = env.episode()
-    elif hasattr(env, "results"):  # switch and thresholds envs
+def episode_flows(env: Any) -> pd.DataFrame | None:
+    """Per-flow outcome of the env's finished episode: its ``results()`` (every flowsched
+    env gives the columns of :attr:`flowsched.Results.flows`), None for an env without one.
+
+    ``slowdown`` and ``deadline_met`` are recomputed with :func:`flowsched.metrics.slowdown`
+    and :func:`flowsched.metrics.deadline_met` (the one deadline test, with the tolerance
+    the env's ``info["deadlines_met"]`` uses too), so that an env of another package with
+    only ``arrival_s, size_bytes, deadline_s, fct_s, ideal_fct_s, terminated`` works too
+    (``weight`` then defaults to 1 and ``finish_s`` to ``arrival_s + fct_s``)."""
+    if hasattr(env, "results"):
         df = env.results()
+    elif hasattr(env, "episode"):  # the token env's earlier name
+        df = env.episode()
     else:
         return None
-    ideal = df["ideal_fct_s"]
-    out = pd.DataFrame({
-        "size_bytes": df["size_bytes"].to_numpy(float), "fct_s": df["fct_s"].to_numpy(float),
-        "deadline_s": df["deadline_s"].to_numpy(float), "terminated": df["terminated"].to_numpy(bool),
-    })
-    out["slowdown"] = out["fct_s"] / np.asarray(ideal, float)
-    has = np.isfinite(out["deadline_s"])
-    out["deadline_met"] = np.where(has, (out["fct_s"] <= out["deadline_s"]) & ~out["terminated"], np.nan)
-    return out
+    out = pd.DataFrame({c: df[c] for c in FLOW_COLUMNS if c in df})
+    fct = out["fct_s"].to_numpy(np.float64)
+    if "weight" not in out:
+        out["weight"] = 1.0
+    if "finish_s" not in out:
+        out["finish_s"] = out["arrival_s"].to_numpy(np.float64) + fct
+    out["slowdown"] = flow_metrics.slowdown(fct, out["ideal_fct_s"])
+    out["deadline_met"] = flow_metrics.deadline_met(fct, out["deadline_s"], out["terminated"])
+    return out[[c for c in FLOW_COLUMNS if c in out]]
+
+
+def episode_metrics(flows: pd.DataFrame) -> dict[str, float]:
+    """Mean and p99 of the FCT (ms) and of the slowdown over an episode's finished flows, by
+    :func:`flowsched.metrics.summarize` (its finished-flow and quantile conventions)."""
+    o = flow_metrics.summarize(flows, quantiles=(0.99,)).overall
+    return {"mean_fct_ms": o["fct_mean_s"] * 1e3, "p99_fct_ms": o["fct_p99_s"] * 1e3,
+            "mean_slowdown": o["slowdown_mean"], "p99_slowdown": o["slowdown_p99"]}
 
 
 def run_episodes(spec: PolicySpec, cfg: DictConfig, seeds: Sequence[int], *, workload: DictConfig | None = None,
@@ -138,7 +163,9 @@ def run_episodes(spec: PolicySpec, cfg: DictConfig, seeds: Sequence[int], *, wor
     """Plays one episode per seed; returns one row of metrics per episode and the flows."""
     env = make_env(cfg, evaluation=True, workload=workload, load=load)
     rows, flows = [], []
-    for seed in seeds:
+    from flowsched.progress import track  # episodes of the cell: terminals only, after 2 s
+
+    for seed in track(seeds, f"evaluate {spec.label}", "episode"):
         if hasattr(spec.policy, "seed_episode"):  # randomized rules replay the same way
             spec.policy.seed_episode(int(seed))
         obs, _ = env.reset(seed=int(seed))
@@ -156,11 +183,9 @@ def run_episodes(spec: PolicySpec, cfg: DictConfig, seeds: Sequence[int], *, wor
             done = terminated or truncated
         row: dict[str, Any] = {"seed": int(seed), "return": ret, "steps": steps, "masked_action_rate": masked / max(steps, 1)}
         row.update({k: float(v) for k, v in info.items() if isinstance(v, (int, float, np.number)) and not isinstance(v, bool)})
-        f = _episode_flows(env) if per_flow else None
+        f = episode_flows(env) if per_flow else None
         if f is not None:
-            fct = f["fct_s"].dropna()
-            row.update({"mean_fct_ms": fct.mean() * 1e3, "p99_fct_ms": fct.quantile(0.99) * 1e3,
-                        "mean_slowdown": f["slowdown"].mean(), "p99_slowdown": f["slowdown"].quantile(0.99)})
+            row.update(episode_metrics(f))
             f.insert(0, "seed", int(seed))
             flows.append(f)
         rows.append(row)
@@ -275,71 +300,364 @@ def format_table(summary: pd.DataFrame, metrics: Sequence[str], by: Sequence[str
     return "\n".join([fmt.format(*header), fmt.format(*("-" * w for w in widths)), *(fmt.format(*c) for c in lines)])
 
 
-def _size_buckets(sizes: pd.Series) -> pd.Series:
-    uniq = np.unique(sizes.dropna())
-    if uniq.size <= 6:
-        return sizes.map(lambda s: f"{s / 1e3:g} KB")
-    edges = [0, 100e3, 1e6, 10e6, np.inf]
-    labels = ["<100KB", "100KB-1MB", "1-10MB", ">10MB"]
-    return pd.cut(sizes, edges, labels=labels, right=False).astype(str)
+def size_buckets(sizes: pd.Series) -> pd.Series:
+    """Each flow's size bucket, by :func:`flowsched.metrics.assign_buckets` (left-closed,
+    labelled by :func:`flowsched.metrics.bucket_labels`): the default edges
+    (:data:`flowsched.metrics.DEFAULT_BUCKETS_BYTES`), or, for a workload of at most 6
+    distinct sizes (the Artemis classes), edges at its sizes, so that each size is a bucket.
+    An ordered categorical: figures show the buckets from small to large."""
+    uniq = np.unique(sizes.dropna().to_numpy(np.float64))
+    edges = tuple(uniq[1:]) if 1 < uniq.size <= 6 else flow_metrics.DEFAULT_BUCKETS_BYTES
+    return pd.Series(flow_metrics.assign_buckets(sizes.to_numpy(np.float64), edges), index=sizes.index)
 
 
-def draw_figures(results: pd.DataFrame, flows: pd.DataFrame | None, out_dir: Path, metric: str) -> list[Path]:
-    """PNG figures: FCT CDF, FCT and slowdown by size bucket, ``metric`` per policy (with 95% CI)."""
+def draw_figures(results: pd.DataFrame, flows: pd.DataFrame | None, out_dir: Path, metric: str, *,
+                 reference: str | None = None, settings: str = "", metrics: Sequence[str] | None = None) -> list[Path]:
+    """PNG figures (matplotlib Agg, :data:`FIG_STYLE`), each titled with its settings
+    (workload, effective load, and ``settings``: topology and model): per cell, the paired
+    difference of ``metric`` (and ``metrics``) to ``reference`` (default: the first policy) as
+    dot and whisker, the FCT CDF (log x with labelled minor ticks, p99 marked) and FCT and
+    slowdown by size bucket (smallest first); per workload with several loads, the metrics
+    against load, one line per policy. Long policy labels are shortened (:func:`short_labels`)."""
     import matplotlib
-    import matplotlib.ticker
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     out_dir.mkdir(parents=True, exist_ok=True)
-    paths = []
-    cells = results[["workload", "load"]].drop_duplicates().itertuples(index=False)
-    for wname, load in cells:
-        tag = f"{wname}" + ("" if pd.isna(load) else f"_load{load:g}")
-        sel_r = results[(results.workload == wname) & ((results.load == load) | (pd.isna(load) & results.load.isna()))]
-        if flows is not None:
-            sel = flows[(flows.workload == wname) & ((flows.load == load) | (pd.isna(load) & flows.load.isna()))]
-            fig, ax = plt.subplots(figsize=(6, 4))
-            for pol, g in sel.groupby("policy", sort=False):
-                x = np.sort(g["fct_s"].dropna().to_numpy() * 1e3)
-                ax.plot(x, np.arange(1, x.size + 1) / x.size, label=pol)
-            ax.set(xlabel="FCT (ms)", ylabel="CDF", title=f"FCT CDF: {tag}")
-            ax.set_xscale("log")
-            ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())  # minor labels overlap
-            ax.grid(alpha=0.3)
-            ax.legend(fontsize=8)
-            fig.tight_layout()
-            paths.append(out_dir / f"fct_cdf_{tag}.png")
-            fig.savefig(paths[-1], dpi=120)
-            plt.close(fig)
+    policies = list(dict.fromkeys(results["policy"]))
+    reference = policies[0] if reference is None else reference
+    mets = [m for m in dict.fromkeys([metric, *(metrics or ())]) if m in results]
+    paths: list[Path] = []
 
-            b = sel.assign(bucket=_size_buckets(sel["size_bytes"]))
-            agg = b.groupby(["bucket", "policy"], sort=False).agg(fct_ms=("fct_s", lambda s: s.mean() * 1e3),
-                                                                   slowdown=("slowdown", "mean")).reset_index()
-            order = list(dict.fromkeys(sel["policy"]))
-            fig, axes = plt.subplots(1, 2, figsize=(10, 4.8))
-            for ax, col, lab in ((axes[0], "fct_ms", "mean FCT (ms)"), (axes[1], "slowdown", "mean slowdown")):
-                piv = agg.pivot(index="bucket", columns="policy", values=col)[order]
-                piv.plot.bar(ax=ax, rot=0, legend=False)
-                ax.set(ylabel=lab, xlabel="flow size", title=f"{lab} by size: {tag}")
-            handles, labels = axes[0].get_legend_handles_labels()
-            fig.legend(handles, labels, loc="lower center", ncol=min(3, len(labels)), fontsize=8)
-            fig.tight_layout(rect=(0, 0.06 * ((len(labels) + 2) // 3), 1, 1))
-            paths.append(out_dir / f"by_size_{tag}.png")
-            fig.savefig(paths[-1], dpi=120)
-            plt.close(fig)
-        if metric in sel_r:
-            s = summarize(sel_r, [metric], by=("policy",))
-            fig, ax = plt.subplots(figsize=(6, 4))
-            ax.bar(s["policy"], s[f"{metric}_mean"], yerr=s[f"{metric}_ci95"].fillna(0), capsize=4)
-            lo = (s[f"{metric}_mean"] - s[f"{metric}_ci95"].fillna(0)).min()
-            if metric == "deadline_hit_ratio":
-                ax.set_ylim(max(0.0, lo - 0.05), 1.0)
-            ax.set(ylabel=metric, title=f"{metric} per policy (95% CI): {tag}")
-            ax.tick_params(axis="x", rotation=30)
-            fig.tight_layout()
-            paths.append(out_dir / f"{metric}_{tag}.png")
-            fig.savefig(paths[-1], dpi=120)
-            plt.close(fig)
+    def save(fig: Any, name: str) -> None:
+        paths.append(out_dir / name)
+        fig.savefig(paths[-1], dpi=FIG_STYLE["dpi"])
+        plt.close(fig)
+
+    paired = paired_differences(results, mets, reference) if mets else None
+    bucket_rows = bucket_episode_metrics(flows) if flows is not None else None
+    for wname, load in results[["workload", "load"]].drop_duplicates().itertuples(index=False):
+        tag = f"{wname}" + ("" if pd.isna(load) else f"_load{load:g}")
+        title = cell_title(wname, load, settings)
+        if paired is not None:
+            cell = paired[(paired.workload == wname) & _same_load(paired.load, load)]
+            for m in mets:
+                save(fig_paired(cell, m, reference, title), f"{m}_paired_{tag}.png")
+        if flows is not None:
+            sel = flows[(flows.workload == wname) & _same_load(flows.load, load)]
+            save(fig_fct_cdf(sel, title), f"fct_cdf_{tag}.png")
+            if bucket_rows is not None and not bucket_rows.empty:
+                b = bucket_rows[(bucket_rows.workload == wname) & _same_load(bucket_rows.load, load)]
+                save(fig_by_size(b, title), f"by_size_{tag}.png")
+    for wname, rw in results.groupby("workload", sort=False):
+        if rw["load"].nunique() > 1:
+            lt = "effective loads " + ", ".join(f"{x:.3g}" for x in sorted(rw["load"].dropna().unique()))
+            save(fig_vs_load(rw, mets, reference, cell_title(wname, None, settings, load_text=lt)),
+                 f"vs_load_{wname}.png")
     return paths
+
+
+#: the one style of the evaluation figures
+FIG_STYLE = {"dpi": 110, "font_size": 9, "width": 6.4, "height": 4.0, "grid_alpha": 0.3}
+
+
+def _same_load(col: pd.Series, load: float | None) -> pd.Series:
+    return col.isna() if load is None or pd.isna(load) else col == load
+
+
+def cell_title(workload: str, load: float | None, settings: str = "", load_text: str | None = None) -> str:
+    """The settings line every figure carries: workload, effective load, then ``settings``."""
+    lt = load_text if load_text is not None else ("load: workload's own" if load is None or pd.isna(load)
+                                                  else f"effective load {load:.3g}")
+    return ", ".join(x for x in (f"workload {workload}", lt, settings) if x)
+
+
+def short_labels(labels: Sequence[str], width: int = 14) -> dict[str, str]:
+    """Figure labels for policy labels: a label up to ``width`` characters as it is, a longer
+    one (a checkpoint's ``agent@run-dir:step``) as ``<agent>#<i>`` (the agent name cut to
+    ``width - 2``), ``i`` counting the shortened labels; figures with a shortened label
+    list the mapping under the plot and report.md has it as a table."""
+    out: dict[str, str] = {}
+    k = 0
+    for lab in dict.fromkeys(labels):
+        if len(lab) <= width:
+            out[lab] = lab
+        else:
+            k += 1
+            out[lab] = f"{lab.split('@')[0][:width - 2]}#{k}"
+    return out
+
+
+def _style(ax: Any, title: str, heading: str) -> None:
+    """An axes' heading and grid; ``title`` (the settings) goes once per figure, see :func:`_finish`."""
+    ax.set_title(heading, fontsize=FIG_STYLE["font_size"])
+    ax.grid(alpha=FIG_STYLE["grid_alpha"])
+
+
+def _finish(fig: Any, title: str, names: dict[str, str]) -> None:
+    """The settings as the figure's title (wrapped to the figure's width), then the layout and
+    the note mapping shortened labels."""
+    import textwrap
+
+    width = int(fig.get_figwidth() * 13)
+    fig.suptitle("\n".join(textwrap.wrap(title, width)), fontsize=FIG_STYLE["font_size"])
+    fig.tight_layout()
+    _label_note(fig, names)
+
+
+def _label_note(fig: Any, names: dict[str, str]) -> None:
+    long = [f"{s} = {lab}" for lab, s in names.items() if s != lab]
+    if long:
+        fig.text(0.01, 0.005, "; ".join(long), fontsize=6, ha="left", va="bottom", wrap=True)
+        fig.subplots_adjust(bottom=max(fig.subplotpars.bottom, 0.12 + 0.03 * len(long)))
+
+
+def _new_fig(ncols: int = 1, nrows: int = 1, **kw: Any) -> tuple[Any, Any]:
+    import matplotlib.pyplot as plt
+
+    with plt.rc_context({"font.size": FIG_STYLE["font_size"]}):
+        return plt.subplots(nrows, ncols, figsize=(FIG_STYLE["width"] * ncols, FIG_STYLE["height"] * nrows), **kw)
+
+
+def fig_paired(cell: pd.DataFrame, metric: str, reference: str, title: str) -> Any:
+    """Dot and whisker: each policy's mean paired difference of ``metric`` to ``reference``
+    with its 95% CI (Student t), a vertical zero line (the reference), policies top to
+    bottom in the order listed, W/T/L beside each dot."""
+    names = short_labels(cell["policy"].tolist())
+    fig, ax = _new_fig()
+    y = np.arange(len(cell))[::-1]
+    mean = cell[f"{metric}_diff_mean"].to_numpy(float)
+    ci = np.nan_to_num(cell[f"{metric}_diff_ci95"].to_numpy(float))
+    ax.axvline(0.0, color="0.3", lw=1, ls="--", label=f"reference: {names.get(reference, reference)}")
+    ax.errorbar(mean, y, xerr=ci, fmt="o", color="C0", ecolor="C0", capsize=4, label="mean paired Δ, 95% CI")
+    for yi, (_, r) in zip(y, cell.iterrows()):
+        if r["policy"] != reference:
+            ax.annotate(f"W/T/L {r[f'{metric}_wins']}/{r[f'{metric}_ties']}/{r[f'{metric}_losses']}",
+                        (r[f"{metric}_diff_mean"], yi), textcoords="offset points", xytext=(0, 7), ha="center",
+                        fontsize=7)
+    ax.set_yticks(y, [names[p] + (" (ref)" if p == reference else "") for p in cell["policy"]])
+    span = float(np.nanmax(np.abs(np.concatenate([mean - ci, mean + ci, [0.0]])))) or 1.0
+    ax.set_xlim(-1.15 * span, 1.15 * span)  # symmetric about zero: the zero line in the middle
+    ax.set_ylim(-0.7, len(cell) - 0.3)
+    better = "higher" if higher_is_better(metric) else "lower"
+    ax.set_xlabel(f"Δ {metric} vs {names.get(reference, reference)} (per-episode, paired; {better} is better)")
+    _style(ax, title, f"{metric}: paired difference to {names.get(reference, reference)}")
+    ax.legend(fontsize=7, loc="lower right")
+    _finish(fig, title, names)
+    return fig
+
+
+def _log_axis(axis: Any, lo: float, hi: float) -> None:
+    """Labelled major (powers of 10) and minor ticks: 2..9 over less than 1.5 decades, 2 and 5 otherwise."""
+    import matplotlib.ticker as mt
+
+    subs = tuple(range(2, 10)) if hi / max(lo, 1e-300) < 10 ** 1.5 else (2.0, 5.0)
+    axis.set_major_locator(mt.LogLocator(base=10))
+    axis.set_minor_locator(mt.LogLocator(base=10, subs=subs))
+    axis.set_major_formatter(mt.FuncFormatter(lambda v, _: f"{v:g}"))
+    axis.set_minor_formatter(mt.FuncFormatter(lambda v, _: f"{v:g}"))
+
+
+def fig_fct_cdf(sel: pd.DataFrame, title: str) -> Any:
+    """CDF of the FCT (ms) over all flows of the cell's episodes, one line per policy, log x
+    with labelled major and minor (2, 5) ticks; each policy's p99 marked by a dot at 0.99
+    (value in the legend) and a horizontal line at 0.99."""
+    names = short_labels(list(dict.fromkeys(sel["policy"])))
+    fig, ax = _new_fig()
+    fct = sel["fct_s"].dropna().to_numpy(np.float64) * 1e3
+    for i, (pol, g) in enumerate(sel.groupby("policy", sort=False)):
+        x = np.sort(g["fct_s"].dropna().to_numpy(np.float64) * 1e3)
+        if not x.size:
+            continue
+        p99 = float(np.quantile(x, 0.99))
+        ax.plot(x, np.arange(1, x.size + 1) / x.size, color=f"C{i}", label=f"{names[pol]} (p99 {p99:.3g} ms)")
+        ax.plot([p99], [0.99], "o", color=f"C{i}", ms=5)
+    ax.axhline(0.99, color="0.5", lw=0.8, ls=":", label="p99")
+    ax.set_xscale("log")
+    if fct.size:
+        _log_axis(ax.xaxis, float(fct.min()), float(fct.max()))
+    ax.tick_params(axis="x", which="minor", labelsize=7)
+    ax.set(xlabel="FCT (ms, log scale)", ylabel="fraction of flows (CDF)", ylim=(0, 1.01))
+    _style(ax, title, "FCT CDF (p99 marked)")
+    ax.legend(fontsize=7, loc="lower right")
+    _finish(fig, title, names)
+    return fig
+
+
+def fig_by_size(b: pd.DataFrame, title: str) -> Any:
+    """Mean FCT and mean slowdown per size bucket (smallest first), grouped bars from zero
+    per policy with 95% CIs across episodes."""
+    pols = list(dict.fromkeys(b["policy"]))
+    names = short_labels(pols)
+    buckets = [c for c in b["bucket"].cat.categories if (b["bucket"] == c).any()]
+    fig, axes = _new_fig(ncols=2)
+    width = 0.8 / max(len(pols), 1)
+    for ax, col, lab in ((axes[0], "mean_fct_ms", "mean FCT (ms)"), (axes[1], "mean_slowdown", "mean slowdown")):
+        s = summarize(b, [col], by=("policy", "bucket"))
+        for i, pol in enumerate(pols):
+            sp = s[s.policy == pol].set_index("bucket").reindex(buckets)
+            x = np.arange(len(buckets)) + (i - (len(pols) - 1) / 2) * width
+            ax.bar(x, sp[f"{col}_mean"], width, yerr=sp[f"{col}_ci95"].fillna(0), capsize=2, color=f"C{i}",
+                   label=names[pol])
+        ax.set_xticks(np.arange(len(buckets)), buckets)
+        ax.set(xlabel="flow size (smallest first)", ylabel=lab)
+        ax.set_ylim(bottom=0)
+        _style(ax, title, f"{lab} by flow size (95% CI)")
+    axes[0].legend(fontsize=7)
+    _finish(fig, title, names)
+    return fig
+
+
+def fig_vs_load(rw: pd.DataFrame, metrics: Sequence[str], reference: str, title: str) -> Any:
+    """Per metric (rows): its mean against the effective load (left) and the paired
+    difference to ``reference`` against load (right, zero line), one line per policy, 95% CIs."""
+    pols = list(dict.fromkeys(rw["policy"]))
+    names = short_labels(pols)
+    fig, axes = _new_fig(ncols=2, nrows=len(metrics), squeeze=False)
+    s = summarize(rw, metrics, by=("policy", "load"))
+    p = paired_differences(rw, metrics, reference, by=("policy", "load"))
+    loads = sorted(rw["load"].dropna().unique())
+    for row, m in zip(axes, metrics):
+        for i, pol in enumerate(pols):
+            sp = s[s.policy == pol].sort_values("load")
+            row[0].errorbar(sp["load"], sp[f"{m}_mean"], yerr=sp[f"{m}_ci95"].fillna(0), marker="o", capsize=3,
+                            color=f"C{i}", label=names[pol])
+            pp = p[p.policy == pol].sort_values("load")
+            row[1].errorbar(pp["load"], pp[f"{m}_diff_mean"], yerr=pp[f"{m}_diff_ci95"].fillna(0), marker="o",
+                            capsize=3, color=f"C{i}", label=names[pol])
+        row[1].axhline(0.0, color="0.3", lw=1, ls="--")
+        better = "higher" if higher_is_better(m) else "lower"
+        row[0].set(xlabel="effective load", ylabel=f"{m} (mean, 95% CI)", xticks=loads)
+        row[1].set(xlabel="effective load", ylabel=f"Δ {m} vs {names[reference]} ({better} is better)", xticks=loads)
+        _style(row[0], title, f"{m} against load")
+        _style(row[1], title, f"{m}: paired difference to {names[reference]}")
+    axes[0][0].legend(fontsize=7)
+    _finish(fig, title, names)
+    return fig
+
+
+#: episode metrics where a lower value is better (a win for a policy is a negative
+#: paired difference); every other metric (deadline_hit_ratio, return) is higher-better.
+LOWER_IS_BETTER = frozenset({"mean_fct_ms", "p99_fct_ms", "mean_slowdown", "p99_slowdown", "masked_action_rate"})
+
+
+def higher_is_better(metric: str) -> bool:
+    """Whether a larger value of ``metric`` is better (see :data:`LOWER_IS_BETTER`)."""
+    return metric not in LOWER_IS_BETTER
+
+
+def resolve_reference(reference: str | None, specs: Sequence[PolicySpec]) -> str:
+    """The label of the reference policy: ``reference`` as a policy's label or as it was
+    listed in ``policies`` (a baseline name, a checkpoint path), the first policy when None.
+    Anything else is a :class:`ConfigError` listing the policies."""
+    if not specs:
+        raise ConfigError("reference: no policies to compare")
+    if reference is None:
+        return specs[0].label
+    ref = str(reference)
+    for s in specs:
+        if ref in (s.label, s.source) or (Path(ref).expanduser().exists()
+                                          and Path(s.source).resolve().is_relative_to(Path(ref).expanduser().resolve())):
+            return s.label
+    raise ConfigError(f"reference={ref!r} is not one of the evaluated policies: {', '.join(s.label for s in specs)}")
+
+
+_CELL = ("workload", "load")
+
+
+def paired_differences(results: pd.DataFrame, metrics: Sequence[str], reference: str,
+                       by: Sequence[str] = ("policy", "workload", "load")) -> pd.DataFrame:
+    """Each policy's per-episode difference to ``reference`` (policy minus reference, paired
+    by ``seed`` within each group of ``by`` other than ``policy``), summarized per group:
+    ``{m}_diff_mean``, ``{m}_diff_ci95`` (95% half-width, Student t with n - 1 degrees of
+    freedom on the n paired differences), ``{m}_diff_n``, and ``{m}_wins``, ``{m}_ties``,
+    ``{m}_losses``: episodes where the policy is better than, equal to (exactly) or worse
+    than the reference (better: larger, or smaller for :data:`LOWER_IS_BETTER` metrics).
+    The reference's own row has difference 0 and all ties."""
+    keys = [b for b in by if b != "policy"]
+    r = results.copy()
+    if "load" in r:
+        r["load"] = r["load"].fillna(-1.0)  # pair the workload's own load (NaN) too
+    ref = r[r["policy"] == reference]
+    cols = [m for m in metrics if m in r]
+    merged = r.merge(ref[[*keys, "seed", *cols]], on=[*keys, "seed"], how="inner", suffixes=("", "__ref"))
+    rows = []
+    for key, g in merged.groupby(["policy", *keys], sort=False, dropna=False):
+        row = dict(zip(["policy", *keys], key if isinstance(key, tuple) else (key,)))
+        for m in cols:
+            d = (g[m] - g[f"{m}__ref"]).dropna().to_numpy(np.float64)
+            n = d.size
+            std = float(d.std(ddof=1)) if n > 1 else float("nan")
+            better = d > 0 if higher_is_better(m) else d < 0
+            worse = d < 0 if higher_is_better(m) else d > 0
+            row.update({f"{m}_diff_mean": float(d.mean()) if n else float("nan"), f"{m}_diff_n": n,
+                        f"{m}_diff_ci95": t_quantile(n) * std / math.sqrt(n) if n > 1 else float("nan"),
+                        f"{m}_wins": int(better.sum()), f"{m}_ties": int((d == 0).sum()),
+                        f"{m}_losses": int(worse.sum())})
+        rows.append(row)
+    out = pd.DataFrame(rows)
+    if "load" in out:
+        out["load"] = out["load"].replace(-1.0, np.nan)
+    return out
+
+
+def bucket_edges(sizes: pd.Series) -> tuple[float, ...]:
+    """The size-bucket edges :func:`size_buckets` uses for these sizes."""
+    uniq = np.unique(sizes.dropna().to_numpy(np.float64))
+    return tuple(uniq[1:]) if 1 < uniq.size <= 6 else tuple(flow_metrics.DEFAULT_BUCKETS_BYTES)
+
+
+#: per-bucket episode metrics: name -> (column of flowsched.metrics.summarize, scale)
+BUCKET_METRICS = {"deadline_hit_ratio": ("deadline_hit_ratio", 1.0), "mean_fct_ms": ("fct_mean_s", 1e3),
+                  "p99_fct_ms": ("fct_p99_s", 1e3), "mean_slowdown": ("slowdown_mean", 1.0),
+                  "p99_slowdown": ("slowdown_p99", 1.0)}
+
+
+def bucket_episode_metrics(flows: pd.DataFrame) -> pd.DataFrame:
+    """One row per (policy, workload, load, seed, size bucket): the episode's metrics over
+    the flows of that bucket, by :func:`flowsched.metrics.summarize` (``by_bucket``), with
+    the edges of :func:`size_buckets` (per workload, so every policy and load of a workload
+    has the same buckets). ``bucket`` is an ordered categorical, smallest sizes first."""
+    rows = []
+    labels: list[str] = []
+    for wname, fw in flows.groupby("workload", sort=False):
+        edges = bucket_edges(fw["size_bytes"])
+        for lab in flow_metrics.bucket_labels(edges):
+            if lab not in labels:
+                labels.append(lab)
+        for (pol, load, seed), g in fw.groupby(["policy", "load", "seed"], sort=False, dropna=False):
+            bb = flow_metrics.summarize(g, quantiles=(0.99,), buckets=edges).by_bucket
+            for lab, b in bb.iterrows():
+                row = {"policy": pol, "workload": wname, "load": load, "seed": seed, "bucket": str(lab)}
+                row.update({m: float(b[c]) * s if c in b else float("nan") for m, (c, s) in BUCKET_METRICS.items()})
+                rows.append(row)
+    out = pd.DataFrame(rows)
+    if not out.empty:
+        out["bucket"] = pd.Categorical(out["bucket"], categories=labels, ordered=True)
+    return out
+
+
+def format_paired_table(paired: pd.DataFrame, metrics: Sequence[str], reference: str,
+                        by: Sequence[str] = ("workload", "load"), markdown: bool = False) -> str:
+    """Paired differences to the reference, one row per (metric, policy, cell):
+    ``mean ± 95% CI`` and wins/ties/losses (the reference's own rows left out)."""
+    by = [b for b in by if b in paired and paired[b].nunique(dropna=False) > 1]
+    header = ["metric", "better", "policy", *by, f"Δ vs {reference} ± 95% CI", "W/T/L"]
+    lines = []
+    for m in metrics:
+        if f"{m}_diff_mean" not in paired:
+            continue
+        for _, r in paired[paired["policy"] != reference].iterrows():
+            ci = r[f"{m}_diff_ci95"]
+            cells = [m, "higher" if higher_is_better(m) else "lower", str(r["policy"]),
+                     *(f"{r[b]:.3g}" if isinstance(r[b], float) else str(r[b]) for b in by),
+                     f"{r[f'{m}_diff_mean']:+.4g}" + ("" if not np.isfinite(ci) else f" ± {ci:.2g}"),
+                     f"{r[f'{m}_wins']}/{r[f'{m}_ties']}/{r[f'{m}_losses']}"]
+            lines.append(cells)
+    if markdown:
+        out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+        return "\n".join(out + ["| " + " | ".join(c) + " |" for c in lines])
+    widths = [max(len(h), *(len(c[i]) for c in lines)) if lines else len(h) for i, h in enumerate(header)]
+    fmt = "  ".join(f"{{:<{w}}}" for w in widths)
+    return "\n".join([fmt.format(*header), fmt.format(*("-" * w for w in widths)), *(fmt.format(*c) for c in lines)])

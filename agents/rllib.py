@@ -148,10 +148,12 @@ def init_ray(address: str | None = None, num_cpus: int | None = None) -> None:
     local Ray with ``num_cpus`` (default: the machine's) that never attaches to a running
     cluster by accident. Before a local start, leftovers of a local Ray whose driver was
     killed with SIGKILL are stopped (:mod:`flowsched.agents.ray_cleanup`)."""
+    import logging
     import os
-    import sys
 
     import ray
+
+    from flowsched.agents.runlog import emit
 
     if ray.is_initialized():
         return
@@ -163,7 +165,8 @@ def init_ray(address: str | None = None, num_cpus: int | None = None) -> None:
 
         # processes of a local Ray whose driver was killed with SIGKILL (their raylet is gone)
         for pid, cmd in cleanup_stale_ray():
-            print(f"stopped a leftover Ray process of a killed driver: {pid} {cmd[:60]}", file=sys.stderr)
+            emit(logging.getLogger(__name__), f"stopped a leftover Ray process of a killed driver: {pid} {cmd[:60]}",
+                 logging.WARNING)
         os.environ.setdefault("RAY_AUTH_MODE", "disabled")
         ray.init(address="local", num_cpus=num_cpus or os.cpu_count(), include_dashboard=False, log_to_driver=False)
 

@@ -3,8 +3,11 @@
 :func:`train` owns what every run needs, whatever learns: the config checks, ``resume=``,
 seeding, signals (SIGINT and SIGTERM stop training and save a checkpoint to resume
 from; ``train.py`` then exits 130 or 143), the wall-clock budget, periodic checkpoints
-and evaluations against the baselines, the final save, the held-out evaluation and
-``run.json``. What learns is a :class:`Trainer`, built by Hydra from the agent config's
+and evaluations against the baselines (the learning curve: ``learning_curve.csv`` and
+``learning_curve.png``, :class:`flowsched.agents.logs.LearningCurve`), the final save,
+the held-out evaluation, ``report.md`` and ``run.json``. Its messages are records of
+this module's logger (``train.log`` and the console under Hydra:
+:mod:`flowsched.agents.runlog`). What learns is a :class:`Trainer`, built by Hydra from the agent config's
 ``trainer._target_``:
 
 * :class:`flowsched.agents.sb3.SB3Trainer` (``kind: sb3``): a Stable-Baselines3 or
@@ -20,6 +23,7 @@ of its ``agent.kind`` (:data:`DEFAULT_TRAINERS`).
 from __future__ import annotations
 
 import json
+import logging
 import signal
 import time
 from collections.abc import Callable, Sequence
@@ -30,6 +34,7 @@ import pandas as pd
 from omegaconf import DictConfig, OmegaConf
 
 from flowsched.agents.checkpoints import atomic_write_text
+from flowsched.agents.runlog import also_log_to, emit
 from flowsched.agents.config_checks import (
     ConfigError, check_fresh_run_dir, check_train_config, merge_resume_overrides, saved_choices,
 )
@@ -39,13 +44,13 @@ from flowsched.agents.evaluation import (
 from flowsched.baselines.types import Policy
 
 
-def _log(msg: str) -> None:
-    try:
-        from tqdm import tqdm
+log = logging.getLogger(__name__)
 
-        tqdm.write(msg)
-    except ImportError:  # pragma: no cover
-        print(msg, flush=True)
+
+def _log(msg: str) -> None:
+    # this module's logger (train.log and the console under Hydra); printed as before
+    # when logging is not set up (train() called from a script of your own)
+    emit(log, msg)
 
 
 # ---------------------------------------------------------------- the trainer interface
@@ -239,11 +244,6 @@ def eval_seeds(cfg: DictConfig, n: int) -> list[int]:
     return list(range(int(cfg.eval.seed), int(cfg.eval.seed) + int(n)))
 
 
-def _episode_means(rows: list[dict[str, Any]]) -> dict[str, float]:
-    df = pd.DataFrame(rows)
-    return {k: float(df[k].mean()) for k in df.columns if k not in ("seed",) and df[k].dtype.kind in "fi"}
-
-
 def _write_status(run_dir: Path, status: dict[str, Any]) -> None:
     atomic_write_text(run_dir / "run.json", json.dumps({k: v for k, v in status.items() if k != "summary"}, indent=1))
 
@@ -282,39 +282,108 @@ def final_evaluation(cfg: DictConfig, specs: list[PolicySpec], out_dir: Path) ->
     return summary
 
 
+def run_title(cfg: DictConfig) -> str:
+    """The settings a run's figures state: env, workload, effective load, topology, agent, seed."""
+    from flowsched.agents.envs import effective_load
+
+    load = effective_load(cfg)
+    topo = cfg.get("topology")
+    topo_name = str(topo.get("_target_", "env default")).rsplit(".", 1)[-1] if topo is not None else "env default"
+    return (f"{cfg.env.id}, workload {cfg.workload.name}, load {'?' if load is None else f'{load:.3g}'}, "
+            f"topology {topo_name}\nagent {cfg.agent.name}, seed {cfg.seed}")
+
+
 class _PeriodicEval:
     """Every ``eval.every`` steps: the policy on ``eval.episodes`` held-out seeds, logged as
     ``eval/<metric>`` beside the baselines' values (``eval/baseline/<name>``, computed
-    once on the same seeds) and the gap to the best one (``eval/gap_to_best_baseline``)."""
+    once on the same seeds) and the gap to the best one (``eval/gap_to_best_baseline``),
+    and added to the run's learning curve (:class:`flowsched.agents.logs.LearningCurve`)."""
 
     def __init__(self, cfg: DictConfig, trainer: Trainer, label: str, baseline_specs: list[PolicySpec],
-                 logger: Any, start: int) -> None:
+                 logger: Any, start: int, run_dir: Path | None = None, resumed: bool = False,
+                 wall_offset_s: float = 0.0, started: float | None = None) -> None:
         self.cfg, self.trainer, self.label, self.logger = cfg, trainer, label, logger
         self.schedule = Every(int(cfg.eval.every), start)
         self.metric = cfg.env.metric
         self.sign = 1.0 if cfg.env.metric_mode == "max" else -1.0
         self.seeds = eval_seeds(cfg, cfg.eval.episodes)
-        self.baselines = {b.label: self._means(b).get(self.metric, float("nan")) for b in baseline_specs} \
-            if self.schedule.every > 0 else {}
+        self.started = time.monotonic() if started is None else started
         self.history: list[tuple[int, float]] = []
+        self.curve = None
+        self.baseline_summaries: dict[str, dict[str, float]] = {}
+        if self.schedule.every > 0:
+            self.baseline_summaries = {b.label: self._summary(b) for b in baseline_specs}
+        self.baselines = {k: v.get(f"{self.metric}_mean", float("nan")) for k, v in self.baseline_summaries.items()}
+        if self.schedule.every > 0 and run_dir is not None:
+            from flowsched.agents.logs import LearningCurve
 
-    def _means(self, spec: PolicySpec) -> dict[str, float]:
-        return _episode_means(run_episodes(spec, self.cfg, self.seeds, per_flow=False)[0])
+            self.curve = LearningCurve(run_dir, self.metric, label, run_title(cfg), keep_until=start if resumed else None)
+            # the run's wall clock: earlier sessions' (run.json, else the curve's last row) plus this one's
+            self.wall_offset_s = max(float(wall_offset_s), self.curve.last_wall_s)
+            self.curve.set_baselines(self.baseline_summaries)
+        if self.baseline_summaries:
+            _log(f"[eval] baselines on {len(self.seeds)} held-out episodes (seeds {self.seeds[0]}..{self.seeds[-1]}): "
+                 + ", ".join(f"{k} {self._fmt(v)}" for k, v in self.baseline_summaries.items()))
+
+    def _summary(self, spec: PolicySpec) -> dict[str, float]:
+        from flowsched.agents.logs import episode_summary
+
+        return episode_summary(run_episodes(spec, self.cfg, self.seeds, per_flow=False)[0])
+
+    def _fmt(self, s: dict[str, float]) -> str:
+        mean, ci = s.get(f"{self.metric}_mean", float("nan")), s.get(f"{self.metric}_ci95", float("nan"))
+        return f"{mean:.4f}" + (f" ± {ci:.4f}" if ci == ci else "")
 
     def __call__(self, n: int) -> None:
-        if not self.schedule.due(n):
-            return
-        vals = self._means(PolicySpec(self.label, self.trainer.policy(), self.trainer.uses_masks, "training"))
+        if self.schedule.due(n):
+            self.evaluate(n)
+
+    def evaluate(self, n: int) -> None:
+        """Evaluates now, at step ``n`` (also off the schedule: the start and the end of a run)."""
+        summary = self._summary(PolicySpec(self.label, self.trainer.policy(), self.trainer.uses_masks, "training"))
+        vals = {k[:-5]: v for k, v in summary.items() if k.endswith("_mean")}
         for k, v in vals.items():
             self.logger.record(f"eval/{k}", v)
         for name, v in self.baselines.items():
             self.logger.record(f"eval/baseline/{name}", v)
+        best = ""
         if self.baselines and self.metric in vals:
-            best = max(self.baselines.values(), key=lambda v: self.sign * v)
-            self.logger.record("eval/gap_to_best_baseline", self.sign * (vals[self.metric] - best))
+            name, v = max(self.baselines.items(), key=lambda kv: self.sign * kv[1])
+            self.logger.record("eval/gap_to_best_baseline", self.sign * (vals[self.metric] - v))
+            best = f" (best baseline: {name} {v:.4f})"
         self.history.append((n, vals.get(self.metric, float("nan"))))
-        _log(f"[eval] step {n}: {self.metric} = {vals.get(self.metric, float('nan')):.4f}")
+        if self.curve is not None:
+            self.curve.add(n, self.wall_offset_s + time.monotonic() - self.started, summary)
+        _log(f"[eval] step {n}: {self.metric} = {self._fmt(summary)}{best}")
         self.logger.dump(n)
+
+    @property
+    def last_step(self) -> int | None:
+        return self.history[-1][0] if self.history else None
+
+
+def _write_report(cfg: DictConfig, run_dir: Path, summary: pd.DataFrame, status: dict[str, Any]) -> Path:
+    """``run_dir/report.md``: the run's settings, the held-out table and the learning curve."""
+    from flowsched.agents.logs import CURVE_BASELINES_CSV, CURVE_CSV, CURVE_PNG
+
+    metrics = list(cfg.env.report_metrics)
+    seeds = eval_seeds(cfg, cfg.eval.final_episodes)
+    lines = [f"# Training run: {cfg.agent.name} on {cfg.env.id}", "",
+             f"- {run_title(cfg).replace(chr(10), ', ')}",
+             f"- {status.get('num_timesteps', 0)} env steps ({status.get('status')}"
+             + (f", stopped by the {status['stopped_by']}" if status.get("stopped_by") else "") + ")",
+             "", f"Held-out evaluation: {len(seeds)} episodes (seeds {seeds[0]}..{seeds[-1]}), the same traces for "
+             "every policy; mean ± 95% confidence half-width (Student t) across episodes:", "",
+             format_table(summary, metrics, by=("policy",), markdown=True), ""]
+    if (run_dir / CURVE_PNG).is_file():
+        lines += [f"Learning curve: `{cfg.env.metric}` of the periodic evaluation ({int(cfg.eval.episodes)} held-out "
+                  f"episodes every {int(cfg.eval.every)} steps) against env steps, and the baselines on the same "
+                  f"episodes ([{CURVE_CSV}]({CURVE_CSV}), [{CURVE_BASELINES_CSV}]({CURVE_BASELINES_CSV})):", "",
+                  f"![learning curve]({CURVE_PNG})", ""]
+    lines += ["Files: `eval_summary.csv`, `eval_results.csv` (one row per episode), `run.json`, `train.log`."]
+    path = run_dir / "report.md"
+    atomic_write_text(path, "\n".join(lines) + "\n")
+    return path
 
 
 # ---------------------------------------------------------------- the loop
@@ -332,7 +401,20 @@ def train(cfg: DictConfig, run_dir: Path, overrides: list[str] | None = None,
     ``status`` is ``finished`` or ``interrupted`` (then ``signal`` is the signal's number).
 
     Raises :class:`ConfigError` for a config that cannot run (checked before anything
-    is built)."""
+    is built).
+
+    Under Hydra the log goes to the console and ``train.log``; a resumed session's log is
+    also appended to the resumed run's ``train.log``."""
+    resume = cfg.get("resume")
+    target = Path(resume).expanduser().resolve() if resume else None
+    if target is not None and target.is_dir():
+        with also_log_to(target / "train.log"):
+            return _train(cfg, run_dir, overrides, choices)
+    return _train(cfg, run_dir, overrides, choices)
+
+
+def _train(cfg: DictConfig, run_dir: Path, overrides: list[str] | None,
+           choices: dict[str, Any] | None) -> dict[str, Any]:
     import torch
 
     started = time.monotonic()  # the time budget counts from here: setup (and Ray's start) included
@@ -361,7 +443,15 @@ def train(cfg: DictConfig, run_dir: Path, overrides: list[str] | None = None,
         summary = final_evaluation(cfg, [spec, *[b for b in baseline_specs if b.label != agent.name]], run_dir)
         status.update(num_timesteps=0, status="finished", summary=summary.to_dict("records"))
         _write_status(run_dir, status)
+        _log(f"wrote {_write_report(cfg, run_dir, summary, status)}")
         return status
+    # the run's wall clock so far (earlier sessions of a resumed run), for the learning curve
+    previous_s = 0.0
+    if resume and (run_dir / "run.json").is_file():
+        try:
+            previous_s = float(json.loads((run_dir / "run.json").read_text()).get("elapsed_s", 0.0))
+        except (ValueError, TypeError, AttributeError):
+            previous_s = 0.0
 
     from flowsched.agents.logs import make_logger
 
@@ -374,7 +464,10 @@ def train(cfg: DictConfig, run_dir: Path, overrides: list[str] | None = None,
 
     total = int(cfg.total_timesteps)
     start = int(trainer.num_timesteps)
-    periodic_eval = _PeriodicEval(cfg, trainer, agent.name, baseline_specs, logger, start)
+    periodic_eval = _PeriodicEval(cfg, trainer, agent.name, baseline_specs, logger, start, run_dir=run_dir,
+                                  resumed=bool(resume), wall_offset_s=previous_s, started=started)
+    if not resume and periodic_eval.schedule.every > 0:
+        periodic_eval.evaluate(start)  # the learning curve starts from the untrained policy
     checkpoints = Every(int(cfg.checkpoint.every), start)
 
     def on_progress(n: int) -> None:
@@ -395,6 +488,7 @@ def train(cfg: DictConfig, run_dir: Path, overrides: list[str] | None = None,
     finally:
         signals.uninstall()
     status["wall_s"] = time.time() - t0
+    status["elapsed_s"] = previous_s + time.monotonic() - started  # every session of the run, setup included
     if applied:
         status["resume_overrides"] = applied
     steps = int(trainer.num_timesteps)
@@ -409,6 +503,8 @@ def train(cfg: DictConfig, run_dir: Path, overrides: list[str] | None = None,
             _log(f"\nTime budget of {budget} s reached at step {steps}")
         path = trainer.save(final=True)
         status.update(status="finished", num_timesteps=steps, checkpoint=str(path))
+        if periodic_eval.schedule.every > 0 and periodic_eval.last_step != steps:
+            periodic_eval.evaluate(steps)  # the curve ends at the final weights
         spec = PolicySpec(agent.name, trainer.policy(), trainer.uses_masks, str(path))
         summary = final_evaluation(cfg, [spec, *baseline_specs], run_dir)
         status["summary"] = summary.to_dict("records")
@@ -417,6 +513,11 @@ def train(cfg: DictConfig, run_dir: Path, overrides: list[str] | None = None,
             if f"{k}_mean" in row:
                 logger.record(f"eval/final_{k}", float(row[f"{k}_mean"]))
         logger.dump(steps)
+        status["elapsed_s"] = previous_s + time.monotonic() - started
+        report = _write_report(cfg, run_dir, summary, status)
+        curve = periodic_eval.curve
+        _log(f"wrote {report}" + (f", {curve.csv.name} and {curve.png.name}" if curve is not None and curve.png.is_file()
+                                  else ""))
     _write_status(run_dir, status)
     trainer.close()
     logger.close()

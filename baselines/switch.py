@@ -49,9 +49,9 @@ class SwitchRule(MaskedRule):
         self.rule = rule
         if rule == "pias":
             if thresholds_bytes is None:
-                from flowsched.sim import _default_pias_thresholds
+                from flowsched.sim import default_pias_thresholds
 
-                thresholds_bytes = _default_pias_thresholds()
+                thresholds_bytes = default_pias_thresholds()
             self.thresholds_mb = np.asarray(thresholds_bytes, np.float64) * 1e-6
 
     def _keys(self, f: np.ndarray, mask: np.ndarray) -> list[np.ndarray]:

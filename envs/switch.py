@@ -18,6 +18,7 @@ from flowsched.envs._common import (
     check_lane_actions, check_obs_format, check_render_mode, fmt, log_frac,
 )
 from flowsched.envs.token import MAX_COUNT, MAX_SIZE_MB, MAX_TIME_MS, lane_seeds, native_trace, obs_limits
+from flowsched.sim import env_flow_table
 from flowsched.topology import BigSwitch, Topology
 
 FLOW_FEATURES, SWITCH_STATS = _fabric.switch_layout()
@@ -112,7 +113,7 @@ def switch_config(
     topology = BigSwitch(hosts, link_gbps) if topology is None else topology
     source = _EpisodeSource(workload, load, n_flows, topology, link_gbps, size_known, alpha, trace)
     cfg = _fabric.SwitchConfig(
-        **topology._native(), max_flows=int(max_flows),
+        **topology.native_config(), max_flows=int(max_flows),
         decision_interval_s=None if decision_interval_s is None else float(decision_interval_s), reward=reward,
         delay_per_hop_s=float(delay_us) * 1e-6, terminate_missed=bool(terminate_missed),
         obs_max_mb=float(obs_limits[0]), obs_max_ms=float(obs_limits[1]), obs_max_count=float(obs_limits[2]),
@@ -231,6 +232,7 @@ class SwitchSchedulingEnv(gym.Env[Any, np.ndarray]):
         self.render_mode = check_render_mode(type(self).__name__, render_mode)
         self.obs_format = check_obs_format(type(self).__name__, obs_format, OBS_FORMATS)
         cfg, self._source = switch_config(**kwargs, obs_limits=obs_limits(max_size_mb, max_time_ms))
+        self._delay_us = float(kwargs.get("delay_us", 0.0))  # switch_config's default
         self.max_flows = cfg.max_flows
         self.bounds = SwitchBounds(self.max_flows, float(max_size_mb), float(max_time_ms))
         self._native = _fabric.SwitchEnv(cfg)
@@ -255,9 +257,11 @@ class SwitchSchedulingEnv(gym.Env[Any, np.ndarray]):
         return self._obs(flows, mask), float(reward), bool(terminated), False, info
 
     def results(self) -> pd.DataFrame:
-        """Per-flow outcome of the current episode (trace order): arrival_s, src, dst,
-        size_bytes, deadline_s, finish_s, fct_s, ideal_fct_s, terminated."""
-        return pd.DataFrame(self._native.results())
+        """Per-flow outcome of the current episode (trace order), in the columns, units and
+        dtypes of :attr:`flowsched.Results.flows` (``FLOW_COLUMNS``; times on the
+        simulator's clock; see :func:`flowsched.sim.env_flow_table` for ``id``,
+        ``weight``, ``bytes_sent`` and ``path_delay_s``)."""
+        return env_flow_table(self._native.results(), self._source.topology, self._delay_us)
 
     def render(self) -> str | np.ndarray | None:
         if self.render_mode is None or self._last is None:

@@ -16,7 +16,7 @@ from flowsched.envs._common import (
     check_render_mode,
 )
 from flowsched.envs.token import lane_seeds
-from flowsched.sim import _make_native, _prepare, simulate
+from flowsched.sim import flow_table, native_simulator, prepare_trace, simulate
 from flowsched.topology import BigSwitch, Topology
 
 #: upper edges (bytes) of the size bins of the observation's histogram; the last bin is open
@@ -183,7 +183,7 @@ class QueueThresholdsEnv(gym.Env[np.ndarray, np.ndarray]):
             raise ValueError(f"reference needs {n_queues - 1} thresholds, got {len(reference)}")
         self.reference = [float(x) for x in reference]
         action_from_thresholds(self.reference, self.lo, self.hi)  # in range, or a clear error now
-        self.fixed_trace = None if trace is None else _prepare(trace, self.topology, self.link_gbps)[0]
+        self.fixed_trace = None if trace is None else prepare_trace(trace, self.topology, self.link_gbps)[0]
         n_obs = 2 * N_BINS + 1 + (n_queues - 1)
         high = np.concatenate([np.ones(N_BINS), np.full(N_BINS, MAX_SLOWDOWN), [MAX_LOAD], np.ones(n_queues - 1)])
         self.observation_space = spaces.Box(np.zeros(n_obs, np.float32), high.astype(np.float32), dtype=np.float32)
@@ -197,7 +197,7 @@ class QueueThresholdsEnv(gym.Env[np.ndarray, np.ndarray]):
             return self.fixed_trace
         load = float(self.np_random.uniform(*self._loads)) if self._loads[0] < self._loads[1] else self._loads[0]
         tr = wl.poisson_all_to_all(self.dist, load, self.topology.n_hosts, self.link_gbps, self.n_flows, seed=self.np_random)
-        return _prepare(tr, self.topology, self.link_gbps)[0]
+        return prepare_trace(tr, self.topology, self.link_gbps)[0]
 
     def _obs(self, ended: np.ndarray, dt: float) -> np.ndarray:
         hist, slow = np.zeros(N_BINS), np.zeros(N_BINS)
@@ -209,7 +209,7 @@ class QueueThresholdsEnv(gym.Env[np.ndarray, np.ndarray]):
             cnt = np.bincount(b, minlength=N_BINS)
             hist = cnt / ended.size
             slow = np.divide(np.bincount(b, weights=sd, minlength=N_BINS), cnt, out=np.zeros(N_BINS), where=cnt > 0)
-            cap = float(np.sum(self.topology._native()["host_gbps"])) * 1e9 / 8
+            cap = float(np.sum(self.topology.native_config()["host_gbps"])) * 1e9 / 8
             load = float(size.sum() / (cap * dt)) if dt > 0 else 0.0
         pos = (np.log10(self._thresholds) - np.log10(self.lo)) / (np.log10(self.hi) - np.log10(self.lo))
         pos = np.pad(pos, (0, self.n_queues - 1 - len(pos)), mode="edge")  # merged thresholds repeat
@@ -225,11 +225,8 @@ class QueueThresholdsEnv(gym.Env[np.ndarray, np.ndarray]):
         self._ref_fct = ref.flows["fct_s"].to_numpy()
         self._ideal = ref.flows["ideal_fct_s"].to_numpy()
         self._thresholds = self.reference
-        self._sim = _make_native(
-            self._trace, self.topology, "pias", admission=None, k=None, window=None, terminate_missed=False, delay_us=0.0,
-            seed=0, pias_thresholds_bytes=self.reference, racs=None, sdc=None, max_interval_s=None,
-            pause_on_flow_change=True, force_full_recompute=True,
-        )
+        self._sim = native_simulator(self._trace, self.topology, "pias", pias_thresholds_bytes=self.reference,
+                                     pause_on_flow_change=True, force_full_recompute=True)
         self._fct = np.full(len(self._trace), np.nan)
         self._done = False
         return self._obs(np.zeros(0, np.int64), 0.0), {}
@@ -255,16 +252,15 @@ class QueueThresholdsEnv(gym.Env[np.ndarray, np.ndarray]):
         return self._obs(ended, self._sim.now - t0), reward, self._done, False, info
 
     def results(self) -> pd.DataFrame:
-        """Per-flow outcome of the current episode (trace order): arrival_s, size_bytes,
-        deadline_s, fct_s, ideal_fct_s, terminated, and the reference run's fct."""
+        """Per-flow outcome of the current episode so far (trace order), in the columns,
+        units and dtypes of :attr:`flowsched.Results.flows` (``FLOW_COLUMNS``, on the
+        trace's clock), then ``reference_fct_s``: the flow's FCT in the reference run (PIAS
+        with the ``reference`` thresholds)."""
         if self._sim is None:
             raise ValueError("call reset() first")
-        tr = self._trace
-        return pd.DataFrame({
-            "arrival_s": tr["arrival_s"].to_numpy(), "size_bytes": tr["size_bytes"].to_numpy(),
-            "deadline_s": tr["deadline_s"].to_numpy(), "fct_s": self._fct, "ideal_fct_s": self._ideal,
-            "terminated": np.zeros(len(tr), bool), "reference_fct_s": self._ref_fct,
-        })
+        out = flow_table(self._trace, self._sim.results(), float(self._trace.attrs.get("time_origin_s", 0.0)))
+        out["reference_fct_s"] = self._ref_fct
+        return out
 
     def render(self) -> str | np.ndarray | None:
         if self.render_mode is None or self._sim is None:

@@ -1,7 +1,7 @@
 """Destination-side token scheduling (the Artemis thesis), single and vectorized."""
 from __future__ import annotations
 
-from typing import Any, SupportsFloat
+from typing import Any, NamedTuple, SupportsFloat
 
 import gymnasium as gym
 import numpy as np
@@ -16,7 +16,7 @@ from flowsched.envs._common import (
     BLUE, GREEN, GREY, ORANGE, RED, RENDER_FPS, RENDER_MODES, Canvas, NativeVecMixin, check_obs_format,
     check_render_mode, fmt, log_frac,
 )
-from flowsched.sim import _prepare
+from flowsched.sim import env_flow_table, prepare_trace
 from flowsched.topology import BigSwitch, Topology
 
 REQ_FEATURES, ACTIVE_FEATURES, STAT_NAMES = _fabric.token_layout()
@@ -106,13 +106,23 @@ def _classes(workload: Any) -> tuple[list[float], list[float], list[float]]:
 
 def native_trace(trace: pd.DataFrame | str, topo: Topology | None, link_gbps: float) -> tuple[_fabric.Trace, Topology]:
     """A trace (DataFrame or path), validated for the topology, as the env cores take it."""
-    tr, topo = _prepare(trace, topo, link_gbps)
+    tr, topo = prepare_trace(trace, topo, link_gbps)
     native = _fabric.Trace(
         tr["arrival_s"].to_numpy(np.float64), tr["src"].to_numpy(np.int64), tr["dst"].to_numpy(np.int64),
         tr["size_bytes"].to_numpy(np.float64), tr["deadline_s"].to_numpy(np.float64), tr["weight"].to_numpy(np.float64),
         tr["data_span_s"].to_numpy(np.float64), tr["size_known"].to_numpy(bool),
     )
     return native, topo
+
+
+class TokenSetup(NamedTuple):
+    """What :func:`token_config` builds: the native config, the native fixed trace (or
+    None), the fabric and the delay per link (µs)."""
+
+    config: _fabric.TokenConfig
+    trace: _fabric.Trace | None
+    topology: Topology
+    delay_us: float
 
 
 def token_config(
@@ -133,7 +143,7 @@ def token_config(
     exact_composition: bool = True,
     trace: pd.DataFrame | str | None = None,
     obs_limits: tuple[float, float, float] = (np.inf, np.inf, np.inf),
-) -> tuple[_fabric.TokenConfig, _fabric.Trace | None]:
+) -> TokenSetup:
     """The native config (and the native trace, when a fixed trace is given) of the token env;
     ``obs_limits`` are where the observation saturates: (MB, ms, count)."""
     if reward not in REWARDS:
@@ -153,13 +163,13 @@ def token_config(
         # the trace replaces the gather generator (set_trace): its burst shape is unused
         burst_size, exact_composition, weights = 1, False, [1.0] * len(weights)
     cfg = _fabric.TokenConfig(
-        **topology._native(), scheduler=scheduler, k=int(k), window=int(window),
+        **topology.native_config(), scheduler=scheduler, k=int(k), window=int(window),
         delay_per_hop_s=float(delay_us) * 1e-6, terminate_missed=bool(terminate_missed), reward=reward,
         class_weights=weights, class_sizes_bytes=sizes, class_deadlines_s=deadlines, exact=bool(exact_composition),
         burst_size=int(burst_size), burst_rate_hz=float(burst_rate_hz), n_bursts=int(n_bursts), dst=0,
         obs_max_mb=float(obs_limits[0]), obs_max_ms=float(obs_limits[1]), obs_max_count=float(obs_limits[2]),
     )
-    return cfg, fixed
+    return TokenSetup(cfg, fixed, topology, float(delay_us))
 
 
 def lane_seeds(seed: int | list[int] | None, num_envs: int) -> list[int | None]:
@@ -345,7 +355,8 @@ class TokenSchedulingEnv(gym.Env[Any, np.int64]):
         self.render_mode = check_render_mode(type(self).__name__, render_mode)
         self.masked_action = _check_masked_action(masked_action)
         self.obs_format = check_obs_format(type(self).__name__, obs_format, OBS_FORMATS)
-        self._cfg, fixed = token_config(**kwargs, obs_limits=obs_limits(max_size_mb, max_time_ms))
+        setup = token_config(**kwargs, obs_limits=obs_limits(max_size_mb, max_time_ms))
+        self._cfg, fixed, self._topology, self._delay_us = setup
         self._native = _fabric.TokenEnv(self._cfg)
         if fixed is not None:
             self._native.set_trace(fixed)
@@ -396,10 +407,16 @@ class TokenSchedulingEnv(gym.Env[Any, np.int64]):
         the episode's end, those of its last decision."""
         return self._mask > 0
 
+    def results(self) -> pd.DataFrame:
+        """The current episode's flows and their outcome so far, one row per flow, in the
+        columns, units and dtypes of :attr:`flowsched.Results.flows` (``FLOW_COLUMNS``;
+        times on the simulator's clock; see :func:`flowsched.sim.env_flow_table` for
+        ``id``, ``weight``, ``bytes_sent`` and ``path_delay_s``)."""
+        return env_flow_table(self._native.episode(), self._topology, self._delay_us)
+
     def episode(self) -> pd.DataFrame:
-        """The current episode's flows and their outcome so far (one row per flow): arrival_s,
-        src, dst, size_bytes, deadline_s, finish_s, fct_s, ideal_fct_s, terminated."""
-        return pd.DataFrame(self._native.episode())
+        """The same as :meth:`results` (its earlier name)."""
+        return self.results()
 
     def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
@@ -482,7 +499,7 @@ class TokenSchedulingVecEnv(NativeVecMixin, VectorEnv):
         self.masked_action = _check_masked_action(masked_action)
         self.render_mode = check_render_mode(type(self).__name__, render_mode)
         self.obs_format = check_obs_format(type(self).__name__, obs_format, OBS_FORMATS)
-        cfg, fixed = token_config(**kwargs, obs_limits=obs_limits(max_size_mb, max_time_ms))
+        cfg, fixed, _, _ = token_config(**kwargs, obs_limits=obs_limits(max_size_mb, max_time_ms))
         self.window, self.k = cfg.window, int(kwargs.get("k", 10))
         self.bounds = TokenBounds(self.window, self.k, float(max_size_mb), float(max_time_ms))
         self._native = _fabric.TokenVecEnv(cfg, int(num_envs), threads=int(threads))

@@ -59,6 +59,7 @@ import numpy as np
 import pandas as pd
 
 __all__ = [
+    "DEADLINE_RTOL",
     "DEFAULT_BUCKETS_BYTES",
     "DEFAULT_QUANTILES",
     "FLOW_COLUMNS_SUMMARY",
@@ -69,8 +70,10 @@ __all__ = [
     "assign_buckets",
     "bucket_labels",
     "compare",
+    "deadline_met",
     "format_bytes",
     "quantile_label",
+    "slowdown",
     "summarize",
 ]
 
@@ -79,6 +82,13 @@ DEFAULT_BUCKETS_BYTES: tuple[int, ...] = (100_000, 10_000_000)
 
 DEFAULT_QUANTILES: tuple[float, ...] = (0.5, 0.95, 0.99, 0.999)
 """Default FCT / slowdown quantiles (p50, p95, p99, p99.9)."""
+
+DEADLINE_RTOL: float = 1e-9
+"""Relative tolerance of the deadline test (:func:`deadline_met`): a flow meets its
+deadline when ``fct_s <= deadline_s * (1 + DEADLINE_RTOL)``, so a finish a few float64
+steps late (rates summed in another order) still counts. The Rust core's envs count
+deadlines the same way (``fabric/core/src/env.rs``), so a per-flow ``deadline_met`` and
+an env's ``info["deadlines_met"]`` agree."""
 
 OVERALL_LABEL = "all"
 """Row label of the all-flows row in :meth:`Summary.to_frame`."""
@@ -144,6 +154,47 @@ def format_bytes(n_bytes: float) -> str:
         if abs(n_bytes) >= scale:
             return f"{n_bytes / scale:.6g} {unit}"
     return f"{n_bytes:.6g} B"
+
+
+def deadline_met(
+    fct_s: Sequence[float] | np.ndarray | pd.Series,
+    deadline_s: Sequence[float] | np.ndarray | pd.Series,
+    terminated: Sequence[bool] | np.ndarray | pd.Series | None = None,
+) -> pd.arrays.BooleanArray:
+    """Whether each flow met its deadline: the one definition flowsched uses.
+
+    Parameters
+    ----------
+    fct_s : array-like of float
+        Flow completion times (NaN for a flow that did not finish).
+    deadline_s : array-like of float
+        Relative deadlines; NaN (or inf) means no deadline.
+    terminated : array-like of bool, optional
+        Flows terminated for missing their deadline (they never meet it).
+
+    Returns
+    -------
+    pandas.arrays.BooleanArray
+        NA where the flow has no (finite) deadline; otherwise True when
+        ``fct_s <= deadline_s * (1 + DEADLINE_RTOL)`` and the flow was not
+        terminated (an unfinished flow, NaN ``fct_s``, has not met it).
+    """
+    fct = np.asarray(fct_s, dtype=np.float64)
+    deadline = np.asarray(deadline_s, dtype=np.float64)
+    term = np.zeros(fct.shape, bool) if terminated is None else np.asarray(terminated, dtype=bool)
+    has = np.isfinite(deadline)
+    with np.errstate(invalid="ignore"):
+        met = (fct <= deadline * (1 + DEADLINE_RTOL)) & ~term
+    return pd.arrays.BooleanArray(np.where(has, met, False), ~has)
+
+
+def slowdown(
+    fct_s: Sequence[float] | np.ndarray | pd.Series,
+    ideal_fct_s: Sequence[float] | np.ndarray | pd.Series,
+) -> np.ndarray:
+    """Slowdown of each flow: ``fct_s / ideal_fct_s``, its FCT over its FCT alone on an idle
+    fabric (both with the path delay); NaN where ``fct_s`` is NaN (not finished)."""
+    return np.asarray(fct_s, dtype=np.float64) / np.asarray(ideal_fct_s, dtype=np.float64)
 
 
 def _validate_edges(edges: Sequence[float]) -> np.ndarray:

@@ -94,7 +94,6 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from scipy import optimize
 
 from flowsched import workloads as wl
 
@@ -551,6 +550,8 @@ def _polish(
     the neighbouring thresholds), a bounded Brent step around the best point, and the atoms
     just below the candidates. Works on the thresholds themselves so that an atom (an exact
     value) is never lost to exp(log(x)) rounding."""
+    from scipy import optimize  # here: scipy.optimize takes longer to import than the rest of flowsched
+
     th = np.asarray(th, np.float64).copy()
     for _ in range(rounds):
         improved = False

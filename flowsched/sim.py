@@ -1,17 +1,27 @@
-"""The Python entry point of the fabric simulator: :func:`simulate` and :class:`Results`."""
+"""The Python entry point of the fabric simulator: :class:`Simulation` (step by step),
+:func:`simulate` (to the end) and the :class:`Results` both return.
+
+Lower-level public helpers, for drivers that need the core's own calls (the envs):
+:func:`prepare_trace` (a validated trace on the simulator's clock), :func:`native_simulator`
+(the ``_fabric.Simulator`` of a prepared trace) and :func:`flow_table` (the per-flow
+columns of :attr:`Results.flows` from the core's per-flow arrays).
+"""
 from __future__ import annotations
 
 import os
+import sys
+import time
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import IO, Any
 
 import numpy as np
 import pandas as pd
 
 from flowsched import _fabric
-from flowsched.metrics import DEFAULT_BUCKETS_BYTES, Summary, compare, summarize
+from flowsched import progress as _progress
+from flowsched.metrics import DEFAULT_BUCKETS_BYTES, Summary, compare, deadline_met, slowdown, summarize
 from flowsched.topology import BigSwitch, LeafSpine, Topology
 from flowsched.traces import TimeResolutionWarning, read_trace, validate_trace
 
@@ -20,21 +30,46 @@ SCHEDULERS: tuple[str, ...] = tuple(_fabric.scheduler_names())
 ADMISSION_POLICIES = ("fifo", "edf", "ssdf", "lsdf", "srpt", "random", "external")
 
 
+#: The per-flow columns of :attr:`Results.flows` and their dtypes, in order: the contract
+#: that every env's ``results()`` honours too.
+FLOW_COLUMNS: dict[str, str] = {
+    "id": "int64",
+    "arrival_s": "float64",
+    "src": "int64",
+    "dst": "int64",
+    "size_bytes": "float64",
+    "deadline_s": "float64",
+    "weight": "float64",
+    "finish_s": "float64",
+    "fct_s": "float64",
+    "ideal_fct_s": "float64",
+    "slowdown": "float64",
+    "deadline_met": "boolean",
+    "terminated": "bool",
+    "bytes_sent": "float64",
+    "path_delay_s": "float64",
+}
+
+
 @dataclass
 class Results:
     """What a simulation produced.
 
     Attributes
     ----------
-    flows : one row per flow, in trace order, with ``id, arrival_s, src, dst, size_bytes,
-        deadline_s, weight, finish_s, fct_s, ideal_fct_s, slowdown, deadline_met,
-        terminated, bytes_sent``. ``arrival_s`` and ``finish_s`` are on the trace's clock
+    flows : one row per flow, in trace order, with the columns and dtypes of
+        :data:`FLOW_COLUMNS`: ``id, arrival_s, src, dst, size_bytes, deadline_s, weight,
+        finish_s, fct_s, ideal_fct_s, slowdown, deadline_met, terminated, bytes_sent,
+        path_delay_s`` (seconds, bytes). ``arrival_s`` and ``finish_s`` are on the trace's clock
         (``finish_s`` rounded to the float64 step there: 2.4e-7 s at 1.7e9 s epoch seconds).
         ``fct_s`` is finish - arrival plus the fixed path delay, computed on the simulator's
         clock, which starts at the whole second at or below the first arrival
         (:func:`time_origin_s`), so it does not depend on where the trace's clock starts;
         ``ideal_fct_s`` the FCT alone on an idle fabric given the data availability;
-        ``deadline_met`` is NA for flows without a deadline.
+        ``slowdown`` is ``fct_s / ideal_fct_s`` and ``deadline_met`` is
+        :func:`flowsched.metrics.deadline_met` (NA for flows without a deadline; met within
+        a relative tolerance of :data:`flowsched.metrics.DEADLINE_RTOL`); ``path_delay_s``
+        is the fixed path delay included in ``fct_s``.
     links : one row per link: ``link, capacity_Bps, bytes``.
     duration_s : first arrival to the last finish or termination.
     scheduler : the scheduler's name.
@@ -59,32 +94,50 @@ class Results:
         return compare(self.flows, ref, **kwargs)
 
 
-def _default_pias_thresholds() -> list[float]:
+def default_pias_thresholds() -> list[float]:
+    """PIAS's demotion thresholds for web search at load 0.8 (from the PIAS scripts; see
+    flowsched/data/README.md): the default of the ``pias`` scheduler and baseline."""
     from flowsched.workloads import pias_thresholds
 
     return list(pias_thresholds("websearch", 0.8))
 
 
-def _make_native(
+_default_pias_thresholds = default_pias_thresholds  # the old private name, kept for now
+
+#: How :class:`Simulation` allocates rates: ``auto`` lets the core pick (incremental
+#: allocators where the scheduler has one), ``full`` recomputes every allocation from
+#: scratch (slower; needed by :meth:`Simulation.set_pias_thresholds`).
+ALLOCATORS = ("auto", "full")
+
+
+def native_simulator(
     trace: pd.DataFrame,
     topology: Topology,
-    scheduler: str,
+    scheduler: str = "srpt",
     *,
-    admission: str | None,
-    k: int | None,
-    window: int | None,
-    terminate_missed: bool,
-    delay_us: float,
-    seed: int,
-    pias_thresholds_bytes: Sequence[float] | None,
-    racs: dict | None,
-    sdc: dict | None,
-    max_interval_s: float | None,
+    admission: str | None = None,
+    k: int | None = None,
+    window: int | None = None,
+    terminate_missed: bool = False,
+    delay_us: float = 0.0,
+    seed: int = 0,
+    pias_thresholds_bytes: Sequence[float] | None = None,
+    racs: dict | None = None,
+    sdc: dict | None = None,
+    max_interval_s: float | None = None,
     pause_on_flow_change: bool = False,
     force_full_recompute: bool = False,
 ) -> _fabric.Simulator:
-    """The native simulator of a validated trace. Its clock counts from
-    :func:`time_origin_s` of the trace's arrivals (0 for a trace from :func:`_prepare`)."""
+    """The native simulator (``flowsched._fabric.Simulator``) of a trace from
+    :func:`prepare_trace`, for drivers that need the core's own calls (the envs'
+    ``run_until_ended``, external admission); :class:`Simulation` is the documented way.
+
+    The options are :func:`simulate`'s, checked the same way, and the core's
+    ``pause_on_flow_change`` (``step()`` also returns when the set of active flows changes;
+    needed by ``run_until_ended``) and ``force_full_recompute`` (recompute every allocation
+    from scratch; needed by ``set_pias_thresholds``). Its clock counts from
+    :func:`time_origin_s` of the trace's arrivals (0 for a trace from :func:`prepare_trace`).
+    """
     if k is not None and admission is None:
         admission = "fifo"
     if admission is not None:
@@ -97,7 +150,7 @@ def _make_native(
     if not (np.isfinite(delay_us) and delay_us >= 0):
         raise ValueError(f"delay_us must be >= 0, got {delay_us!r}")
     if pias_thresholds_bytes is None and scheduler.strip().lower().endswith("pias"):
-        pias_thresholds_bytes = _default_pias_thresholds()
+        pias_thresholds_bytes = default_pias_thresholds()
     racs_p = {"w_min": 1.0, "w_max": 100.0, "a_per_byte": 1e-5, "update_interval_s": 300e-6}
     for name, given in (("racs", racs), ("sdc", sdc)):
         known = racs_p if name == "racs" else {"thresholds_bytes": 0, "weights": 0}
@@ -109,7 +162,7 @@ def _make_native(
     sdc_p.update(sdc or {})
     t = trace
     arrival = t["arrival_s"].to_numpy(np.float64)
-    origin = time_origin_s(arrival)  # 0 for a trace from _prepare (already rebased)
+    origin = time_origin_s(arrival)  # 0 for a trace from prepare_trace (already rebased)
     return _fabric.Simulator(
         arrival - origin if origin else arrival,
         t["src"].to_numpy(np.int64),
@@ -133,8 +186,11 @@ def _make_native(
         max_interval_s=max_interval_s,
         pause_on_flow_change=pause_on_flow_change,
         force_full_recompute=force_full_recompute,
-        **topology._native(),
+        **topology.native_config(),
     )
+
+
+_make_native = native_simulator  # the old private name, kept for now
 
 
 #: Relative resolution of a flow's FCT (a few float64 steps of the simulated time at its
@@ -157,13 +213,17 @@ def time_origin_s(arrival_s: np.ndarray | pd.Series) -> float:
     return float(np.floor(a.min())) if a.size else 0.0
 
 
-def _prepare(trace: pd.DataFrame | str | os.PathLike[str], topology: Topology | None, link_gbps: float):
+def prepare_trace(
+    trace: pd.DataFrame | str | os.PathLike[str], topology: Topology | None = None, link_gbps: float = 10.0
+) -> tuple[pd.DataFrame, Topology]:
     """The validated trace, rebased to the simulator's clock, and the topology.
 
     The returned trace's ``arrival_s`` is ``arrival_s - time_origin_s`` (exact) and its
-    ``attrs["time_origin_s"]`` the origin: :func:`simulate` adds it back to ``arrival_s`` and
-    ``finish_s``. With no topology, a big switch at ``link_gbps`` with as many hosts as the
-    trace names (largest id + 1, at most ``MAX_INFERRED_HOST_ID`` + 1 this way).
+    ``attrs["time_origin_s"]`` the origin: :class:`Simulation` adds it back to
+    ``arrival_s`` and ``finish_s``. With no topology, a big switch at ``link_gbps`` with as
+    many hosts as the trace names (largest id + 1, at most ``MAX_INFERRED_HOST_ID`` + 1
+    this way). Warns (:class:`~flowsched.traces.TimeResolutionWarning`) when some flow's
+    FCT cannot be resolved to :data:`FCT_RESOLUTION` in float64.
     """
     if topology is not None and not isinstance(topology, (BigSwitch, LeafSpine)):
         raise TypeError(f"topology must be a BigSwitch or LeafSpine, got {type(topology).__name__}")
@@ -182,6 +242,17 @@ def _prepare(trace: pd.DataFrame | str | os.PathLike[str], topology: Topology | 
     return tr, topology
 
 
+_prepare = prepare_trace  # the old private name, kept for now
+
+
+def _caller_stacklevel() -> int:
+    """``warnings.warn``'s stacklevel, from its caller, of the first frame outside this module."""
+    f, level = sys._getframe(1), 1
+    while f is not None and f.f_code.co_filename == __file__:
+        f, level = f.f_back, level + 1  # type: ignore[assignment]
+    return level
+
+
 def _warn_fct_resolution(tr: pd.DataFrame, topology: Topology) -> None:
     """Warn when some flow's FCT cannot be resolved to FCT_RESOLUTION (relative) in float64.
 
@@ -190,7 +261,7 @@ def _warn_fct_resolution(tr: pd.DataFrame, topology: Topology) -> None:
     (the core counts a flow finished within 8 steps of ``t``). A tiny flow late in a long
     trace (1 B at 10 Gbps is 0.8 ns; the step at 1e5 s is 15 ps) gets a coarse FCT.
     """
-    rate = np.asarray(topology._native()["host_gbps"], dtype=np.float64) * (1e9 / 8.0)
+    rate = np.asarray(topology.native_config()["host_gbps"], dtype=np.float64) * (1e9 / 8.0)
     src, dst = tr["src"].to_numpy(), tr["dst"].to_numpy()
     ideal = np.maximum(tr["size_bytes"].to_numpy() / np.minimum(rate[src], rate[dst]), tr["data_span_s"].to_numpy())
     t = tr["arrival_s"].to_numpy() + ideal
@@ -206,8 +277,297 @@ def _warn_fct_resolution(tr: pd.DataFrame, topology: Topology) -> None:
         f"simulated time {t[w]:.6g} s (counted from the first arrival's whole second), where a float64 step is "
         f"{np.spacing(t[w]):.3g} s",
         TimeResolutionWarning,
-        stacklevel=4,
+        stacklevel=_caller_stacklevel(),
     )
+
+
+def flow_table(trace: pd.DataFrame, outcome: Mapping[str, Any], time_origin_s: float = 0.0) -> pd.DataFrame:
+    """The per-flow table of :attr:`Results.flows` (columns and dtypes :data:`FLOW_COLUMNS`)
+    from a trace and the core's per-flow outcome, in trace order.
+
+    Parameters
+    ----------
+    trace : the flows on the simulator's clock, with ``id, arrival_s, src, dst, size_bytes,
+        deadline_s, weight`` (a trace from :func:`prepare_trace`).
+    outcome : per-flow arrays on the simulator's clock, as ``_fabric.Simulator.results()``
+        gives them: ``finish_s, fct_s, ideal_fct_s, terminated, bytes_sent, path_delay_s``.
+    time_origin_s : added back to ``arrival_s`` and ``finish_s`` (see :func:`time_origin_s`).
+
+    ``slowdown`` and ``deadline_met`` come from :func:`flowsched.metrics.slowdown` and
+    :func:`flowsched.metrics.deadline_met` (the one deadline test, with its tolerance).
+    """
+    origin = float(time_origin_s)
+    flows = trace[["id", "arrival_s", "src", "dst", "size_bytes", "deadline_s", "weight"]].copy()
+    flows["arrival_s"] = flows["arrival_s"].to_numpy() + origin
+    flows["finish_s"] = np.asarray(outcome["finish_s"], np.float64) + origin
+    flows["fct_s"] = np.asarray(outcome["fct_s"], np.float64)
+    flows["ideal_fct_s"] = np.asarray(outcome["ideal_fct_s"], np.float64)
+    flows["slowdown"] = slowdown(flows["fct_s"], flows["ideal_fct_s"])
+    terminated = np.asarray(outcome["terminated"], bool)
+    flows["deadline_met"] = deadline_met(flows["fct_s"], flows["deadline_s"], terminated)
+    flows["terminated"] = terminated
+    flows["bytes_sent"] = np.asarray(outcome["bytes_sent"], np.float64)
+    flows["path_delay_s"] = np.asarray(outcome["path_delay_s"], np.float64)
+    return flows
+
+
+def path_links(topology: Topology, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
+    """How many links each flow's path crosses: 2 on a big switch and within a leaf-spine
+    ToR, 4 across ToRs (the core's fixed path delay is ``delay_us * 1e-6`` times this)."""
+    cfg = topology.native_config()
+    src, dst = np.asarray(src, np.int64), np.asarray(dst, np.int64)
+    if cfg["topology"] == "leafspine":
+        h = int(cfg["hosts_per_tor"])
+        return np.where(src // h == dst // h, 2, 4)
+    return np.full(src.shape, 2, np.int64)
+
+
+def env_flow_table(episode: Mapping[str, Any], topology: Topology, delay_us: float) -> pd.DataFrame:
+    """:attr:`Results.flows` (:data:`FLOW_COLUMNS`) of an env core's episode, for the envs'
+    ``results()``: ``episode`` holds the per-flow arrays the env bindings give (``arrival_s,
+    src, dst, size_bytes, deadline_s, finish_s, fct_s, ideal_fct_s, terminated``, on the
+    simulator's clock) and, where they give them, ``id, weight, bytes_sent, path_delay_s``.
+    Otherwise ``id`` is the row, ``weight`` 1, ``path_delay_s`` ``delay_us * 1e-6`` times
+    :func:`path_links` (what the core computes) and ``bytes_sent`` the size for a finished
+    flow and NaN (not known) for the others."""
+    n = len(episode["arrival_s"])
+    size = np.asarray(episode["size_bytes"], np.float64)
+    src, dst = np.asarray(episode["src"], np.int64), np.asarray(episode["dst"], np.int64)
+    trace = pd.DataFrame({
+        "id": np.asarray(episode["id"], np.int64) if "id" in episode else np.arange(n, dtype=np.int64),
+        "arrival_s": np.asarray(episode["arrival_s"], np.float64), "src": src, "dst": dst, "size_bytes": size,
+        "deadline_s": np.asarray(episode["deadline_s"], np.float64),
+        "weight": np.asarray(episode["weight"], np.float64) if "weight" in episode else np.ones(n),
+    })
+    outcome = dict(episode)
+    if "path_delay_s" not in outcome:
+        outcome["path_delay_s"] = float(delay_us) * 1e-6 * path_links(topology, src, dst).astype(np.float64)
+    if "bytes_sent" not in outcome:
+        done = np.isfinite(np.asarray(episode["finish_s"], np.float64)) & ~np.asarray(episode["terminated"], bool)
+        outcome["bytes_sent"] = np.where(done, size, np.nan)
+    return flow_table(trace, outcome)
+
+
+class Simulation:
+    """A simulation of a trace on a fabric under a scheduler, advanced step by step.
+
+    ``Simulation(trace, topology, scheduler, **options)`` takes :func:`simulate`'s
+    arguments (and ``allocator``); :meth:`step` advances simulated time, :meth:`active`
+    and :meth:`rates` show the flows in flight, :meth:`set_pias_thresholds` changes PIAS's
+    thresholds between steps, :meth:`run` goes to the end and :meth:`results` gives the
+    :class:`Results` that :func:`simulate` returns (``simulate`` is ``Simulation(...).run()``
+    then ``results()``: the same results, bit for bit).
+
+    Times (``until``, :attr:`now`) are on the trace's clock, as ``arrival_s`` and
+    ``finish_s`` in the results. The clock starts at :attr:`time_origin_s`, the whole second
+    at or below the first arrival. Stepping stops the fluid model at ``until`` and resumes
+    it from there, so a run stepped at many intermediate times can differ from :meth:`run`
+    in the last bits of its finish times.
+
+    Parameters
+    ----------
+    trace, topology, scheduler, admission, k, window, terminate_missed, delay_us, seed,
+    pias_thresholds_bytes, racs, sdc, max_interval_s, link_gbps : as :func:`simulate`.
+    allocator : one of :data:`ALLOCATORS`: ``"auto"`` (the default) or ``"full"`` (every
+        allocation recomputed from scratch; needed by :meth:`set_pias_thresholds`).
+
+    Examples
+    --------
+    >>> import pandas as pd, flowsched
+    >>> tr = pd.DataFrame({"arrival_s": [0.0, 0.0], "src": [0, 0], "dst": [1, 1],
+    ...                    "size_bytes": [1.25e6, 2.5e6]})
+    >>> sim = flowsched.Simulation(tr, flowsched.BigSwitch(2, 10), "srpt")
+    >>> sim.step(0.0005)                  # half of the small flow is through
+    >>> sim.now
+    0.0005
+    >>> sim.active()[["id", "bytes_sent", "remaining_bytes", "rate_Bps"]]
+       id  bytes_sent  remaining_bytes      rate_Bps
+    0   0    625000.0         625000.0  1.250000e+09
+    1   1         0.0        2500000.0  0.000000e+00
+    >>> sim.run()
+    >>> sim.done, sim.results().flows["fct_s"].round(6).tolist()
+    (True, [0.001, 0.003])
+    """
+
+    def __init__(
+        self,
+        trace: pd.DataFrame | str | os.PathLike[str],
+        topology: Topology | None = None,
+        scheduler: str = "srpt",
+        *,
+        admission: str | None = None,
+        k: int | None = None,
+        window: int | None = None,
+        terminate_missed: bool = False,
+        delay_us: float = 0.0,
+        seed: int = 0,
+        pias_thresholds_bytes: Sequence[float] | None = None,
+        racs: dict | None = None,
+        sdc: dict | None = None,
+        max_interval_s: float | None = None,
+        link_gbps: float = 10.0,
+        allocator: str = "auto",
+    ) -> None:
+        if admission == "external":
+            raise ValueError("admission='external' needs a driver that makes the decisions (flowsched.envs."
+                             "TokenSchedulingEnv, or native_simulator(...) with step()/admit())")
+        if allocator not in ALLOCATORS:
+            raise ValueError(f"unknown allocator {allocator!r}; known: {', '.join(ALLOCATORS)}")
+        tr, topo = prepare_trace(trace, topology, link_gbps)
+        self._native = native_simulator(
+            tr, topo, scheduler, admission=admission, k=k, window=window, terminate_missed=terminate_missed,
+            delay_us=delay_us, seed=seed, pias_thresholds_bytes=pias_thresholds_bytes, racs=racs, sdc=sdc,
+            max_interval_s=max_interval_s, force_full_recompute=allocator == "full",
+        )
+        self._trace = tr
+        self._done = False
+        self._admission = admission is not None or k is not None
+        self._t_first = float(tr["arrival_s"].min()) if len(tr) else 0.0  # on the simulator's clock
+        #: The fabric (the one given, or the big switch built for the trace).
+        self.topology: Topology = topo
+        #: The scheduler's name, as given.
+        self.scheduler: str = scheduler
+        #: Allocator choice (see :data:`ALLOCATORS`).
+        self.allocator: str = allocator
+
+    @property
+    def time_origin_s(self) -> float:
+        """Where the simulator's clock starts on the trace's clock (:func:`time_origin_s`)."""
+        return float(self._trace.attrs.get("time_origin_s", 0.0))
+
+    @property
+    def trace(self) -> pd.DataFrame:
+        """The validated trace, on the trace's clock (a copy)."""
+        tr = self._trace.copy()
+        tr["arrival_s"] = tr["arrival_s"].to_numpy() + self.time_origin_s
+        return tr
+
+    @property
+    def now(self) -> float:
+        """Simulated time, on the trace's clock."""
+        return self._native.now + self.time_origin_s
+
+    @property
+    def done(self) -> bool:
+        """Whether every flow has finished or was terminated (no event is left)."""
+        return self._done
+
+    def step(self, until: float) -> None:
+        """Advance simulated time to ``until`` (on the trace's clock), handling every event
+        at or before it; :attr:`now` is then ``until``, or the time of the last event if the
+        simulation ended before (:attr:`done`). ``until`` may not lie before :attr:`now`."""
+        until = float(until)
+        if np.isnan(until):
+            raise ValueError("until must be a time, got nan")
+        if until < self.now:
+            raise ValueError(f"until = {until!r} s lies before now = {self.now!r} s: a simulation only goes forward")
+        if self._done:
+            return
+        kind, _ = self._native.step(until - self.time_origin_s)
+        self._done = kind == "done"
+
+    def run(self, progress: bool | None = None, *, file: IO[str] | None = None) -> None:
+        """Advance to the end: every flow finished or terminated.
+
+        ``progress`` shows flows finished, simulated time and events/s on ``file`` (default
+        stderr; see :mod:`flowsched.progress`): ``None`` (the default) only when stdout and
+        stderr are terminals and once the run has lasted 2 s, ``True`` always, ``False``
+        never. The results are the same bit for bit either way: with a display, the run
+        pauses only at arrival times, where it has an event anyway."""
+        if self._done:
+            return
+        bar = _progress.bar(len(self._trace), f"simulate {self.scheduler}", "flow", progress=progress, file=file)
+        if bar is None:
+            self._native.run()
+        else:
+            try:
+                self._run_shown(bar)
+            finally:
+                bar.close()
+        self._done = True
+
+    def _run_shown(self, bar: Any) -> None:
+        """:meth:`run` in pieces that end at arrival times (an event of the run anyway, so
+        pausing there changes nothing: ``step`` returns after the events at ``until``
+        without moving the fluid model), sized to about 0.1 s of wall time each."""
+        native = self._native
+        arrivals = np.sort(self._trace["arrival_s"].to_numpy(np.float64))  # the simulator's clock
+        n = len(arrivals)
+        i = int(np.searchsorted(arrivals, native.now, side="right"))  # arrivals handled already
+        chunk, shown = 64, 0
+        ev0, t0 = native.stats()["events"], time.perf_counter()
+        count_waiting = self._admission
+        while i < n:
+            j = min(i + chunk, n) - 1
+            ts = time.perf_counter()
+            kind, _ = native.step(float(arrivals[j]))
+            dt = time.perf_counter() - ts
+            i = j + 1
+            chunk = max(16, min(4 * chunk, int(chunk * 0.1 / max(dt, 1e-4))))
+            if count_waiting:  # admission holds flows back: count the finished ones
+                res = native.results()
+                ended = int(np.count_nonzero(np.isfinite(res["finish_s"]) | res["terminated"]))
+            else:
+                ended = i - len(native.active())
+            bar.update(ended - shown)
+            shown = ended
+            el = time.perf_counter() - t0
+            bar.set_postfix_str(f"{native.now - self._t_first:.4g} s simulated, "
+                                f"{(native.stats()['events'] - ev0) / max(el, 1e-9):,.0f} events/s", refresh=False)
+            if kind == "done":
+                break
+        native.run()  # the flows still active after the last arrival
+        el = time.perf_counter() - t0
+        bar.set_postfix_str(f"{native.now - self._t_first:.4g} s simulated, "
+                            f"{(native.stats()['events'] - ev0) / max(el, 1e-9):,.0f} events/s", refresh=False)
+        bar.update(n - shown)
+
+    def active(self) -> pd.DataFrame:
+        """The flows active now (admitted, not finished), in trace order (the index is the
+        trace row, as in :attr:`Results.flows`): ``id, src, dst, size_bytes, bytes_sent,
+        remaining_bytes`` (bytes) and ``rate_Bps`` (bytes/s; 0 for a flow the scheduler
+        holds back now)."""
+        rows = np.sort(self._native.active())
+        sent = np.asarray(self._native.results()["bytes_sent"], np.float64)[rows]
+        tr = self._trace
+        size = tr["size_bytes"].to_numpy()[rows]
+        return pd.DataFrame(
+            {
+                "id": tr["id"].to_numpy()[rows],
+                "src": tr["src"].to_numpy()[rows],
+                "dst": tr["dst"].to_numpy()[rows],
+                "size_bytes": size,
+                "bytes_sent": sent,
+                "remaining_bytes": size - sent,
+                "rate_Bps": self._native.rates()[rows],
+            },
+            index=pd.Index(rows, name=None),
+        )
+
+    def rates(self) -> np.ndarray:
+        """The current rate of every flow in trace order (bytes/s; 0 for flows not active now)."""
+        return np.asarray(self._native.rates(), np.float64)
+
+    def set_pias_thresholds(self, thresholds_bytes: Sequence[float]) -> None:
+        """Replace the PIAS demotion thresholds from now on (non-empty, positive, strictly
+        increasing bytes). Needs ``allocator="full"``."""
+        if self.allocator != "full":
+            raise ValueError("set_pias_thresholds needs Simulation(..., allocator='full') (the incremental "
+                             "allocators keep per-link orders that a change of thresholds would invalidate)")
+        self._native.set_pias_thresholds([float(x) for x in thresholds_bytes])
+
+    def stats(self) -> dict[str, int]:
+        """Simulator counters so far (events, rate allocations)."""
+        return dict(self._native.stats())
+
+    def results(self) -> Results:
+        """The :class:`Results` so far: the same as :func:`simulate`'s once :attr:`done`
+        (before, flows not yet finished have NaN ``finish_s`` and ``fct_s``)."""
+        return _collect(self._trace, self._native, self.scheduler)
+
+    def __repr__(self) -> str:
+        return (f"Simulation({len(self._trace)} flows, {type(self.topology).__name__}, {self.scheduler!r}, "
+                f"now={self.now!r}, done={self._done})")
 
 
 def simulate(
@@ -226,6 +586,7 @@ def simulate(
     sdc: dict | None = None,
     max_interval_s: float | None = None,
     link_gbps: float = 10.0,
+    progress: bool | None = None,
 ) -> Results:
     """Simulate a trace on a fabric under a scheduler.
 
@@ -248,6 +609,8 @@ def simulate(
     racs : ``{"w_min", "w_max", "a_per_byte", "update_interval_s"}`` for ``racs``.
     sdc : ``{"thresholds_bytes": (r_A, r_B), "weights": (w_A, w_B, w_C)}`` for ``sdc``.
     max_interval_s : re-evaluate rates at least this often (default: only at events).
+    progress : show progress on stderr (:meth:`Simulation.run`): None (default) for
+        terminals only and after 2 s, True always, False never; the results are the same.
 
     Returns
     -------
@@ -265,35 +628,21 @@ def simulate(
     if admission == "external":
         raise ValueError("admission='external' needs a driver that makes the decisions (flowsched.envs."
                          "TokenSchedulingEnv, or _fabric.Simulator step()/admit()); simulate() runs to the end")
-    tr, topo = _prepare(trace, topology, link_gbps)
-    sim = _make_native(
-        tr, topo, scheduler, admission=admission, k=k, window=window, terminate_missed=terminate_missed,
+    sim = Simulation(
+        trace, topology, scheduler, admission=admission, k=k, window=window, terminate_missed=terminate_missed,
         delay_us=delay_us, seed=seed, pias_thresholds_bytes=pias_thresholds_bytes, racs=racs, sdc=sdc,
-        max_interval_s=max_interval_s,
+        max_interval_s=max_interval_s, link_gbps=link_gbps,
     )
-    sim.run()
-    return _collect(tr, sim, scheduler)
+    sim.run(progress=progress)
+    return sim.results()
 
 
 def _collect(tr: pd.DataFrame, sim: _fabric.Simulator, scheduler: str) -> Results:
-    """Results in the trace's own clock: ``tr`` is rebased (see :func:`_prepare`) and its
+    """Results in the trace's own clock: ``tr`` is rebased (see :func:`prepare_trace`) and its
     ``attrs["time_origin_s"]`` is added back to ``arrival_s`` (exactly) and ``finish_s``;
     ``fct_s``, ``slowdown`` and ``duration_s`` come from the rebased clock."""
     res = sim.results()
-    origin = float(tr.attrs.get("time_origin_s", 0.0))
-    flows = tr[["id", "arrival_s", "src", "dst", "size_bytes", "deadline_s", "weight"]].copy()
-    flows["arrival_s"] = flows["arrival_s"].to_numpy() + origin
-    flows["finish_s"] = res["finish_s"] + origin
-    flows["fct_s"] = res["fct_s"]
-    flows["ideal_fct_s"] = res["ideal_fct_s"]
-    flows["slowdown"] = flows["fct_s"] / flows["ideal_fct_s"]
-    has_dl = np.isfinite(flows["deadline_s"].to_numpy())
-    met = np.asarray(flows["fct_s"] <= flows["deadline_s"] * (1 + 1e-9), dtype=bool) & ~res["terminated"]
-    flows["deadline_met"] = pd.array(np.where(has_dl, met, False), dtype="boolean")
-    flows.loc[~has_dl, "deadline_met"] = pd.NA
-    flows["terminated"] = res["terminated"]
-    flows["bytes_sent"] = res["bytes_sent"]
-    flows["path_delay_s"] = res["path_delay_s"]
+    flows = flow_table(tr, res, float(tr.attrs.get("time_origin_s", 0.0)))
     names, cap, carried = sim.links()
     links = pd.DataFrame({"link": names, "capacity_Bps": cap, "bytes": carried})
     # The run lasts until its last finish or termination: a terminated flow sends until

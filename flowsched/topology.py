@@ -1,11 +1,14 @@
 """Fabric topologies.
 
 Link rates are in Gbps here (``link_gbps``); the simulator works in bytes/s.
+``native_config()`` gives a topology's native form: the keyword arguments that describe it
+to the Rust core (``flowsched._fabric``), for code that builds native objects directly.
 """
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -52,8 +55,13 @@ class BigSwitch:
     def host_gbps(self) -> np.ndarray:
         return _host_rates(self.hosts, self.link_gbps, "BigSwitch")
 
-    def _native(self) -> dict:
+    def native_config(self) -> dict[str, Any]:
+        """The keyword arguments that describe this fabric to the native core
+        (``flowsched._fabric.Simulator``, ``TokenConfig``, ``SwitchConfig``):
+        ``topology="bigswitch"`` and ``host_gbps`` (one rate per host, Gbps)."""
         return {"topology": "bigswitch", "host_gbps": self.host_gbps()}
+
+    _native = native_config  # the old private name, kept for now
 
 
 @dataclass(frozen=True)
@@ -94,7 +102,11 @@ class LeafSpine:
     def n_hosts(self) -> int:
         return int(self.tors * self.hosts_per_tor)
 
-    def _native(self) -> dict:
+    def native_config(self) -> dict[str, Any]:
+        """The keyword arguments that describe this fabric to the native core
+        (``flowsched._fabric.Simulator``, ``TokenConfig``, ``SwitchConfig``):
+        ``topology="leafspine"``, ``host_gbps`` (one rate per host, Gbps), ``tors``,
+        ``hosts_per_tor``, ``spines``, ``core_gbps`` and ``ecmp_seed``."""
         return {
             "topology": "leafspine",
             "host_gbps": self._rates,
@@ -104,6 +116,8 @@ class LeafSpine:
             "core_gbps": float(self.core_gbps),
             "ecmp_seed": int(self.ecmp_seed),
         }
+
+    _native = native_config  # the old private name, kept for now
 
 
 Topology = BigSwitch | LeafSpine

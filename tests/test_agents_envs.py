@@ -19,3 +19,30 @@ def test_load_becomes_the_token_env_burst_rate():
     # Artemis A variant 1: bursts of 10 flows, load = rate * bits per burst / link rate
     kw = env_kwargs(cfg)
     assert kw["burst_rate_hz"] == pytest.approx(20.833333333333332)
+
+
+def _copy_saved_run(tmp_path):
+    import shutil
+    from pathlib import Path
+
+    src = Path(__file__).parent / "data" / "sb3_run_before_registry"
+    dst = tmp_path / "run"
+    shutil.copytree(src, dst)
+    return dst
+
+
+def test_evaluate_loads_a_v1_run(tmp_path):
+    from flowsched.agents.evaluation import load_checkpoint
+
+    spec, cfg = load_checkpoint(_copy_saved_run(tmp_path))
+    assert cfg.env.id == "flowsched/TokenScheduling-v1" and spec.source.endswith("model.zip")
+
+
+def test_evaluate_refuses_a_v0_run_naming_its_successor(tmp_path):
+    from flowsched.agents.evaluation import load_checkpoint
+
+    run = _copy_saved_run(tmp_path)
+    conf = run / ".hydra" / "config.yaml"
+    conf.write_text(conf.read_text().replace("flowsched/TokenScheduling-v1", "flowsched/TokenScheduling-v0"))
+    with pytest.raises(ValueError, match=r"TokenScheduling-v0, which was removed.*set env.id to flowsched/TokenScheduling-v1"):
+        load_checkpoint(run)

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 import flowsched
-from flowsched.sim import _make_native
+from flowsched.sim import native_simulator
 
 RATES = [10.0, 25.0, 10.0, 40.0, 10.0]
 SCHEDULERS = ["fifo", "ps", "wps", "srpt", "asrpt", "las", "pias", "edf", "ssdf", "lsdf", "fair", "racs", "sdc", "random"]
@@ -34,8 +34,7 @@ def test_no_link_over_capacity_and_every_flow_has_a_bottleneck(sched):
     samples = 0
     for _ in range(5):
         tr = trace(rng)
-        sim = _make_native(tr, topo, sched, admission=None, k=None, window=None, terminate_missed=False, delay_us=0.0,
-                           seed=0, pias_thresholds_bytes=[2e4, 2e5], racs=None, sdc=None, max_interval_s=None)
+        sim = native_simulator(tr, topo, sched, pias_thresholds_bytes=[2e4, 2e5])
         src, dst = tr["src"].to_numpy(), tr["dst"].to_numpy()
         for t in np.linspace(1e-6, 2e-3, 80):
             kind, _ = sim.step(float(t))

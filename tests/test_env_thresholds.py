@@ -131,8 +131,6 @@ def test_bad_input():
         env.step(np.full(7, np.nan, np.float32))
     with pytest.raises(ValueError, match="8 queues"):
         baselines.make("thresholds", "pias_static", n_queues=4)
-    sim = flowsched.sim._make_native(
-        env.unwrapped._trace, flowsched.BigSwitch(8, 10), "pias", admission=None, k=None, window=None,
-        terminate_missed=False, delay_us=0.0, seed=0, pias_thresholds_bytes=None, racs=None, sdc=None, max_interval_s=None)
+    sim = flowsched.sim.native_simulator(env.unwrapped._trace, flowsched.BigSwitch(8, 10), "pias")
     with pytest.raises(ValueError, match="force_full_recompute"):
         sim.set_pias_thresholds([1e4])

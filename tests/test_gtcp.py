@@ -7,13 +7,12 @@ import pandas as pd
 import pytest
 
 import flowsched
-from flowsched.sim import _make_native
+from flowsched.sim import native_simulator
 
 
 def pair_bytes(trace: pd.DataFrame, topo, scheduler: str, times: np.ndarray) -> np.ndarray:
     trace = flowsched.validate_trace(trace, hosts=topo.n_hosts)
-    sim = _make_native(trace, topo, scheduler, admission=None, k=None, window=None, terminate_missed=False,
-                       delay_us=0.0, seed=0, pias_thresholds_bytes=[2e4, 2e5], racs=None, sdc=None, max_interval_s=None)
+    sim = native_simulator(trace, topo, scheduler, pias_thresholds_bytes=[2e4, 2e5])
     pair = trace["src"].to_numpy() * 1000 + trace["dst"].to_numpy()
     keys, inv = np.unique(pair, return_inverse=True)
     out = np.zeros((len(times), len(keys)))

@@ -513,3 +513,61 @@ def test_buckets_partition_overall(rows):
     if o["compared"]:
         assert o["faster_pct"] + o["slower_pct"] + o["equal_pct"] == pytest.approx(100.0)
         assert o["faster"] == o["compared"]
+
+
+# ---------------------------------------------------------------------------
+# one deadline test: evaluation's per-flow hits are the env's info
+# ---------------------------------------------------------------------------
+
+
+def _play(env, policy, seed=None):
+    obs, _ = env.reset(seed=seed)
+    done = False
+    while not done:
+        action, _ = policy.predict(obs)
+        obs, _, done, _, info = env.step(action)
+    return info
+
+
+def test_deadline_met_tolerance_and_na():
+    from flowsched.metrics import DEADLINE_RTOL, deadline_met
+
+    met = deadline_met([1.0, 1.0 + 0.5 * DEADLINE_RTOL, 1.0 + 2 * DEADLINE_RTOL, np.nan, 0.5, 0.5],
+                       [1.0, 1.0, 1.0, 1.0, np.nan, 1.0], [False, False, False, False, False, True])
+    assert met.tolist() == [True, True, False, False, pd.NA, False]
+    assert str(met.dtype) == "boolean"
+
+
+def test_evaluation_deadline_hits_equal_the_env_info():
+    """agents.evaluation counts a flow's deadline as the env's info does, on the same episodes,
+    including a flow that finishes after its deadline by less than the tolerance."""
+    from flowsched import baselines
+    from flowsched.agents.evaluation import episode_flows, episode_metrics
+    from flowsched.envs import TokenSchedulingEnv
+    from flowsched.metrics import DEADLINE_RTOL
+
+    policy = baselines.make("token", "edf")
+    env = TokenSchedulingEnv(burst_rate_hz=30.0, n_bursts=10)  # load 0.72: deadlines are missed
+    for seed in range(5):
+        info = _play(env, policy, seed)
+        f = episode_flows(env)
+        assert int(f["deadline_met"].sum()) == info["deadlines_met"]
+        assert int(f["deadline_met"].notna().sum()) == info["flows_with_deadline"]
+        assert episode_metrics(f)["mean_fct_ms"] == pytest.approx(info["mean_fct_s"] * 1e3, rel=1e-12)
+        assert 0 < info["deadlines_met"] < info["flows_with_deadline"]
+
+    # a fixed trace; then flow 0's deadline is moved just below its FCT, within the tolerance
+    tr = pd.DataFrame({"arrival_s": [0.0, 0.0, 0.001, 0.002], "src": [1, 2, 3, 1], "dst": [0, 0, 0, 0],
+                       "size_bytes": [3e5, 2e5, 1e5, 4e5], "deadline_s": [0.05, 0.003, 0.04, np.nan]})
+    fifo = baselines.make("token", "fifo")
+    env = TokenSchedulingEnv(trace=tr, k=2, window=2)
+    _play(env, fifo)
+    fct0 = float(env.episode()["fct_s"].iloc[0])
+    tr.loc[0, "deadline_s"] = fct0 / (1 + DEADLINE_RTOL / 2)
+    env = TokenSchedulingEnv(trace=tr, k=2, window=2)
+    info = _play(env, fifo)
+    f = episode_flows(env)
+    assert f["fct_s"].iloc[0] == fct0 and fct0 > tr["deadline_s"].iloc[0]  # late, within the tolerance
+    assert f["fct_s"].iloc[1] > 0.003
+    assert f["deadline_met"].tolist() == [True, False, True, pd.NA]
+    assert (info["deadlines_met"], info["flows_with_deadline"]) == (2, 3)

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 import flowsched
 from flowsched import workloads as wl
 from flowsched.envs import SwitchSchedulingEnv
-from flowsched.sim import _prepare, time_origin_s
+from flowsched.sim import prepare_trace, time_origin_s
 from flowsched.traces import MAX_ARRIVAL_S, MAX_ARRIVAL_SPAN_S, TimeResolutionWarning
 
 GRID = 2.0**-20  # offsets 1.7e9 and 2**32 keep multiples of it exact in float64
@@ -116,11 +116,11 @@ def test_fct_resolution_warning_for_tiny_flows_late_in_a_long_trace() -> None:
 
 
 def test_env_fixed_trace_path_is_rebased(trace: pd.DataFrame) -> None:
-    """The envs' fixed-trace option feeds _prepare's trace to the core: it is rebased."""
+    """The envs' fixed-trace option feeds prepare_trace's trace to the core: it is rebased."""
     topo = flowsched.BigSwitch(16, 10)
-    base, _ = _prepare(trace, topo, 10.0)
+    base, _ = prepare_trace(trace, topo, 10.0)
     for offset in OFFSETS:
-        tr, _ = _prepare(shifted(trace, offset), topo, 10.0)
+        tr, _ = prepare_trace(shifted(trace, offset), topo, 10.0)
         assert tr.attrs["time_origin_s"] == offset
         assert np.array_equal(tr["arrival_s"].to_numpy(), base["arrival_s"].to_numpy())
 

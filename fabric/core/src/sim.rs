@@ -341,7 +341,7 @@ pub struct Simulator {
     las_recs: Vec<las::LasRec>,
     /// Each flow's position in (arrival, index) order (LAS fast path only).
     las_rank: Vec<u32>,
-    las_last: Vec<(f64, f64)>,
+    las_last: Vec<las::LasLinkScan>,
     /// Flows left `active` since the records were last synced.
     las_removed: bool,
 }
@@ -1230,7 +1230,8 @@ impl Simulator {
             let dr = f.size_bytes / f.data_span_s;
             if rate > dr {
                 let gap = self.avail(i, t) - sent;
-                return t + gap.max(0.0) / (rate - dr);
+                // Never at t itself (a gap too small to leave t would come back).
+                return (t + gap.max(0.0) / (rate - dr)).max(t.next_up());
             }
         }
         INF
@@ -1443,12 +1444,25 @@ impl Simulator {
         }
         let n = self.active.len();
         let mut a = 0;
+        // Flows on a path the shadow run has no flow on any more: what they have left is
+        // the rounding of the flows that finished before them on that path (each finishes
+        // within a relative 1e-9 of its size), so the path's aggregate, 0, would hold
+        // them forever. They share what the other paths leave of their links.
+        let mut orphans: Vec<u32> = Vec::new();
         while a < n {
             let p = self.path_ix[self.active[a] as usize];
             let mut left = self.agg[p as usize];
             let mut b = a;
             while b < n && self.path_ix[self.active[b] as usize] == p {
                 b += 1;
+            }
+            if left <= 0.0 {
+                for k in a..b {
+                    self.rate[self.active[k] as usize] = 0.0;
+                    orphans.push(self.active[k]);
+                }
+                a = b;
+                continue;
             }
             // Inside the path: priority groups in order; equal keys split equally (up to caps).
             let mut g = a;
@@ -1474,6 +1488,20 @@ impl Simulator {
         let sh = self.shadow.as_ref().unwrap();
         for &i in &sh.active {
             self.agg[self.path_ix[i as usize] as usize] = 0.0;
+        }
+        if !orphans.is_empty() {
+            // (allocate set res to the capacities)
+            for &i in &self.active {
+                let i = i as usize;
+                for p in self.path_off[i] as usize..self.path_off[i + 1] as usize {
+                    self.res[self.path_links[p] as usize] -= self.rate[i];
+                }
+            }
+            for &i in &orphans {
+                self.weight[i as usize] = 1.0;
+            }
+            let paths = Paths { off: &self.path_off, links: &self.path_links };
+            self.filler.fill(&orphans, &paths, &self.weight, &self.cap, &mut self.res, &mut self.rate);
         }
     }
 
@@ -1589,10 +1617,36 @@ impl Simulator {
         let share = self.ties_share();
         for l in 0..nl {
             let (a, b) = (self.link_cnt[l] as usize, self.link_cnt[l + 1] as usize);
-            for p in a..b.saturating_sub(1) {
-                let x = self.link_lists[p] as usize;
-                let y = self.link_lists[p + 1] as usize;
-                best = best.min(self.crossing(x, y, share));
+            // Under a strict order (SRPT) the flow behind moves: on its way to the nearest
+            // served flow ahead it passes unserved ones, swaps that change no rate but
+            // that no adjacent pair would look past. So each flow is paired with the
+            // nearest served flow ahead. (LAS, ties sharing: the one ahead moves, and the
+            // first flow it meets is the next one; adjacent pairs.)
+            // Under LAS a group of equal keys can hold flows of different rates (capped,
+            // or held elsewhere): its fastest flow moves through the group, whose pairs
+            // make no event, and meets the flows behind it first. So each flow is also
+            // paired with the fastest flow of the group of equal keys before its own (a
+            // group: the flows on the link within same_key of its first).
+            let mut x = usize::MAX;
+            let (mut lead, mut fast, mut prev_fast) = (usize::MAX, usize::MAX, usize::MAX);
+            for p in a..b {
+                let y = self.link_lists[p] as usize;
+                if x != usize::MAX {
+                    best = best.min(self.crossing(x, y, share));
+                }
+                if share {
+                    if lead == usize::MAX || !self.same_key(lead, y) {
+                        (prev_fast, lead, fast) = (fast, y, y);
+                    } else if self.rate[y] > self.rate[fast] {
+                        fast = y;
+                    }
+                    if prev_fast != usize::MAX && prev_fast != x {
+                        best = best.min(self.crossing(prev_fast, y, share));
+                    }
+                }
+                if share || self.rate[y] > 0.0 {
+                    x = y;
+                }
             }
         }
         best
@@ -1621,6 +1675,13 @@ impl Simulator {
         if sx > sy {
             let dt = (self.k2[y] - self.k2[x]) / (sx - sy);
             if dt >= 0.0 {
+                if share {
+                    // (LAS) Keys that differ meet at now + dt > now; the floor only makes
+                    // the time move. It is relative to now: an absolute 1e-12 s at small
+                    // times would overshoot, and the pair would swap the lead at every
+                    // event instead of meeting within the tolerance of same_key.
+                    return (self.now + dt.max(1e-12 * self.now)).max(self.now.next_up());
+                }
                 // Equal keys in a strict order (y behind by the tie-break) that y is about
                 // to pass: look again a moment later, when y's key is strictly smaller.
                 return self.now + dt.max(1e-12 * self.now.max(1.0));

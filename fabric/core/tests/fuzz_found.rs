@@ -1,5 +1,5 @@
-//! Cases the fuzzer (tests/fuzz.rs) found that are not fixed yet, shrunk by proptest.
-//! Each test states the property it breaks and fails today: run them with
+//! Cases the fuzzer (tests/fuzz.rs) found, shrunk by proptest. Each test states the
+//! property it broke. Those still open are `#[ignore]`d and fail today: run them with
 //! `cargo test --manifest-path fabric/Cargo.toml --test fuzz_found -- --ignored`.
 use fabric_core::sim::incremental_tolerance;
 use fabric_core::*;
@@ -28,37 +28,67 @@ fn agree(topo: &Topology, flows: &[FlowSpec], sched: &str) {
     }
 }
 
-/// Incremental SRPT finishes flow 0 at 8.82 ms, the full recomputation at 8.05 ms
-/// (found with FUZZ_SEED=13; seeds 12, 15, 1 and 2 found cases like it).
+/// Incremental SRPT finished flow 0 at 8.82 ms, the full recomputation at 8.05 ms
+/// (found with FUZZ_SEED=13; seeds 12, 15, 1 and 2 found cases like it). The full
+/// recomputation was wrong: flow 2 (host 1, 1.125 GB/s on the destination link) falls
+/// below flow 1 (held at 0 by flow 0 on host 0's 1 Gbps link) at once, then below flow 0
+/// 29 us later, and from then on greedy SRPT gives it the whole destination link and
+/// flow 0 nothing. `next_crossing` paired only neighbours on a link and skipped pairs
+/// whose flow ahead had no rate, so flow 2 passing the unserved flow 1 was never an
+/// event, and flow 2 never met flow 0 in the lists; flow 0 kept its rate.
 #[test]
-#[ignore = "open: incremental SRPT differs from the full recomputation"]
 fn srpt_three_flows_into_one_destination() {
-    let topo = Topology::big_switch(&[1.0, 10.0, 10.0, 1.0]).unwrap();
-    let flows = [
-        flow(0.0, 0, 2, 1005851.0, 0.0),
-        flow(0.0002819941183865654, 0, 2, 1e6, 0.0),
-        flow(0.0002819941183865654, 1, 2, 1e6, 0.0),
-    ];
+    let (topo, flows) = srpt_case();
     agree(&topo, &flows, "srpt");
 }
 
 /// The same with asrpt (ga:srpt) on a one-ToR leaf-spine: flow 0 at 53.63 us
-/// incrementally, 54.15 us in the full recomputation (FUZZ_SEED=13, srpt skipped).
+/// incrementally, 54.15 us in the full recomputation (FUZZ_SEED=13, srpt skipped). Flow 0
+/// passes the unserved flow 1 at 17 us, then flow 2 (on the 1 Gbps host) at 49 us.
 #[test]
-#[ignore = "open: incremental ga:srpt differs from the full recomputation"]
 fn asrpt_three_flows_into_one_destination() {
-    let topo = Topology::leaf_spine(1, 3, 1, &[10.0, 10.0, 1.0], 2.5, 0).unwrap();
-    let flows = [flow(0.0, 0, 1, 60916.0, 0.0), flow(0.0, 2, 1, 41659.0, 0.0), flow(0.0, 2, 1, 11992.0, 0.0)];
+    let (topo, flows) = asrpt_case();
     agree(&topo, &flows, "asrpt");
 }
 
-/// LAS with a data span: 39,750 events for 3 flows (both the fast path and the generic
-/// one, with the same finish times), each moving time a little: the 701-B flow and the
-/// capped flow 0 catch up with each other's attained service over and over before
-/// t = 1.2e-6 s. It ends, but the fuzzer's event budget (a few hundred events per flow)
-/// flags it (found with FUZZ_SEED=14, and seed 11).
+fn srpt_case() -> (Topology, Vec<FlowSpec>) {
+    let topo = Topology::big_switch(&[1.0, 10.0, 10.0, 1.0]).unwrap();
+    let flows = vec![
+        flow(0.0, 0, 2, 1005851.0, 0.0),
+        flow(0.0002819941183865654, 0, 2, 1e6, 0.0),
+        flow(0.0002819941183865654, 1, 2, 1e6, 0.0),
+    ];
+    (topo, flows)
+}
+
+fn asrpt_case() -> (Topology, Vec<FlowSpec>) {
+    let topo = Topology::leaf_spine(1, 3, 1, &[10.0, 10.0, 1.0], 2.5, 0).unwrap();
+    let flows = vec![flow(0.0, 0, 1, 60916.0, 0.0), flow(0.0, 2, 1, 41659.0, 0.0), flow(0.0, 2, 1, 11992.0, 0.0)];
+    (topo, flows)
+}
+
+/// Which of the two was right: both allocators' rates against the greedy SRPT
+/// allocation recomputed from scratch (`verify`), paused after the crossings (a pause
+/// re-sorts, so pauses before them would hide the missed one). All three flows are
+/// complete from the start, so asrpt is srpt here.
 #[test]
-#[ignore = "open: LAS takes about 13,000 events per flow here"]
+fn srpt_and_asrpt_cases_are_the_greedy_allocation_in_both_allocators() {
+    for full in [false, true] {
+        let (topo, flows) = srpt_case();
+        assert!(greedy_at_every_pause(&topo, &flows, "srpt", full, 2e-4) > 3);
+        let (topo, flows) = asrpt_case();
+        assert!(greedy_at_every_pause(&topo, &flows, "asrpt", full, 5e-5) > 0);
+    }
+}
+
+/// LAS with a data span: 39,750 events for 3 flows (both the fast path and the generic
+/// one, with the same finish times), each moving time by 1 ps: the 701-B flow and
+/// flow 0 took the lead from each other over and over before t = 1.2e-6 s (found with
+/// FUZZ_SEED=14, and seed 1). A crossing less than 1e-12 s away was put at now + 1e-12 s
+/// even at t = 1.3e-9 s (the floor was absolute below t = 1 s), so the chasing flow
+/// overshot by 2e-4 B, far past same_key's 1e-9 B, and the other chased it back. Now
+/// the floor is relative to t (at least one ulp): 8 events.
+#[test]
 fn las_flow_with_a_data_span_and_two_small_ones() {
     let topo = Topology::big_switch(&[10.0, 10.0, 1.0, 10.0]).unwrap();
     let flows = vec![
@@ -71,22 +101,84 @@ fn las_flow_with_a_data_span_and_two_small_ones() {
     assert!(s.stats().events <= 1_000, "{} events for 3 flows", s.stats().events);
 }
 
-/// gtcp with the full recomputation: the shadow fair-sharing run finishes the last flow
-/// of path 1 -> 0 at t = 1.6 s while the gtcp run still has a rounding residue there;
-/// the path's aggregate is then 0, and the run stops with "1 active flows have no rate
-/// and no event is scheduled" (found with seed 0).
-#[test]
-#[ignore = "open: gtcp stalls when its shadow run empties a path first"]
-fn gtcp_path_emptied_by_the_shadow_run_first() {
-    let topo = Topology::big_switch(&[1.0; 6]).unwrap();
-    let flows = [
-        flow(0.0, 1, 3, 1e8, 0.0),
-        flow(0.0, 0, 2, 1.0, 0.0),
-        flow(1e-12, 0, 2, 1.0, 0.0),
-        flow(1e-12, 1, 0, 1e8, 0.0),
-        flow(1e-12, 0, 2, 1.0, 0.0),
-        flow(1e-12, 1, 0, 1.0, 0.0),
-    ];
-    agree(&topo, &flows, "gtcp:edf");
+
+/// Steps a run in small time steps and checks the rates against the greedy SRPT
+/// allocation (`verify::srpt_mismatch`) at every pause; returns the number of checks.
+fn greedy_at_every_pause(topo: &Topology, flows: &[FlowSpec], sched: &str, full: bool, dt: f64) -> usize {
+    let mut cfg = SimConfig::new(Scheduler::parse(sched).unwrap());
+    cfg.allocator = if full { AllocatorChoice::Full } else { AllocatorChoice::Auto };
+    let mut s = Simulator::new(topo.clone(), flows.to_vec(), cfg).unwrap();
+    let (mut until, mut checks) = (0.0, 0);
+    loop {
+        until += dt;
+        if matches!(s.step(until).unwrap(), Outcome::Done) {
+            return checks;
+        }
+        if let Some((i, got, want)) = verify::srpt_mismatch(&s) {
+            panic!("{sched} (full: {full}) t={}: flow {i} has rate {got}, greedy SRPT gives {want}", s.now());
+        }
+        checks += 1;
+    }
 }
 
+
+/// LAS, paused (FUZZ_SEED=2): flow 4 finished at 0.391259 s unpaused and 0.391229 s with a
+/// pause at 3.83 ms, in both LAS paths. On host 0's uplink, flow 5 (5 GB/s) and flow 3
+/// (capped at its data rate, 298 B/s) had equal attained service, so their pair made no
+/// crossing event; flow 5 then ran past flow 3 and met flow 4 (64,889 B sent, held at 0)
+/// 13 us later, but flow 4's neighbour in the list was flow 3, which would take 217 s to
+/// get there. Without a pause nothing looked again until flow 5 finished, and flow 4 stayed
+/// at 0 all that time instead of taking its 125 MB/s.
+#[test]
+fn las_fast_member_of_a_tie_meets_the_flow_behind() {
+    let topo = Topology::big_switch(&[40.0, 40.0, 1.0, 1.0]).unwrap();
+    let flows = vec![
+        flow(0.0004663859917370847, 0, 2, 1.0, 0.0),
+        flow(0.0010290906373485724, 0, 2, 1.0, 0.0),
+        flow(0.0012615039877847706, 0, 2, 1.0, 0.0),
+        flow(0.0018810477712482014, 0, 1, 1.0, 0.0033559258259433936),
+        flow(0.002291830974033555, 0, 2, 48489938.0, 0.0),
+        flow(0.002810939360477458, 0, 1, 5240139.0, 0.0),
+    ];
+    for full in [false, true] {
+        let unpaused = run(&topo, &flows, "las", full).unwrap();
+        let mut cfg = SimConfig::new(Scheduler::Las);
+        cfg.allocator = if full { AllocatorChoice::Full } else { AllocatorChoice::Auto };
+        let mut s = Simulator::new(topo.clone(), flows.clone(), cfg).unwrap();
+        s.step(0.003829037230027595).unwrap();
+        s.run().unwrap();
+        for (i, (a, b)) in unpaused.iter().zip(s.finish_s()).enumerate() {
+            assert!((a - b).abs() <= 1e-9 * b, "full = {full}: flow {i} finishes at {a} unpaused, {b} paused");
+        }
+    }
+}
+
+/// LAS, eight 1-B flows between two 1 Gbps hosts (FUZZ_SEED=0): flows 4 and 6 (host 0 to
+/// host 1, 0.0845 B sent each) take the lead from each other at every event, one event
+/// every 2.6e-15 s from t = 2.64e-3 s, until the event budget runs out. Their crossings are
+/// less than the floor of 1e-12 * t away, so the chasing flow overshoots by up to 3.3e-7 B,
+/// more than same_key's tolerance (1e-9 B below 1 B sent), and the pair never merges into
+/// a group. The floor is needed (time must move), so a pair can overshoot by what the faster
+/// flow sends in it; same_key does not cover that amount.
+#[test]
+#[ignore = "open: LAS pair swaps the lead every 1e-12 * t (same_key's tolerance is below the floor's overshoot)"]
+fn las_pair_of_tiny_flows_swaps_the_lead_at_every_event() {
+    let topo = Topology::big_switch(&[1.0, 1.0]).unwrap();
+    let flows = vec![
+        flow(0.00094062033252188, 0, 1, 1.0, 0.0),
+        flow(0.001940120496645562, 0, 1, 1.0, 0.0),
+        flow(0.0021722776040841944, 0, 1, 1.0, 0.0),
+        flow(0.002641946471096806, 1, 0, 1.0, 0.0),
+        flow(0.002641946471096806, 0, 1, 1.0, 0.0),
+        flow(0.002641947146734685, 0, 1, 1.0, 0.004216969891647991),
+        flow(0.002641947146734685, 0, 1, 1.0, 0.0),
+        flow(0.002641947146734685, 1, 0, 1.0, 0.0),
+    ];
+    for full in [false, true] {
+        let mut cfg = SimConfig::new(Scheduler::Las);
+        cfg.allocator = if full { AllocatorChoice::Full } else { AllocatorChoice::Auto };
+        cfg.max_events = Some(1_000);
+        let mut s = Simulator::new(topo.clone(), flows.clone(), cfg).unwrap();
+        s.run().unwrap_or_else(|e| panic!("full = {full}: {e}"));
+    }
+}

@@ -280,7 +280,8 @@ impl Simulator {
             let dr = f.size_bytes / f.data_span_s;
             if r > dr * (1.0 + 1e-12) {
                 let gap = self.avail(i, t) - sent;
-                next = next.min(t + gap.max(0.0) / (r - dr));
+                // Never at t itself (a gap too small to leave t would come back).
+                next = next.min((t + gap.max(0.0) / (r - dr)).max(t.next_up()));
             }
         }
         if !self.pq.is_empty() {

@@ -65,6 +65,31 @@ fn set_rate(rate: &mut [f64], r: &mut LasRec, x: f64) {
     }
 }
 
+/// Where `las_next_event`'s pass is on a link: the last flow seen there, the first flow
+/// of its group of equal keys on the link, the group's fastest flow, and the fastest flow
+/// of the group before (as `next_crossing` pairs them); (sent, rate), sent < 0: none.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct LasLinkScan {
+    last: (f64, f64),
+    lead: f64,
+    fast: (f64, f64),
+    prev_fast: (f64, f64),
+}
+
+const NO_SCAN: LasLinkScan = LasLinkScan { last: (-1.0, 0.0), lead: -1.0, fast: (-1.0, 0.0), prev_fast: (-1.0, 0.0) };
+
+/// `crossing(x, y)` of the generic path for LAS: x = (sent, rate) ahead, y behind.
+#[inline]
+fn las_crossing((sx, rx): (f64, f64), (sy, ry): (f64, f64), t: f64, bump: f64) -> f64 {
+    if rx > 0.0 && sx >= 0.0 && rx > ry && !same(sx, sy) {
+        let dt = (sy - sx) / (rx - ry);
+        if dt >= 0.0 {
+            return (t + dt.max(bump)).max(t.next_up());
+        }
+    }
+    INF
+}
+
 impl LasRec {
     #[inline]
     fn path(&self) -> &[u32] {
@@ -258,8 +283,8 @@ impl Simulator {
         let mut next = self.next_timed_event();
         // The flow ahead on each link (in priority order): (sent, rate); sent < 0: none yet.
         self.las_last.clear();
-        self.las_last.resize(self.topo.n_links(), (-1.0, 0.0));
-        let bump = 1e-12 * t.max(1.0);
+        self.las_last.resize(self.topo.n_links(), NO_SCAN);
+        let bump = 1e-12 * t;
         let mut cross = INF;
         for r in &self.las_recs {
             let (sy, ry) = (r.sent, r.rate);
@@ -270,16 +295,18 @@ impl Simulator {
                 }
             }
             for &l in r.path() {
-                let l = l as usize;
-                let (sx, rx) = self.las_last[l];
-                // `crossing(x, y)` of the generic path: x ahead, y = this flow.
-                if rx > 0.0 && sx >= 0.0 && rx > ry && !same(sx, sy) {
-                    let dt = (sy - sx) / (rx - ry);
-                    if dt >= 0.0 {
-                        cross = cross.min(t + dt.max(bump));
-                    }
+                let k = &mut self.las_last[l as usize];
+                // `next_crossing`'s pairs: the flow ahead, and the fastest of the group before.
+                cross = cross.min(las_crossing(k.last, (sy, ry), t, bump));
+                if k.lead < 0.0 || !same(k.lead, sy) {
+                    (k.prev_fast, k.lead, k.fast) = (k.fast, sy, (sy, ry));
+                } else if ry > k.fast.1 {
+                    k.fast = (sy, ry);
                 }
-                self.las_last[l] = (sy, ry);
+                if k.prev_fast != k.last {
+                    cross = cross.min(las_crossing(k.prev_fast, (sy, ry), t, bump));
+                }
+                k.last = (sy, ry);
             }
         }
         self.next_event = next.min(cross);
