@@ -342,6 +342,9 @@ pub struct Simulator {
     /// Each flow's position in (arrival, index) order (LAS fast path only).
     las_rank: Vec<u32>,
     las_last: Vec<las::LasLinkScan>,
+    /// LAS keys (bytes sent) this far apart per second of t are equal (`same_key`): what
+    /// the fastest link sends in a few ulps of t, the rounding of a crossing's time.
+    key_abs_tol: f64,
     /// Flows left `active` since the records were last synced.
     las_removed: bool,
 }
@@ -517,6 +520,13 @@ impl Simulator {
                 Vec::new()
             },
             las_last: Vec::new(),
+            key_abs_tol: match &cfg.scheduler {
+                Scheduler::Las => 8.0 * f64::EPSILON * topo.capacity.iter().fold(0.0, |a: f64, &c| a.max(c)),
+                Scheduler::Gtcp(inner) if matches!(**inner, Scheduler::Las) => {
+                    8.0 * f64::EPSILON * topo.capacity.iter().fold(0.0, |a: f64, &c| a.max(c))
+                }
+                _ => 0.0,
+            },
             las_removed: false,
             t0: vec![0.0; n],
             apos: vec![u32::MAX; n],
@@ -1405,7 +1415,8 @@ impl Simulator {
 
     #[inline]
     fn same_key(&self, a: usize, b: usize) -> bool {
-        self.k1[a] == self.k1[b] && (self.k2[a] - self.k2[b]).abs() <= tol_of(self.k2[a].abs().max(self.k2[b].abs()))
+        self.k1[a] == self.k1[b]
+            && (self.k2[a] - self.k2[b]).abs() <= tol_of(self.k2[a].abs().max(self.k2[b].abs())).max(self.key_abs_tol * self.now)
     }
 
     fn allocate_priority(&mut self, s: &Scheduler) {
@@ -1677,10 +1688,10 @@ impl Simulator {
             if dt >= 0.0 {
                 if share {
                     // (LAS) Keys that differ meet at now + dt > now; the floor only makes
-                    // the time move. It is relative to now: an absolute 1e-12 s at small
-                    // times would overshoot, and the pair would swap the lead at every
-                    // event instead of meeting within the tolerance of same_key.
-                    return (self.now + dt.max(1e-12 * self.now)).max(self.now.next_up());
+                    // the time move. A later time would overshoot: the pair would swap the
+                    // lead at every event instead of meeting within same_key's tolerance,
+                    // which covers a few ulps of t (`key_abs_tol`), no more.
+                    return (self.now + dt).max(self.now.next_up());
                 }
                 // Equal keys in a strict order (y behind by the tie-break) that y is about
                 // to pass: look again a moment later, when y's key is strictly smaller.

@@ -119,7 +119,7 @@ pub struct PyTokenEnv {
 }
 
 impl PyTokenEnv {
-    fn obs<'py>(&self, py: Python<'py>) -> PyResult<Obs<'py>> {
+    fn obs<'py>(&mut self, py: Python<'py>) -> PyResult<Obs<'py>> {
         let w = self.inner.config().window;
         let (mut req, mut act, mut mask) = (vec![0f32; w * REQ_FEATURES], vec![0f32; ACTIVE_FEATURES], vec![0f32; w]);
         self.inner.write_obs(&mut req, &mut act, &mut mask);
@@ -235,9 +235,7 @@ impl Bufs<'_> {
 macro_rules! out {
     ($b:expr) => {
         TokenBatchOut {
-            req: $b.req.as_slice_mut()?,
-            act: $b.act.as_slice_mut()?,
-            mask: $b.mask.as_slice_mut()?,
+            obs: [$b.req.as_slice_mut()?, $b.act.as_slice_mut()?, $b.mask.as_slice_mut()?],
             reward: $b.reward.as_slice_mut()?,
             terminated: $b.terminated.as_slice_mut()?,
             stats: $b.stats.as_slice_mut()?,
@@ -250,7 +248,7 @@ impl PyTokenVecEnv {
     #[new]
     #[pyo3(signature = (config, num_envs, threads=1))]
     fn new(config: &PyTokenConfig, num_envs: usize, threads: usize) -> PyResult<Self> {
-        Ok(PyTokenVecEnv { inner: TokenVecEnv::new(config.inner.clone(), num_envs, threads).map_err(to_py)? })
+        Ok(PyTokenVecEnv { inner: TokenEnv::new(config.inner.clone()).and_then(|e| TokenVecEnv::new(e, num_envs, threads)).map_err(to_py)? })
     }
 
     #[getter]
@@ -525,8 +523,7 @@ impl SwitchBufs<'_> {
 macro_rules! switch_out {
     ($b:expr) => {
         SwitchBatchOut {
-            flows: $b.flows.as_slice_mut()?,
-            mask: $b.mask.as_slice_mut()?,
+            obs: [$b.flows.as_slice_mut()?, $b.mask.as_slice_mut()?, &mut []],
             reward: $b.reward.as_slice_mut()?,
             terminated: $b.terminated.as_slice_mut()?,
             stats: $b.stats.as_slice_mut()?,
@@ -539,7 +536,7 @@ impl PySwitchVecEnv {
     #[new]
     #[pyo3(signature = (config, num_envs, threads=1))]
     fn new(config: &PySwitchConfig, num_envs: usize, threads: usize) -> PyResult<Self> {
-        Ok(PySwitchVecEnv { inner: SwitchVecEnv::new(config.inner.clone(), num_envs, threads).map_err(to_py)? })
+        Ok(PySwitchVecEnv { inner: SwitchEnv::new(config.inner.clone()).and_then(|e| SwitchVecEnv::new(e, num_envs, threads)).map_err(to_py)? })
     }
 
     #[getter]
@@ -577,7 +574,7 @@ impl PySwitchVecEnv {
         b.check(self.inner.num_envs(), self.inner.env(0).config().max_flows)?;
         let out = switch_out!(b);
         let env = &mut self.inner;
-        py.detach(|| guarded(|| env.reset(out)))
+        py.detach(|| guarded(|| env.reset(None, out)))
     }
 
     fn reset_done<'py>(
