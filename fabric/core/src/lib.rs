@@ -13,5 +13,5 @@ pub mod verify;
 pub use env::{check_gather, gather_bursts, gather_bursts_seeded, run_until_ended, FlowClass, SwitchBatchOut, SwitchEnv, SwitchEnvConfig, SwitchReward, SwitchVecEnv, TokenBatchOut, TokenEnv, TokenEnvConfig, TokenReward, TokenVecEnv, TokenWorkload};
 pub use error::{Result, SimError};
 pub use sched::{AdmissionPolicy, GaInner, Scheduler, SCHEDULER_NAMES};
-pub use sim::{AdmissionConfig, FlowSpec, Outcome, RacsParams, SdcParams, SimConfig, Simulator, Stats, Status};
+pub use sim::{AdmissionConfig, AllocatorChoice, FlowSpec, Outcome, RacsParams, SdcParams, SimConfig, Simulator, Stats, Status};
 pub use topology::{gbps_to_bytes_per_s, Topology, TopologyKind};

@@ -78,6 +78,25 @@ impl Default for SdcParams {
     }
 }
 
+/// Which allocator a run uses to recompute the rates at its events. Every choice gives
+/// the same allocation up to rounding, within `incremental_tolerance` of `Full`'s.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum AllocatorChoice {
+    /// The scheduler's own allocator: incremental priority (fifo, srpt, asrpt/ga:*, pias,
+    /// edf, ssdf, lsdf, random), incremental fair sharing (ps, wps, and the shadow run of
+    /// fair and gtcp:*), LAS records (las, on paths of up to 4 links), else the full
+    /// recomputation.
+    #[default]
+    Auto,
+    /// The full recomputation at every event, for every scheduler: the reference the
+    /// other allocators are tested against; cheaper than the incremental ones over a few
+    /// flows; and needed to change PIAS thresholds during a run (`set_pias_thresholds`).
+    Full,
+    /// An incremental allocator (priority or fair sharing): `Simulator::new` fails with
+    /// `SimError::Unsupported` for a scheduler that has none.
+    Incremental,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct SimConfig {
     pub scheduler: Scheduler,
@@ -95,9 +114,11 @@ pub struct SimConfig {
     pub max_interval_s: Option<f64>,
     /// `step` returns `Outcome::FlowsChanged` after events that add, remove or complete flows.
     pub pause_on_flow_change: bool,
-    /// Recompute every rate at every event even where the incremental allocator applies
-    /// (the reference the incremental allocator is tested against).
-    pub force_full_recompute: bool,
+    /// Which allocator recomputes the rates (see `AllocatorChoice`): the scheduler's own
+    /// (`Auto`, the default), the full recomputation at every event (`Full`: the
+    /// reference the others are tested against, and what `set_pias_thresholds` needs), or
+    /// an incremental one (`Incremental`, an error for schedulers that have none).
+    pub allocator: AllocatorChoice,
     /// Test only (fault injection for the progress guard): from this simulated time on,
     /// every allocation schedules an event at the current time that changes nothing, and
     /// the incremental priority allocator puts every flow it re-evaluates back on its
@@ -122,7 +143,7 @@ impl SimConfig {
             sdc: SdcParams::default(),
             max_interval_s: None,
             pause_on_flow_change: false,
-            force_full_recompute: false,
+            allocator: AllocatorChoice::Auto,
             inject_stall_at_s: None,
             max_events: None,
         }
@@ -171,7 +192,7 @@ pub const STALL_EVENTS_PER_FLOW: u64 = 16;
 pub const ALLOC_STEPS_PER_FLOW: u64 = 64;
 
 /// How far the finish times of a scheduler's own allocator may lie from those of the
-/// full recomputation (`SimConfig::force_full_recompute`), relative to the finish time
+/// full recomputation (`AllocatorChoice::Full`), relative to the finish time
 /// (|a - b| <= tol * max(|b|, 1e-3 s): at small times, SRPT's crossing events are
 /// looked at up to 1e-12 s late, which the floor of 1 ms covers). One place for all of
 /// them; the fuzzer
@@ -440,22 +461,31 @@ impl Simulator {
             let mut scfg = SimConfig::new(Scheduler::Ps);
             scfg.seed = cfg.seed;
             scfg.delay_per_hop_s = cfg.delay_per_hop_s;
-            scfg.force_full_recompute = cfg.force_full_recompute;
+            // The shadow run is `ps`: incremental unless the full recomputation is asked for.
+            scfg.allocator = if cfg.allocator == AllocatorChoice::Full { AllocatorChoice::Full } else { AllocatorChoice::Auto };
             Some(Box::new(Simulator::new(topo.clone(), flows.clone(), scfg)?))
         } else {
             None
         };
         let n_links = topo.n_links();
-        let las_fast = !cfg.force_full_recompute
+        let full = cfg.allocator == AllocatorChoice::Full;
+        let las_fast = !full
+            && cfg.allocator == AllocatorChoice::Auto
             && matches!(cfg.scheduler, Scheduler::Las)
             && (0..n).all(|i| (path_off[i + 1] - path_off[i]) as usize <= las::MAX_PATH);
         // LAS shares with equal weights (the generic path sets them at every allocation).
         let weight = flows.iter().map(|f| if las_fast { 1.0 } else { f.weight }).collect();
-        let fair = !cfg.force_full_recompute && fair::applies(&cfg.scheduler);
+        let fair = !full && fair::applies(&cfg.scheduler);
         if fair && n >= 1 << 30 {
             return Err(SimError::InvalidConfig(format!("fair sharing takes at most 2^30 - 1 flows, got {n}")));
         }
-        let incremental = !cfg.force_full_recompute && (incr::applies(&cfg.scheduler) || fair);
+        let incremental = !full && (incr::applies(&cfg.scheduler) || fair);
+        if cfg.allocator == AllocatorChoice::Incremental && !incremental {
+            return Err(SimError::Unsupported(format!(
+                "scheduler '{}' has no incremental allocator (AllocatorChoice::Incremental); use Auto or Full",
+                cfg.scheduler.name()
+            )));
+        }
         Ok(Simulator {
             incremental,
             fair,
@@ -716,12 +746,15 @@ impl Simulator {
     }
 
     /// Replaces the PIAS demotion thresholds from now on (the queue-threshold tuning
-    /// environment). Needs `force_full_recompute` (the incremental allocator keeps
-    /// per-link orders that a change of thresholds would invalidate).
+    /// environment). Needs the full recomputation, `AllocatorChoice::Full` (the
+    /// incremental allocator keeps per-link orders that a change of thresholds would
+    /// invalidate).
     pub fn set_pias_thresholds(&mut self, th: Vec<f64>) -> Result<()> {
         if self.incremental {
             return Err(SimError::Unsupported(
-                "changing PIAS thresholds during a run needs force_full_recompute".into(),
+                "changing PIAS thresholds during a run needs the full recomputation \
+                 (AllocatorChoice::Full; force_full_recompute=True from Python)"
+                    .into(),
             ));
         }
         if th.is_empty() || th.iter().any(|t| !(t.is_finite() && *t > 0.0)) || th.windows(2).any(|w| w[1] <= w[0]) {

@@ -12,7 +12,7 @@ fn flow(arrival_s: f64, src: usize, dst: usize, size: f64, span: f64) -> FlowSpe
 
 fn run(topo: &Topology, flows: &[FlowSpec], sched: &str, full: bool) -> Result<Vec<f64>> {
     let mut cfg = SimConfig::new(Scheduler::parse(sched).unwrap());
-    cfg.force_full_recompute = full;
+    cfg.allocator = if full { AllocatorChoice::Full } else { AllocatorChoice::Auto };
     cfg.max_events = Some(100_000);
     let mut s = Simulator::new(topo.clone(), flows.to_vec(), cfg)?;
     s.run()?;
@@ -106,7 +106,7 @@ fn las_flow_with_a_data_span_and_two_small_ones() {
 /// allocation (`verify::srpt_mismatch`) at every pause; returns the number of checks.
 fn greedy_at_every_pause(topo: &Topology, flows: &[FlowSpec], sched: &str, full: bool, dt: f64) -> usize {
     let mut cfg = SimConfig::new(Scheduler::parse(sched).unwrap());
-    cfg.force_full_recompute = full;
+    cfg.allocator = if full { AllocatorChoice::Full } else { AllocatorChoice::Auto };
     let mut s = Simulator::new(topo.clone(), flows.to_vec(), cfg).unwrap();
     let (mut until, mut checks) = (0.0, 0);
     loop {
@@ -143,7 +143,7 @@ fn las_fast_member_of_a_tie_meets_the_flow_behind() {
     for full in [false, true] {
         let unpaused = run(&topo, &flows, "las", full).unwrap();
         let mut cfg = SimConfig::new(Scheduler::Las);
-        cfg.force_full_recompute = full;
+        cfg.allocator = if full { AllocatorChoice::Full } else { AllocatorChoice::Auto };
         let mut s = Simulator::new(topo.clone(), flows.clone(), cfg).unwrap();
         s.step(0.003829037230027595).unwrap();
         s.run().unwrap();
@@ -177,7 +177,7 @@ fn las_pair_of_tiny_flows_swaps_the_lead_at_every_event() {
     ];
     for full in [false, true] {
         let mut cfg = SimConfig::new(Scheduler::Las);
-        cfg.force_full_recompute = full;
+        cfg.allocator = if full { AllocatorChoice::Full } else { AllocatorChoice::Auto };
         cfg.max_events = Some(1_000);
         let mut s = Simulator::new(topo.clone(), flows.clone(), cfg).unwrap();
         s.run().unwrap_or_else(|e| panic!("full = {full}: {e}"));

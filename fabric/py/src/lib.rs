@@ -4,7 +4,7 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use fabric_core::{
-    AdmissionConfig, AdmissionPolicy, FlowClass, FlowSpec, Outcome, RacsParams, Scheduler, SdcParams, SimConfig, SimError, Simulator, Status,
+    AdmissionConfig, AdmissionPolicy, AllocatorChoice, FlowClass, FlowSpec, Outcome, RacsParams, Scheduler, SdcParams, SimConfig, SimError, Simulator, Status,
     Topology,
 };
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
@@ -211,7 +211,9 @@ impl PySimulator {
         };
         cfg.max_interval_s = max_interval_s;
         cfg.pause_on_flow_change = pause_on_flow_change;
-        cfg.force_full_recompute = force_full_recompute;
+        if force_full_recompute {
+            cfg.allocator = AllocatorChoice::Full;
+        }
         // Test only: forces the progress guard's error (SimConfig::inject_stall_at_s).
         cfg.inject_stall_at_s = inject_stall_at_s;
         let inner = py.detach(|| guarded(|| Simulator::new(topo, flows, cfg)))?;
@@ -246,7 +248,7 @@ impl PySimulator {
         Ok((outcome_name(out).0, ended.into_iter().map(|x| x as i64).collect::<Vec<_>>().into_pyarray(py)))
     }
 
-    /// Replaces the PIAS thresholds from now on (needs force_full_recompute=True).
+    /// Replaces the PIAS thresholds from now on (needs force_full_recompute=True: the full recomputation, AllocatorChoice::Full).
     fn set_pias_thresholds(&mut self, thresholds_bytes: Vec<f64>) -> PyResult<()> {
         guarded(|| self.inner.set_pias_thresholds(thresholds_bytes))
     }

@@ -57,7 +57,7 @@
 //!
 //! Flows advance lazily and have flow events (completion, catching up with their data)
 //! in the heap of the priority allocator (incr.rs), whose machinery this shares.
-//! `SimConfig::force_full_recompute` runs the full recomputation instead; the test
+//! `AllocatorChoice::Full` runs the full recomputation instead; the test
 //! suite checks both give the same results.
 use std::cmp::Ordering;
 

@@ -11,7 +11,7 @@
 //! has one pending "flow event" (completion, catching up with its data, a PIAS
 //! threshold) in a heap. Keys that move with time (SRPT's remaining size) keep the
 //! per-link orders right through crossing events between neighbours on a link.
-//! `SimConfig::force_full_recompute` runs the same schedulers through the full
+//! `AllocatorChoice::Full` runs the same schedulers through the full
 //! recomputation instead; the test suite checks both give the same results.
 use std::cmp::{Ordering, Reverse};
 

@@ -18,7 +18,7 @@
 //!   priority order: the flow ahead on each link is the last one seen on that link, so no
 //!   per-link lists are built.
 //!
-//! `sent` and `rate` stay up to date alongside the records. `SimConfig::force_full_recompute`
+//! `sent` and `rate` stay up to date alongside the records. `AllocatorChoice::Full`
 //! keeps the generic path (the reference the tests compare this one against).
 use std::cmp::Ordering;
 
