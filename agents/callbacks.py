@@ -125,27 +125,23 @@ class StopOnSignal(BaseCallback):
     """
 
     def __init__(self, signals: Sequence[int] = (signal.SIGINT, signal.SIGTERM)) -> None:
-        super().__init__()
-        self.signals = list(signals)
-        self.stopped_by: int | None = None
-        self.rollout_start_timesteps = 0
-        self._previous: dict[int, Any] = {}
+        from flowsched.agents.training import SignalStop  # the training loop's signal handling
 
-    def _handler(self, signum: int, frame: Any) -> None:
-        if self.stopped_by is not None:
-            signal.signal(signum, self._previous.get(signum, signal.SIG_DFL))
-            signal.raise_signal(signum)
-            return
-        self.stopped_by = signum
+        super().__init__()
+        self._signals = SignalStop(signals)
+        self.signals = self._signals.signals
+        self.rollout_start_timesteps = 0
+
+    @property
+    def stopped_by(self) -> int | None:
+        """The signal that stopped training, None while none was received."""
+        return self._signals.received
 
     def install(self) -> None:
-        for s in self.signals:
-            self._previous[s] = signal.signal(s, self._handler)
+        self._signals.install()
 
     def uninstall(self) -> None:
-        for s, h in self._previous.items():
-            signal.signal(s, h)
-        self._previous = {}
+        self._signals.uninstall()
 
     def _on_rollout_start(self) -> None:
         self.rollout_start_timesteps = self.num_timesteps

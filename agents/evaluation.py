@@ -352,7 +352,8 @@ def draw_figures(results: pd.DataFrame, flows: pd.DataFrame | None, out_dir: Pat
                 save(fig_by_size(b, title), f"by_size_{tag}.png")
     for wname, rw in results.groupby("workload", sort=False):
         if rw["load"].nunique() > 1:
-            save(fig_vs_load(rw, mets, reference, cell_title(wname, None, settings, load_text="loads")),
+            lt = "effective loads " + ", ".join(f"{x:.3g}" for x in sorted(rw["load"].dropna().unique()))
+            save(fig_vs_load(rw, mets, reference, cell_title(wname, None, settings, load_text=lt)),
                  f"vs_load_{wname}.png")
     return paths
 

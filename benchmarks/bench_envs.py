@@ -10,11 +10,17 @@ coarser step, with a smaller batch.
 
     python benchmarks/bench_envs.py
     python benchmarks/bench_envs.py --steps 200000 --batch 256
+    python benchmarks/bench_envs.py --repeat 5    # 1 and 2 threads alternately, 5 times each
+
+On a machine shared with other work, one run of each is noise: ``--repeat N`` measures
+the vector env with 1 and 2 threads alternately N times, prints every pair's ratio
+(2 threads / 1 thread) and reports the medians.
 """
 from __future__ import annotations
 
 import argparse
 import platform
+import statistics
 import time
 
 import gymnasium as gym
@@ -63,6 +69,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--steps", type=int, default=200_000, help="steps per measurement (single env)")
     ap.add_argument("--batch", type=int, default=256)
+    ap.add_argument("--repeat", type=int, default=1, help="vector runs with 1 and 2 threads, alternately (medians reported)")
     a = ap.parse_args()
     print(f"# {platform.machine()}, python {platform.python_version()}, random legal actions")
     print(f"| env | single env (gym.make), steps/s | vector x{a.batch}, 1 thread, env-steps/s | vector x{a.batch}, 2 threads, env-steps/s |")
@@ -74,9 +81,16 @@ def main() -> None:
             print(f"| {env_id} | {s:,.0f} | {v:,.0f} (batch of 8, lanes in turn) | n/a |", flush=True)
             continue
         s = single(env_id, a.steps)
-        v1 = vector(env_id, 20 * a.steps, a.batch, 1)
-        v2 = vector(env_id, 20 * a.steps, a.batch, 2)
-        print(f"| {env_id} | {s:,.0f} | {v1:,.0f} | {v2:,.0f} |", flush=True)
+        ones, twos = [], []
+        for _ in range(a.repeat):
+            ones.append(vector(env_id, 20 * a.steps, a.batch, 1))
+            twos.append(vector(env_id, 20 * a.steps, a.batch, 2))
+            if a.repeat > 1:
+                print(f"#   {env_id}: 1 thread {ones[-1]:,.0f}, 2 threads {twos[-1]:,.0f}, ratio {twos[-1] / ones[-1]:.2f}", flush=True)
+        v1, v2 = statistics.median(ones), statistics.median(twos)
+        ratio = statistics.median(t / o for o, t in zip(ones, twos))
+        note = f" ({ratio:.2f}x, median of {a.repeat})" if a.repeat > 1 else ""
+        print(f"| {env_id} | {s:,.0f} | {v1:,.0f} | {v2:,.0f}{note} |", flush=True)
 
 
 if __name__ == "__main__":

@@ -19,20 +19,21 @@ import sys
 import time
 
 
-def one(flows: int, scheduler: str, topology: str, load: float, seed: int) -> dict:
+def one(flows: int, scheduler: str, topology: str, load: float, seed: int, progress: bool = False) -> dict:
     import flowsched
     from flowsched import workloads
 
     topo = flowsched.BigSwitch(144, 10.0) if topology == "bigswitch" else flowsched.LeafSpine(9, 16, 4, 10.0, 40.0)
     tr = workloads.poisson_all_to_all("websearch", load, 144, 10.0, flows, seed=seed)
-    t0 = time.perf_counter()
-    res = flowsched.simulate(tr, topo, scheduler)
-    wall = time.perf_counter() - t0
+    t0, c0 = time.perf_counter(), time.process_time()
+    res = flowsched.simulate(tr, topo, scheduler, progress=progress)  # progress on stderr (captured)
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     return {
         "scheduler": scheduler,
         "topology": topology,
         "flows": flows,
         "wall_s": round(wall, 3),
+        "cpu_s": round(cpu, 3),  # less sensitive than wall to other work on the machine
         "flows_per_s": round(flows / wall),
         "events_per_s": round(res.stats["events"] / wall),
         "events": res.stats["events"],
@@ -49,10 +50,12 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--schedulers", nargs="+", default=["fifo", "ps", "srpt", "las", "pias"])
     ap.add_argument("--topologies", nargs="+", default=["bigswitch", "leafspine"])
+    ap.add_argument("--progress", choices=("off", "on"), default="off",
+                    help="run with the progress display forced on (its cost: compare with off)")
     ap.add_argument("--one", nargs=2, metavar=("SCHEDULER", "TOPOLOGY"), help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.one:
-        print(json.dumps(one(a.flows, a.one[0], a.one[1], a.load, a.seed)))
+        print(json.dumps(one(a.flows, a.one[0], a.one[1], a.load, a.seed, a.progress == "on")))
         return
     print(f"# {platform.processor() or platform.machine()}, python {platform.python_version()}, "
           f"web search, load {a.load}, 144 hosts, 10 Gbps hosts (leaf-spine: 9x16, 4 spines, 40 Gbps core)")
@@ -62,7 +65,7 @@ def main() -> None:
         for s in a.schedulers:
             out = subprocess.run(
                 [sys.executable, __file__, "--flows", str(a.flows), "--load", str(a.load), "--seed", str(a.seed),
-                 "--one", s, topo], capture_output=True, text=True, check=True)
+                 "--progress", a.progress, "--one", s, topo], capture_output=True, text=True, check=True)
             r = json.loads(out.stdout.strip().splitlines()[-1])
             print(f"| {topo} | {s} | {r['flows']:,} | {r['wall_s']:.2f} | {r['flows_per_s']:,} | "
                   f"{r['events_per_s']:,} | {r['mean_active_flows']} | {r['peak_rss_mb']} |", flush=True)

@@ -11,9 +11,27 @@ when v1 changed the spaces (finite bounds, 1-D Boxes) and made every action vali
 """
 import gymnasium as gym
 
-from flowsched.envs.switch import SwitchSchedulingEnv, SwitchSchedulingVecEnv
-from flowsched.envs.thresholds import QueueThresholdsEnv, QueueThresholdsVecEnv
-from flowsched.envs.token import TokenSchedulingEnv, TokenSchedulingVecEnv
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from flowsched.envs.switch import SwitchSchedulingEnv, SwitchSchedulingVecEnv
+    from flowsched.envs.thresholds import QueueThresholdsEnv, QueueThresholdsVecEnv
+    from flowsched.envs.token import TokenSchedulingEnv, TokenSchedulingVecEnv
+
+# the classes are imported on first use (PEP 562): registering by entry-point strings needs
+# only gymnasium, so ``import flowsched`` does not import pandas and the simulator
+_CLASSES = {"SwitchSchedulingEnv": "switch", "SwitchSchedulingVecEnv": "switch",
+            "QueueThresholdsEnv": "thresholds", "QueueThresholdsVecEnv": "thresholds",
+            "TokenSchedulingEnv": "token", "TokenSchedulingVecEnv": "token"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _CLASSES:
+        return getattr(importlib.import_module(f"flowsched.envs.{_CLASSES[name]}"), name)
+    if name in ("switch", "thresholds", "token", "wrappers"):  # as before, when this module imported them
+        return importlib.import_module(f"flowsched.envs.{name}")
+    raise AttributeError(f"module 'flowsched.envs' has no attribute {name!r}")
 
 ENV_IDS = ("flowsched/TokenScheduling-v1", "flowsched/SwitchScheduling-v1", "flowsched/QueueThresholds-v1")
 #: removed ids and their successors

@@ -3,7 +3,7 @@ bounds, flat layouts, the Gymnasium vector-env conveniences of the native vector
 (``call``, ``get_attr``, step limits, rendering) and a dependency-free RGB drawer."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from gymnasium import spaces
@@ -163,3 +163,41 @@ def fmt(x: float, spec: str) -> str:
     """``format(x, spec)`` without a negative zero ("-0.000")."""
     s = format(float(x), spec)
     return s.replace("-", " ", 1) if s.lstrip().startswith("-") and float(s) == 0.0 else s
+
+
+class Feature(NamedTuple):
+    """One observation feature: its name, unit, bounds and meaning. A bound is a number
+    or a symbol of the env's saturation limits: ``"S"`` (``max_size_mb``), ``"H"``
+    (``max_time_ms``), ``"-H"`` or ``"C"`` (``MAX_COUNT``)."""
+
+    name: str
+    unit: str
+    low: float | str
+    high: float | str
+    doc: str
+
+
+def _bound(b: float | str, limits: dict[str, np.float32]) -> np.float32:
+    if isinstance(b, str):
+        return -limits[b[1:]] if b.startswith("-") else limits[b]
+    return np.float32(b)
+
+
+def feature_bounds(table: tuple[Feature, ...], rows: int, size_mb: float, time_ms: float,
+                   count: float) -> tuple[np.ndarray, np.ndarray]:
+    """The float32 (low, high) of ``rows`` repetitions of ``table``, flat and row-major."""
+    limits = {"S": np.float32(size_mb), "H": np.float32(time_ms), "C": np.float32(count)}
+    low = np.array([_bound(f.low, limits) for f in table], np.float32)
+    high = np.array([_bound(f.high, limits) for f in table], np.float32)
+    return np.tile(low, rows), np.tile(high, rows)
+
+
+def feature_rows(key: str, table: tuple[Feature, ...], per_row: bool) -> str:
+    """The rows of ``table`` in an env docstring's observation table (``| key | index |
+    feature | unit | range |``); ``per_row``: the features repeat per window slot j."""
+    lines = []
+    for i, f in enumerate(table):
+        index = f"``{len(table)} * j + {i}``" if per_row else str(i)
+        lines.append(f"| {f'``{key}``' if i == 0 else ''} | {index} | {f.doc} | {f.unit} | [{f.low}, {f.high}] |"
+                     .replace("|  |", "| |"))
+    return "\n".join(lines)

@@ -14,16 +14,28 @@ from gymnasium.vector.utils import batch_space
 from flowsched import _fabric
 from flowsched import workloads as wl
 from flowsched.envs._common import (
-    BLUE, GREEN, GREY, ORANGE, RENDER_FPS, RENDER_MODES, Canvas, NativeVecMixin, check_box_action,
-    check_lane_actions, check_obs_format, check_render_mode, fmt, log_frac,
+    BLUE, GREEN, GREY, ORANGE, RENDER_FPS, RENDER_MODES, Canvas, Feature, NativeVecMixin, check_box_action,
+    check_lane_actions, check_obs_format, check_render_mode, feature_bounds, fmt, log_frac,
 )
 from flowsched.envs.token import MAX_COUNT, MAX_SIZE_MB, MAX_TIME_MS, lane_seeds, native_trace, obs_limits
 from flowsched.sim import env_flow_table
 from flowsched.topology import BigSwitch, Topology
 
 FLOW_FEATURES, SWITCH_STATS = _fabric.switch_layout()
-FLOW_FEATURE_NAMES = ("sent_mb", "remaining_mb", "size_visible", "age_ms", "complete", "flows_at_src", "flows_at_dst",
-                      "time_left_ms", "has_deadline")
+#: The features of each flow slot: they build the Box bounds, and the docstring's
+#: observation table is their rendering (``feature_rows``; a test checks it).
+FLOW_TABLE = (
+    Feature("sent_mb", "MB", 0, "S", "bytes sent by the j-th flow in the system (oldest first; zeros past them)"),
+    Feature("remaining_mb", "MB", 0, "S", "remaining bytes (0 while the size is hidden)"),
+    Feature("size_visible", "0/1", 0, 1, "size visible"),
+    Feature("age_ms", "ms", 0, "H", "age"),
+    Feature("complete", "0/1", 0, 1, "all its data available"),
+    Feature("flows_at_src", "flows", 0, "C", "flows in the system at its source host"),
+    Feature("flows_at_dst", "flows", 0, "C", "flows in the system at its destination host"),
+    Feature("time_left_ms", "ms", "-H", "H", "time left to its deadline (0 = none)"),
+    Feature("has_deadline", "0/1", 0, 1, "has a deadline"),
+)
+FLOW_FEATURE_NAMES = tuple(f.name for f in FLOW_TABLE)
 REWARDS = ("fct", "slowdown")
 assert len(FLOW_FEATURE_NAMES) == FLOW_FEATURES
 
@@ -37,11 +49,9 @@ class SwitchBounds:
 
     def __init__(self, max_flows: int, size_mb: float, time_ms: float) -> None:
         obs_limits(size_mb, time_ms)
-        s, h, n = np.float32(size_mb), np.float32(time_ms), np.float32(MAX_COUNT)
         self.max_flows = max_flows
-        self.low = np.tile(np.array([0, 0, 0, 0, 0, 0, 0, -h, 0], np.float32), (max_flows, 1)).reshape(-1)
-        self.high = np.tile(np.array([s, s, 1, h, 1, n, n, h, 1], np.float32), (max_flows, 1)).reshape(-1)
-        self.size_mb, self.time_ms = float(s), float(h)
+        self.low, self.high = feature_bounds(FLOW_TABLE, max_flows, size_mb, time_ms, MAX_COUNT)
+        self.size_mb, self.time_ms = float(np.float32(size_mb)), float(np.float32(time_ms))
 
     def observation_space(self, obs_format: str) -> spaces.Space:
         flows = spaces.Box(self.low, self.high, dtype=np.float32)

@@ -13,15 +13,36 @@ from gymnasium.vector.utils import batch_space
 from flowsched import _fabric
 from flowsched import workloads as wl
 from flowsched.envs._common import (
-    BLUE, GREEN, GREY, ORANGE, RED, RENDER_FPS, RENDER_MODES, Canvas, NativeVecMixin, check_obs_format,
-    check_render_mode, fmt, log_frac,
+    BLUE, GREEN, GREY, ORANGE, RED, RENDER_FPS, RENDER_MODES, Canvas, Feature, NativeVecMixin, check_obs_format,
+    check_render_mode, feature_bounds, fmt, log_frac,
 )
 from flowsched.sim import env_flow_table, prepare_trace
 from flowsched.topology import BigSwitch, Topology
 
 REQ_FEATURES, ACTIVE_FEATURES, STAT_NAMES = _fabric.token_layout()
-REQUEST_FEATURES = ("size_mb", "deadline_ms", "time_left_ms", "waited_ms", "ideal_fct_ms", "has_deadline", "fair_fct_ms")
-ACTIVE_SUMMARY = ("active_over_k", "remaining_mb", "least_time_left_ms", "drain_ms", "waiting")
+#: The features of each request of the window: they build the Box bounds, and the
+#: docstring's observation table is their rendering (``feature_rows``; a test checks it).
+REQUEST_TABLE = (
+    Feature("size_mb", "MB", 0, "S", "size of the j-th waiting request (oldest first; zeros past the waiting ones)"),
+    Feature("deadline_ms", "ms", 0, "H", "relative deadline (0 = none)"),
+    Feature("time_left_ms", "ms", "-H", "H", "time left to the deadline (negative once missed; 0 = none)"),
+    Feature("waited_ms", "ms", 0, "H", "time waited"),
+    Feature("ideal_fct_ms", "ms", 0, "H", "ideal FCT alone on the idle fabric, with the path delay"),
+    Feature("has_deadline", "0/1", 0, 1, "has a deadline"),
+    Feature("fair_fct_ms", "ms", 0, "H", "fair-share FCT: its FCT if admitted now and the destination link were shared "
+            "fairly with the flows active there, with no later admission (with the path delay; exact for "
+            '``scheduler="ps"`` on a big switch until the next admission or arrival)'),
+)
+#: The features of the summary of the destination's active flows (as ``REQUEST_TABLE``).
+ACTIVE_TABLE = (
+    Feature("active_over_k", "-", 0, 1, "the destination's active flows / k"),
+    Feature("remaining_mb", "MB", 0, "S", "their remaining bytes"),
+    Feature("least_time_left_ms", "ms", "-H", "H", "least time left to a deadline among them (0 if none)"),
+    Feature("drain_ms", "ms", 0, "H", "time to drain them at the link rate"),
+    Feature("waiting", "requests", 0, "C", "waiting requests (window included)"),
+)
+REQUEST_FEATURES = tuple(f.name for f in REQUEST_TABLE)
+ACTIVE_SUMMARY = tuple(f.name for f in ACTIVE_TABLE)
 REWARDS = ("deadline", "neg_fct", "neg_slowdown")
 assert len(REQUEST_FEATURES) == REQ_FEATURES and len(ACTIVE_SUMMARY) == ACTIVE_FEATURES
 
@@ -52,12 +73,9 @@ class TokenBounds:
     def __init__(self, window: int, k: int, size_mb: float, time_ms: float) -> None:
         obs_limits(size_mb, time_ms)
         self.window, self.k = window, k
-        s, h, c = np.float32(size_mb), np.float32(time_ms), np.float32(MAX_COUNT)
-        self.req_low = np.tile(np.array([0, 0, -h, 0, 0, 0, 0], np.float32), (window, 1)).reshape(-1)
-        self.req_high = np.tile(np.array([s, h, h, h, h, 1, h], np.float32), (window, 1)).reshape(-1)
-        self.act_low = np.array([0, 0, -h, 0, 0], np.float32)
-        self.act_high = np.array([1, s, h, h, c], np.float32)
-        self.size_mb, self.time_ms = float(s), float(h)
+        self.req_low, self.req_high = feature_bounds(REQUEST_TABLE, window, size_mb, time_ms, MAX_COUNT)
+        self.act_low, self.act_high = feature_bounds(ACTIVE_TABLE, 1, size_mb, time_ms, MAX_COUNT)
+        self.size_mb, self.time_ms = float(np.float32(size_mb)), float(np.float32(time_ms))
 
     def spaces(self) -> dict[str, spaces.Box]:
         return {

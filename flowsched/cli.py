@@ -18,7 +18,7 @@ import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
-from flowsched import workloads
+from flowsched import progress, workloads
 from flowsched.sim import ADMISSION_POLICIES, SCHEDULERS, simulate
 from flowsched.topology import BigSwitch, LeafSpine
 from flowsched.traces import (
@@ -53,6 +53,8 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--header-factor", action="store_true",
                    help="count 1500 wire bytes per 1460 payload bytes in the load (PIAS/aSCC)")
     g.add_argument("--out", required=True, help="output path ending in .csv or .parquet")
+    g.add_argument("-q", "--quiet", action="store_true", help="no progress display (shown on stderr only when "
+                   "stdout and stderr are terminals and the work lasts more than 2 s)")
 
     s = sub.add_parser("simulate", help="simulate a trace and print the summary")
     s.add_argument("--trace", required=True, help="CSV or Parquet trace")
@@ -77,6 +79,8 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--compare", default=None, metavar="SCHEDULER",
                    help="also run SCHEDULER on the same trace and print the share of flows faster/slower "
                         "than under it, with the mean gain and loss (SCHED_TCP Table 2)")
+    s.add_argument("-q", "--quiet", action="store_true", help="no progress display (shown on stderr only when "
+                   "stdout and stderr are terminals and the run lasts more than 2 s)")
     return p
 
 
@@ -111,9 +115,19 @@ def _generate(a: argparse.Namespace) -> int:
             raise ValueError(f"--sampling applies to empirical CDFs, not to {a.workload!r}")
         dist = workloads.EmpiricalCDF.from_file(a.workload, sampling=a.sampling)
     t0 = time.perf_counter()
-    tr = workloads.poisson_all_to_all(dist, a.load, a.hosts, a.link_gbps, a.flows, seed=a.seed,
-                                      header_factor=a.header_factor)
-    write_trace(tr, a.out)
+    # Sampling is one vectorized call (drawing in pieces would change the random stream):
+    # the bar counts the flows once drawn, then says the trace is being written.
+    bar = progress.bar(a.flows, "generate", "flow", progress=False if a.quiet else None)
+    try:
+        tr = workloads.poisson_all_to_all(dist, a.load, a.hosts, a.link_gbps, a.flows, seed=a.seed,
+                                          header_factor=a.header_factor)
+        if bar is not None:
+            bar.set_postfix_str(f"writing {a.out}", refresh=False)
+            bar.update(len(tr))
+        write_trace(tr, a.out)
+    finally:
+        if bar is not None:
+            bar.close()
     print(f"wrote {len(tr)} flows to {a.out} ({dist!r}, load {a.load}, {a.hosts} hosts at {a.link_gbps} Gbps, "
           f"{time.perf_counter() - t0:.1f} s)")
     return 0
@@ -145,7 +159,7 @@ def _simulate(a: argparse.Namespace) -> int:
     def run(scheduler: str):
         return simulate(tr, topo, scheduler, admission=a.admission, k=a.k, window=a.window,
                         terminate_missed=a.terminate_missed, delay_us=a.delay_us, seed=a.seed,
-                        pias_thresholds_bytes=thresholds)
+                        pias_thresholds_bytes=thresholds, progress=False if a.quiet else None)
 
     t0 = time.perf_counter()
     with warnings.catch_warnings():

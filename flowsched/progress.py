@@ -10,6 +10,8 @@ until a display is made.
 """
 from __future__ import annotations
 
+import io
+import os
 import sys
 import time
 from collections.abc import Iterable, Iterator
@@ -38,6 +40,16 @@ def resolve(progress: bool | None, file: IO[str] | None = None) -> tuple[bool, f
     if not isinstance(progress, bool):
         raise TypeError(f"progress must be True, False or None (auto), got {progress!r}")
     return progress, 0.0
+
+
+def _size(stream: Any) -> tuple[int, int]:
+    """The terminal's (columns, lines), 0 where unknown: not a terminal, or a pty with no
+    size, where tqdm would take 0 columns or -1 rows and draw nothing."""
+    try:
+        size = os.get_terminal_size(stream.fileno())
+        return size.columns, size.lines
+    except (AttributeError, ValueError, OSError, io.UnsupportedOperation):
+        return 0, 0
 
 
 class _Line:
@@ -69,15 +81,85 @@ class _Line:
         done = f"{self.n:,.0f}/{self.total:,.0f}" if self.total else f"{self.n:,.0f}"
         pct = f"{100 * self.n / self.total:3.0f}% " if self.total else ""
         line = f"{self.desc}: {pct}{done} {self.unit} [{el:.0f} s]" + (f" {self.postfix}" if self.postfix else "")
+        self._drawn = True
         self.file.write("\r" + line + "\033[K" if _isatty(self.file) else "\r" + line)
         self.file.flush()
-        self._drawn = True
 
     def close(self) -> None:
         if self._drawn:
             self.refresh(force=True)
             self.file.write("\n")
             self.file.flush()
+
+
+class _Tracked:
+    """``file`` for tqdm, remembering whether the last thing written left the cursor in the
+    middle of a line (so that :meth:`_Bar.close` can end it: tqdm's ``close`` skips its
+    newline when Ctrl-C lands between its write and its bookkeeping)."""
+
+    def __init__(self, file: IO[str]) -> None:
+        self._file = file
+        self.mid_line = False
+
+    def write(self, s: str) -> int:
+        if s:
+            self.mid_line = not s.endswith("\n")
+        return self._file.write(s)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._file, name)
+
+
+class _Bar:
+    """A tqdm bar, made (and tqdm imported) only once ``delay`` seconds have passed, so that
+    short runs pay nothing for it; :meth:`close` always leaves the cursor at the start of a
+    line."""
+
+    def __init__(self, stream: IO[str], total: float | None, desc: str, unit: str, delay: float) -> None:
+        self._file, self._total, self._desc, self._unit = stream, total, desc, unit
+        self._t0 = time.perf_counter()
+        self._due = self._t0 + delay
+        self._stream = _Tracked(stream)
+        self._bar: Any = None
+        self.n: float = 0
+        self._postfix = ""
+
+    def _make(self) -> Any:
+        from tqdm import tqdm
+
+        cols, lines = _size(self._file)
+        sized = (cols > 0 and lines > 0) or not _isatty(self._file)  # else tqdm would draw nothing
+        b = tqdm(total=self._total, desc=self._desc, unit=self._unit, initial=self.n, file=self._stream,
+                 dynamic_ncols=sized and cols > 0, ncols=None if sized else (cols or 100), nrows=None if sized else 20,
+                 unit_scale=self._total is None or self._total >= 10_000, mininterval=0.2, postfix=self._postfix or None)
+        b.start_t = b._time() - (time.perf_counter() - self._t0)  # elapsed time and rate from the start
+        b.initial = 0  # of the work, not from the bar's appearance
+        return b
+
+    def update(self, n: float = 1) -> None:
+        self.n += n
+        if self._bar is not None:
+            self._bar.update(n)
+        elif time.perf_counter() >= self._due:
+            self._bar = self._make()
+
+    def set_postfix_str(self, s: str, refresh: bool = True) -> None:
+        self._postfix = s
+        if self._bar is not None:
+            self._bar.set_postfix_str(s, refresh=refresh)
+
+    def refresh(self) -> None:
+        if self._bar is not None:
+            self._bar.refresh()
+
+    def close(self) -> None:
+        try:
+            if self._bar is not None:
+                self._bar.close()
+        finally:
+            if self._stream.mid_line:
+                self._stream.write("\n")
+                self._stream.flush()
 
 
 def bar(total: float | None, desc: str, unit: str, *, progress: bool | None = None,
@@ -89,11 +171,17 @@ def bar(total: float | None, desc: str, unit: str, *, progress: bool | None = No
         return None
     stream = sys.stderr if file is None else file
     try:
-        from tqdm import tqdm
-    except ImportError:
+        import importlib.util
+
+        has_tqdm = importlib.util.find_spec("tqdm") is not None
+    except (ImportError, ValueError):  # a None entry in sys.modules (tests), a broken install
+        has_tqdm = False
+    if not has_tqdm:
         return _Line(total, desc, unit, delay, stream)
-    return tqdm(total=total, desc=desc, unit=unit, delay=delay, file=stream, dynamic_ncols=True,
-                unit_scale=True, mininterval=0.2)
+    b = _Bar(stream, total, desc, unit, delay)
+    if delay <= 0:
+        b._bar = b._make()
+    return b
 
 
 def track(items: Iterable[T], desc: str, unit: str = "it", *, total: int | None = None,

@@ -491,20 +491,27 @@ class Simulation:
         pausing there changes nothing: ``step`` returns after the events at ``until``
         without moving the fluid model), sized to about 0.1 s of wall time each."""
         native = self._native
-        arrivals = np.sort(self._trace["arrival_s"].to_numpy(np.float64))  # the simulator's clock
+        arrivals = self._trace["arrival_s"].to_numpy(np.float64)  # the simulator's clock
+        if len(arrivals) > 1 and not (arrivals[1:] >= arrivals[:-1]).all():
+            arrivals = np.sort(arrivals)
         n = len(arrivals)
         i = int(np.searchsorted(arrivals, native.now, side="right"))  # arrivals handled already
         chunk, shown = 64, 0
         ev0, t0 = native.stats()["events"], time.perf_counter()
-        count_waiting = self._admission
+        count_waiting, counted_at = self._admission, -np.inf
         while i < n:
             j = min(i + chunk, n) - 1
             ts = time.perf_counter()
             kind, _ = native.step(float(arrivals[j]))
             dt = time.perf_counter() - ts
             i = j + 1
+            if kind == "done":
+                break
             chunk = max(16, min(4 * chunk, int(chunk * 0.1 / max(dt, 1e-4))))
-            if count_waiting:  # admission holds flows back: count the finished ones
+            if count_waiting:  # admission holds flows back: count the ended ones, at most once a second
+                if time.perf_counter() - counted_at < 1.0:
+                    continue
+                counted_at = time.perf_counter()
                 res = native.results()
                 ended = int(np.count_nonzero(np.isfinite(res["finish_s"]) | res["terminated"]))
             else:
@@ -514,8 +521,6 @@ class Simulation:
             el = time.perf_counter() - t0
             bar.set_postfix_str(f"{native.now - self._t_first:.4g} s simulated, "
                                 f"{(native.stats()['events'] - ev0) / max(el, 1e-9):,.0f} events/s", refresh=False)
-            if kind == "done":
-                break
         native.run()  # the flows still active after the last arrival
         el = time.perf_counter() - t0
         bar.set_postfix_str(f"{native.now - self._t_first:.4g} s simulated, "

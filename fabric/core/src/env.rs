@@ -11,6 +11,10 @@ use crate::rng::{mix64, SplitMix64};
 use crate::sched::{AdmissionPolicy, Scheduler};
 use crate::sim::{AdmissionConfig, FlowSpec, Outcome, SimConfig, Simulator, Status};
 use crate::topology::Topology;
+use std::cell::UnsafeCell;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 /// Features of each request of the window (see [`TokenEnv::write_obs`]).
 pub const REQ_FEATURES: usize = 7;
@@ -279,6 +283,8 @@ pub struct TokenEnv {
     with_deadline: u64,
     finished: u64,
     fct_sum: f64,
+    /// Scratch of [`TokenEnv::write_obs`]: remaining bytes of the active flows.
+    remaining: Vec<f64>,
 }
 
 impl TokenEnv {
@@ -296,6 +302,7 @@ impl TokenEnv {
             with_deadline: 0,
             finished: 0,
             fct_sum: 0.0,
+            remaining: Vec::new(),
         })
     }
 
@@ -490,7 +497,7 @@ impl TokenEnv {
     /// of waiting requests (window included). Mask: 1 for each waiting request; once
     /// the episode is over (no decision pending) it repeats the last decision's mask, so
     /// that a masked policy evaluating the terminal observation has a valid action.
-    pub fn write_obs(&self, req: &mut [f32], act: &mut [f32], mask: &mut [f32]) {
+    pub fn write_obs(&mut self, req: &mut [f32], act: &mut [f32], mask: &mut [f32]) {
         req.fill(0.0);
         act.fill(0.0);
         mask.fill(0.0);
@@ -502,7 +509,8 @@ impl TokenEnv {
         if self.done {
             mask[..self.last_choices.clamp(1, self.cfg.window)].fill(1.0);
         }
-        let mut remaining: Vec<f64> = Vec::with_capacity(self.cfg.k);
+        let mut remaining = std::mem::take(&mut self.remaining);
+        remaining.clear();
         let mut least = f64::INFINITY;
         let mut cap = f64::NAN;
         for &i in &self.pending {
@@ -542,6 +550,7 @@ impl TokenEnv {
         act[2] = if least.is_finite() { lim.ms(least * 1e3) } else { 0.0 };
         act[3] = if cnt > 0 { lim.ms(rem / cap * 1e3) } else { 0.0 };
         act[4] = lim.count(q.len());
+        self.remaining = remaining;
     }
 }
 
@@ -557,114 +566,163 @@ fn in_lane(lane: usize, e: SimError) -> SimError {
     }
 }
 
-/// Lanes per part of a batch: all of them on one thread; with more threads, about 8
-/// parts per thread, so that rayon's work stealing can balance lanes whose steps take
-/// different times.
-fn lanes_per_part(n: usize, threads: usize) -> usize {
-    if threads <= 1 {
-        n.max(1)
-    } else {
-        n.div_ceil(threads * 8).max(1)
+// ---------------------------------------------------------------------------------
+// The batched env: an env is a [`Lane`]; [`VecEnv`] owns autoreset and threads.
+// ---------------------------------------------------------------------------------
+
+/// Most observation parts a lane writes (the token env's requests, active summary and
+/// mask; the switch env's flows and mask and an unused third).
+pub const MAX_OBS_PARTS: usize = 3;
+
+/// One env of a batch, as [`VecEnv`] steps it. An env implements this once; the
+/// batching, next-step autoreset, threads and output buffers are [`VecEnv`]'s.
+pub trait Lane: Clone + Send {
+    /// One element of an action (the token env's window position, the switch env's
+    /// score of a slot).
+    type Act: Copy + Sync;
+    /// Action elements per lane (`actions[lane * action_len ..]`).
+    fn action_len(&self) -> usize;
+    /// f32s per lane of each observation part (0 for unused parts).
+    fn obs_sizes(&self) -> [usize; MAX_OBS_PARTS];
+    /// Checks a live lane's action before any lane moves (without naming the lane).
+    fn check_action(&self, action: &[Self::Act]) -> Result<()>;
+    /// Checks that a lane whose episode ended can be reset by the next step.
+    fn check_reset(&self) -> Result<()> {
+        Ok(())
     }
+    /// Starts an episode, reseeding the lane's generator when `seed` is given, and runs
+    /// to its first decision.
+    fn reset_lane(&mut self, seed: Option<u64>) -> Result<()>;
+    /// Acts and runs to the next decision: (reward, terminated).
+    fn step_lane(&mut self, action: &[Self::Act]) -> Result<(f64, bool)>;
+    /// Writes the observation: one slice per part, of the sizes of [`Lane::obs_sizes`].
+    fn write_lane_obs(&mut self, obs: [&mut [f32]; MAX_OBS_PARTS]);
+    /// The statistics of the current episode.
+    fn lane_stats(&self) -> [f64; EPISODE_STATS];
 }
 
-/// Runs `run` on every chunk of lanes: in turn, or in parallel on rayon's persistent
-/// thread pool when `parallel`; the first error (or a worker's panic, as an error) is
-/// returned after every chunk has run.
-fn run_parts<P: Send>(parts: impl Iterator<Item = P>, parallel: bool, run: impl Fn(P) -> Result<()> + Sync) -> Result<()> {
-    use rayon::prelude::*;
-    if !parallel {
-        return parts.map(&run).collect();
-    }
-    let parts: Vec<P> = parts.collect();
-    let results: Vec<Result<()>> = parts
-        .into_par_iter()
-        .map(|p| {
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(p)))
-                .unwrap_or_else(|_| Err(SimError::Stalled("a worker thread panicked".into())))
-        })
-        .collect();
-    results.into_iter().collect()
-}
-
-/// A batch of [`TokenEnv`]s stepped in one call, with next-step autoreset: a lane
-/// whose episode ended is reset by the following call, which ignores its action and
-/// returns the first observation of the new episode with reward 0.
-#[derive(Debug, Clone)]
-pub struct TokenVecEnv {
-    envs: Vec<TokenEnv>,
-    needs_reset: Vec<bool>,
-    threads: usize,
-}
-
-/// Output buffers of one batched call (flat, lane-major).
-pub struct TokenBatchOut<'a> {
-    pub req: &'a mut [f32],
-    pub act: &'a mut [f32],
-    pub mask: &'a mut [f32],
+/// Output buffers of one batched call (flat, lane-major): the observation parts
+/// (`obs[p][lane * obs_sizes[p] ..]`), reward, terminated and episode statistics.
+pub struct BatchOut<'a> {
+    pub obs: [&'a mut [f32]; MAX_OBS_PARTS],
     pub reward: &'a mut [f64],
     pub terminated: &'a mut [bool],
     pub stats: &'a mut [f64],
 }
 
-impl TokenVecEnv {
-    pub fn new(cfg: TokenEnvConfig, n: usize, threads: usize) -> Result<Self> {
+/// The token env's output buffers: `obs` = [requests, active, mask].
+pub type TokenBatchOut<'a> = BatchOut<'a>;
+/// The switch env's output buffers: `obs` = [flows, mask, (unused, empty)].
+pub type SwitchBatchOut<'a> = BatchOut<'a>;
+
+/// The lanes `[lo, hi)` of a batch and their slices of every buffer.
+struct Part<'a, L: Lane> {
+    lo: usize,
+    lanes: &'a mut [L],
+    needs_reset: &'a mut [bool],
+    obs: [&'a mut [f32]; MAX_OBS_PARTS],
+    reward: &'a mut [f64],
+    terminated: &'a mut [bool],
+    stats: &'a mut [f64],
+}
+
+/// How a part moves its lanes.
+#[derive(Clone, Copy)]
+enum Move<'a, A> {
+    /// Reset every lane (seeded `seeds[lane]` when given).
+    Reset(Option<&'a [u64]>),
+    /// Reset the lanes whose episode ended; leave the others as they are.
+    ResetDone,
+    /// Step every lane (`actions[lane * action_len ..]`), autoresetting the ended ones.
+    Step(&'a [A]),
+}
+
+impl<L: Lane> Part<'_, L> {
+    fn run(self, mv: Move<'_, L::Act>, sizes: [usize; MAX_OBS_PARTS], m: usize) -> Result<()> {
+        let Part { lo, lanes, needs_reset, obs, reward, terminated, stats } = self;
+        let [o0, o1, o2] = obs;
+        for (j, e) in lanes.iter_mut().enumerate() {
+            let lane = lo + j;
+            match mv {
+                Move::Reset(seeds) => {
+                    e.reset_lane(seeds.map(|s| s[lane])).map_err(|err| in_lane(lane, err))?;
+                    needs_reset[j] = false;
+                    reward[j] = 0.0;
+                    terminated[j] = false;
+                }
+                Move::ResetDone => {
+                    if !needs_reset[j] {
+                        continue;
+                    }
+                    e.reset_lane(None).map_err(|err| in_lane(lane, err))?;
+                    needs_reset[j] = false;
+                }
+                Move::Step(actions) => {
+                    if needs_reset[j] {
+                        e.reset_lane(None)?;
+                        needs_reset[j] = false;
+                        reward[j] = 0.0;
+                        terminated[j] = false;
+                    } else {
+                        let (r, t) = e.step_lane(&actions[lane * m..(lane + 1) * m])?;
+                        reward[j] = r;
+                        terminated[j] = t;
+                        needs_reset[j] = t;
+                    }
+                }
+            }
+            e.write_lane_obs([
+                &mut o0[j * sizes[0]..(j + 1) * sizes[0]],
+                &mut o1[j * sizes[1]..(j + 1) * sizes[1]],
+                &mut o2[j * sizes[2]..(j + 1) * sizes[2]],
+            ]);
+            stats[j * EPISODE_STATS..(j + 1) * EPISODE_STATS].copy_from_slice(&e.lane_stats());
+        }
+        Ok(())
+    }
+}
+
+/// A batch of [`Lane`]s stepped in one call, with next-step autoreset: a lane whose
+/// episode ended (or that [`VecEnv::truncate`] flagged) is reset by the following
+/// call, which ignores its action and returns the first observation of the new
+/// episode with reward 0.
+///
+/// With `threads > 1` the lanes are split into `threads` contiguous parts: the calling
+/// thread steps the first, one persistent worker each of the others, the same lanes
+/// on the same thread at every call (see [`Pool`]).
+#[derive(Debug)]
+pub struct VecEnv<L: Lane> {
+    envs: Vec<L>,
+    needs_reset: Vec<bool>,
+    pool: Pool,
+}
+
+impl<L: Lane> Clone for VecEnv<L> {
+    fn clone(&self) -> Self {
+        VecEnv { envs: self.envs.clone(), needs_reset: self.needs_reset.clone(), pool: Pool::new(self.pool.parts()) }
+    }
+}
+
+impl<L: Lane> VecEnv<L> {
+    /// `n` copies of `env`, stepped on `threads` threads (at most one per lane).
+    pub fn new(env: L, n: usize, threads: usize) -> Result<Self> {
         if n < 1 {
             return Err(SimError::InvalidConfig("num_envs must be >= 1".into()));
         }
-        let env = TokenEnv::new(cfg)?;
-        Ok(TokenVecEnv { envs: vec![env; n], needs_reset: vec![true; n], threads: threads.max(1) })
+        Ok(VecEnv { envs: vec![env; n], needs_reset: vec![true; n], pool: Pool::new(threads.clamp(1, n)) })
     }
 
     pub fn num_envs(&self) -> usize {
         self.envs.len()
     }
 
-    pub fn env(&self, lane: usize) -> &TokenEnv {
+    pub fn env(&self, lane: usize) -> &L {
         &self.envs[lane]
     }
 
-    pub fn set_trace(&mut self, flows: Vec<FlowSpec>) -> Result<()> {
-        for e in &mut self.envs {
-            e.set_trace(flows.clone())?;
-        }
-        Ok(())
-    }
-
-    /// Resets every lane; lane i is seeded with `seeds[i]` when given.
-    pub fn reset(&mut self, seeds: Option<&[u64]>, out: TokenBatchOut<'_>) -> Result<()> {
-        let n = self.envs.len();
-        if let Some(s) = seeds {
-            if s.len() != n {
-                return Err(SimError::InvalidConfig(format!("got {} seeds for {n} envs", s.len())));
-            }
-        }
-        for lane in 0..n {
-            self.envs[lane].reset(seeds.map(|s| s[lane]))?;
-            self.needs_reset[lane] = false;
-        }
-        self.write_all(out);
-        Ok(())
-    }
-
-    fn write_all(&self, out: TokenBatchOut<'_>) {
-        for lane in 0..self.envs.len() {
-            self.write_lane(lane, &mut out.req[..], &mut out.act[..], &mut out.mask[..], &mut out.stats[..]);
-            out.reward[lane] = 0.0;
-            out.terminated[lane] = false;
-        }
-    }
-
-    /// Writes lane's observation and episode statistics.
-    fn write_lane(&self, lane: usize, req: &mut [f32], act: &mut [f32], mask: &mut [f32], stats: &mut [f64]) {
-        let (w, rf, af) = (self.envs[0].cfg.window, REQ_FEATURES, ACTIVE_FEATURES);
-        let e = &self.envs[lane];
-        e.write_obs(
-            &mut req[lane * w * rf..(lane + 1) * w * rf],
-            &mut act[lane * af..(lane + 1) * af],
-            &mut mask[lane * w..(lane + 1) * w],
-        );
-        stats[lane * EPISODE_STATS..(lane + 1) * EPISODE_STATS].copy_from_slice(&e.episode_stats());
+    /// The lanes whose episode ended: the next step (or `reset_done`) resets them.
+    pub fn needs_reset(&self) -> &[bool] {
+        &self.needs_reset
     }
 
     /// Marks lanes to be reset by the next `step` (or `reset_done`) as if their
@@ -679,75 +737,299 @@ impl TokenVecEnv {
         Ok(())
     }
 
+    /// Resets every lane (lane i seeded with `seeds[i]` when given).
+    pub fn reset(&mut self, seeds: Option<&[u64]>, out: BatchOut<'_>) -> Result<()> {
+        let n = self.envs.len();
+        if let Some(s) = seeds {
+            if s.len() != n {
+                return Err(SimError::InvalidConfig(format!("got {} seeds for {n} envs", s.len())));
+            }
+        }
+        self.run(Move::Reset(seeds), out)
+    }
+
     /// Resets now every lane whose episode ended (same-step autoreset, for adapters such
     /// as SB3's VecEnv) and writes its first observation and statistics; the other lanes
     /// and the reward and terminated buffers are left as they are.
-    pub fn reset_done(&mut self, out: TokenBatchOut<'_>) -> Result<()> {
-        for lane in 0..self.envs.len() {
-            if self.needs_reset[lane] {
-                self.envs[lane].reset(None)?;
-                self.needs_reset[lane] = false;
-                self.write_lane(lane, &mut out.req[..], &mut out.act[..], &mut out.mask[..], &mut out.stats[..]);
-            }
-        }
-        Ok(())
+    pub fn reset_done(&mut self, out: BatchOut<'_>) -> Result<()> {
+        self.run(Move::ResetDone, out)
     }
 
     /// Steps every lane. All actions are checked before any lane moves, so an invalid
     /// action leaves the batch as it was.
-    pub fn step(&mut self, actions: &[i64], out: TokenBatchOut<'_>) -> Result<()> {
+    pub fn step(&mut self, actions: &[L::Act], out: BatchOut<'_>) -> Result<()> {
         let n = self.envs.len();
-        if actions.len() != n {
-            return Err(SimError::InvalidAction(format!("expected {n} actions, got {}", actions.len())));
+        let m = self.envs[0].action_len();
+        if actions.len() != n * m {
+            let want = if m == 1 { format!("{n}") } else { format!("{n} x {m}") };
+            return Err(SimError::InvalidAction(format!("expected {want} actions, got {}", actions.len())));
         }
-        for lane in 0..n {
-            if !self.needs_reset[lane] {
-                self.envs[lane]
-                    .check_action(actions[lane])
-                    .map_err(|e| in_lane(lane, e))?;
+        for (lane, e) in self.envs.iter().enumerate() {
+            if self.needs_reset[lane] {
+                e.check_reset()
+            } else {
+                e.check_action(&actions[lane * m..(lane + 1) * m])
+            }
+            .map_err(|err| in_lane(lane, err))?;
+        }
+        self.run(Move::Step(actions), out)
+    }
+
+    /// Splits the batch and its buffers into the pool's parts and moves them.
+    fn run(&mut self, mv: Move<'_, L::Act>, out: BatchOut<'_>) -> Result<()> {
+        let n = self.envs.len();
+        let sizes = self.envs[0].obs_sizes();
+        let m = self.envs[0].action_len();
+        let BatchOut { obs, reward, terminated, stats } = out;
+        let lens = [(obs[0].len(), n * sizes[0]), (obs[1].len(), n * sizes[1]), (obs[2].len(), n * sizes[2])];
+        if lens.iter().any(|&(got, want)| got != want) || reward.len() != n || terminated.len() != n || stats.len() != n * EPISODE_STATS {
+            return Err(SimError::InvalidConfig(format!("output buffers of the wrong size for {n} envs")));
+        }
+        let parts = self.pool.parts();
+        let [mut o0, mut o1, mut o2] = obs;
+        let (mut lanes, mut nr, mut rew, mut term, mut st) = (&mut self.envs[..], &mut self.needs_reset[..], reward, terminated, stats);
+        let mut slots: Vec<std::sync::Mutex<Option<Part<'_, L>>>> = Vec::with_capacity(parts);
+        for p in 0..parts {
+            let (lo, hi) = (p * n / parts, (p + 1) * n / parts);
+            let k = hi - lo;
+            macro_rules! cut {
+                ($s:ident, $len:expr) => {{
+                    let (a, b) = std::mem::take(&mut $s).split_at_mut($len);
+                    $s = b;
+                    a
+                }};
+            }
+            let part = Part {
+                lo,
+                lanes: cut!(lanes, k),
+                needs_reset: cut!(nr, k),
+                obs: [cut!(o0, k * sizes[0]), cut!(o1, k * sizes[1]), cut!(o2, k * sizes[2])],
+                reward: cut!(rew, k),
+                terminated: cut!(term, k),
+                stats: cut!(st, k * EPISODE_STATS),
+            };
+            slots.push(std::sync::Mutex::new(Some(part)));
+        }
+        self.pool.run(&|p: usize| {
+            let part = slots[p].lock().expect("a part's lock").take().expect("each part runs once");
+            part.run(mv, sizes, m)
+        })
+    }
+}
+
+/// The threads of a [`VecEnv`]: a call's parts are claimed once each, part 0 by the
+/// calling thread, part `p` by worker `p - 1`, so a lane is stepped by the same thread
+/// from call to call (its simulator is allocated and freed in one malloc arena: no
+/// cross-thread frees contending on the arena's lock). When the calling thread has
+/// finished its part it also runs the parts whose worker has not claimed them yet (a
+/// worker descheduled on a busy machine does not stall the call). Between calls a
+/// worker spins for up to [`Pool::SPIN`] (while an agent runs, a call comes every few
+/// hundred microseconds), then sleeps until the next call wakes it.
+pub struct Pool {
+    shared: Arc<Shared>,
+    workers: Vec<std::thread::JoinHandle<()>>,
+    /// The process that started the workers.
+    pid: u32,
+}
+
+type Job = *const (dyn Fn(usize) -> Result<()> + Sync);
+
+struct Shared {
+    /// Bumped by each call (and by the shutdown).
+    epoch: AtomicU64,
+    /// The current call's job: set before the epoch is bumped; read only by the thread
+    /// that claimed a part of that call, which the caller waits for.
+    job: UnsafeCell<Option<Job>>,
+    /// Per part: the last epoch that claimed it (claimed by a CAS from epoch - 1).
+    claimed: Vec<AtomicU64>,
+    /// Parts finished in the current call.
+    done: AtomicUsize,
+    /// Each part's error of the current call.
+    errors: Vec<Mutex<Option<SimError>>>,
+    shutdown: AtomicBool,
+}
+
+// `job` is written by the caller only while no part of a call is claimable (before the
+// epoch's release, after every claimed part finished); see `Shared::job`.
+unsafe impl Sync for Shared {}
+unsafe impl Send for Shared {}
+
+impl std::fmt::Debug for Pool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Pool {{ parts: {} }}", self.parts())
+    }
+}
+
+impl Shared {
+    /// Claims part `p` of the call of epoch `e`.
+    fn claim(&self, p: usize, e: u64) -> bool {
+        self.claimed[p].compare_exchange(e - 1, e, Ordering::AcqRel, Ordering::Relaxed).is_ok()
+    }
+
+    /// Runs part `p` of the current job (claimed) and records its outcome.
+    fn run_part(&self, p: usize) {
+        // SAFETY: set before the epoch that claimed `p`; the caller waits for `done`.
+        let job = unsafe { (*self.job.get()).expect("a job with the epoch") };
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| unsafe { (*job)(p) }))
+            .unwrap_or_else(|_| Err(SimError::Stalled("a worker thread panicked".into())));
+        *self.errors[p].lock().expect("a part's error") = r.err();
+        self.done.fetch_add(1, Ordering::Release);
+    }
+}
+
+impl Pool {
+    /// How long an idle worker spins before it sleeps.
+    pub const SPIN: Duration = Duration::from_micros(100);
+
+    fn new(parts: usize) -> Self {
+        let parts = parts.max(1);
+        let shared = Arc::new(Shared {
+            epoch: AtomicU64::new(0),
+            job: UnsafeCell::new(None),
+            claimed: (0..parts).map(|_| AtomicU64::new(0)).collect(),
+            done: AtomicUsize::new(0),
+            errors: (0..parts).map(|_| Mutex::new(None)).collect(),
+            shutdown: AtomicBool::new(false),
+        });
+        let workers = (1..parts)
+            .map(|p| {
+                let s = Arc::clone(&shared);
+                std::thread::Builder::new().name(format!("flowsched-lanes-{p}")).spawn(move || worker(&s, p)).expect("spawn a lane worker")
+            })
+            .collect();
+        Pool { shared, workers, pid: std::process::id() }
+    }
+
+    fn parts(&self) -> usize {
+        self.workers.len() + 1
+    }
+
+    /// Runs `job(p)` for every part p and returns the first part's error (a panic as an
+    /// error) after all of them finished.
+    fn run(&self, job: &(dyn Fn(usize) -> Result<()> + Sync)) -> Result<()> {
+        if self.workers.is_empty() {
+            return std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job(0)))
+                .unwrap_or_else(|_| Err(SimError::Stalled("a worker thread panicked".into())));
+        }
+        let s = &*self.shared;
+        let parts = self.parts();
+        // SAFETY: the lifetime is erased only while this call waits for every part.
+        let ptr: Job = unsafe { std::mem::transmute::<*const (dyn Fn(usize) -> Result<()> + Sync + '_), Job>(job) };
+        unsafe { *s.job.get() = Some(ptr) };
+        s.done.store(0, Ordering::Relaxed);
+        let e = s.epoch.fetch_add(1, Ordering::Release) + 1;
+        for w in &self.workers {
+            w.thread().unpark();
+        }
+        assert!(s.claim(0, e), "part 0 is the caller's");
+        s.run_part(0);
+        for p in 1..parts {
+            if s.claim(p, e) {
+                s.run_part(p); // its worker has not started: do it here
             }
         }
-        let w = self.envs[0].cfg.window;
-        let chunk = lanes_per_part(n, self.threads);
-        let lanes = self
-            .envs
-            .chunks_mut(chunk)
-            .zip(self.needs_reset.chunks_mut(chunk))
-            .zip(actions.chunks(chunk))
-            .zip(out.req.chunks_mut(chunk * w * REQ_FEATURES))
-            .zip(out.act.chunks_mut(chunk * ACTIVE_FEATURES))
-            .zip(out.mask.chunks_mut(chunk * w))
-            .zip(out.reward.chunks_mut(chunk))
-            .zip(out.terminated.chunks_mut(chunk))
-            .zip(out.stats.chunks_mut(chunk * EPISODE_STATS));
-        let run = |((((((((envs, nr), acts), req), act), mask), rew), term), stats): (
-            (((((((&mut [TokenEnv], &mut [bool]), &[i64]), &mut [f32]), &mut [f32]), &mut [f32]), &mut [f64]), &mut [bool]),
-            &mut [f64],
-        )|
-         -> Result<()> {
-            for j in 0..envs.len() {
-                let e = &mut envs[j];
-                if nr[j] {
-                    e.reset(None)?;
-                    nr[j] = false;
-                    rew[j] = 0.0;
-                    term[j] = false;
-                } else {
-                    let (r, t) = e.step(acts[j])?;
-                    rew[j] = r;
-                    term[j] = t;
-                    nr[j] = t;
-                }
-                e.write_obs(
-                    &mut req[j * w * REQ_FEATURES..(j + 1) * w * REQ_FEATURES],
-                    &mut act[j * ACTIVE_FEATURES..(j + 1) * ACTIVE_FEATURES],
-                    &mut mask[j * w..(j + 1) * w],
-                );
-                stats[j * EPISODE_STATS..(j + 1) * EPISODE_STATS].copy_from_slice(&e.episode_stats());
+        let mut spins = 0u32;
+        while s.done.load(Ordering::Acquire) != parts {
+            if spins < 1 << 12 {
+                std::hint::spin_loop();
+                spins += 1;
+            } else {
+                std::thread::yield_now();
             }
-            Ok(())
+        }
+        unsafe { *s.job.get() = None };
+        for e in &s.errors {
+            if let Some(err) = e.lock().expect("a part's error").take() {
+                return Err(err);
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Pool {
+    fn drop(&mut self) {
+        if std::process::id() != self.pid {
+            // a forked child: the workers are the parent's (the child's calls ran every
+            // part on the calling thread); joining them would wait forever
+            self.workers.drain(..).for_each(std::mem::forget);
+            return;
+        }
+        self.shared.shutdown.store(true, Ordering::Release);
+        self.shared.epoch.fetch_add(1, Ordering::Release);
+        for w in &self.workers {
+            w.thread().unpark();
+        }
+        for w in self.workers.drain(..) {
+            let _ = w.join();
+        }
+    }
+}
+
+/// Worker of part `p`: waits for each new epoch and runs its part unless the caller
+/// claimed it first.
+fn worker(s: &Shared, p: usize) {
+    let mut seen = 0u64;
+    loop {
+        let start = Instant::now();
+        let mut spins = 0u32;
+        let e = loop {
+            let e = s.epoch.load(Ordering::Acquire);
+            if e != seen {
+                break e;
+            }
+            spins = spins.wrapping_add(1);
+            if spins % 64 != 0 || start.elapsed() < Pool::SPIN {
+                std::hint::spin_loop();
+            } else {
+                std::thread::park();
+            }
         };
-        run_parts(lanes, self.threads > 1 && n > 1, run)
+        seen = e;
+        if s.shutdown.load(Ordering::Acquire) {
+            return;
+        }
+        if s.claim(p, e) {
+            s.run_part(p);
+        }
+    }
+}
+
+/// A batch of [`TokenEnv`]s (see [`VecEnv`]).
+pub type TokenVecEnv = VecEnv<TokenEnv>;
+
+impl Lane for TokenEnv {
+    type Act = i64;
+    fn action_len(&self) -> usize {
+        1
+    }
+    fn obs_sizes(&self) -> [usize; MAX_OBS_PARTS] {
+        [self.cfg.window * REQ_FEATURES, ACTIVE_FEATURES, self.cfg.window]
+    }
+    fn check_action(&self, action: &[i64]) -> Result<()> {
+        TokenEnv::check_action(self, action[0])
+    }
+    fn reset_lane(&mut self, seed: Option<u64>) -> Result<()> {
+        self.reset(seed)
+    }
+    fn step_lane(&mut self, action: &[i64]) -> Result<(f64, bool)> {
+        self.step(action[0])
+    }
+    fn write_lane_obs(&mut self, [req, act, mask]: [&mut [f32]; MAX_OBS_PARTS]) {
+        self.write_obs(req, act, mask)
+    }
+    fn lane_stats(&self) -> [f64; EPISODE_STATS] {
+        self.episode_stats()
+    }
+}
+
+impl VecEnv<TokenEnv> {
+    /// Replaces every lane's workload by a fixed trace (from its next reset on).
+    pub fn set_trace(&mut self, flows: Vec<FlowSpec>) -> Result<()> {
+        for e in &mut self.envs {
+            e.set_trace(flows.clone())?;
+        }
+        Ok(())
     }
 }
 
@@ -855,14 +1137,42 @@ mod tests {
     }
 
     #[test]
+    fn threads_step_the_lanes_as_one_thread_does() {
+        let run = |threads: usize| {
+            let n = 7;
+            let mut v = TokenVecEnv::new(TokenEnv::new(cfg(false)).unwrap(), n, threads).unwrap();
+            let sizes = v.env(0).obs_sizes();
+            let (mut o0, mut o1, mut o2) = (vec![0f32; n * sizes[0]], vec![0f32; n * sizes[1]], vec![0f32; n * sizes[2]]);
+            let (mut rew, mut term, mut stats) = (vec![0f64; n], vec![false; n], vec![0f64; n * EPISODE_STATS]);
+            let mut trail: Vec<u64> = Vec::new();
+            let seeds: Vec<u64> = (0..n as u64).collect();
+            v.reset(Some(&seeds), BatchOut { obs: [&mut o0, &mut o1, &mut o2], reward: &mut rew, terminated: &mut term, stats: &mut stats }).unwrap();
+            for t in 0..600 {
+                let acts: Vec<i64> = (0..n).map(|l| (o2[l * 5..(l + 1) * 5].iter().filter(|&&m| m > 0.0).count().max(1) - 1).min(t % 3) as i64).collect();
+                v.step(&acts, BatchOut { obs: [&mut o0, &mut o1, &mut o2], reward: &mut rew, terminated: &mut term, stats: &mut stats }).unwrap();
+                trail.extend(o0.iter().chain(&o1).chain(&o2).map(|x| x.to_bits() as u64));
+                trail.extend(rew.iter().chain(&stats).map(|x| x.to_bits()));
+                trail.extend(term.iter().map(|&b| b as u64));
+            }
+            let bad = v.step(&[9; 7], BatchOut { obs: [&mut o0, &mut o1, &mut o2], reward: &mut rew, terminated: &mut term, stats: &mut stats });
+            (trail, bad.unwrap_err().to_string())
+        };
+        let one = run(1);
+        assert!(one.1.starts_with("invalid action: env 0: action 9 out of range"), "{}", one.1);
+        assert_eq!(run(2), one);
+        assert_eq!(run(3), one);
+        assert_eq!(run(7), one);
+    }
+
+    #[test]
     fn lane_errors_name_the_lane_once_and_the_terminal_mask_is_the_last_decisions() {
-        let mut v = TokenVecEnv::new(cfg(true), 2, 1).unwrap();
+        let mut v = TokenVecEnv::new(TokenEnv::new(cfg(true)).unwrap(), 2, 1).unwrap();
         let (w, n) = (5, 2);
         let (mut req, mut act, mut mask) = (vec![0f32; n * w * REQ_FEATURES], vec![0f32; n * ACTIVE_FEATURES], vec![0f32; n * w]);
         let (mut rew, mut term, mut stats) = (vec![0f64; n], vec![false; n], vec![0f64; n * EPISODE_STATS]);
         macro_rules! out {
             () => {
-                TokenBatchOut { req: &mut req, act: &mut act, mask: &mut mask, reward: &mut rew, terminated: &mut term, stats: &mut stats }
+                BatchOut { obs: [&mut req, &mut act, &mut mask], reward: &mut rew, terminated: &mut term, stats: &mut stats }
             };
         }
         v.reset(Some(&[0, 1]), out!()).unwrap();
@@ -1116,142 +1426,49 @@ impl SwitchEnv {
     }
 }
 
-/// A batch of [`SwitchEnv`]s with next-step autoreset; each lane's next trace is set
-/// from outside before the call that resets it.
-#[derive(Debug, Clone)]
-pub struct SwitchVecEnv {
-    envs: Vec<SwitchEnv>,
-    needs_reset: Vec<bool>,
-    threads: usize,
-}
+/// A batch of [`SwitchEnv`]s (see [`VecEnv`]); each lane's next trace is set from
+/// outside before the call that resets it.
+pub type SwitchVecEnv = VecEnv<SwitchEnv>;
 
-/// Output buffers of one batched switch call (flat, lane-major).
-pub struct SwitchBatchOut<'a> {
-    pub flows: &'a mut [f32],
-    pub mask: &'a mut [f32],
-    pub reward: &'a mut [f64],
-    pub terminated: &'a mut [bool],
-    pub stats: &'a mut [f64],
-}
-
-impl SwitchVecEnv {
-    pub fn new(cfg: SwitchEnvConfig, n: usize, threads: usize) -> Result<Self> {
-        if n < 1 {
-            return Err(SimError::InvalidConfig("num_envs must be >= 1".into()));
-        }
-        let env = SwitchEnv::new(cfg)?;
-        Ok(SwitchVecEnv { envs: vec![env; n], needs_reset: vec![true; n], threads: threads.max(1) })
+impl Lane for SwitchEnv {
+    type Act = f32;
+    fn action_len(&self) -> usize {
+        self.cfg.max_flows
     }
-
-    pub fn num_envs(&self) -> usize {
-        self.envs.len()
+    fn obs_sizes(&self) -> [usize; MAX_OBS_PARTS] {
+        [self.cfg.max_flows * FLOW_FEATURES, self.cfg.max_flows, 0]
     }
-
-    pub fn env(&self, lane: usize) -> &SwitchEnv {
-        &self.envs[lane]
-    }
-
-    pub fn needs_reset(&self) -> &[bool] {
-        &self.needs_reset
-    }
-
-    /// Marks lanes to be reset by the next `step` (or `reset_done`) as if their
-    /// episode had ended: a time limit truncating them.
-    pub fn truncate(&mut self, lanes: &[bool]) -> Result<()> {
-        if lanes.len() != self.envs.len() {
-            return Err(SimError::InvalidConfig(format!("expected {} lane flags, got {}", self.envs.len(), lanes.len())));
-        }
-        for (nr, &t) in self.needs_reset.iter_mut().zip(lanes) {
-            *nr |= t;
+    fn check_action(&self, s: &[f32]) -> Result<()> {
+        if let Some(j) = (0..self.n_slots()).find(|&j| !s[j].is_finite()) {
+            return Err(SimError::InvalidAction(format!("score of slot {j} must be finite, got {}", s[j])));
         }
         Ok(())
     }
+    fn check_reset(&self) -> Result<()> {
+        if self.next.is_none() {
+            return Err(SimError::InvalidAction("its episode ended and no next trace is set".into()));
+        }
+        Ok(())
+    }
+    fn reset_lane(&mut self, _seed: Option<u64>) -> Result<()> {
+        self.reset()
+    }
+    fn step_lane(&mut self, scores: &[f32]) -> Result<(f64, bool)> {
+        self.step(scores)
+    }
+    fn write_lane_obs(&mut self, [flows, mask, _]: [&mut [f32]; MAX_OBS_PARTS]) {
+        self.write_obs(flows, mask)
+    }
+    fn lane_stats(&self) -> [f64; EPISODE_STATS] {
+        self.episode_stats()
+    }
+}
 
+impl VecEnv<SwitchEnv> {
+    /// The next trace of `lane` (used by its next reset).
     pub fn set_next_trace(&mut self, lane: usize, flows: Vec<FlowSpec>) -> Result<()> {
         let n = self.envs.len();
         self.envs.get_mut(lane).ok_or_else(|| SimError::InvalidConfig(format!("lane {lane} out of range ({n} envs)")))?.set_next_trace(flows)
-    }
-
-    fn write_lane(&mut self, lane: usize, out: &mut SwitchBatchOut<'_>) {
-        let m = self.envs[lane].cfg.max_flows;
-        let e = &mut self.envs[lane];
-        e.write_obs(&mut out.flows[lane * m * FLOW_FEATURES..(lane + 1) * m * FLOW_FEATURES], &mut out.mask[lane * m..(lane + 1) * m]);
-        out.stats[lane * EPISODE_STATS..(lane + 1) * EPISODE_STATS].copy_from_slice(&e.episode_stats());
-    }
-
-    /// Resets every lane (each must have its next trace set).
-    pub fn reset(&mut self, mut out: SwitchBatchOut<'_>) -> Result<()> {
-        for lane in 0..self.envs.len() {
-            self.envs[lane].reset().map_err(|e| in_lane(lane, e))?;
-            self.needs_reset[lane] = false;
-            self.write_lane(lane, &mut out);
-            out.reward[lane] = 0.0;
-            out.terminated[lane] = false;
-        }
-        Ok(())
-    }
-
-    /// Resets now the lanes whose episode ended (same-step autoreset).
-    pub fn reset_done(&mut self, mut out: SwitchBatchOut<'_>) -> Result<()> {
-        for lane in 0..self.envs.len() {
-            if self.needs_reset[lane] {
-                self.envs[lane].reset().map_err(|e| in_lane(lane, e))?;
-                self.needs_reset[lane] = false;
-                self.write_lane(lane, &mut out);
-            }
-        }
-        Ok(())
-    }
-
-    /// Steps every lane with its scores (`scores[lane * max_flows ..]`); all are
-    /// checked before any lane moves.
-    pub fn step(&mut self, scores: &[f32], mut out: SwitchBatchOut<'_>) -> Result<()> {
-        let n = self.envs.len();
-        let m = self.envs[0].cfg.max_flows;
-        if scores.len() != n * m {
-            return Err(SimError::InvalidAction(format!("expected {n} x {m} scores, got {}", scores.len())));
-        }
-        for lane in 0..n {
-            let e = &self.envs[lane];
-            let s = &scores[lane * m..(lane + 1) * m];
-            if self.needs_reset[lane] {
-                if e.next.is_none() {
-                    return Err(SimError::InvalidAction(format!("env {lane}: its episode ended and no next trace is set")));
-                }
-            } else if let Some(j) = (0..e.n_slots()).find(|&j| !s[j].is_finite()) {
-                return Err(SimError::InvalidAction(format!("env {lane}: score of slot {j} must be finite, got {}", s[j])));
-            }
-        }
-        let chunk = lanes_per_part(n, self.threads);
-        let run = |(envs, nr, sc, rew, term): (&mut [SwitchEnv], &mut [bool], &[f32], &mut [f64], &mut [bool])| -> Result<()> {
-            for j in 0..envs.len() {
-                if nr[j] {
-                    envs[j].reset()?;
-                    nr[j] = false;
-                    rew[j] = 0.0;
-                    term[j] = false;
-                } else {
-                    let (r, t) = envs[j].step(&sc[j * m..(j + 1) * m])?;
-                    rew[j] = r;
-                    term[j] = t;
-                    nr[j] = t;
-                }
-            }
-            Ok(())
-        };
-        let parts = self
-            .envs
-            .chunks_mut(chunk)
-            .zip(self.needs_reset.chunks_mut(chunk))
-            .zip(scores.chunks(chunk * m))
-            .zip(out.reward.chunks_mut(chunk))
-            .zip(out.terminated.chunks_mut(chunk))
-            .map(|((((a, b), c), d), e)| (a, b, c, d, e));
-        run_parts(parts, self.threads > 1 && n > 1, run)?;
-        for lane in 0..n {
-            self.write_lane(lane, &mut out);
-        }
-        Ok(())
     }
 }
 

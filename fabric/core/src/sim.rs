@@ -398,6 +398,10 @@ pub struct Simulator {
     fair: fair::FairState,
     /// The LAS records allocator's own state (las.rs).
     las: las::LasState,
+    /// LAS keys (bytes sent) this far apart per second of t are equal (`same_key`): what
+    /// the fastest link sends in a few ulps of t, the rounding of a crossing's time
+    /// (0 for schedulers other than las and gtcp:las).
+    key_abs_tol: f64,
 }
 
 mod evheap;
@@ -565,6 +569,13 @@ impl Simulator {
                 incremental && !fair,
                 incremental && matches!(cfg.scheduler, Scheduler::Pias),
             )?,
+            key_abs_tol: match &cfg.scheduler {
+                Scheduler::Las => 8.0 * f64::EPSILON * topo.capacity.iter().fold(0.0, |a: f64, &c| a.max(c)),
+                Scheduler::Gtcp(inner) if matches!(**inner, Scheduler::Las) => {
+                    8.0 * f64::EPSILON * topo.capacity.iter().fold(0.0, |a: f64, &c| a.max(c))
+                }
+                _ => 0.0,
+            },
             filler: Filler::try_new(n_links)?,
             residual: filled(n_links, 0.0, "per-link state")?,
             link_list_start: filled(n_links + 1, 0, "per-link state")?,
@@ -1424,7 +1435,9 @@ impl Simulator {
 
     #[inline]
     fn same_key(&self, a: usize, b: usize) -> bool {
-        self.key_class[a] == self.key_class[b] && (self.key_value[a] - self.key_value[b]).abs() <= tol_of(self.key_value[a].abs().max(self.key_value[b].abs()))
+        self.key_class[a] == self.key_class[b]
+            && (self.key_value[a] - self.key_value[b]).abs()
+                <= tol_of(self.key_value[a].abs().max(self.key_value[b].abs())).max(self.key_abs_tol * self.now)
     }
 
     fn allocate_priority(&mut self, s: &Scheduler) {
@@ -1696,10 +1709,10 @@ impl Simulator {
             if dt >= 0.0 {
                 if share {
                     // (LAS) Keys that differ meet at now + dt > now; the floor only makes
-                    // the time move. It is relative to now: an absolute 1e-12 s at small
-                    // times would overshoot, and the pair would swap the lead at every
-                    // event instead of meeting within the tolerance of same_key.
-                    return (self.now + dt.max(1e-12 * self.now)).max(self.now.next_up());
+                    // the time move. A later time would overshoot: the pair would swap the
+                    // lead at every event instead of meeting within same_key's tolerance,
+                    // which covers a few ulps of t (`key_abs_tol`), no more.
+                    return (self.now + dt).max(self.now.next_up());
                 }
                 // Equal keys in a strict order (y behind by the tie-break) that y is about
                 // to pass: look again a moment later, when y's key is strictly smaller.

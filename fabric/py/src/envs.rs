@@ -2,7 +2,7 @@
 //! returning fresh arrays, and a batched env writing into caller-owned numpy buffers
 //! with the GIL released.
 use fabric_core::{
-    FlowClass, Scheduler, SwitchBatchOut, SwitchEnv, SwitchEnvConfig, SwitchReward, SwitchVecEnv, TokenBatchOut, TokenEnv, TokenEnvConfig, TokenReward, TokenVecEnv, TokenWorkload,
+    Scheduler, SwitchBatchOut, SwitchEnv, SwitchEnvConfig, SwitchReward, SwitchVecEnv, TokenBatchOut, TokenEnv, TokenEnvConfig, TokenReward, TokenVecEnv, TokenWorkload,
 };
 use fabric_core::env::{ObsLimits, ACTIVE_FEATURES, EPISODE_STATS, FLOW_FEATURES, REQ_FEATURES};
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyArrayMethods, PyUntypedArrayMethods, PyReadonlyArray1, PyReadonlyArray2, PyReadwriteArray1, PyReadwriteArray2, PyReadwriteArray3};
@@ -10,7 +10,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use crate::{guarded, make_topology, to_py, PyTrace};
+use crate::{flow_classes, guarded, make_topology, to_py, PyTrace};
 
 /// The observation's saturation limits, each > 0 (infinite: none).
 fn obs_limits(mb: f64, ms: f64, count: f64) -> PyResult<ObsLimits> {
@@ -64,20 +64,10 @@ impl PyTokenConfig {
         obs_max_ms: f64,
         obs_max_count: f64,
     ) -> PyResult<Self> {
-        if class_sizes_bytes.len() != class_weights.len() || class_deadlines_s.len() != class_weights.len() {
-            return Err(PyValueError::new_err(format!(
-                "class_weights, class_sizes_bytes and class_deadlines_s must have the same length, got {}, {}, {}",
-                class_weights.len(),
-                class_sizes_bytes.len(),
-                class_deadlines_s.len()
-            )));
-        }
+        let classes = flow_classes(&class_weights, &class_sizes_bytes, &class_deadlines_s)?;
         if !(delay_per_hop_s.is_finite() && delay_per_hop_s >= 0.0) {
             return Err(PyValueError::new_err(format!("delay_per_hop_s must be >= 0, got {delay_per_hop_s}")));
         }
-        let classes = (0..class_weights.len())
-            .map(|j| FlowClass { weight: class_weights[j], size_bytes: class_sizes_bytes[j], deadline_s: class_deadlines_s[j] })
-            .collect();
         let inner = TokenEnvConfig {
             topo: make_topology(topology, &host_gbps, tors, hosts_per_tor, spines, core_gbps, ecmp_seed)?,
             scheduler: Scheduler::parse(scheduler).map_err(to_py)?,
@@ -119,7 +109,7 @@ pub struct PyTokenEnv {
 }
 
 impl PyTokenEnv {
-    fn obs<'py>(&self, py: Python<'py>) -> PyResult<Obs<'py>> {
+    fn obs<'py>(&mut self, py: Python<'py>) -> PyResult<Obs<'py>> {
         let w = self.inner.config().window;
         let (mut req, mut act, mut mask) = (vec![0f32; w * REQ_FEATURES], vec![0f32; ACTIVE_FEATURES], vec![0f32; w]);
         self.inner.write_obs(&mut req, &mut act, &mut mask);
@@ -235,9 +225,7 @@ impl Bufs<'_> {
 macro_rules! out {
     ($b:expr) => {
         TokenBatchOut {
-            req: $b.req.as_slice_mut()?,
-            act: $b.act.as_slice_mut()?,
-            mask: $b.mask.as_slice_mut()?,
+            obs: [$b.req.as_slice_mut()?, $b.act.as_slice_mut()?, $b.mask.as_slice_mut()?],
             reward: $b.reward.as_slice_mut()?,
             terminated: $b.terminated.as_slice_mut()?,
             stats: $b.stats.as_slice_mut()?,
@@ -250,7 +238,7 @@ impl PyTokenVecEnv {
     #[new]
     #[pyo3(signature = (config, num_envs, threads=1))]
     fn new(config: &PyTokenConfig, num_envs: usize, threads: usize) -> PyResult<Self> {
-        Ok(PyTokenVecEnv { inner: TokenVecEnv::new(config.inner.clone(), num_envs, threads).map_err(to_py)? })
+        Ok(PyTokenVecEnv { inner: TokenEnv::new(config.inner.clone()).and_then(|e| TokenVecEnv::new(e, num_envs, threads)).map_err(to_py)? })
     }
 
     #[getter]
@@ -525,8 +513,7 @@ impl SwitchBufs<'_> {
 macro_rules! switch_out {
     ($b:expr) => {
         SwitchBatchOut {
-            flows: $b.flows.as_slice_mut()?,
-            mask: $b.mask.as_slice_mut()?,
+            obs: [$b.flows.as_slice_mut()?, $b.mask.as_slice_mut()?, &mut []],
             reward: $b.reward.as_slice_mut()?,
             terminated: $b.terminated.as_slice_mut()?,
             stats: $b.stats.as_slice_mut()?,
@@ -539,7 +526,7 @@ impl PySwitchVecEnv {
     #[new]
     #[pyo3(signature = (config, num_envs, threads=1))]
     fn new(config: &PySwitchConfig, num_envs: usize, threads: usize) -> PyResult<Self> {
-        Ok(PySwitchVecEnv { inner: SwitchVecEnv::new(config.inner.clone(), num_envs, threads).map_err(to_py)? })
+        Ok(PySwitchVecEnv { inner: SwitchEnv::new(config.inner.clone()).and_then(|e| SwitchVecEnv::new(e, num_envs, threads)).map_err(to_py)? })
     }
 
     #[getter]
@@ -577,7 +564,7 @@ impl PySwitchVecEnv {
         b.check(self.inner.num_envs(), self.inner.env(0).config().max_flows)?;
         let out = switch_out!(b);
         let env = &mut self.inner;
-        py.detach(|| guarded(|| env.reset(out)))
+        py.detach(|| guarded(|| env.reset(None, out)))
     }
 
     fn reset_done<'py>(

@@ -44,6 +44,23 @@ pub(crate) fn same_len(n: usize, name: &str, len: usize) -> PyResult<()> {
     Ok(())
 }
 
+/// The flow classes of a gather workload from its three columns (weight, size, deadline
+/// or NaN), checked for equal length: the token env's config and `gather_bursts` take them
+/// the same way.
+pub(crate) fn flow_classes(weights: &[f64], sizes_bytes: &[f64], deadlines_s: &[f64]) -> PyResult<Vec<FlowClass>> {
+    if sizes_bytes.len() != weights.len() || deadlines_s.len() != weights.len() {
+        return Err(PyValueError::new_err(format!(
+            "class_weights, class_sizes_bytes and class_deadlines_s must have the same length, got {}, {}, {}",
+            weights.len(),
+            sizes_bytes.len(),
+            deadlines_s.len()
+        )));
+    }
+    Ok((0..weights.len())
+        .map(|j| FlowClass { weight: weights[j], size_bytes: sizes_bytes[j], deadline_s: deadlines_s[j] })
+        .collect())
+}
+
 /// Flows of a trace given as columns (rows checked for equal length and negative hosts;
 /// the simulator validates the rest).
 #[allow(clippy::too_many_arguments)]
@@ -348,11 +365,7 @@ fn gather_bursts<'py>(
     dst: usize,
     hosts: usize,
 ) -> PyResult<(Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<f64>>)> {
-    let n = class_weights.len();
-    same_len(n, "class_sizes_bytes", class_sizes_bytes.len())?;
-    same_len(n, "class_deadlines_s", class_deadlines_s.len())?;
-    let classes: Vec<FlowClass> =
-        (0..n).map(|j| FlowClass { weight: class_weights[j], size_bytes: class_sizes_bytes[j], deadline_s: class_deadlines_s[j] }).collect();
+    let classes = flow_classes(&class_weights, &class_sizes_bytes, &class_deadlines_s)?;
     let flows = py.detach(|| {
         guarded(|| fabric_core::gather_bursts_seeded(seed, &classes, exact, burst_size, burst_rate_hz, n_bursts, dst, hosts))
     })?;

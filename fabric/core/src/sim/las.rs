@@ -78,8 +78,8 @@ fn rec_cmp(a: &LasRec, b: &LasRec) -> Ordering {
 
 /// `same_key` of the generic path for keys (0, x, 1) and (0, y, 1).
 #[inline]
-fn same(x: f64, y: f64) -> bool {
-    (x - y).abs() <= tol_of(x.abs().max(y.abs()))
+fn same(x: f64, y: f64, abs: f64) -> bool {
+    (x - y).abs() <= tol_of(x.abs().max(y.abs())).max(abs)
 }
 
 /// Sets a flow's rate in its record and in `rate`, which always agree: `rate` is written
@@ -107,11 +107,11 @@ const NO_SCAN: LasLinkScan = LasLinkScan { last: (-1.0, 0.0), lead: -1.0, fast: 
 
 /// `crossing(x, y)` of the generic path for LAS: x = (sent, rate) ahead, y behind.
 #[inline]
-fn las_crossing((sx, rx): (f64, f64), (sy, ry): (f64, f64), t: f64, bump: f64) -> f64 {
-    if rx > 0.0 && sx >= 0.0 && rx > ry && !same(sx, sy) {
+fn las_crossing((sx, rx): (f64, f64), (sy, ry): (f64, f64), t: f64, abs: f64) -> f64 {
+    if rx > 0.0 && sx >= 0.0 && rx > ry && !same(sx, sy, abs) {
         let dt = (sy - sx) / (rx - ry);
         if dt >= 0.0 {
-            return (t + dt.max(bump)).max(t.next_up());
+            return (t + dt).max(t.next_up());
         }
     }
     INF
@@ -255,10 +255,11 @@ impl Simulator {
         // Every weight is 1 (set in `Simulator::new`).
         let n = self.las.recs.len();
         let mut a = 0;
+        let abs = self.key_abs_tol * t;
         while a < n {
             let first = self.las.recs[a].sent;
             let mut b = a + 1;
-            while b < n && same(first, self.las.recs[b].sent) {
+            while b < n && same(first, self.las.recs[b].sent, abs) {
                 b += 1;
             }
             // Members with a saturated link get rate 0 in `Filler::fill` (their links pop
@@ -311,7 +312,7 @@ impl Simulator {
         // The flow ahead on each link (in priority order): (sent, rate); sent < 0: none yet.
         self.las.last.clear();
         self.las.last.resize(self.topo.n_links(), NO_SCAN);
-        let bump = 1e-12 * t;
+        let abs = self.key_abs_tol * t;
         let mut cross = INF;
         for r in &self.las.recs {
             let (sy, ry) = (r.sent, r.rate);
@@ -324,14 +325,14 @@ impl Simulator {
             for &l in r.path() {
                 let k = &mut self.las.last[l as usize];
                 // `next_crossing`'s pairs: the flow ahead, and the fastest of the group before.
-                cross = cross.min(las_crossing(k.last, (sy, ry), t, bump));
-                if k.lead < 0.0 || !same(k.lead, sy) {
+                cross = cross.min(las_crossing(k.last, (sy, ry), t, abs));
+                if k.lead < 0.0 || !same(k.lead, sy, abs) {
                     (k.prev_fast, k.lead, k.fast) = (k.fast, sy, (sy, ry));
                 } else if ry > k.fast.1 {
                     k.fast = (sy, ry);
                 }
                 if k.prev_fast != k.last {
-                    cross = cross.min(las_crossing(k.prev_fast, (sy, ry), t, bump));
+                    cross = cross.min(las_crossing(k.prev_fast, (sy, ry), t, abs));
                 }
                 k.last = (sy, ry);
             }
