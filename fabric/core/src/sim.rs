@@ -680,9 +680,6 @@ impl Simulator {
                 )));
             }
         }
-        if matches!(cfg.scheduler, Scheduler::External) && cfg.admission.as_ref().is_some_and(|a| a.policy == AdmissionPolicy::External) {
-            // both external is fine
-        }
         Ok(())
     }
 
@@ -898,19 +895,9 @@ impl Simulator {
             if t > until {
                 if until > self.now {
                     if let Some(sh) = self.shadow.as_mut() {
-                        if sh.allocator.advances_lazily() {
-                            sh.now = until; // flows advance lazily
-                        } else {
-                            sh.advance_fluid(until);
-                        }
-                        sh.rates_stale = true;
+                        sh.advance_without_event(until);
                     }
-                    if self.allocator.advances_lazily() {
-                        self.now = until; // flows advance lazily
-                    } else {
-                        self.advance_fluid(until);
-                    }
-                    self.rates_stale = true;
+                    self.advance_without_event(until);
                 }
                 return Ok(Outcome::TimeReached);
             }
@@ -942,6 +929,18 @@ impl Simulator {
                 self.events_without_progress = 0;
             }
         }
+    }
+
+    /// Moves time to `until`, before the next event: the flows advance at their rates
+    /// (lazily under the incremental allocators), and the rates are recomputed before
+    /// the next event time is known.
+    fn advance_without_event(&mut self, until: f64) {
+        if self.allocator.advances_lazily() {
+            self.now = until;
+        } else {
+            self.advance_fluid(until);
+        }
+        self.rates_stale = true;
     }
 
     /// Next event time of this simulator alone (recomputes the rates if needed).
@@ -1286,13 +1285,9 @@ impl Simulator {
             Scheduler::Fifo => (0.0, f.arrival_s, 0.0),
             Scheduler::Srpt => (0.0, rem, -1.0),
             Scheduler::Las => (0.0, sent, 1.0),
-            Scheduler::Pias => {
-                // The incremental allocator reads the queue the flow is placed in on its
-                // link lists, not the one its bytes sent give now (they differ between
-                // its reaching a threshold and its re-placement; see incr.rs).
-                let q = if self.priority.pq.is_empty() { self.pias_queue(sent) } else { self.priority.pq[i] as usize };
-                (q as f64, f.arrival_s, 0.0)
-            }
+            // (The incremental priority allocator places a flow by the queue it holds for
+            // it, not by this one: see `prio` in incr.rs.)
+            Scheduler::Pias => (self.pias_queue(sent) as f64, f.arrival_s, 0.0),
             Scheduler::Ga(inner) => {
                 if self.data_complete[i] {
                     match inner {
@@ -1326,17 +1321,24 @@ impl Simulator {
                     (1.0, f.arrival_s, 0.0)
                 }
             }
-            Scheduler::Fair => {
-                let sh = self.shadow.as_ref().expect("fair has a shadow run");
-                match sh.status[i] {
-                    Status::Done => (0.0, sh.finish[i], 0.0),
-                    _ if sh.rate[i] > 0.0 => (0.0, sh.now + (f.size_bytes - sh.sent_now(i)) / sh.rate[i], 0.0),
-                    _ => (1.0, f.arrival_s, 0.0),
-                }
-            }
+            Scheduler::Fair => match self.shadow.as_ref().expect("fair has a shadow run").projected_finish(i) {
+                Some(t) => (0.0, t, 0.0),
+                None => (1.0, f.arrival_s, 0.0),
+            },
             Scheduler::Random => (0.0, self.random_key[i], 0.0),
             Scheduler::External => (0.0, self.external_score[i], 0.0),
             Scheduler::Ps | Scheduler::Wps | Scheduler::Racs | Scheduler::Sdc | Scheduler::Gtcp(_) => (0.0, 0.0, 0.0),
+        }
+    }
+
+    /// Flow i's finish time if it is done, else when it would finish at its current rate,
+    /// or None if it has no rate (what `fair` reads of its shadow fair-sharing run).
+    #[inline]
+    pub(crate) fn projected_finish(&self, i: usize) -> Option<f64> {
+        match self.status[i] {
+            Status::Done => Some(self.finish[i]),
+            _ if self.rate[i] > 0.0 => Some(self.now + (self.flows[i].size_bytes - self.sent_now(i)) / self.rate[i]),
+            _ => None,
         }
     }
 
@@ -1463,8 +1465,8 @@ impl Simulator {
 
     fn allocate_gtcp(&mut self, inner: &Scheduler) {
         let sh = self.shadow.as_ref().expect("gtcp has a shadow run");
-        for &i in &sh.active {
-            self.shadow_path_rate[self.path_id[i as usize] as usize] += sh.rate[i as usize];
+        for &i in sh.active() {
+            self.shadow_path_rate[self.path_id[i as usize] as usize] += sh.rate_bytes_per_s(i as usize);
         }
         let by_key = !matches!(inner, Scheduler::Ps);
         let share = self.ties_share();
@@ -1518,7 +1520,7 @@ impl Simulator {
             a = b;
         }
         let sh = self.shadow.as_ref().unwrap();
-        for &i in &sh.active {
+        for &i in sh.active() {
             self.shadow_path_rate[self.path_id[i as usize] as usize] = 0.0;
         }
         if !orphans.is_empty() {

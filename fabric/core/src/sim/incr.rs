@@ -157,7 +157,13 @@ impl Simulator {
     }
 
     fn prio(&self, i: usize) -> WorkItem {
-        // (PIAS: `key` reads the queue the flow is placed in, `pq`.)
+        if let Scheduler::Pias = self.cfg.scheduler {
+            // The queue the flow is placed in on its link lists (`pq`), not the one its
+            // bytes sent give now (`key`): they differ between its reaching a threshold
+            // and its re-placement.
+            let arrival = self.flows[i].arrival_s;
+            return WorkItem { k1: self.priority.pq[i] as f64, k2: arrival, arrival, idx: i as u32 };
+        }
         let (k1, k2, _) = self.key(&self.cfg.scheduler, i);
         WorkItem { k1, k2, arrival: self.flows[i].arrival_s, idx: i as u32 }
     }
