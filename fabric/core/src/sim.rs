@@ -5,12 +5,18 @@
 //! available data, priority crossings (LAS/SRPT keys meeting on a shared link, PIAS and
 //! SDC thresholds), deadline expiries (when flows are terminated), forced
 //! re-evaluations, and the events of the shadow fair-sharing run used by `fair` and
-//! `gtcp`. At every event all rates are recomputed from the current state.
+//! `gtcp`.
+//!
+//! `Simulator` is an event core (`Core`: the trace, flow status, admission, event heaps,
+//! time) and the run's allocator (`allocator::Allocator`), which sets every active
+//! flow's rate and the next event time at each event, in one call. The allocators, each
+//! with its own state: `full::FullRecomputation` (every rate from scratch, for every
+//! scheduler), `incr::IncrementalPriority`, `fair::IncrementalFairSharing` and
+//! `las::LasRecords`; `SimConfig::allocator` picks one.
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
 use crate::error::{Result, SimError};
-use crate::fill::{Filler, Paths};
 use crate::rng::{mix64, SplitMix64};
 use crate::sched::{AdmissionPolicy, GaInner, Scheduler};
 use crate::topology::Topology;
@@ -95,41 +101,6 @@ pub enum AllocatorChoice {
     /// An incremental allocator (priority or fair sharing): `Simulator::new` fails with
     /// `SimError::Unsupported` for a scheduler that has none.
     Incremental,
-}
-
-/// The allocator a run uses, resolved once at construction from `SimConfig::allocator`
-/// and the scheduler. The event loop dispatches on it once per call (allocation,
-/// activation, removal), never inside an allocator's loops.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum AllocatorKind {
-    /// Strict-priority schedulers, re-evaluating only the flows an event can affect (incr.rs).
-    IncrementalPriority,
-    /// `ps` and `wps` (and the shadow run of `fair` and `gtcp:*`): max-min fair rates
-    /// re-filled only where an event changes them (fair.rs).
-    IncrementalFairSharing,
-    /// `las`: the full recomputation on packed per-flow records (las.rs).
-    LasRecords,
-    /// The full recomputation at every event (`allocate`, fill.rs), for every scheduler.
-    Full,
-}
-
-impl AllocatorKind {
-    /// Whether flows advance lazily (`sent` at `sent_at`, plus rate times the time since) and
-    /// keep their own events in `flow_events`: the incremental allocators.
-    #[inline]
-    pub(crate) fn advances_lazily(self) -> bool {
-        matches!(self, AllocatorKind::IncrementalPriority | AllocatorKind::IncrementalFairSharing)
-    }
-
-    /// The allocator's name, for messages (the progress guard's).
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            AllocatorKind::IncrementalFairSharing => "incremental fair-sharing allocator",
-            AllocatorKind::IncrementalPriority => "incremental priority allocator",
-            AllocatorKind::LasRecords => "LAS fast path of the full recomputation",
-            AllocatorKind::Full => "full recomputation",
-        }
-    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -274,13 +245,24 @@ pub struct Stats {
     pub allocations: u64,
 }
 
-/// The event core of the fluid simulator: the trace, each flow's status, destination
-/// admission, the event heaps, simulated time, and `step`/`run`. At every event it asks
-/// the run's allocator (`AllocatorKind`, picked by `SimConfig::allocator`) for the new
-/// rates and the next event time, with one dispatch per call; each allocator keeps its
-/// own state (`priority`, `fair`, `las`, and the full recomputation's scratch).
+/// The fluid simulator: its event core and the run's allocator. `step`/`run` advance
+/// the core from event to event; at each, the allocator sets every active flow's rate
+/// and the next event time, in one call (`Allocator::allocate`).
 #[derive(Debug, Clone)]
 pub struct Simulator {
+    /// The event core: the trace, each flow's status, destination admission, the event
+    /// heaps and simulated time.
+    core: Core,
+    /// The run's allocator, picked once from `SimConfig::allocator` and the scheduler.
+    allocator: Allocators,
+}
+
+/// The event core of the fluid simulator: the trace, each flow's status, destination
+/// admission, the event heaps and simulated time. The allocators read and write the
+/// flows' rates (and, under the incremental ones, their bytes sent) here; everything
+/// else an allocator needs is its own state.
+#[derive(Debug, Clone)]
+pub(crate) struct Core {
     // ----- the trace (read-only after construction) -----
     /// The fabric: hosts, links and their capacities, routing.
     topo: Topology,
@@ -309,7 +291,8 @@ pub struct Simulator {
     rate: Vec<f64>,
     /// Each flow's cap, bytes/s: its data rate once it has caught up with its data, else INF.
     cap: Vec<f64>,
-    /// Each flow's weight in a fill (the full recomputation sets it per scheduler).
+    /// Each flow's weight in a fill: set per scheduler at each full recomputation; 1 under
+    /// LAS records; the flow's own weight (`wps`) or 1 under incremental fair sharing.
     weight: Vec<f64>,
     /// Each flow's status: pending, waiting for admission, active, done or terminated.
     status: Vec<Status>,
@@ -317,12 +300,6 @@ pub struct Simulator {
     finish: Vec<f64>,
     /// Whether all of each flow's bytes are available (data span over).
     data_complete: Vec<bool>,
-    /// Each active flow's priority key at the last full recomputation: class (lower first)...
-    key_class: Vec<f64>,
-    /// ... then value (lower first) ...
-    key_value: Vec<f64>,
-    /// ... and the value's change per byte sent (SRPT: -1, LAS: 1), for crossing times.
-    key_per_byte: Vec<f64>,
     /// The `external` scheduler's score of each flow (lower first; `set_score`).
     external_score: Vec<f64>,
     /// The `random` scheduler's fixed random key of each flow (from the seed).
@@ -363,51 +340,25 @@ pub struct Simulator {
     /// Counters of the run.
     stats: Stats,
 
-    // ----- the full recomputation's scratch (LAS records use `filler` and `residual`) -----
-    /// Progressive filling (fill.rs).
-    filler: Filler,
-    /// Per link, the capacity not yet given out in the current fill, bytes/s.
-    residual: Vec<f64>,
-    /// Per path (`path_id`), the shadow run's total rate on it (gtcp).
-    shadow_path_rate: Vec<f64>,
-    /// Per link, where its flows start in `link_list_flows` (next crossing).
-    link_list_start: Vec<u32>,
-    /// The active flows of every link, in priority order, concatenated (next crossing).
-    link_list_flows: Vec<u32>,
-
-    // ----- the allocator -----
-    /// The allocator this run uses (resolved from `SimConfig::allocator` and the scheduler).
-    allocator: AllocatorKind,
-    /// Lazy flow state of the incremental allocators (priority and fair sharing): flow
-    /// i's bytes sent are `sent[i] + rate[i] * (now - sent_at[i])`.
+    // ----- lazy advancement (the incremental allocators) -----
+    /// Flows advance lazily (the incremental allocators): flow i's bytes sent are
+    /// `sent[i] + rate[i] * (now - sent_at[i])`, and `sent` is brought up to date only
+    /// when its rate changes. Otherwise `sent` is up to date at `now`.
+    lazy: bool,
+    /// Under `lazy`, when each flow's `sent` was last brought up to date.
     sent_at: Vec<f64>,
-    /// Each active flow's position in `active` (incremental allocators; `u32::MAX` if not active).
+    /// Each active flow's position in `active` (under `lazy`; `u32::MAX` if not active).
     active_pos: Vec<u32>,
-    /// Per link, its active flows: in priority order (incremental priority) or as dense
-    /// fill indices (incremental fair sharing).
-    link_flows: Vec<Vec<u32>>,
-    /// Each active flow's next own event (completion, catching up with its data, a PIAS
-    /// threshold) for the incremental allocators.
-    flow_events: evheap::EventHeap,
-    /// Flows whose own event an allocation must schedule again although their rate may
-    /// not change (after a catch-up or a threshold; incremental allocators).
-    reschedule: Vec<u32>,
-    /// The incremental priority allocator's own state (incr.rs).
-    priority: incr::PriorityState,
-    /// The incremental fair-sharing allocator's own state (fair.rs).
-    fair: fair::FairState,
-    /// The LAS records allocator's own state (las.rs).
-    las: las::LasState,
-    /// LAS keys (bytes sent) this far apart per second of t are equal (`same_key`): what
-    /// the fastest link sends in a few ulps of t, the rounding of a crossing's time
-    /// (0 for schedulers other than las and gtcp:las).
-    key_abs_tol: f64,
 }
 
+mod allocator;
 mod evheap;
 mod fair;
+mod full;
 mod incr;
 mod las;
+
+use allocator::{Allocator, Allocators};
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct OrdF64(f64);
@@ -437,537 +388,30 @@ fn bad(row: usize, field: &'static str, message: String) -> SimError {
     SimError::InvalidFlow { row, field, message }
 }
 
-impl Simulator {
-    /// A simulator of `flows` on `topo` (at most `topology::MAX_HOSTS` hosts and
-    /// `MAX_FLOWS` flows). Every bad input is an error, never a panic.
-    pub fn new(topo: Topology, flows: Vec<FlowSpec>, cfg: SimConfig) -> Result<Self> {
-        let n = flows.len();
-        let h = topo.n_hosts;
-        if n > MAX_FLOWS {
-            return Err(SimError::InvalidConfig(format!("{n} flows, above the limit of {MAX_FLOWS} (2^29, fabric_core::sim::MAX_FLOWS)")));
-        }
-        if h > crate::topology::MAX_HOSTS
-            || Some(topo.n_links()) != topo.expected_links()
-            || topo.capacity.iter().any(|c| !(c.is_finite() && *c > 0.0))
-        {
-            return Err(SimError::InvalidConfig(format!(
-                "topology with {h} hosts and {} links: at most {} hosts and {} links, as many as its kind has, with positive finite capacities",
-                topo.n_links(),
-                crate::topology::MAX_HOSTS,
-                crate::topology::MAX_LINKS
-            )));
-        }
-        for (r, f) in flows.iter().enumerate() {
-            if !(f.arrival_s.is_finite() && f.arrival_s >= 0.0) {
-                return Err(bad(r, "arrival_s", format!("must be finite and >= 0, got {}", f.arrival_s)));
-            }
-            if f.src >= h {
-                return Err(bad(r, "src", format!("host {} out of range (topology has {h} hosts)", f.src)));
-            }
-            if f.dst >= h {
-                return Err(bad(r, "dst", format!("host {} out of range (topology has {h} hosts)", f.dst)));
-            }
-            if f.src == f.dst {
-                return Err(bad(r, "dst", format!("src == dst == {}", f.src)));
-            }
-            if !(f.size_bytes.is_finite() && f.size_bytes > 0.0) {
-                return Err(bad(r, "size_bytes", format!("must be finite and > 0, got {}", f.size_bytes)));
-            }
-            if !f.deadline_s.is_nan() && !(f.deadline_s.is_finite() && f.deadline_s > 0.0) {
-                return Err(bad(r, "deadline_s", format!("must be > 0 or NaN for none, got {}", f.deadline_s)));
-            }
-            if !(f.weight.is_finite() && f.weight > 0.0) {
-                return Err(bad(r, "weight", format!("must be finite and > 0, got {}", f.weight)));
-            }
-            if !(f.data_span_s.is_finite() && f.data_span_s >= 0.0) {
-                return Err(bad(r, "data_span_s", format!("must be finite and >= 0, got {}", f.data_span_s)));
-            }
-        }
-        Self::check_config(&cfg, &flows)?;
-        let mut path_off = Vec::with_capacity(n + 1);
-        let mut path_links = Vec::with_capacity(2 * n);
-        let mut path_ids = Vec::with_capacity(n);
-        let mut path_cap = Vec::with_capacity(n);
-        path_off.push(0u32);
-        for (i, f) in flows.iter().enumerate() {
-            let start = path_links.len();
-            path_ids.push(topo.path(i as u64, f.src, f.dst, &mut path_links));
-            path_off.push(path_links.len() as u32);
-            path_cap.push(path_links[start..].iter().map(|&l| topo.capacity[l as usize]).fold(INF, f64::min));
-        }
-        // Dense path indices (same links <=> same index).
-        let mut ids: Vec<(u128, u32)> = path_ids.iter().enumerate().map(|(i, &p)| (p, i as u32)).collect();
-        ids.sort_unstable();
-        let mut path_ix = vec![0u32; n];
-        let mut n_paths = 0usize;
-        for k in 0..ids.len() {
-            if k > 0 && ids[k].0 != ids[k - 1].0 {
-                n_paths += 1;
-            }
-            path_ix[ids[k].1 as usize] = n_paths as u32;
-        }
-        if n > 0 {
-            n_paths += 1;
-        }
-        let mut order: Vec<u32> = (0..n as u32).collect();
-        order.sort_by(|&a, &b| flows[a as usize].arrival_s.total_cmp(&flows[b as usize].arrival_s).then(a.cmp(&b)));
-        let rand_key = (0..n).map(|i| (mix64(cfg.seed ^ mix64(i as u64 + 1)) >> 11) as f64).collect();
-        let shadow = if cfg.scheduler.needs_shadow() {
-            let mut scfg = SimConfig::new(Scheduler::Ps);
-            scfg.seed = cfg.seed;
-            scfg.delay_per_hop_s = cfg.delay_per_hop_s;
-            // The shadow run is `ps`: incremental unless the full recomputation is asked for.
-            scfg.allocator = if cfg.allocator == AllocatorChoice::Full { AllocatorChoice::Full } else { AllocatorChoice::Auto };
-            Some(Box::new(Simulator::new(topo.clone(), flows.clone(), scfg)?))
-        } else {
-            None
-        };
-        let n_links = topo.n_links();
-        let full = cfg.allocator == AllocatorChoice::Full;
-        let las_fast = !full
-            && cfg.allocator == AllocatorChoice::Auto
-            && matches!(cfg.scheduler, Scheduler::Las)
-            && (0..n).all(|i| (path_off[i + 1] - path_off[i]) as usize <= las::MAX_PATH);
-        // LAS shares with equal weights (the generic path sets them at every allocation).
-        let weight = flows.iter().map(|f| if las_fast { 1.0 } else { f.weight }).collect();
-        let fair = !full && fair::applies(&cfg.scheduler);
-        if fair && n >= 1 << 30 {
-            return Err(SimError::InvalidConfig(format!("fair sharing takes at most 2^30 - 1 flows, got {n}")));
-        }
-        let incremental = !full && (incr::applies(&cfg.scheduler) || fair);
-        if cfg.allocator == AllocatorChoice::Incremental && !incremental {
-            return Err(SimError::Unsupported(format!(
-                "scheduler '{}' has no incremental allocator (AllocatorChoice::Incremental); use Auto or Full",
-                cfg.scheduler.name()
-            )));
-        }
-        let allocator = if fair {
-            AllocatorKind::IncrementalFairSharing
-        } else if incremental {
-            AllocatorKind::IncrementalPriority
-        } else if las_fast {
-            AllocatorKind::LasRecords
-        } else {
-            AllocatorKind::Full
-        };
-        Ok(Simulator {
-            allocator,
-            fair: fair::FairState::new(
-                n_links,
-                (0..n).map(|i| (path_off[i + 1] - path_off[i]) as usize).max().unwrap_or(1).max(1),
-                matches!(cfg.scheduler, Scheduler::Wps),
-            )?,
-            las: las::LasState::new(las_fast, &order),
-            sent_at: vec![0.0; n],
-            active_pos: vec![u32::MAX; n],
-            link_flows: filled(if incremental { n_links } else { 0 }, Vec::new(), "per-link lists")?,
-            flow_events: evheap::EventHeap::new(n),
-            reschedule: Vec::new(),
-            priority: incr::PriorityState::new(
-                n,
-                n_links,
-                incremental && !fair,
-                incremental && matches!(cfg.scheduler, Scheduler::Pias),
-            )?,
-            key_abs_tol: match &cfg.scheduler {
-                Scheduler::Las => 8.0 * f64::EPSILON * topo.capacity.iter().fold(0.0, |a: f64, &c| a.max(c)),
-                Scheduler::Gtcp(inner) if matches!(**inner, Scheduler::Las) => {
-                    8.0 * f64::EPSILON * topo.capacity.iter().fold(0.0, |a: f64, &c| a.max(c))
-                }
-                _ => 0.0,
-            },
-            filler: Filler::try_new(n_links)?,
-            residual: filled(n_links, 0.0, "per-link state")?,
-            link_list_start: filled(n_links + 1, 0, "per-link state")?,
-            link_list_flows: Vec::new(),
-            shadow_path_rate: vec![0.0; n_paths],
-            path_off,
-            path_links,
-            path_id: path_ix,
-            path_bottleneck_bps: path_cap,
-            arrival_order: order,
-            next_arrival: 0,
-            sent: vec![0.0; n],
-            rate: vec![0.0; n],
-            cap: vec![INF; n],
-            weight,
-            status: vec![Status::Pending; n],
-            finish: vec![f64::NAN; n],
-            data_complete: flows.iter().map(|f| f.data_span_s == 0.0).collect(),
-            key_class: vec![0.0; n],
-            key_value: vec![0.0; n],
-            key_per_byte: vec![0.0; n],
-            external_score: vec![0.0; n],
-            random_key: rand_key,
-            active: Vec::new(),
-            waiting: filled(h, VecDeque::new(), "per-host queues")?,
-            active_per_dst: filled(h, 0, "per-host state")?,
-            dsts_to_admit: VecDeque::new(),
-            deadline_heap: BinaryHeap::new(),
-            data_heap: BinaryHeap::new(),
-            now: 0.0,
-            rates_stale: true,
-            next_event: 0.0,
-            flows_changed: false,
-            events_without_progress: 0,
-            rng: SplitMix64::new(cfg.seed ^ 0xA5A5_5A5A_DEAD_BEEF),
-            shadow,
-            stats: Stats::default(),
-            topo,
-            cfg,
-            flows,
-        })
-    }
+impl Core {
 
-    fn check_config(cfg: &SimConfig, flows: &[FlowSpec]) -> Result<()> {
-        if !(cfg.delay_per_hop_s.is_finite() && cfg.delay_per_hop_s >= 0.0) {
-            return Err(SimError::InvalidConfig(format!("delay per hop must be >= 0, got {}", cfg.delay_per_hop_s)));
-        }
-        if let Some(iv) = cfg.max_interval_s {
-            if !(iv.is_finite() && iv > 0.0) {
-                return Err(SimError::InvalidConfig(format!("max_interval_s must be > 0, got {iv}")));
-            }
-        }
-        let th = &cfg.pias_thresholds_bytes;
-        if th.iter().any(|t| !(t.is_finite() && *t > 0.0)) || th.windows(2).any(|w| w[1] <= w[0]) {
-            return Err(SimError::InvalidConfig(format!(
-                "PIAS thresholds must be positive, finite and strictly increasing, got {th:?}"
-            )));
-        }
-        if matches!(cfg.scheduler, Scheduler::Pias) && th.is_empty() {
-            return Err(SimError::InvalidConfig("pias needs at least one threshold".into()));
-        }
-        let r = &cfg.racs;
-        if !(r.w_min > 0.0 && r.w_max >= 0.0 && r.a_per_byte >= 0.0 && r.update_interval_s > 0.0)
-            || ![r.w_min, r.w_max, r.a_per_byte, r.update_interval_s].iter().all(|x| x.is_finite())
-        {
-            return Err(SimError::InvalidConfig(format!("RACS parameters must be finite with w_min > 0, w_max >= 0, a >= 0, interval > 0: {r:?}")));
-        }
-        let s = &cfg.sdc;
-        if !(s.thresholds_bytes[0] > 0.0 && s.thresholds_bytes[1] > s.thresholds_bytes[0] && s.thresholds_bytes[1].is_finite())
-            || s.weights.iter().any(|w| !(w.is_finite() && *w > 0.0))
-        {
-            return Err(SimError::InvalidConfig(format!("SDC needs 0 < r_A < r_B and positive weights: {s:?}")));
-        }
-        if let Some(a) = &cfg.admission {
-            if a.k == 0 {
-                return Err(SimError::InvalidConfig("admission k must be >= 1".into()));
-            }
-            if a.policy.uses_size() {
-                if let Some(r) = flows.iter().position(|f| !f.size_known) {
-                    return Err(SimError::Unsupported(format!(
-                        "admission policy {:?} reads flow sizes, but flow at row {r} has size_known = false",
-                        a.policy
-                    )));
-                }
-            }
-        }
-        if cfg.scheduler.uses_size() {
-            if let Some(r) = flows.iter().position(|f| !f.size_known) {
-                return Err(SimError::Unsupported(format!(
-                    "scheduler {:?} reads flow sizes, but flow at row {r} has size_known = false; use a size-oblivious scheduler (fifo, ps, las, pias, asrpt/ga:*, ...)",
-                    cfg.scheduler
-                )));
-            }
-        }
-        if let Scheduler::Gtcp(_) = cfg.scheduler {
-            if cfg.admission.is_some() || cfg.terminate_missed {
-                return Err(SimError::Unsupported("gtcp with destination admission or deadline termination".into()));
-            }
-            if let Some(r) = flows.iter().position(|f| f.data_span_s > 0.0) {
-                return Err(SimError::Unsupported(format!(
-                    "gtcp with data_span_s > 0 (row {r}): a path could not always use the rate fair sharing gives it"
-                )));
-            }
-        }
-        Ok(())
-    }
 
     // ----- accessors -----
-    pub fn now(&self) -> f64 {
-        self.now
-    }
-    pub fn n_flows(&self) -> usize {
-        self.flows.len()
-    }
-    pub fn flow(&self, i: usize) -> &FlowSpec {
-        &self.flows[i]
-    }
-    pub fn status(&self, i: usize) -> Status {
-        self.status[i]
-    }
-    pub fn sent_bytes(&self, i: usize) -> f64 {
-        self.sent_now(i)
-    }
-    pub fn rate_bytes_per_s(&self, i: usize) -> f64 {
-        self.rate[i]
-    }
-    pub fn is_complete(&self, i: usize) -> bool {
-        self.data_complete[i]
-    }
-    pub fn active(&self) -> &[u32] {
-        &self.active
-    }
-    pub fn topology(&self) -> &Topology {
-        &self.topo
-    }
-    pub fn stats(&self) -> &Stats {
-        &self.stats
-    }
-    pub fn path(&self, i: usize) -> &[u32] {
-        &self.path_links[self.path_off[i] as usize..self.path_off[i + 1] as usize]
-    }
-    /// Flows waiting at a destination, in arrival order.
-    pub fn waiting(&self, dst: usize) -> &VecDeque<u32> {
-        &self.waiting[dst]
-    }
-    pub fn active_at_dst(&self, dst: usize) -> usize {
-        self.active_per_dst[dst] as usize
-    }
-    pub fn finish_s(&self) -> &[f64] {
-        &self.finish
-    }
-    pub fn sent(&self) -> Vec<f64> {
-        (0..self.flows.len()).map(|i| self.sent_now(i)).collect()
-    }
-    pub fn terminated(&self) -> Vec<bool> {
-        self.status.iter().map(|s| *s == Status::Terminated).collect()
-    }
-    /// Fixed path delay of flow i (delay per hop times the number of links).
-    pub fn path_delay_s(&self, i: usize) -> f64 {
-        self.cfg.delay_per_hop_s * (self.path_off[i + 1] - self.path_off[i]) as f64
-    }
-    /// FCT of the flow alone on an idle fabric: max(size / bottleneck rate, data span) + path delay.
-    pub fn ideal_fct_s(&self, i: usize) -> f64 {
-        let f = &self.flows[i];
-        (f.size_bytes / self.path_bottleneck_bps[i]).max(f.data_span_s) + self.path_delay_s(i)
-    }
-    /// FCT (finish - arrival + path delay); NaN if not finished.
-    pub fn fct_s(&self, i: usize) -> f64 {
-        self.finish[i] - self.flows[i].arrival_s + self.path_delay_s(i)
-    }
-    /// Bytes carried by each link over the run so far.
-    pub fn link_bytes(&self) -> Vec<f64> {
-        let mut b = vec![0.0; self.topo.n_links()];
-        for i in 0..self.flows.len() {
-            for &l in self.path(i) {
-                b[l as usize] += self.sent_now(i);
-            }
-        }
-        b
-    }
-    /// Sets the priority score of flow i for the `external` scheduler (lower first).
-    pub fn set_score(&mut self, i: usize, score: f64) -> Result<()> {
-        if i >= self.flows.len() {
-            return Err(SimError::InvalidAction(format!("flow index {i} out of range ({} flows)", self.flows.len())));
-        }
-        if !score.is_finite() {
-            return Err(SimError::InvalidAction(format!("score of flow {i} must be finite, got {score}")));
-        }
-        self.external_score[i] = score;
-        self.rates_stale = true;
-        Ok(())
-    }
 
-    /// Replaces the PIAS demotion thresholds from now on (the queue-threshold tuning
-    /// environment). Needs the full recomputation, `AllocatorChoice::Full` (the
-    /// incremental allocator keeps per-link orders that a change of thresholds would
-    /// invalidate).
-    pub fn set_pias_thresholds(&mut self, th: Vec<f64>) -> Result<()> {
-        if self.allocator.advances_lazily() {
-            return Err(SimError::Unsupported(
-                "changing PIAS thresholds during a run needs the full recomputation \
-                 (AllocatorChoice::Full; force_full_recompute=True from Python)"
-                    .into(),
-            ));
-        }
-        if th.is_empty() || th.iter().any(|t| !(t.is_finite() && *t > 0.0)) || th.windows(2).any(|w| w[1] <= w[0]) {
-            return Err(SimError::InvalidAction(format!(
-                "PIAS thresholds must be non-empty, positive, finite and strictly increasing, got {th:?}"
-            )));
-        }
-        self.cfg.pias_thresholds_bytes = th;
-        self.rates_stale = true;
-        Ok(())
-    }
 
-    /// The destination whose admission decision is pending (external admission only).
-    pub fn pending_decision(&self) -> Option<usize> {
-        let a = self.cfg.admission.as_ref()?;
-        if a.policy != AdmissionPolicy::External {
-            return None;
-        }
-        self.dsts_to_admit.iter().copied().find(|&d| self.can_admit(d))
-    }
 
-    /// The requests an admission decision at `dst` chooses from (first `window` waiting).
-    pub fn window(&self, dst: usize) -> Vec<u32> {
-        let w = self.cfg.admission.as_ref().map_or(0, |a| a.window);
-        let q = &self.waiting[dst];
-        let m = if w == 0 { q.len() } else { w.min(q.len()) };
-        q.iter().take(m).copied().collect()
-    }
 
-    /// Admits the request at `position` of the window of `dst` (external admission).
-    pub fn admit(&mut self, dst: usize, position: usize) -> Result<()> {
-        match self.pending_decision() {
-            Some(d) if d == dst => {}
-            other => {
-                return Err(SimError::InvalidAction(format!(
-                    "no admission decision pending at destination {dst} (pending: {other:?})"
-                )))
-            }
-        }
-        let win = self.window(dst).len();
-        if position >= win {
-            return Err(SimError::InvalidAction(format!(
-                "position {position} outside the window of {win} waiting requests at destination {dst}"
-            )));
-        }
-        self.admit_at(dst, position);
-        Ok(())
-    }
 
     fn can_admit(&self, d: usize) -> bool {
         let k = self.cfg.admission.as_ref().map_or(usize::MAX, |a| a.k);
         !self.waiting[d].is_empty() && (self.active_per_dst[d] as usize) < k
     }
 
-    fn admit_at(&mut self, dst: usize, pos: usize) {
-        let i = self.waiting[dst].remove(pos).expect("position checked");
-        self.activate(i as usize);
-        self.active_per_dst[dst] += 1;
-        self.rates_stale = true;
-        self.flows_changed = true;
-    }
 
     // ----- the main loop -----
 
-    /// Runs until every flow is done.
-    pub fn run(&mut self) -> Result<()> {
-        loop {
-            match self.step(INF)? {
-                Outcome::Done => return Ok(()),
-                Outcome::Decision { dst } => {
-                    return Err(SimError::InvalidConfig(format!(
-                        "external admission decision pending at destination {dst}: drive the simulator with step()/admit()"
-                    )))
-                }
-                _ => {}
-            }
-        }
-    }
 
-    /// Advances the simulation until it is done, a decision is needed, the flow set
-    /// changed (with `pause_on_flow_change`), or simulated time reaches `until`.
-    pub fn step(&mut self, until: f64) -> Result<Outcome> {
-        loop {
-            if let Some(dst) = self.pending_decision() {
-                return Ok(Outcome::Decision { dst });
-            }
-            if self.flows_changed && self.cfg.pause_on_flow_change {
-                self.flows_changed = false;
-                return Ok(Outcome::FlowsChanged);
-            }
-            self.flows_changed = false;
-            // The shadow run first: this run's rates read its state.
-            let t_shadow = match self.shadow.as_mut() {
-                Some(sh) => sh.peek_next_event().map_err(|e| match e {
-                    SimError::Stalled(m) => SimError::Stalled(format!(
-                        "in the shadow fair-sharing run of '{}': {m}",
-                        self.cfg.scheduler.name()
-                    )),
-                    e => e,
-                })?,
-                None => INF,
-            };
-            let t = self.peek_next_event()?.min(t_shadow);
-            if t == INF {
-                if self.next_arrival >= self.arrival_order.len() && self.active.is_empty() && self.waiting.iter().all(|q| q.is_empty()) {
-                    return Ok(Outcome::Done);
-                }
-                return Err(SimError::Stalled(format!(
-                    "at t = {} s, {} active flows have no rate and no event is scheduled",
-                    self.now,
-                    self.active.len()
-                )));
-            }
-            if t > until {
-                if until > self.now {
-                    if let Some(sh) = self.shadow.as_mut() {
-                        sh.advance_without_event(until);
-                    }
-                    self.advance_without_event(until);
-                }
-                return Ok(Outcome::TimeReached);
-            }
-            if t <= self.now {
-                self.events_without_progress += 1;
-                let bound = STALL_EVENTS_PER_FLOW * (self.active.len() as u64 + 1);
-                if self.events_without_progress > bound {
-                    let what = format!(
-                        "{} consecutive events at this time with no flow arriving, finishing or being admitted \
-                         (bound {STALL_EVENTS_PER_FLOW} * (active flows + 1) = {bound})",
-                        self.events_without_progress
-                    );
-                    let due = self.due_flows();
-                    return Err(self.no_progress(&what, &due));
-                }
-            } else {
-                self.events_without_progress = 0;
-            }
-            if self.cfg.max_events.is_some_and(|m| self.stats.events >= m) {
-                let what = format!("the event budget of {} events is spent", self.stats.events);
-                let due = self.due_flows();
-                return Err(self.no_progress(&what, &due));
-            }
-            if let Some(sh) = self.shadow.as_mut() {
-                sh.advance_to(t);
-            }
-            self.advance_to(t);
-            if self.flows_changed {
-                self.events_without_progress = 0;
-            }
-        }
-    }
 
-    /// Moves time to `until`, before the next event: the flows advance at their rates
-    /// (lazily under the incremental allocators), and the rates are recomputed before
-    /// the next event time is known.
-    fn advance_without_event(&mut self, until: f64) {
-        if self.allocator.advances_lazily() {
-            self.now = until;
-        } else {
-            self.advance_fluid(until);
-        }
-        self.rates_stale = true;
-    }
 
-    /// Next event time of this simulator alone (recomputes the rates if needed).
-    fn peek_next_event(&mut self) -> Result<f64> {
-        if self.rates_stale {
-            // One dispatch per allocation: each allocator's loops run without one.
-            match self.allocator {
-                AllocatorKind::IncrementalPriority => self.incr_allocate()?,
-                AllocatorKind::IncrementalFairSharing => self.fair_allocate()?,
-                AllocatorKind::LasRecords | AllocatorKind::Full => self.allocate(),
-            }
-            self.rates_stale = false;
-            if self.cfg.inject_stall_at_s.is_some_and(|ts| self.now >= ts) && !self.active.is_empty() {
-                self.next_event = self.now; // test only: an event that changes nothing
-            }
-        }
-        Ok(self.next_event)
-    }
-
-    /// The allocator this run uses, for messages.
-    fn allocator_name(&self) -> &'static str {
-        self.allocator.name()
-    }
 
     /// The progress guard's error: names the scheduler, the allocator, the simulated
     /// time, what did not progress and the flows involved (trace rows).
-    pub(crate) fn no_progress(&self, what: &str, flows: &[u32]) -> SimError {
+    pub(crate) fn no_progress(&self, allocator: &str, what: &str, flows: &[u32]) -> SimError {
         let mut rows: Vec<u32> = flows.to_vec();
         rows.sort_unstable();
         rows.dedup();
@@ -976,7 +420,7 @@ impl Simulator {
         SimError::Stalled(format!(
             "no progress under scheduler '{}' ({}) at simulated time t = {:.17e} s: {what}; flows involved (trace rows): {:?}{more}; {} active flows",
             self.cfg.scheduler.name(),
-            self.allocator_name(),
+            allocator,
             self.now,
             &rows[..shown],
             self.active.len()
@@ -1021,10 +465,22 @@ impl Simulator {
         finish_tol_of(self.flows[i].size_bytes, self.rate[i], t)
     }
 
+    /// Flow i's cap now: its data rate once it has caught up with its data, else INF
+    /// (under `lazy`, from its bytes sent by now).
+    pub(crate) fn cap_now(&self, i: usize) -> f64 {
+        let f = &self.flows[i];
+        let t = self.now;
+        if f.data_span_s > 0.0 && t < f.arrival_s + f.data_span_s && self.sent_now(i) >= self.avail(i, t) - tol_of(f.size_bytes) {
+            f.size_bytes / f.data_span_s
+        } else {
+            INF
+        }
+    }
+
     /// Bytes sent by flow i by now (the incremental allocator advances flows lazily).
     #[inline]
     pub(crate) fn sent_now(&self, i: usize) -> f64 {
-        if !self.allocator.advances_lazily() || self.rate[i] == 0.0 {
+        if !self.lazy || self.rate[i] == 0.0 {
             return self.sent[i];
         }
         let f = &self.flows[i];
@@ -1036,20 +492,10 @@ impl Simulator {
         }
     }
 
-    fn activate(&mut self, i: usize) {
-        self.status[i] = Status::Active;
-        if self.allocator.advances_lazily() {
-            self.incr_activate(i);
-        } else {
-            self.active.push(i as u32);
-        }
-    }
 
+    /// Moves time to t, every active flow sending at its rate (capped by its data);
+    /// for the allocators under which `sent` is up to date at `now`.
     fn advance_fluid(&mut self, t: f64) {
-        if self.allocator == AllocatorKind::LasRecords {
-            self.las_advance_fluid(t);
-            return;
-        }
         let dt = t - self.now;
         if dt > 0.0 {
             for &i in &self.active {
@@ -1068,23 +514,13 @@ impl Simulator {
         self.now = t.max(self.now);
     }
 
-    fn advance_to(&mut self, t: f64) {
-        self.stats.events += 1;
-        if self.allocator.advances_lazily() {
-            self.now = t.max(self.now);
-        } else {
-            self.advance_fluid(t);
-        }
-        let t = self.now;
-        // Completions.
+
+    /// Finishes the active flows whose bytes are all sent and whose data has arrived by
+    /// t (with `sent` up to date at t); true if any did. They stay in `active` until
+    /// `retain_active`.
+    fn finish_due(&mut self, t: f64) -> bool {
         let mut any_done = false;
-        if self.allocator.advances_lazily() {
-            self.incr_flow_events(t);
-        }
-        if self.allocator == AllocatorKind::LasRecords {
-            any_done = self.las_completions(t);
-        }
-        for k in 0..if self.allocator.advances_lazily() || (self.allocator == AllocatorKind::LasRecords) { 0 } else { self.active.len() } {
+        for k in 0..self.active.len() {
             let i = self.active[k] as usize;
             let size = self.flows[i].size_bytes;
             if size - self.sent[i] <= self.finish_tol(i, t) && self.complete_or_due(i, t) {
@@ -1095,88 +531,13 @@ impl Simulator {
                 self.release_slot(i);
             }
         }
-        // Data becoming fully available.
-        while let Some(Reverse((OrdF64(td), i))) = self.data_heap.peek().copied() {
-            if td > t + tol_of(t) * 1e-3 {
-                break;
-            }
-            self.data_heap.pop();
-            if !self.data_complete[i as usize] {
-                self.data_complete[i as usize] = true;
-                self.flows_changed = true;
-                if self.allocator.advances_lazily() && self.status[i as usize] == Status::Active && !self.incr_try_finish(i as usize, t) {
-                    self.incr_changed(i as usize, true);
-                }
-            }
-        }
-        // Deadlines.
-        if self.cfg.terminate_missed {
-            while let Some(Reverse((OrdF64(td), i))) = self.deadline_heap.peek().copied() {
-                if td > t {
-                    break;
-                }
-                self.deadline_heap.pop();
-                let i = i as usize;
-                match self.status[i] {
-                    Status::Active => {
-                        if self.allocator.advances_lazily() {
-                            self.incr_remove(i);
-                        }
-                        self.status[i] = Status::Terminated;
-                        any_done = true;
-                        self.release_slot(i);
-                    }
-                    Status::Waiting => {
-                        self.status[i] = Status::Terminated;
-                        let d = self.flows[i].dst;
-                        if let Some(p) = self.waiting[d].iter().position(|&x| x as usize == i) {
-                            self.waiting[d].remove(p);
-                        }
-                        self.flows_changed = true;
-                    }
-                    _ => {}
-                }
-            }
-        }
-        if any_done {
-            self.las.removed = true;
-            if !self.allocator.advances_lazily() {
-                let st = &self.status;
-                self.active.retain(|&i| st[i as usize] == Status::Active);
-            }
-            self.flows_changed = true;
-        }
-        // Arrivals.
-        while self.next_arrival < self.arrival_order.len() {
-            let i = self.arrival_order[self.next_arrival] as usize;
-            if self.flows[i].arrival_s > t {
-                break;
-            }
-            self.next_arrival += 1;
-            self.flows_changed = true;
-            let f = self.flows[i];
-            if f.data_span_s > 0.0 {
-                self.data_heap.push(Reverse((OrdF64(f.arrival_s + f.data_span_s), i as u32)));
-            }
-            if self.cfg.terminate_missed && !f.deadline_s.is_nan() {
-                let td = (f.arrival_s + f.deadline_s - self.path_delay_s(i)).max(f.arrival_s);
-                self.deadline_heap.push(Reverse((OrdF64(td), i as u32)));
-            }
-            if self.cfg.admission.is_some() {
-                self.status[i] = Status::Waiting;
-                self.waiting[f.dst].push_back(i as u32);
-                self.dsts_to_admit.push_back(f.dst);
-            } else {
-                self.activate(i);
-            }
-        }
-        // A deadline equal to the arrival (delay >= deadline): terminate at once.
-        if self.cfg.terminate_missed && self.deadline_heap.peek().is_some_and(|Reverse((OrdF64(td), _))| *td <= t) {
-            self.rates_stale = true;
-            self.next_event = t;
-        }
-        self.run_admissions();
-        self.rates_stale = true;
+        any_done
+    }
+
+    /// Drops the flows that are no longer active from `active`, keeping the order.
+    fn retain_active(&mut self) {
+        let st = &self.status;
+        self.active.retain(|&i| st[i as usize] == Status::Active);
     }
 
     /// A flow with all bytes sent finishes once all its data has arrived.
@@ -1194,29 +555,6 @@ impl Simulator {
         }
     }
 
-    fn run_admissions(&mut self) {
-        let Some(a) = self.cfg.admission.clone() else { return };
-        if a.policy == AdmissionPolicy::External {
-            // Drop destinations with nothing to decide; keep the rest (deduplicated) in order.
-            let mut seen = Vec::new();
-            let mut keep = VecDeque::new();
-            while let Some(d) = self.dsts_to_admit.pop_front() {
-                if self.can_admit(d) && !seen.contains(&d) {
-                    seen.push(d);
-                    keep.push_back(d);
-                }
-            }
-            self.dsts_to_admit = keep;
-            return;
-        }
-        while let Some(d) = self.dsts_to_admit.pop_front() {
-            while self.can_admit(d) {
-                let win = self.window(d);
-                let pos = self.choose(&a.policy, &win);
-                self.admit_at(d, pos);
-            }
-        }
-    }
 
     fn choose(&mut self, p: &AdmissionPolicy, win: &[u32]) -> usize {
         let fl = &self.flows;
@@ -1321,7 +659,7 @@ impl Simulator {
                     (1.0, f.arrival_s, 0.0)
                 }
             }
-            Scheduler::Fair => match self.shadow.as_ref().expect("fair has a shadow run").projected_finish(i) {
+            Scheduler::Fair => match self.shadow.as_ref().expect("fair has a shadow run").core.projected_finish(i) {
                 Some(t) => (0.0, t, 0.0),
                 None => (1.0, f.arrival_s, 0.0),
             },
@@ -1360,185 +698,6 @@ impl Simulator {
         }
     }
 
-    fn allocate(&mut self) {
-        self.stats.allocations += 1;
-        if self.allocator == AllocatorKind::LasRecords {
-            // LAS: the same results as the generic path, cheaper bookkeeping (see las.rs).
-            self.allocate_las();
-            return;
-        }
-        let t = self.now;
-        // Caps from data availability: a flow that has caught up with its data sends at the data rate.
-        for &i in &self.active {
-            let i = i as usize;
-            let f = &self.flows[i];
-            self.cap[i] = if f.data_span_s > 0.0 && t < f.arrival_s + f.data_span_s && self.sent[i] >= self.avail(i, t) - tol_of(f.size_bytes) {
-                f.size_bytes / f.data_span_s
-            } else {
-                INF
-            };
-        }
-        self.residual.copy_from_slice(&self.topo.capacity);
-        let sched = self.cfg.scheduler.clone();
-        match &sched {
-            Scheduler::Ps | Scheduler::Wps | Scheduler::Racs | Scheduler::Sdc => {
-                for &i in &self.active {
-                    let i = i as usize;
-                    self.weight[i] = match sched {
-                        Scheduler::Ps => 1.0,
-                        Scheduler::Wps => self.flows[i].weight,
-                        Scheduler::Racs => {
-                            let r = &self.cfg.racs;
-                            r.w_min + r.w_max * (-r.a_per_byte * (self.flows[i].size_bytes - self.sent[i])).exp()
-                        }
-                        _ => self.cfg.sdc.weights[self.sdc_class(self.flows[i].size_bytes - self.sent[i])],
-                    };
-                }
-                let paths = Paths { off: &self.path_off, links: &self.path_links };
-                self.filler.fill(&self.active, &paths, &self.weight, &self.cap, &mut self.residual, &mut self.rate);
-            }
-            Scheduler::Gtcp(inner) => self.allocate_gtcp(inner),
-            _ => self.allocate_priority(&sched),
-        }
-        self.compute_next_event(&sched);
-    }
-
-    fn sort_active_by_key(&mut self, s: &Scheduler, by_path: bool) {
-        for k in 0..self.active.len() {
-            let i = self.active[k] as usize;
-            let (a, b, sl) = self.key(s, i);
-            self.key_class[i] = a;
-            self.key_value[i] = b;
-            self.key_per_byte[i] = sl;
-        }
-        let (k1, k2, pix, fl) = (&self.key_class, &self.key_value, &self.path_id, &self.flows);
-        // Stable, adaptive sort: the order changes little from one event to the next.
-        // Equal keys fall back to arrival time, then trace order.
-        self.active.sort_by(|&a, &b| {
-            let (a, b) = (a as usize, b as usize);
-            let p = if by_path { pix[a].cmp(&pix[b]) } else { std::cmp::Ordering::Equal };
-            p.then(k1[a].total_cmp(&k1[b]))
-                .then(k2[a].total_cmp(&k2[b]))
-                .then(fl[a].arrival_s.total_cmp(&fl[b].arrival_s))
-                .then(a.cmp(&b))
-        });
-    }
-
-    /// Whether flows with equal keys share (fluid LAS/FB serves equally the flows with the
-    /// least attained service; equal external scores share). Every other priority policy
-    /// is a strict order: ties go to the earlier arrival, then to the earlier trace row.
-    fn ties_share(&self) -> bool {
-        let eff = match &self.cfg.scheduler {
-            Scheduler::Gtcp(inner) => inner.as_ref(),
-            other => other,
-        };
-        matches!(eff, Scheduler::Las | Scheduler::External)
-    }
-
-    #[inline]
-    fn same_key(&self, a: usize, b: usize) -> bool {
-        self.key_class[a] == self.key_class[b]
-            && (self.key_value[a] - self.key_value[b]).abs()
-                <= tol_of(self.key_value[a].abs().max(self.key_value[b].abs())).max(self.key_abs_tol * self.now)
-    }
-
-    fn allocate_priority(&mut self, s: &Scheduler) {
-        self.sort_active_by_key(s, false);
-        // Equal-priority flows share with equal weights.
-        for &i in &self.active {
-            self.weight[i as usize] = 1.0;
-        }
-        let n = self.active.len();
-        let share = self.ties_share();
-        let paths = Paths { off: &self.path_off, links: &self.path_links };
-        let mut a = 0;
-        while a < n {
-            let first = self.active[a] as usize;
-            let mut b = a + 1;
-            while share && b < n && self.same_key(first, self.active[b] as usize) {
-                b += 1;
-            }
-            self.filler.fill(&self.active[a..b], &paths, &self.weight, &self.cap, &mut self.residual, &mut self.rate);
-            a = b;
-        }
-    }
-
-    fn allocate_gtcp(&mut self, inner: &Scheduler) {
-        let sh = self.shadow.as_ref().expect("gtcp has a shadow run");
-        for &i in sh.active() {
-            self.shadow_path_rate[self.path_id[i as usize] as usize] += sh.rate_bytes_per_s(i as usize);
-        }
-        let by_key = !matches!(inner, Scheduler::Ps);
-        let share = self.ties_share();
-        if by_key {
-            self.sort_active_by_key(inner, true);
-        } else {
-            let pix = &self.path_id;
-            self.active.sort_by(|&a, &b| pix[a as usize].cmp(&pix[b as usize]).then(a.cmp(&b)));
-        }
-        let n = self.active.len();
-        let mut a = 0;
-        // Flows on a path the shadow run has no flow on any more: what they have left is
-        // the rounding of the flows that finished before them on that path (each finishes
-        // within a relative 1e-9 of its size), so the path's aggregate, 0, would hold
-        // them forever. They share what the other paths leave of their links.
-        let mut orphans: Vec<u32> = Vec::new();
-        while a < n {
-            let p = self.path_id[self.active[a] as usize];
-            let mut left = self.shadow_path_rate[p as usize];
-            let mut b = a;
-            while b < n && self.path_id[self.active[b] as usize] == p {
-                b += 1;
-            }
-            if left <= 0.0 {
-                for k in a..b {
-                    self.rate[self.active[k] as usize] = 0.0;
-                    orphans.push(self.active[k]);
-                }
-                a = b;
-                continue;
-            }
-            // Inside the path: priority groups in order; equal keys split equally (up to caps).
-            let mut g = a;
-            while g < b {
-                let first = self.active[g] as usize;
-                let mut e = g + 1;
-                while e < b && (!by_key || (share && self.same_key(first, self.active[e] as usize))) {
-                    e += 1;
-                }
-                let mut members: Vec<usize> = self.active[g..e].iter().map(|&x| x as usize).collect();
-                members.sort_by(|&x, &y| self.cap[x].total_cmp(&self.cap[y]));
-                let mut cnt = members.len();
-                for &m in &members {
-                    let r = self.cap[m].min(left / cnt as f64).max(0.0);
-                    self.rate[m] = r;
-                    left -= r;
-                    cnt -= 1;
-                }
-                g = e;
-            }
-            a = b;
-        }
-        let sh = self.shadow.as_ref().unwrap();
-        for &i in sh.active() {
-            self.shadow_path_rate[self.path_id[i as usize] as usize] = 0.0;
-        }
-        if !orphans.is_empty() {
-            // (allocate set res to the capacities)
-            for &i in &self.active {
-                let i = i as usize;
-                for p in self.path_off[i] as usize..self.path_off[i + 1] as usize {
-                    self.residual[self.path_links[p] as usize] -= self.rate[i];
-                }
-            }
-            for &i in &orphans {
-                self.weight[i as usize] = 1.0;
-            }
-            let paths = Paths { off: &self.path_off, links: &self.path_links };
-            self.filler.fill(&orphans, &paths, &self.weight, &self.cap, &mut self.residual, &mut self.rate);
-        }
-    }
-
     /// The earliest event that does not come from the rates: the next arrival, data
     /// becoming fully available, a deadline, or the end of `max_interval_s`.
     pub(crate) fn next_timed_event(&self) -> f64 {
@@ -1560,167 +719,624 @@ impl Simulator {
         next
     }
 
-    fn compute_next_event(&mut self, s: &Scheduler) {
-        let t = self.now;
-        let mut next = self.next_timed_event();
-        if matches!(s, Scheduler::Racs) && !self.active.is_empty() {
-            next = next.min(t + self.cfg.racs.update_interval_s);
+}
+
+impl Simulator {
+    /// A simulator of `flows` on `topo` (at most `topology::MAX_HOSTS` hosts and
+    /// `MAX_FLOWS` flows). Every bad input is an error, never a panic.
+    pub fn new(topo: Topology, flows: Vec<FlowSpec>, cfg: SimConfig) -> Result<Self> {
+        let n = flows.len();
+        let h = topo.n_hosts;
+        if n > MAX_FLOWS {
+            return Err(SimError::InvalidConfig(format!("{n} flows, above the limit of {MAX_FLOWS} (2^29, fabric_core::sim::MAX_FLOWS)")));
         }
-        let eff = match s {
-            Scheduler::Gtcp(inner) => inner.as_ref(),
-            other => other,
-        };
-        for &i in &self.active {
-            let i = i as usize;
-            let r = self.rate[i];
-            if r <= 0.0 {
-                continue;
+        if h > crate::topology::MAX_HOSTS
+            || Some(topo.n_links()) != topo.expected_links()
+            || topo.capacity.iter().any(|c| !(c.is_finite() && *c > 0.0))
+        {
+            return Err(SimError::InvalidConfig(format!(
+                "topology with {h} hosts and {} links: at most {} hosts and {} links, as many as its kind has, with positive finite capacities",
+                topo.n_links(),
+                crate::topology::MAX_HOSTS,
+                crate::topology::MAX_LINKS
+            )));
+        }
+        for (r, f) in flows.iter().enumerate() {
+            if !(f.arrival_s.is_finite() && f.arrival_s >= 0.0) {
+                return Err(bad(r, "arrival_s", format!("must be finite and >= 0, got {}", f.arrival_s)));
             }
-            let f = &self.flows[i];
-            let rem = f.size_bytes - self.sent[i];
-            next = next.min(t + rem / r);
-            next = next.min(self.catch_up_at(i, t, self.sent[i], r));
-            match eff {
-                Scheduler::Pias => {
-                    let th = &self.cfg.pias_thresholds_bytes;
-                    let s = self.sent[i];
-                    let q = self.pias_queue(s);
-                    if q < th.len() {
-                        // Never at t itself: a gap too small to leave t would come back
-                        // at t, unchanged, at every event.
-                        next = next.min((t + (th[q] - s).max(0.0) / r).max(t.next_up()));
-                    }
+            if f.src >= h {
+                return Err(bad(r, "src", format!("host {} out of range (topology has {h} hosts)", f.src)));
+            }
+            if f.dst >= h {
+                return Err(bad(r, "dst", format!("host {} out of range (topology has {h} hosts)", f.dst)));
+            }
+            if f.src == f.dst {
+                return Err(bad(r, "dst", format!("src == dst == {}", f.src)));
+            }
+            if !(f.size_bytes.is_finite() && f.size_bytes > 0.0) {
+                return Err(bad(r, "size_bytes", format!("must be finite and > 0, got {}", f.size_bytes)));
+            }
+            if !f.deadline_s.is_nan() && !(f.deadline_s.is_finite() && f.deadline_s > 0.0) {
+                return Err(bad(r, "deadline_s", format!("must be > 0 or NaN for none, got {}", f.deadline_s)));
+            }
+            if !(f.weight.is_finite() && f.weight > 0.0) {
+                return Err(bad(r, "weight", format!("must be finite and > 0, got {}", f.weight)));
+            }
+            if !(f.data_span_s.is_finite() && f.data_span_s >= 0.0) {
+                return Err(bad(r, "data_span_s", format!("must be finite and >= 0, got {}", f.data_span_s)));
+            }
+        }
+        Simulator::check_config(&cfg, &flows)?;
+        let mut path_off = Vec::with_capacity(n + 1);
+        let mut path_links = Vec::with_capacity(2 * n);
+        let mut path_ids = Vec::with_capacity(n);
+        let mut path_cap = Vec::with_capacity(n);
+        path_off.push(0u32);
+        for (i, f) in flows.iter().enumerate() {
+            let start = path_links.len();
+            path_ids.push(topo.path(i as u64, f.src, f.dst, &mut path_links));
+            path_off.push(path_links.len() as u32);
+            path_cap.push(path_links[start..].iter().map(|&l| topo.capacity[l as usize]).fold(INF, f64::min));
+        }
+        // Dense path indices (same links <=> same index).
+        let mut ids: Vec<(u128, u32)> = path_ids.iter().enumerate().map(|(i, &p)| (p, i as u32)).collect();
+        ids.sort_unstable();
+        let mut path_ix = vec![0u32; n];
+        let mut n_paths = 0usize;
+        for k in 0..ids.len() {
+            if k > 0 && ids[k].0 != ids[k - 1].0 {
+                n_paths += 1;
+            }
+            path_ix[ids[k].1 as usize] = n_paths as u32;
+        }
+        if n > 0 {
+            n_paths += 1;
+        }
+        let mut order: Vec<u32> = (0..n as u32).collect();
+        order.sort_by(|&a, &b| flows[a as usize].arrival_s.total_cmp(&flows[b as usize].arrival_s).then(a.cmp(&b)));
+        let rand_key = (0..n).map(|i| (mix64(cfg.seed ^ mix64(i as u64 + 1)) >> 11) as f64).collect();
+        let shadow = if cfg.scheduler.needs_shadow() {
+            let mut scfg = SimConfig::new(Scheduler::Ps);
+            scfg.seed = cfg.seed;
+            scfg.delay_per_hop_s = cfg.delay_per_hop_s;
+            // The shadow run is `ps`: incremental unless the full recomputation is asked for.
+            scfg.allocator = if cfg.allocator == AllocatorChoice::Full { AllocatorChoice::Full } else { AllocatorChoice::Auto };
+            Some(Box::new(Simulator::new(topo.clone(), flows.clone(), scfg)?))
+        } else {
+            None
+        };
+        let n_links = topo.n_links();
+        let full = cfg.allocator == AllocatorChoice::Full;
+        let las_fast = !full
+            && cfg.allocator == AllocatorChoice::Auto
+            && matches!(cfg.scheduler, Scheduler::Las)
+            && (0..n).all(|i| (path_off[i + 1] - path_off[i]) as usize <= las::MAX_PATH);
+        // LAS shares with equal weights (the generic path sets them at every allocation).
+        let weight = flows.iter().map(|f| if las_fast { 1.0 } else { f.weight }).collect();
+        let fair = !full && fair::applies(&cfg.scheduler);
+        if fair && n >= 1 << 30 {
+            return Err(SimError::InvalidConfig(format!("fair sharing takes at most 2^30 - 1 flows, got {n}")));
+        }
+        let incremental = !full && (incr::applies(&cfg.scheduler) || fair);
+        if cfg.allocator == AllocatorChoice::Incremental && !incremental {
+            return Err(SimError::Unsupported(format!(
+                "scheduler '{}' has no incremental allocator (AllocatorChoice::Incremental); use Auto or Full",
+                cfg.scheduler.name()
+            )));
+        }
+        let key_abs_tol = match &cfg.scheduler {
+            Scheduler::Las => 8.0 * f64::EPSILON * topo.capacity.iter().fold(0.0, |a: f64, &c| a.max(c)),
+            Scheduler::Gtcp(inner) if matches!(**inner, Scheduler::Las) => {
+                8.0 * f64::EPSILON * topo.capacity.iter().fold(0.0, |a: f64, &c| a.max(c))
+            }
+            _ => 0.0,
+        };
+        let allocator = if fair {
+            let maxp = (0..n).map(|i| (path_off[i + 1] - path_off[i]) as usize).max().unwrap_or(1).max(1);
+            Allocators::FairSharing(fair::IncrementalFairSharing::new(n, n_links, maxp, matches!(cfg.scheduler, Scheduler::Wps))?)
+        } else if incremental {
+            Allocators::Priority(incr::IncrementalPriority::new(n, n_links, matches!(cfg.scheduler, Scheduler::Pias))?)
+        } else if las_fast {
+            Allocators::Las(las::LasRecords::new(&order, &topo.capacity, key_abs_tol)?)
+        } else {
+            Allocators::Full(full::FullRecomputation::new(n, n_paths, &topo.capacity, key_abs_tol)?)
+        };
+        let core = Core {
+            lazy: allocator.advances_lazily(),
+            sent_at: vec![0.0; n],
+            active_pos: vec![u32::MAX; n],
+            path_off,
+            path_links,
+            path_id: path_ix,
+            path_bottleneck_bps: path_cap,
+            arrival_order: order,
+            next_arrival: 0,
+            sent: vec![0.0; n],
+            rate: vec![0.0; n],
+            cap: vec![INF; n],
+            weight,
+            status: vec![Status::Pending; n],
+            finish: vec![f64::NAN; n],
+            data_complete: flows.iter().map(|f| f.data_span_s == 0.0).collect(),
+            external_score: vec![0.0; n],
+            random_key: rand_key,
+            active: Vec::new(),
+            waiting: filled(h, VecDeque::new(), "per-host queues")?,
+            active_per_dst: filled(h, 0, "per-host state")?,
+            dsts_to_admit: VecDeque::new(),
+            deadline_heap: BinaryHeap::new(),
+            data_heap: BinaryHeap::new(),
+            now: 0.0,
+            rates_stale: true,
+            next_event: 0.0,
+            flows_changed: false,
+            events_without_progress: 0,
+            rng: SplitMix64::new(cfg.seed ^ 0xA5A5_5A5A_DEAD_BEEF),
+            shadow,
+            stats: Stats::default(),
+            topo,
+            cfg,
+            flows,
+        };
+        Ok(Simulator { core, allocator })
+    }
+
+
+    fn check_config(cfg: &SimConfig, flows: &[FlowSpec]) -> Result<()> {
+        if !(cfg.delay_per_hop_s.is_finite() && cfg.delay_per_hop_s >= 0.0) {
+            return Err(SimError::InvalidConfig(format!("delay per hop must be >= 0, got {}", cfg.delay_per_hop_s)));
+        }
+        if let Some(iv) = cfg.max_interval_s {
+            if !(iv.is_finite() && iv > 0.0) {
+                return Err(SimError::InvalidConfig(format!("max_interval_s must be > 0, got {iv}")));
+            }
+        }
+        let th = &cfg.pias_thresholds_bytes;
+        if th.iter().any(|t| !(t.is_finite() && *t > 0.0)) || th.windows(2).any(|w| w[1] <= w[0]) {
+            return Err(SimError::InvalidConfig(format!(
+                "PIAS thresholds must be positive, finite and strictly increasing, got {th:?}"
+            )));
+        }
+        if matches!(cfg.scheduler, Scheduler::Pias) && th.is_empty() {
+            return Err(SimError::InvalidConfig("pias needs at least one threshold".into()));
+        }
+        let r = &cfg.racs;
+        if !(r.w_min > 0.0 && r.w_max >= 0.0 && r.a_per_byte >= 0.0 && r.update_interval_s > 0.0)
+            || ![r.w_min, r.w_max, r.a_per_byte, r.update_interval_s].iter().all(|x| x.is_finite())
+        {
+            return Err(SimError::InvalidConfig(format!("RACS parameters must be finite with w_min > 0, w_max >= 0, a >= 0, interval > 0: {r:?}")));
+        }
+        let s = &cfg.sdc;
+        if !(s.thresholds_bytes[0] > 0.0 && s.thresholds_bytes[1] > s.thresholds_bytes[0] && s.thresholds_bytes[1].is_finite())
+            || s.weights.iter().any(|w| !(w.is_finite() && *w > 0.0))
+        {
+            return Err(SimError::InvalidConfig(format!("SDC needs 0 < r_A < r_B and positive weights: {s:?}")));
+        }
+        if let Some(a) = &cfg.admission {
+            if a.k == 0 {
+                return Err(SimError::InvalidConfig("admission k must be >= 1".into()));
+            }
+            if a.policy.uses_size() {
+                if let Some(r) = flows.iter().position(|f| !f.size_known) {
+                    return Err(SimError::Unsupported(format!(
+                        "admission policy {:?} reads flow sizes, but flow at row {r} has size_known = false",
+                        a.policy
+                    )));
                 }
-                Scheduler::Sdc => {
-                    let [ra, rb] = self.cfg.sdc.thresholds_bytes;
-                    let target = match self.sdc_class(rem) {
-                        2 => rb,
-                        1 => ra,
-                        _ => -1.0,
-                    };
-                    if target >= 0.0 {
-                        next = next.min((t + (rem - target).max(0.0) / r).max(t.next_up()));
-                    }
+            }
+        }
+        if cfg.scheduler.uses_size() {
+            if let Some(r) = flows.iter().position(|f| !f.size_known) {
+                return Err(SimError::Unsupported(format!(
+                    "scheduler {:?} reads flow sizes, but flow at row {r} has size_known = false; use a size-oblivious scheduler (fifo, ps, las, pias, asrpt/ga:*, ...)",
+                    cfg.scheduler
+                )));
+            }
+        }
+        if let Scheduler::Gtcp(_) = cfg.scheduler {
+            if cfg.admission.is_some() || cfg.terminate_missed {
+                return Err(SimError::Unsupported("gtcp with destination admission or deadline termination".into()));
+            }
+            if let Some(r) = flows.iter().position(|f| f.data_span_s > 0.0) {
+                return Err(SimError::Unsupported(format!(
+                    "gtcp with data_span_s > 0 (row {r}): a path could not always use the rate fair sharing gives it"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    pub fn now(&self) -> f64 {
+        self.core.now
+    }
+
+    pub fn n_flows(&self) -> usize {
+        self.core.flows.len()
+    }
+
+    pub fn flow(&self, i: usize) -> &FlowSpec {
+        &self.core.flows[i]
+    }
+
+    pub fn status(&self, i: usize) -> Status {
+        self.core.status[i]
+    }
+
+    pub fn sent_bytes(&self, i: usize) -> f64 {
+        self.core.sent_now(i)
+    }
+
+    pub fn rate_bytes_per_s(&self, i: usize) -> f64 {
+        self.core.rate[i]
+    }
+
+    pub fn is_complete(&self, i: usize) -> bool {
+        self.core.data_complete[i]
+    }
+
+    pub fn active(&self) -> &[u32] {
+        &self.core.active
+    }
+
+    pub fn topology(&self) -> &Topology {
+        &self.core.topo
+    }
+
+    pub fn stats(&self) -> &Stats {
+        &self.core.stats
+    }
+
+    pub fn path(&self, i: usize) -> &[u32] {
+        &self.core.path_links[self.core.path_off[i] as usize..self.core.path_off[i + 1] as usize]
+    }
+
+    /// Flows waiting at a destination, in arrival order.
+    pub fn waiting(&self, dst: usize) -> &VecDeque<u32> {
+        &self.core.waiting[dst]
+    }
+
+    pub fn active_at_dst(&self, dst: usize) -> usize {
+        self.core.active_per_dst[dst] as usize
+    }
+
+    pub fn finish_s(&self) -> &[f64] {
+        &self.core.finish
+    }
+
+    pub fn sent(&self) -> Vec<f64> {
+        (0..self.core.flows.len()).map(|i| self.core.sent_now(i)).collect()
+    }
+
+    pub fn terminated(&self) -> Vec<bool> {
+        self.core.status.iter().map(|s| *s == Status::Terminated).collect()
+    }
+
+    /// Fixed path delay of flow i (delay per hop times the number of links).
+    pub fn path_delay_s(&self, i: usize) -> f64 {
+        self.core.cfg.delay_per_hop_s * (self.core.path_off[i + 1] - self.core.path_off[i]) as f64
+    }
+
+    /// FCT of the flow alone on an idle fabric: max(size / bottleneck rate, data span) + path delay.
+    pub fn ideal_fct_s(&self, i: usize) -> f64 {
+        let f = &self.core.flows[i];
+        (f.size_bytes / self.core.path_bottleneck_bps[i]).max(f.data_span_s) + self.path_delay_s(i)
+    }
+
+    /// FCT (finish - arrival + path delay); NaN if not finished.
+    pub fn fct_s(&self, i: usize) -> f64 {
+        self.core.finish[i] - self.core.flows[i].arrival_s + self.path_delay_s(i)
+    }
+
+    /// Bytes carried by each link over the run so far.
+    pub fn link_bytes(&self) -> Vec<f64> {
+        let mut b = vec![0.0; self.core.topo.n_links()];
+        for i in 0..self.core.flows.len() {
+            for &l in self.path(i) {
+                b[l as usize] += self.core.sent_now(i);
+            }
+        }
+        b
+    }
+
+    /// Sets the priority score of flow i for the `external` scheduler (lower first).
+    pub fn set_score(&mut self, i: usize, score: f64) -> Result<()> {
+        if i >= self.core.flows.len() {
+            return Err(SimError::InvalidAction(format!("flow index {i} out of range ({} flows)", self.core.flows.len())));
+        }
+        if !score.is_finite() {
+            return Err(SimError::InvalidAction(format!("score of flow {i} must be finite, got {score}")));
+        }
+        self.core.external_score[i] = score;
+        self.core.rates_stale = true;
+        Ok(())
+    }
+
+    /// Replaces the PIAS demotion thresholds from now on (the queue-threshold tuning
+    /// environment). Needs the full recomputation, `AllocatorChoice::Full` (the
+    /// incremental allocator keeps per-link orders that a change of thresholds would
+    /// invalidate).
+    pub fn set_pias_thresholds(&mut self, th: Vec<f64>) -> Result<()> {
+        if self.core.lazy {
+            return Err(SimError::Unsupported(
+                "changing PIAS thresholds during a run needs the full recomputation \
+                 (AllocatorChoice::Full; force_full_recompute=True from Python)"
+                    .into(),
+            ));
+        }
+        if th.is_empty() || th.iter().any(|t| !(t.is_finite() && *t > 0.0)) || th.windows(2).any(|w| w[1] <= w[0]) {
+            return Err(SimError::InvalidAction(format!(
+                "PIAS thresholds must be non-empty, positive, finite and strictly increasing, got {th:?}"
+            )));
+        }
+        self.core.cfg.pias_thresholds_bytes = th;
+        self.core.rates_stale = true;
+        Ok(())
+    }
+
+    /// The destination whose admission decision is pending (external admission only).
+    pub fn pending_decision(&self) -> Option<usize> {
+        let a = self.core.cfg.admission.as_ref()?;
+        if a.policy != AdmissionPolicy::External {
+            return None;
+        }
+        self.core.dsts_to_admit.iter().copied().find(|&d| self.core.can_admit(d))
+    }
+
+    /// The requests an admission decision at `dst` chooses from (first `window` waiting).
+    pub fn window(&self, dst: usize) -> Vec<u32> {
+        let w = self.core.cfg.admission.as_ref().map_or(0, |a| a.window);
+        let q = &self.core.waiting[dst];
+        let m = if w == 0 { q.len() } else { w.min(q.len()) };
+        q.iter().take(m).copied().collect()
+    }
+
+    /// Admits the request at `position` of the window of `dst` (external admission).
+    pub fn admit(&mut self, dst: usize, position: usize) -> Result<()> {
+        match self.pending_decision() {
+            Some(d) if d == dst => {}
+            other => {
+                return Err(SimError::InvalidAction(format!(
+                    "no admission decision pending at destination {dst} (pending: {other:?})"
+                )))
+            }
+        }
+        let win = self.window(dst).len();
+        if position >= win {
+            return Err(SimError::InvalidAction(format!(
+                "position {position} outside the window of {win} waiting requests at destination {dst}"
+            )));
+        }
+        self.admit_at(dst, position);
+        Ok(())
+    }
+
+    fn admit_at(&mut self, dst: usize, pos: usize) {
+        let i = self.core.waiting[dst].remove(pos).expect("position checked");
+        self.activate(i as usize);
+        self.core.active_per_dst[dst] += 1;
+        self.core.rates_stale = true;
+        self.core.flows_changed = true;
+    }
+
+    /// Runs until every flow is done.
+    pub fn run(&mut self) -> Result<()> {
+        loop {
+            match self.step(INF)? {
+                Outcome::Done => return Ok(()),
+                Outcome::Decision { dst } => {
+                    return Err(SimError::InvalidConfig(format!(
+                        "external admission decision pending at destination {dst}: drive the simulator with step()/admit()"
+                    )))
                 }
                 _ => {}
             }
         }
-        let dynamic = match eff {
-            Scheduler::Srpt | Scheduler::Las | Scheduler::Ga(GaInner::Srpt) => true,
-            _ => false,
-        };
-        if dynamic && !matches!(s, Scheduler::Gtcp(_)) {
-            next = next.min(self.next_crossing());
-        }
-        if let Scheduler::Gtcp(_) = s {
-            if dynamic {
-                next = next.min(self.next_crossing_same_path());
-            }
-        }
-        self.next_event = next;
     }
 
-    /// Earliest time at which two flows that share a link swap priority (their keys
-    /// meet), where the one ahead is being served (otherwise the swap changes nothing).
-    fn next_crossing(&mut self) -> f64 {
-        let nl = self.topo.n_links();
-        for c in self.link_list_start.iter_mut() {
-            *c = 0;
-        }
-        for &i in &self.active {
-            let (a, b) = (self.path_off[i as usize] as usize, self.path_off[i as usize + 1] as usize);
-            for &l in &self.path_links[a..b] {
-                self.link_list_start[l as usize + 1] += 1;
+    /// Advances the simulation until it is done, a decision is needed, the flow set
+    /// changed (with `pause_on_flow_change`), or simulated time reaches `until`.
+    pub fn step(&mut self, until: f64) -> Result<Outcome> {
+        loop {
+            if let Some(dst) = self.pending_decision() {
+                return Ok(Outcome::Decision { dst });
             }
-        }
-        for l in 0..nl {
-            self.link_list_start[l + 1] += self.link_list_start[l];
-        }
-        self.link_list_flows.resize(self.link_list_start[nl] as usize, 0);
-        let mut cursor = self.link_list_start[..nl].to_vec();
-        for k in 0..self.active.len() {
-            let i = self.active[k];
-            let (a, b) = (self.path_off[i as usize] as usize, self.path_off[i as usize + 1] as usize);
-            for p in a..b {
-                let l = self.path_links[p] as usize;
-                self.link_list_flows[cursor[l] as usize] = i;
-                cursor[l] += 1;
+            if self.core.flows_changed && self.core.cfg.pause_on_flow_change {
+                self.core.flows_changed = false;
+                return Ok(Outcome::FlowsChanged);
             }
-        }
-        let mut best = INF;
-        let share = self.ties_share();
-        for l in 0..nl {
-            let (a, b) = (self.link_list_start[l] as usize, self.link_list_start[l + 1] as usize);
-            // Under a strict order (SRPT) the flow behind moves: on its way to the nearest
-            // served flow ahead it passes unserved ones, swaps that change no rate but
-            // that no adjacent pair would look past. So each flow is paired with the
-            // nearest served flow ahead. (LAS, ties sharing: the one ahead moves, and the
-            // first flow it meets is the next one; adjacent pairs.)
-            // Under LAS a group of equal keys can hold flows of different rates (capped,
-            // or held elsewhere): its fastest flow moves through the group, whose pairs
-            // make no event, and meets the flows behind it first. So each flow is also
-            // paired with the fastest flow of the group of equal keys before its own (a
-            // group: the flows on the link within same_key of its first).
-            let mut x = usize::MAX;
-            let (mut lead, mut fast, mut prev_fast) = (usize::MAX, usize::MAX, usize::MAX);
-            for p in a..b {
-                let y = self.link_list_flows[p] as usize;
-                if x != usize::MAX {
-                    best = best.min(self.crossing(x, y, share));
+            self.core.flows_changed = false;
+            // The shadow run first: this run's rates read its state.
+            let t_shadow = match self.core.shadow.as_mut() {
+                Some(sh) => sh.peek_next_event().map_err(|e| match e {
+                    SimError::Stalled(m) => SimError::Stalled(format!(
+                        "in the shadow fair-sharing run of '{}': {m}",
+                        self.core.cfg.scheduler.name()
+                    )),
+                    e => e,
+                })?,
+                None => INF,
+            };
+            let t = self.peek_next_event()?.min(t_shadow);
+            if t == INF {
+                if self.core.next_arrival >= self.core.arrival_order.len() && self.core.active.is_empty() && self.core.waiting.iter().all(|q| q.is_empty()) {
+                    return Ok(Outcome::Done);
                 }
-                if share {
-                    if lead == usize::MAX || !self.same_key(lead, y) {
-                        (prev_fast, lead, fast) = (fast, y, y);
-                    } else if self.rate[y] > self.rate[fast] {
-                        fast = y;
+                return Err(SimError::Stalled(format!(
+                    "at t = {} s, {} active flows have no rate and no event is scheduled",
+                    self.core.now,
+                    self.core.active.len()
+                )));
+            }
+            if t > until {
+                if until > self.core.now {
+                    if let Some(sh) = self.core.shadow.as_mut() {
+                        sh.advance_without_event(until);
                     }
-                    if prev_fast != usize::MAX && prev_fast != x {
-                        best = best.min(self.crossing(prev_fast, y, share));
+                    self.advance_without_event(until);
+                }
+                return Ok(Outcome::TimeReached);
+            }
+            if t <= self.core.now {
+                self.core.events_without_progress += 1;
+                let bound = STALL_EVENTS_PER_FLOW * (self.core.active.len() as u64 + 1);
+                if self.core.events_without_progress > bound {
+                    let what = format!(
+                        "{} consecutive events at this time with no flow arriving, finishing or being admitted \
+                         (bound {STALL_EVENTS_PER_FLOW} * (active flows + 1) = {bound})",
+                        self.core.events_without_progress
+                    );
+                    let due = self.core.due_flows();
+                    return Err(self.core.no_progress(self.allocator.name(), &what, &due));
+                }
+            } else {
+                self.core.events_without_progress = 0;
+            }
+            if self.core.cfg.max_events.is_some_and(|m| self.core.stats.events >= m) {
+                let what = format!("the event budget of {} events is spent", self.core.stats.events);
+                let due = self.core.due_flows();
+                return Err(self.core.no_progress(self.allocator.name(), &what, &due));
+            }
+            if let Some(sh) = self.core.shadow.as_mut() {
+                sh.advance_to(t);
+            }
+            self.advance_to(t);
+            if self.core.flows_changed {
+                self.core.events_without_progress = 0;
+            }
+        }
+    }
+
+    /// Moves time to `until`, before the next event: the flows advance at their rates
+    /// (lazily under the incremental allocators), and the rates are recomputed before
+    /// the next event time is known.
+    fn advance_without_event(&mut self, until: f64) {
+        self.allocator.advance_idle(&mut self.core, until);
+        self.core.rates_stale = true;
+    }
+
+    /// Next event time of this simulator alone (recomputes the rates if needed).
+    fn peek_next_event(&mut self) -> Result<f64> {
+        if self.core.rates_stale {
+            self.core.stats.allocations += 1;
+            self.allocator.allocate(&mut self.core)?;
+            self.core.rates_stale = false;
+            if self.core.cfg.inject_stall_at_s.is_some_and(|ts| self.core.now >= ts) && !self.core.active.is_empty() {
+                self.core.next_event = self.core.now; // test only: an event that changes nothing
+            }
+        }
+        Ok(self.core.next_event)
+    }
+
+    fn activate(&mut self, i: usize) {
+        self.core.status[i] = Status::Active;
+        self.allocator.activate(&mut self.core, i);
+    }
+
+    fn advance_to(&mut self, t: f64) {
+        self.core.stats.events += 1;
+        // Time moves to the event; the flows done by then finish.
+        let mut any_done = self.allocator.advance(&mut self.core, t);
+        let t = self.core.now;
+        // Data becoming fully available.
+        while let Some(Reverse((OrdF64(td), i))) = self.core.data_heap.peek().copied() {
+            if td > t + tol_of(t) * 1e-3 {
+                break;
+            }
+            self.core.data_heap.pop();
+            if !self.core.data_complete[i as usize] {
+                self.core.data_complete[i as usize] = true;
+                self.core.flows_changed = true;
+                if self.core.status[i as usize] == Status::Active {
+                    self.allocator.data_complete(&mut self.core, i as usize, t);
+                }
+            }
+        }
+        // Deadlines.
+        if self.core.cfg.terminate_missed {
+            while let Some(Reverse((OrdF64(td), i))) = self.core.deadline_heap.peek().copied() {
+                if td > t {
+                    break;
+                }
+                self.core.deadline_heap.pop();
+                let i = i as usize;
+                match self.core.status[i] {
+                    Status::Active => {
+                        self.allocator.terminate(&mut self.core, i);
+                        self.core.status[i] = Status::Terminated;
+                        any_done = true;
+                        self.core.release_slot(i);
                     }
-                }
-                if share || self.rate[y] > 0.0 {
-                    x = y;
+                    Status::Waiting => {
+                        self.core.status[i] = Status::Terminated;
+                        let d = self.core.flows[i].dst;
+                        if let Some(p) = self.core.waiting[d].iter().position(|&x| x as usize == i) {
+                            self.core.waiting[d].remove(p);
+                        }
+                        self.core.flows_changed = true;
+                    }
+                    _ => {}
                 }
             }
         }
-        best
+        if any_done {
+            self.allocator.remove_finished(&mut self.core);
+            self.core.flows_changed = true;
+        }
+        // Arrivals.
+        while self.core.next_arrival < self.core.arrival_order.len() {
+            let i = self.core.arrival_order[self.core.next_arrival] as usize;
+            if self.core.flows[i].arrival_s > t {
+                break;
+            }
+            self.core.next_arrival += 1;
+            self.core.flows_changed = true;
+            let f = self.core.flows[i];
+            if f.data_span_s > 0.0 {
+                self.core.data_heap.push(Reverse((OrdF64(f.arrival_s + f.data_span_s), i as u32)));
+            }
+            if self.core.cfg.terminate_missed && !f.deadline_s.is_nan() {
+                let td = (f.arrival_s + f.deadline_s - self.path_delay_s(i)).max(f.arrival_s);
+                self.core.deadline_heap.push(Reverse((OrdF64(td), i as u32)));
+            }
+            if self.core.cfg.admission.is_some() {
+                self.core.status[i] = Status::Waiting;
+                self.core.waiting[f.dst].push_back(i as u32);
+                self.core.dsts_to_admit.push_back(f.dst);
+            } else {
+                self.activate(i);
+            }
+        }
+        // A deadline equal to the arrival (delay >= deadline): terminate at once.
+        if self.core.cfg.terminate_missed && self.core.deadline_heap.peek().is_some_and(|Reverse((OrdF64(td), _))| *td <= t) {
+            self.core.rates_stale = true;
+            self.core.next_event = t;
+        }
+        self.run_admissions();
+        self.core.rates_stale = true;
     }
 
-    fn next_crossing_same_path(&self) -> f64 {
-        let mut best = INF;
-        let share = self.ties_share();
-        for w in self.active.windows(2) {
-            let (x, y) = (w[0] as usize, w[1] as usize);
-            if self.path_id[x] == self.path_id[y] {
-                best = best.min(self.crossing(x, y, share));
-            }
-        }
-        best
-    }
-
-    /// Time at which the key of y (behind) meets the key of x (ahead), if x is served.
-    #[inline]
-    fn crossing(&self, x: usize, y: usize, share: bool) -> f64 {
-        if self.rate[x] <= 0.0 || self.key_class[x] != self.key_class[y] || (share && self.same_key(x, y)) {
-            return INF;
-        }
-        let sx = self.key_per_byte[x] * self.rate[x];
-        let sy = self.key_per_byte[y] * self.rate[y];
-        if sx > sy {
-            let dt = (self.key_value[y] - self.key_value[x]) / (sx - sy);
-            if dt >= 0.0 {
-                if share {
-                    // (LAS) Keys that differ meet at now + dt > now; the floor only makes
-                    // the time move. A later time would overshoot: the pair would swap the
-                    // lead at every event instead of meeting within same_key's tolerance,
-                    // which covers a few ulps of t (`key_abs_tol`), no more.
-                    return (self.now + dt).max(self.now.next_up());
+    fn run_admissions(&mut self) {
+        let Some(a) = self.core.cfg.admission.clone() else { return };
+        if a.policy == AdmissionPolicy::External {
+            // Drop destinations with nothing to decide; keep the rest (deduplicated) in order.
+            let mut seen = Vec::new();
+            let mut keep = VecDeque::new();
+            while let Some(d) = self.core.dsts_to_admit.pop_front() {
+                if self.core.can_admit(d) && !seen.contains(&d) {
+                    seen.push(d);
+                    keep.push_back(d);
                 }
-                // Equal keys in a strict order (y behind by the tie-break) that y is about
-                // to pass: look again a moment later, when y's key is strictly smaller.
-                return self.now + dt.max(1e-12 * self.now.max(1.0));
+            }
+            self.core.dsts_to_admit = keep;
+            return;
+        }
+        while let Some(d) = self.core.dsts_to_admit.pop_front() {
+            while self.core.can_admit(d) {
+                let win = self.window(d);
+                let pos = self.core.choose(&a.policy, &win);
+                self.admit_at(d, pos);
             }
         }
-        INF
     }
 }

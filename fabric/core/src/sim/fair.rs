@@ -62,7 +62,9 @@
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
-use super::{filled, Simulator, Status, ALLOC_STEPS_PER_FLOW, INF};
+use super::allocator::Allocator;
+use super::incr::LazyFlows;
+use super::{filled, Core, Status, ALLOC_STEPS_PER_FLOW, INF};
 use crate::error::Result;
 use crate::sched::Scheduler;
 
@@ -193,8 +195,14 @@ pub(super) fn applies(s: &Scheduler) -> bool {
 /// The per-link lists (`link_flows`, of dense indices), the lazy flow state (`sent_at`, `active_pos`)
 /// and the flow event heap (`flow_events`) are the simulator's, shared with the incremental
 /// priority allocator.
+/// The incremental fair-sharing allocator (`ps`, `wps`, and the shadow run of `fair` and
+/// `gtcp:*`): max-min fair rates re-filled only where an event changes them (see the
+/// module doc).
 #[derive(Debug, Clone)]
-pub(super) struct FairState {
+pub(super) struct IncrementalFairSharing {
+    /// The per-link lists (dense fill indices), flow events and flows to reschedule
+    /// (the machinery shared with the incremental priority allocator, incr.rs).
+    pub(super) lazy: LazyFlows,
     /// The longest path, in links: the slots per flow.
     pub(super) maxp: usize,
     /// Per slot: the link.
@@ -236,11 +244,12 @@ pub(super) struct FairState {
     pub(super) grow_links: Vec<u32>,
 }
 
-impl FairState {
-    /// The state of a run on `n_links` links whose longest path has `maxp` links
-    /// (`weighted`: `wps`).
-    pub(super) fn new(n_links: usize, maxp: usize, weighted: bool) -> Result<Self> {
-        Ok(FairState {
+impl IncrementalFairSharing {
+    /// The allocator of a run of `n` flows on `n_links` links whose longest path has
+    /// `maxp` links (`weighted`: `wps`).
+    pub(super) fn new(n: usize, n_links: usize, maxp: usize, weighted: bool) -> Result<Self> {
+        Ok(IncrementalFairSharing {
+            lazy: LazyFlows::new(n, n_links)?,
             maxp,
             dpl: Vec::new(),
             ff: Vec::new(),
@@ -264,127 +273,164 @@ impl FairState {
     }
 }
 
-impl Simulator {
+impl IncrementalFairSharing {
     /// Flow i becomes active. The fair state of the active flows is dense, at their
     /// index in `active` (link lists hold these indices), so that a fill touches little
     /// memory.
-    pub(super) fn fair_activate(&mut self, i: usize) {
-        let a = self.active.len();
-        self.active_pos[i] = a as u32;
-        self.active.push(i as u32);
-        self.sent_at[i] = self.now;
-        self.rate[i] = 0.0;
-        let w = if self.fair.fwt { self.flows[i].weight } else { 1.0 };
-        self.weight[i] = w;
-        self.cap[i] = INF;
-        if self.fair.ff.len() <= a {
+    pub(super) fn fair_activate(&mut self, core: &mut Core, i: usize) {
+        let a = core.active.len();
+        core.active_pos[i] = a as u32;
+        core.active.push(i as u32);
+        core.sent_at[i] = core.now;
+        core.rate[i] = 0.0;
+        let w = if self.fwt { core.flows[i].weight } else { 1.0 };
+        core.weight[i] = w;
+        core.cap[i] = INF;
+        if self.ff.len() <= a {
             let n = a + 1;
-            self.fair.ff.resize(n, FairFlow::default());
-            self.fair.fc.resize(n, FairCold::default());
-            self.fair.dpl.resize(n * self.fair.maxp, 0);
-            self.fair.lpos.resize(n * self.fair.maxp, 0);
-            self.fair.pst.resize(n * self.fair.maxp, 0);
+            self.ff.resize(n, FairFlow::default());
+            self.fc.resize(n, FairCold::default());
+            self.dpl.resize(n * self.maxp, 0);
+            self.lpos.resize(n * self.maxp, 0);
+            self.pst.resize(n * self.maxp, 0);
         }
-        self.fair.ff[a].rate = 0.0;
-        self.fair.fc[a].lev = 0.0;
-        self.fair.fc[a].w = w;
-        self.fair.ff[a].span = self.flows[i].data_span_s > 0.0;
-        self.fair.fc[a].cap = INF;
-        let (p0, p1) = (self.path_off[i] as usize, self.path_off[i + 1] as usize);
-        self.fair.ff[a].plen = (p1 - p0) as u16;
-        self.fair.fc[a].size = self.flows[i].size_bytes;
+        self.ff[a].rate = 0.0;
+        self.fc[a].lev = 0.0;
+        self.fc[a].w = w;
+        self.ff[a].span = core.flows[i].data_span_s > 0.0;
+        self.fc[a].cap = INF;
+        let (p0, p1) = (core.path_off[i] as usize, core.path_off[i + 1] as usize);
+        self.ff[a].plen = (p1 - p0) as u16;
+        self.fc[a].size = core.flows[i].size_bytes;
         for k in 0..p1 - p0 {
-            let l = self.path_links[p0 + k] as usize;
-            let s = a * self.fair.maxp + k;
-            self.fair.dpl[s] = l as u32;
-            self.fair.lpos[s] = self.link_flows[l].len() as u32;
+            let l = core.path_links[p0 + k] as usize;
+            let s = a * self.maxp + k;
+            self.dpl[s] = l as u32;
+            self.lpos[s] = self.lazy.link_flows[l].len() as u32;
             // At rate 0 it changes neither the link's used capacity nor its highest level.
-            self.link_flows[l].push(a as u32);
+            self.lazy.link_flows[l].push(a as u32);
         }
-        self.fair.seed_flows.push(i as u32);
+        self.seed_flows.push(i as u32);
     }
 
     /// Takes an active flow out (finished or terminated): the flows on its links are re-solved.
-    pub(super) fn fair_remove(&mut self, i: usize) {
-        let a = self.active_pos[i] as usize;
-        if self.fair.ff[a].rate > 0.0 {
-            self.fair.floor = self.fair.floor.min(self.flev(a));
+    pub(super) fn fair_remove(&mut self, core: &mut Core, i: usize) {
+        let a = core.active_pos[i] as usize;
+        if self.ff[a].rate > 0.0 {
+            self.floor = self.floor.min(self.flev(a));
         }
-        self.sent[i] = self.sent_now(i);
-        self.sent_at[i] = self.now;
-        self.rate[i] = 0.0;
-        self.flow_events.remove(i as u32);
+        core.sent[i] = core.sent_now(i);
+        core.sent_at[i] = core.now;
+        core.rate[i] = 0.0;
+        self.lazy.flow_events.remove(i as u32);
         for s in self.fair_slots(a) {
-            let l = self.fair.dpl[s] as usize;
-            let pos = self.fair.lpos[s] as usize;
-            self.link_flows[l].swap_remove(pos);
-            if pos < self.link_flows[l].len() {
-                let b = self.link_flows[l][pos] as usize;
+            let l = self.dpl[s] as usize;
+            let pos = self.lpos[s] as usize;
+            self.lazy.link_flows[l].swap_remove(pos);
+            if pos < self.lazy.link_flows[l].len() {
+                let b = self.lazy.link_flows[l][pos] as usize;
                 let sb = self.fair_slot(b, l);
-                self.fair.lpos[sb] = pos as u32;
+                self.lpos[sb] = pos as u32;
             }
-            self.fair.seed_links.push(l as u32);
-            self.fair.lk[l].used = f64::NAN;
+            self.seed_links.push(l as u32);
+            self.lk[l].used = f64::NAN;
         }
-        self.active.swap_remove(a);
-        self.active_pos[i] = u32::MAX;
-        let last = self.active.len();
+        core.active.swap_remove(a);
+        core.active_pos[i] = u32::MAX;
+        let last = core.active.len();
         if a < last {
             // The last active flow moves to index a.
-            let j = self.active[a] as usize;
-            self.active_pos[j] = a as u32;
-            self.fair.ff[a] = self.fair.ff[last];
-            self.fair.fc[a] = self.fair.fc[last];
-            let m = self.fair.maxp;
-            for k in 0..self.fair.ff[a].plen as usize {
+            let j = core.active[a] as usize;
+            core.active_pos[j] = a as u32;
+            self.ff[a] = self.ff[last];
+            self.fc[a] = self.fc[last];
+            let m = self.maxp;
+            for k in 0..self.ff[a].plen as usize {
                 let (s, t) = (a * m + k, last * m + k);
-                self.fair.dpl[s] = self.fair.dpl[t];
-                self.fair.lpos[s] = self.fair.lpos[t];
-                self.link_flows[self.fair.dpl[s] as usize][self.fair.lpos[s] as usize] = a as u32;
+                self.dpl[s] = self.dpl[t];
+                self.lpos[s] = self.lpos[t];
+                self.lazy.link_flows[self.dpl[s] as usize][self.lpos[s] as usize] = a as u32;
             }
         }
+    }
+
+    /// Handles the flow events due at t (completions, catching up with their data).
+    pub(super) fn flow_events_due(&mut self, core: &mut Core, t: f64) {
+        while let Some((te, i)) = self.lazy.flow_events.peek() {
+            if te > t {
+                break;
+            }
+            self.lazy.flow_events.pop();
+            let i = i as usize;
+            if core.status[i] != Status::Active {
+                continue;
+            }
+            if self.try_finish(core, i, t) {
+                continue;
+            }
+            // A catch-up: its cap changed; re-fill from it. Its next flow event is
+            // scheduled after the fill (by set_rate if the rate changes, else at its end).
+            self.fair_changed(i);
+            self.lazy.flow_events.remove(i as u32);
+            self.lazy.reschedule.push(i as u32);
+        }
+    }
+
+    /// Finishes flow i if all its bytes are sent and all its data has arrived.
+    pub(super) fn try_finish(&mut self, core: &mut Core, i: usize, t: f64) -> bool {
+        let size = core.flows[i].size_bytes;
+        if size - core.sent_now(i) <= core.finish_tol(i, t) && core.complete_or_due(i, t) {
+            self.fair_remove(core, i);
+            core.sent[i] = size;
+            core.status[i] = Status::Done;
+            core.finish[i] = t;
+            core.flows_changed = true;
+            core.release_slot(i);
+            return true;
+        }
+        false
     }
 
     /// Flow i's cap may have changed (it caught up with its data, or its data is complete).
     pub(super) fn fair_changed(&mut self, i: usize) {
-        self.fair.seed_flows.push(i as u32);
+        self.seed_flows.push(i as u32);
     }
 
     /// The floor (see the module doc) of the pending changes; the flows of `rlist` are
     /// the arriving and changing ones (their old rate: 0 for an arrival).
-    fn fair_floor(&mut self) -> f64 {
-        let mut lam = std::mem::replace(&mut self.fair.floor, INF);
-        let st = self.fair.stamp;
-        let mut links = std::mem::take(&mut self.fair.grow_links);
+    fn fair_floor(&mut self, core: &mut Core) -> f64 {
+        let mut lam = std::mem::replace(&mut self.floor, INF);
+        let st = self.stamp;
+        let mut links = std::mem::take(&mut self.grow_links);
         links.clear();
-        for k in 0..self.fair.rlist.len() {
-            let s = self.fair.rlist[k] as usize;
-            if self.fair.ff[s].rate > 0.0 {
+        for k in 0..self.rlist.len() {
+            let s = self.rlist[k] as usize;
+            if self.ff[s].rate > 0.0 {
                 lam = lam.min(self.flev(s));
             }
-            lam = lam.min(self.fair_cap(s) / self.fw(s));
-            links.extend_from_slice(&self.fair.dpl[self.fair_slots(s)]);
+            lam = lam.min(self.fair_cap(core, s) / self.fw(s));
+            links.extend_from_slice(&self.dpl[self.fair_slots(s)]);
         }
         links.sort_unstable();
         links.dedup();
         for &l in &links {
             let l = l as usize;
             // Water level of l: the others at min(old rate, weight * level).
-            self.fair.wl.clear();
+            self.wl.clear();
             let mut wrem = 0.0;
-            for &g in &self.link_flows[l] {
+            for &g in &self.lazy.link_flows[l] {
                 let g = g as usize;
                 let w = self.fw(g);
                 wrem += w;
-                if self.fair.ff[g].rst != st {
-                    self.fair.wl.push((self.flev(g), self.fair.ff[g].rate, w));
+                if self.ff[g].rst != st {
+                    self.wl.push((self.flev(g), self.ff[g].rate, w));
                 }
             }
-            self.fair.wl.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
-            let c = self.topo.capacity[l];
+            self.wl.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
+            let c = core.topo.capacity[l];
             let mut frozen = 0.0;
             let mut x = INF;
-            for &(lev, r, w) in &self.fair.wl {
+            for &(lev, r, w) in &self.wl {
                 let cand = (c - frozen).max(0.0) / wrem;
                 if cand <= lev {
                     x = cand;
@@ -398,34 +444,34 @@ impl Simulator {
             }
             lam = lam.min(x);
         }
-        self.fair.grow_links = links;
+        self.grow_links = links;
         lam
     }
 
     /// Used capacity and highest level of link l at the committed rates (cached until a
     /// flow of l changes rate or leaves; an arrival, at rate 0, changes neither).
     fn fair_old_state(&mut self, l: usize) -> (f64, f64) {
-        if self.fair.lk[l].used.is_nan() {
+        if self.lk[l].used.is_nan() {
             let mut used = 0.0;
             let mut mx = 0.0f64;
-            let (ff, fc) = (&self.fair.ff[..], &self.fair.fc[..]);
-            for &h in &self.link_flows[l] {
+            let (ff, fc) = (&self.ff[..], &self.fc[..]);
+            for &h in &self.lazy.link_flows[l] {
                 let h = h as usize;
                 used += ff[h].rate;
-                mx = mx.max(if self.fair.fwt { fc[h].lev } else { ff[h].rate });
+                mx = mx.max(if self.fwt { fc[h].lev } else { ff[h].rate });
             }
-            self.fair.lk[l].used = used;
-            self.fair.lk[l].max = mx;
+            self.lk[l].used = used;
+            self.lk[l].max = mx;
         }
-        (self.fair.lk[l].used, self.fair.lk[l].max)
+        (self.lk[l].used, self.lk[l].max)
     }
 
     /// The cap of the active flow at dense index g (cap_now; a flow whose data is all
     /// there from the start has none, which spares a look at its spec).
     #[inline]
-    fn fair_cap(&self, g: usize) -> f64 {
-        if self.fair.ff[g].span {
-            self.cap_now(self.active[g] as usize)
+    fn fair_cap(&self, core: &Core, g: usize) -> f64 {
+        if self.ff[g].span {
+            core.cap_now(core.active[g] as usize)
         } else {
             INF
         }
@@ -434,18 +480,18 @@ impl Simulator {
     /// The committed level of the flow at dense index g (its rate under `ps`).
     #[inline]
     fn flev(&self, g: usize) -> f64 {
-        if self.fair.fwt {
-            self.fair.fc[g].lev
+        if self.fwt {
+            self.fc[g].lev
         } else {
-            self.fair.ff[g].rate
+            self.ff[g].rate
         }
     }
 
     /// The weight of the flow at dense index g (1 under `ps`).
     #[inline]
     fn fw(&self, g: usize) -> f64 {
-        if self.fair.fwt {
-            self.fair.fc[g].w
+        if self.fwt {
+            self.fc[g].w
         } else {
             1.0
         }
@@ -454,8 +500,8 @@ impl Simulator {
     /// The cap of this fill of the flow at dense index g (none without a data span).
     #[inline]
     fn fcap(&self, g: usize) -> f64 {
-        if self.fair.ff[g].span {
-            self.fair.fc[g].cap
+        if self.ff[g].span {
+            self.fc[g].cap
         } else {
             INF
         }
@@ -464,8 +510,8 @@ impl Simulator {
     /// The path slot of flow g on link l.
     #[inline]
     fn fair_slot(&self, g: usize, l: usize) -> usize {
-        let mut p = g * self.fair.maxp;
-        while self.fair.dpl[p] as usize != l {
+        let mut p = g * self.maxp;
+        while self.dpl[p] as usize != l {
             p += 1;
         }
         p
@@ -474,8 +520,8 @@ impl Simulator {
     /// The path slots of the flow at dense index g.
     #[inline]
     fn fair_slots(&self, g: usize) -> std::ops::Range<usize> {
-        let p = g * self.fair.maxp;
-        p..p + self.fair.ff[g].plen as usize
+        let p = g * self.maxp;
+        p..p + self.ff[g].plen as usize
     }
 
     /// Link l joins the fill at level lam: its residual capacity and unfrozen weight. Its
@@ -485,38 +531,38 @@ impl Simulator {
     /// a bottleneck elsewhere); a parked flow found above the level where l saturates is
     /// unparked and tracked (see fair_allocate), which only raises that level.
     #[inline]
-    fn fair_join(&mut self, l: usize, lam: f64, track_all: bool) {
+    fn fair_join(&mut self, core: &mut Core, l: usize, lam: f64, track_all: bool) {
         // Most calls find the link joined already: that test stays at the caller.
-        if self.fair.lk[l].stamp != self.fair.stamp {
-            self.fair_join_new(l, lam, track_all);
+        if self.lk[l].stamp != self.stamp {
+            self.fair_join_new(core, l, lam, track_all);
         }
     }
 
     #[inline(never)]
-    fn fair_join_new(&mut self, l: usize, lam: f64, track_all: bool) {
-        let st = self.fair.stamp;
-        self.fair.lk[l].stamp = st;
+    fn fair_join_new(&mut self, core: &mut Core, l: usize, lam: f64, track_all: bool) {
+        let st = self.stamp;
+        self.lk[l].stamp = st;
         // On a link of the event every virtual flow is tracked: no need for its old state.
         let bott = if track_all {
             0.0
         } else {
             let (used, mx) = self.fair_old_state(l);
-            if used >= self.topo.capacity[l] * (1.0 - TOL) {
+            if used >= core.topo.capacity[l] * (1.0 - TOL) {
                 mx * (1.0 - TOL)
             } else {
                 INF
             }
         };
-        let mut res = self.topo.capacity[l];
+        let mut res = core.topo.capacity[l];
         let mut w = 0.0;
         let mut cnt = 0u32;
         let mut parked = 0u32;
         let mut pmax = 0.0f64;
         // Local borrows: the loop reads and writes disjoint fields.
-        let (ff, pst, dpl) = (&mut self.fair.ff[..], &mut self.fair.pst[..], &self.fair.dpl[..]);
-        let (fc, fwt) = (&self.fair.fc[..], self.fair.fwt);
-        let (tq, maxp) = (&mut self.fair.tq, self.fair.maxp);
-        for &g in &self.link_flows[l] {
+        let (ff, pst, dpl) = (&mut self.ff[..], &mut self.pst[..], &self.dpl[..]);
+        let (fc, fwt) = (&self.fc[..], self.fwt);
+        let (tq, maxp) = (&mut self.tq, self.maxp);
+        for &g in &self.lazy.link_flows[l] {
             let g = g as usize;
             let f = &mut ff[g];
             let (lev, fw) = if fwt { (fc[g].lev, fc[g].w) } else { (f.rate, 1.0) };
@@ -552,13 +598,13 @@ impl Simulator {
                 }
             }
         }
-        self.fair.lk[l].res = res;
-        self.fair.lk[l].w = w;
-        self.fair.lk[l].cnt = cnt;
-        self.fair.fopen += cnt;
-        self.fair.lk[l].pk = parked;
-        self.fair.lk[l].pmax = pmax;
-        self.fair.lk[l].ver = 0;
+        self.lk[l].res = res;
+        self.lk[l].w = w;
+        self.lk[l].cnt = cnt;
+        self.fopen += cnt;
+        self.lk[l].pk = parked;
+        self.lk[l].pmax = pmax;
+        self.lk[l].ver = 0;
         // A tracked flow needs its own check only if l does not stop it first: the check
         // of one at or above the level of l is deferred until that level rises past it
         // (see fair_allocate), and is mostly never needed. Below it, a flow on a two-link
@@ -567,112 +613,112 @@ impl Simulator {
         let mut unp = INF;
         if cnt > 0 {
             let sat = res.max(0.0) / w;
-            for k in 0..self.fair.tq.len() {
-                let g = self.fair.tq[k] as usize;
+            for k in 0..self.tq.len() {
+                let g = self.tq[k] as usize;
                 let lev = self.flev(g);
                 if lev < sat {
-                    if self.fair.ff[g].vst != st {
-                        self.fair.ff[g].vst = st;
-                        if self.fair.ff[g].plen <= 2 {
-                            self.fair.fpromote.push(g as u32);
+                    if self.ff[g].vst != st {
+                        self.ff[g].vst = st;
+                        if self.ff[g].plen <= 2 {
+                            self.fpromote.push(g as u32);
                         } else {
-                            self.fair.fheap.push(Item::new(lev, 1, g, 0));
+                            self.fheap.push(Item::new(lev, 1, g, 0));
                         }
                     }
                 } else {
                     unp = unp.min(lev);
                 }
             }
-            self.fair.fheap.push(Item::new(sat, 0, l, 0));
+            self.fheap.push(Item::new(sat, 0, l, 0));
         }
-        self.fair.tq.clear();
-        self.fair.lk[l].unp = unp;
+        self.tq.clear();
+        self.lk[l].unp = unp;
     }
 
     /// Link l's level rose to `sat`: the events of the flows tracked there whose old level
     /// it passed (deferred in fair_join) go into the heap.
     fn fair_undefer(&mut self, l: usize, sat: f64) {
-        let st = self.fair.stamp;
+        let st = self.stamp;
         let mut unp = INF;
-        for k in 0..self.link_flows[l].len() {
-            let g = self.link_flows[l][k] as usize;
-            if self.fair.ff[g].vst == st || self.fair.ff[g].zst == st || self.fair.ff[g].rst == st || (self.fair.lk[l].pk > 0 && self.fair.pst[self.fair_slot(g, l)] == st) {
+        for k in 0..self.lazy.link_flows[l].len() {
+            let g = self.lazy.link_flows[l][k] as usize;
+            if self.ff[g].vst == st || self.ff[g].zst == st || self.ff[g].rst == st || (self.lk[l].pk > 0 && self.pst[self.fair_slot(g, l)] == st) {
                 continue;
             }
             let lev = self.flev(g);
             if lev < sat {
-                self.fair.ff[g].vst = st;
-                self.fair.fheap.push(Item::new(lev, 1, g, 0));
+                self.ff[g].vst = st;
+                self.fheap.push(Item::new(lev, 1, g, 0));
             } else {
                 unp = unp.min(lev);
             }
         }
-        self.fair.lk[l].unp = unp;
+        self.lk[l].unp = unp;
     }
 
     /// Flow g (unfrozen, or parked, on the links of the fill) freezes at rate r.
     fn fair_freeze(&mut self, g: usize, r: f64) {
-        let st = self.fair.stamp;
-        self.fair.ff[g].zst = st;
+        let st = self.stamp;
+        self.ff[g].zst = st;
         let w = self.fw(g);
         for p in self.fair_slots(g) {
-            let l = self.fair.dpl[p] as usize;
-            if self.fair.lk[l].stamp != st {
+            let l = self.dpl[p] as usize;
+            if self.lk[l].stamp != st {
                 continue;
             }
-            if self.fair.pst[p] == st {
-                self.fair.pst[p] = st.wrapping_sub(1);
-                self.fair.lk[l].pk -= 1;
-                self.fair.lk[l].res += self.fair.ff[g].rate - r;
+            if self.pst[p] == st {
+                self.pst[p] = st.wrapping_sub(1);
+                self.lk[l].pk -= 1;
+                self.lk[l].res += self.ff[g].rate - r;
             } else {
-                self.fair.lk[l].res -= r;
-                self.fair.lk[l].cnt -= 1;
-                self.fair.fopen -= 1;
-                self.fair.lk[l].w = if self.fair.lk[l].cnt > 0 { self.fair.lk[l].w - w } else { 0.0 };
+                self.lk[l].res -= r;
+                self.lk[l].cnt -= 1;
+                self.fopen -= 1;
+                self.lk[l].w = if self.lk[l].cnt > 0 { self.lk[l].w - w } else { 0.0 };
             }
-            self.fair.lk[l].ver = self.fair.lk[l].ver.wrapping_add(1);
+            self.lk[l].ver = self.lk[l].ver.wrapping_add(1);
         }
     }
 
     /// Unparks flow g on the link of slot p (it is unfrozen there from now on); the link's
     /// level may fall (not below the current level): a fresh heap entry.
     fn fair_unpark(&mut self, g: usize, p: usize) {
-        let st = self.fair.stamp;
-        let l = self.fair.dpl[p] as usize;
-        self.fair.pst[p] = st.wrapping_sub(1);
-        self.fair.lk[l].pk -= 1;
-        self.fair.lk[l].res += self.fair.ff[g].rate;
-        self.fair.lk[l].w += self.fw(g);
-        self.fair.lk[l].cnt += 1;
-        self.fair.fopen += 1;
-        self.fair.lk[l].ver = self.fair.lk[l].ver.wrapping_add(1);
-        self.fair.fheap.push(Item::new(self.fair.lk[l].res.max(0.0) / self.fair.lk[l].w, 0, l, self.fair.lk[l].ver));
+        let st = self.stamp;
+        let l = self.dpl[p] as usize;
+        self.pst[p] = st.wrapping_sub(1);
+        self.lk[l].pk -= 1;
+        self.lk[l].res += self.ff[g].rate;
+        self.lk[l].w += self.fw(g);
+        self.lk[l].cnt += 1;
+        self.fopen += 1;
+        self.lk[l].ver = self.lk[l].ver.wrapping_add(1);
+        self.fheap.push(Item::new(self.lk[l].res.max(0.0) / self.lk[l].w, 0, l, self.lk[l].ver));
     }
 
     /// Flow g turns real: its cap, and its other links join the fill.
-    fn fair_make_real(&mut self, g: usize, lam: f64) {
-        self.fair.ff[g].rst = self.fair.stamp;
-        self.fair.rlist.push(g as u32);
-        self.fair.fc[g].cap = self.fair_cap(g);
+    fn fair_make_real(&mut self, core: &mut Core, g: usize, lam: f64) {
+        self.ff[g].rst = self.stamp;
+        self.rlist.push(g as u32);
+        self.fc[g].cap = self.fair_cap(core, g);
         for p in self.fair_slots(g) {
-            self.fair_join(self.fair.dpl[p] as usize, lam, false);
+            self.fair_join(core, self.dpl[p] as usize, lam, false);
         }
     }
 
     /// Virtual flow g goes on rising from level lam: unparked wherever it is parked, it
     /// turns real, with an event at its cap if it has one.
     #[inline]
-    fn fair_rise(&mut self, g: usize, lam: f64) {
-        let st = self.fair.stamp;
+    fn fair_rise(&mut self, core: &mut Core, g: usize, lam: f64) {
+        let st = self.stamp;
         for p in self.fair_slots(g) {
-            if self.fair.pst[p] == st && self.fair.lk[self.fair.dpl[p] as usize].stamp == st {
+            if self.pst[p] == st && self.lk[self.dpl[p] as usize].stamp == st {
                 self.fair_unpark(g, p);
             }
         }
-        self.fair_make_real(g, lam);
+        self.fair_make_real(core, g, lam);
         let cap = self.fcap(g);
         if cap < INF {
-            self.fair.fheap.push(Item::new(cap / self.fw(g), 2, g, 0));
+            self.fheap.push(Item::new(cap / self.fw(g), 2, g, 0));
         }
     }
 
@@ -681,9 +727,9 @@ impl Simulator {
     /// (saturated, and no flow with a higher level); on links of the fill that saturate
     /// at lam (within TOL, and no parked flow above lam there), weight * the lowest of
     /// their levels, so that a link's slack of up to TOL is not left to its other flows.
-    fn fair_still_stops(&mut self, g: usize, lam: f64) -> Option<f64> {
-        let st = self.fair.stamp;
-        let r = self.fair.ff[g].rate;
+    fn fair_still_stops(&mut self, core: &mut Core, g: usize, lam: f64) -> Option<f64> {
+        let st = self.stamp;
+        let r = self.ff[g].rate;
         let cap = self.fcap(g);
         if cap < INF && r >= cap * (1.0 - TOL) {
             return Some(r);
@@ -691,21 +737,21 @@ impl Simulator {
         let lev = self.flev(g);
         let mut at = INF;
         for p in self.fair_slots(g) {
-            let l = self.fair.dpl[p] as usize;
-            if self.fair.lk[l].stamp == st {
-                if self.fair.lk[l].cnt > 0 && self.fair.pst[p] != st && self.fair.lk[l].res.max(0.0) <= self.fair.lk[l].w * lam * (1.0 + TOL) {
+            let l = self.dpl[p] as usize;
+            if self.lk[l].stamp == st {
+                if self.lk[l].cnt > 0 && self.pst[p] != st && self.lk[l].res.max(0.0) <= self.lk[l].w * lam * (1.0 + TOL) {
                     let hi = lam * (1.0 + TOL);
-                    let parked_above = self.fair.lk[l].pk > 0 && self.link_flows[l].iter().any(|&h| {
+                    let parked_above = self.lk[l].pk > 0 && self.lazy.link_flows[l].iter().any(|&h| {
                         let h = h as usize;
-                        self.fair.ff[h].zst != st && self.fair.ff[h].rst != st && self.fair.ff[h].rate > self.fw(h) * hi && self.fair.pst[self.fair_slot(h, l)] == st
+                        self.ff[h].zst != st && self.ff[h].rst != st && self.ff[h].rate > self.fw(h) * hi && self.pst[self.fair_slot(h, l)] == st
                     });
                     if !parked_above {
-                        at = at.min(self.fair.lk[l].res.max(0.0) / self.fair.lk[l].w);
+                        at = at.min(self.lk[l].res.max(0.0) / self.lk[l].w);
                     }
                 }
             } else {
                 let (used, mx) = self.fair_old_state(l);
-                if used >= self.topo.capacity[l] * (1.0 - TOL) && lev >= mx * (1.0 - TOL) {
+                if used >= core.topo.capacity[l] * (1.0 - TOL) && lev >= mx * (1.0 - TOL) {
                     return Some(r);
                 }
             }
@@ -716,18 +762,18 @@ impl Simulator {
     /// Virtual flow g freezes at rate r (at most its cap), within TOL of its old rate,
     /// committed as a real flow's (its links outside the fill keep its old rate: a change
     /// within TOL).
-    fn fair_freeze_near(&mut self, g: usize, r: f64) {
-        let old = self.fair.ff[g].rate;
-        let r = if self.fair.ff[g].span {
-            self.fair.fc[g].cap = self.fair_cap(g);
-            r.min(self.fair.fc[g].cap)
+    fn fair_freeze_near(&mut self, core: &mut Core, g: usize, r: f64) {
+        let old = self.ff[g].rate;
+        let r = if self.ff[g].span {
+            self.fc[g].cap = self.fair_cap(core, g);
+            r.min(self.fc[g].cap)
         } else {
             r
         };
         if r.to_bits() != old.to_bits() {
-            self.fair.ff[g].rst = self.fair.stamp;
-            self.fair.rlist.push(g as u32);
-            self.fair.ff[g].nrate = r;
+            self.ff[g].rst = self.stamp;
+            self.rlist.push(g as u32);
+            self.ff[g].nrate = r;
             self.fair_freeze(g, r);
         } else {
             self.fair_freeze(g, old);
@@ -736,93 +782,92 @@ impl Simulator {
 
     /// Re-runs the filling where it changes (see the module doc), commits the rates that
     /// changed, and computes the next event time.
-    pub(super) fn fair_allocate(&mut self) -> Result<()> {
-        self.stats.allocations += 1;
-        self.fair.stamp = self.fair.stamp.wrapping_add(1);
-        let st = self.fair.stamp;
-        self.fair.rlist.clear();
-        for k in 0..self.fair.seed_flows.len() {
-            let i = self.fair.seed_flows[k] as usize;
-            if self.status[i] != Status::Active {
+    pub(super) fn fair_allocate(&mut self, core: &mut Core) -> Result<()> {
+        self.stamp = self.stamp.wrapping_add(1);
+        let st = self.stamp;
+        self.rlist.clear();
+        for k in 0..self.seed_flows.len() {
+            let i = self.seed_flows[k] as usize;
+            if core.status[i] != Status::Active {
                 continue;
             }
-            let s = self.active_pos[i] as usize;
-            if self.fair.ff[s].rst != st {
-                self.fair.ff[s].rst = st;
-                self.fair.rlist.push(s as u32);
+            let s = core.active_pos[i] as usize;
+            if self.ff[s].rst != st {
+                self.ff[s].rst = st;
+                self.rlist.push(s as u32);
             }
         }
-        self.fair.seed_flows.clear();
-        let mut lam = self.fair_floor();
-        if lam == INF && !self.fair.seed_links.is_empty() {
+        self.seed_flows.clear();
+        let mut lam = self.fair_floor(core);
+        if lam == INF && !self.seed_links.is_empty() {
             lam = 0.0;
         }
         lam *= 1.0 - 1e-9;
-        self.fair.fheap.clear();
-        self.fair.fopen = 0;
-        for k in 0..self.fair.rlist.len() {
-            let g = self.fair.rlist[k] as usize;
-            self.fair.fc[g].cap = self.fair_cap(g);
+        self.fheap.clear();
+        self.fopen = 0;
+        for k in 0..self.rlist.len() {
+            let g = self.rlist[k] as usize;
+            self.fc[g].cap = self.fair_cap(core, g);
         }
         // The links of the event: every virtual flow there is tracked (their committed
         // rates do not tell the bottlenecks of the new state).
-        for k in 0..self.fair.seed_links.len() {
-            self.fair_join(self.fair.seed_links[k] as usize, lam, true);
+        for k in 0..self.seed_links.len() {
+            self.fair_join(core, self.seed_links[k] as usize, lam, true);
         }
-        for k in 0..self.fair.rlist.len() {
-            let g = self.fair.rlist[k] as usize;
+        for k in 0..self.rlist.len() {
+            let g = self.rlist[k] as usize;
             for p in self.fair_slots(g) {
-                self.fair_join(self.fair.dpl[p] as usize, lam, true);
+                self.fair_join(core, self.dpl[p] as usize, lam, true);
             }
         }
-        self.fair.seed_links.clear();
-        for k in 0..self.fair.rlist.len() {
-            let g = self.fair.rlist[k] as usize;
+        self.seed_links.clear();
+        for k in 0..self.rlist.len() {
+            let g = self.rlist[k] as usize;
             let cap = self.fcap(g);
             if cap < INF {
-                self.fair.fheap.push(Item::new(cap / self.fw(g), 2, g, 0));
+                self.fheap.push(Item::new(cap / self.fw(g), 2, g, 0));
             }
         }
         // Progress guard: a step per flow or link of the fill, about twice per flow.
-        let bound = ALLOC_STEPS_PER_FLOW * (self.active.len() as u64 + self.fair.lk.len() as u64 + 1);
+        let bound = ALLOC_STEPS_PER_FLOW * (core.active.len() as u64 + self.lk.len() as u64 + 1);
         let mut steps = 0u64;
         loop {
             steps += 1;
             if steps > bound {
-                let flows: Vec<u32> = self.fair.rlist.iter().take(64).map(|&s| self.active[s as usize]).collect();
+                let flows: Vec<u32> = self.rlist.iter().take(64).map(|&s| core.active[s as usize]).collect();
                 let what = format!(
                     "{steps} steps of one fill, and its heap does not drain \
                      (bound {ALLOC_STEPS_PER_FLOW} * (active flows + links + 1) = {bound})"
                 );
-                return Err(self.no_progress(&what, &flows));
+                return Err(core.no_progress(self.name(), &what, &flows));
             }
-            while let Some(g) = self.fair.fpromote.pop() {
+            while let Some(g) = self.fpromote.pop() {
                 let g = g as usize;
-                if self.fair.ff[g].rst != st && self.fair.ff[g].zst != st {
-                    self.fair_rise(g, lam);
+                if self.ff[g].rst != st && self.ff[g].zst != st {
+                    self.fair_rise(core, g, lam);
                 }
             }
-            let Some(top) = self.fair.fheap.peek().copied() else { break };
-            if self.fair.fopen == 0 {
+            let Some(top) = self.fheap.peek().copied() else { break };
+            if self.fopen == 0 {
                 // Every flow of the fill is frozen: what is left in the heap is stale.
                 break;
             }
             let id = top.id();
-            if top.kind() == 0 && self.fair.lk[id].cnt > 0 && top.version() != self.fair.lk[id].ver {
+            if top.kind() == 0 && self.lk[id].cnt > 0 && top.version() != self.lk[id].ver {
                 // Levels only rise as flows freeze: the stale top moves to the current one
                 // (in place: one sift instead of a pop and a push).
-                let level = self.fair.lk[id].res.max(0.0) / self.fair.lk[id].w;
-                *self.fair.fheap.peek_mut().unwrap() = Item::new(level, 0, id, self.fair.lk[id].ver);
-                if level > self.fair.lk[id].unp {
+                let level = self.lk[id].res.max(0.0) / self.lk[id].w;
+                *self.fheap.peek_mut().unwrap() = Item::new(level, 0, id, self.lk[id].ver);
+                if level > self.lk[id].unp {
                     self.fair_undefer(id, level);
                 }
                 continue;
             }
-            let it = self.fair.fheap.pop().unwrap();
+            let it = self.fheap.pop().unwrap();
             match it.kind() {
                 0 => {
                     let l = id;
-                    if self.fair.lk[l].cnt == 0 {
+                    if self.lk[l].cnt == 0 {
                         continue;
                     }
                     // Parked flows above this level: unpark them (the level rises).
@@ -831,19 +876,19 @@ impl Simulator {
                     // None if every parked flow's old level is below (pmax bounds them:
                     // parked flows keep their old rates; the margin covers rate vs
                     // weight * level rounding under wps).
-                    let scan = self.fair.lk[l].pk > 0 && self.fair.lk[l].pmax > hi * (1.0 - 1e-12);
-                    for k in 0..if scan { self.link_flows[l].len() } else { 0 } {
-                        let g = self.link_flows[l][k] as usize;
-                        if self.fair.ff[g].zst == st || self.fair.ff[g].rst == st || self.fair.ff[g].rate <= self.fw(g) * hi {
+                    let scan = self.lk[l].pk > 0 && self.lk[l].pmax > hi * (1.0 - 1e-12);
+                    for k in 0..if scan { self.lazy.link_flows[l].len() } else { 0 } {
+                        let g = self.lazy.link_flows[l][k] as usize;
+                        if self.ff[g].zst == st || self.ff[g].rst == st || self.ff[g].rate <= self.fw(g) * hi {
                             continue;
                         }
                         let p = self.fair_slot(g, l);
-                        if self.fair.pst[p] == st {
+                        if self.pst[p] == st {
                             self.fair_unpark(g, p);
                             moved = true;
-                            if self.fair.ff[g].vst != st {
-                                self.fair.ff[g].vst = st;
-                                self.fair.fheap.push(Item::new(self.flev(g), 1, g, 0));
+                            if self.ff[g].vst != st {
+                                self.ff[g].vst = st;
+                                self.fheap.push(Item::new(self.flev(g), 1, g, 0));
                             }
                         }
                     }
@@ -851,17 +896,17 @@ impl Simulator {
                         continue;
                     }
                     lam = lam.max(it.level());
-                    for k in 0..self.link_flows[l].len() {
-                        let g = self.link_flows[l][k] as usize;
-                        if self.fair.ff[g].zst == st {
+                    for k in 0..self.lazy.link_flows[l].len() {
+                        let g = self.lazy.link_flows[l][k] as usize;
+                        if self.ff[g].zst == st {
                             continue;
                         }
                         let w = self.fw(g);
-                        if self.fair.ff[g].rst == st {
+                        if self.ff[g].rst == st {
                             let r = (w * lam).min(self.fcap(g));
-                            self.fair.ff[g].nrate = r;
+                            self.ff[g].nrate = r;
                             self.fair_freeze(g, r);
-                        } else if self.fair.ff[g].rate <= w * lam * (1.0 + TOL) {
+                        } else if self.ff[g].rate <= w * lam * (1.0 + TOL) {
                             // Saturates at the virtual flow's old level (or a parked flow
                             // below it): it stays. One within TOL of the level but not at
                             // it takes the level's exact rate (committed when it differs by
@@ -870,82 +915,83 @@ impl Simulator {
                             // apart by up to TOL at each fill, until the lower ones look
                             // bottlenecked elsewhere (below the link's highest level by
                             // more than TOL) and are parked below it for good.
-                            let (old, r) = (self.fair.ff[g].rate, w * lam);
+                            let (old, r) = (self.ff[g].rate, w * lam);
                             if old >= r * (1.0 - TOL) {
-                                self.fair_freeze_near(g, r);
+                                self.fair_freeze_near(core, g, r);
                             } else {
                                 self.fair_freeze(g, old);
                             }
                         } else {
                             // Frozen below its old level: it turns real.
                             let r = w * lam;
-                            self.fair.ff[g].nrate = r;
+                            self.ff[g].nrate = r;
                             self.fair_freeze(g, r);
-                            self.fair_make_real(g, lam);
+                            self.fair_make_real(core, g, lam);
                         }
                     }
                 }
                 1 => {
                     let g = id;
-                    if self.fair.ff[g].rst == st || self.fair.ff[g].zst == st {
+                    if self.ff[g].rst == st || self.ff[g].zst == st {
                         continue;
                     }
                     lam = lam.max(it.level());
-                    if let Some(r) = self.fair_still_stops(g, lam) {
-                        self.fair_freeze_near(g, r);
+                    if let Some(r) = self.fair_still_stops(core, g, lam) {
+                        self.fair_freeze_near(core, g, r);
                     } else {
-                        self.fair_rise(g, lam);
+                        self.fair_rise(core, g, lam);
                     }
                 }
                 _ => {
                     let g = id;
-                    if self.fair.ff[g].rst != st || self.fair.ff[g].zst == st {
+                    if self.ff[g].rst != st || self.ff[g].zst == st {
                         continue;
                     }
                     lam = lam.max(it.level());
                     let r = self.fcap(g);
-                    self.fair.ff[g].nrate = r;
+                    self.ff[g].nrate = r;
                     self.fair_freeze(g, r);
                 }
             }
         }
         // Commit.
-        for k in 0..self.fair.rlist.len() {
-            let f = self.fair.rlist[k] as usize;
-            debug_assert!(self.fair.ff[f].zst == st, "a real flow is frozen at the end of the fill");
-            let (r, old) = (self.fair.ff[f].nrate, self.fair.ff[f].rate);
+        for k in 0..self.rlist.len() {
+            let f = self.rlist[k] as usize;
+            debug_assert!(self.ff[f].zst == st, "a real flow is frozen at the end of the fill");
+            let (r, old) = (self.ff[f].nrate, self.ff[f].rate);
             if (r - old).abs() > 1e-12 * r.max(old) || (r == 0.0) != (old == 0.0) {
-                let i = self.active[f] as usize;
-                if self.fair.ff[f].span {
-                    self.set_rate(i, r);
+                let i = core.active[f] as usize;
+                if self.ff[f].span {
+                    self.lazy.set_rate(core, i, r, &[]);
                 } else {
                     // set_rate for a flow with no data span (no cap, no PIAS threshold).
                     // The dense state mirrors the flow's: its old rate and size.
-                    debug_assert!(old.to_bits() == self.rate[i].to_bits() && self.fair.fc[f].size == self.flows[i].size_bytes);
-                    let (now, size, r0) = (self.now, self.fair.fc[f].size, old);
-                    let sent = if r0 == 0.0 { self.sent[i] } else { (self.sent[i] + r0 * (now - self.sent_at[i])).min(size) };
-                    self.sent[i] = sent;
-                    self.sent_at[i] = now;
-                    self.rate[i] = r;
+                    debug_assert!(old.to_bits() == core.rate[i].to_bits() && self.fc[f].size == core.flows[i].size_bytes);
+                    let (now, size, r0) = (core.now, self.fc[f].size, old);
+                    let sent = if r0 == 0.0 { core.sent[i] } else { (core.sent[i] + r0 * (now - core.sent_at[i])).min(size) };
+                    core.sent[i] = sent;
+                    core.sent_at[i] = now;
+                    core.rate[i] = r;
                     if r <= 0.0 {
-                        self.flow_events.remove(i as u32);
+                        self.lazy.flow_events.remove(i as u32);
                     } else {
-                        self.flow_events.set_later(i as u32, now + (size - sent) / r);
+                        self.lazy.flow_events.set_later(i as u32, now + (size - sent) / r);
                     }
                 }
-                self.fair.ff[f].rate = r;
-                if self.fair.fwt {
-                    self.fair.fc[f].lev = r / self.fair.fc[f].w;
+                self.ff[f].rate = r;
+                if self.fwt {
+                    self.fc[f].lev = r / self.fc[f].w;
                 }
                 // The links' cached old state is dropped (a store; updating it in place
                 // reads the links here and measured slower).
                 for p in self.fair_slots(f) {
-                    self.fair.lk[self.fair.dpl[p] as usize].used = f64::NAN;
+                    self.lk[self.dpl[p] as usize].used = f64::NAN;
                 }
             }
         }
-        self.fair.rlist.clear();
-        self.incr_finish_allocation();
+        self.rlist.clear();
+        self.lazy.reschedule_pending(core, &[]);
+        core.next_event = self.lazy.next_event(core);
         Ok(())
     }
 }
