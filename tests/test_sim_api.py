@@ -89,6 +89,8 @@ def test_same_seed_same_results_leafspine_random():
         ({"scheduler": "racs", "racs": {"speed": 1}}, "unknown racs parameter"),
         ({"scheduler": "gtcp:srpt", "k": 2}, "gtcp with destination admission"),
         ({"scheduler": "srpt", "delay_us": -1.0}, "delay_us"),
+        ({"scheduler": "sdc", "sdc": {"thresholds_bytes": (1e5,)}}, r"sdc\['thresholds_bytes'\] must have 2 values"),
+        ({"scheduler": "sdc", "sdc": {"weights": (4.0, 3.0, 2.0, 1.0)}}, r"sdc\['weights'\] must have 3 values"),
     ],
 )
 def test_bad_options_say_what_is_wrong(kwargs, match):
