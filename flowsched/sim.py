@@ -19,8 +19,7 @@ from typing import IO, Any
 import numpy as np
 import pandas as pd
 
-from flowsched import _fabric
-from flowsched import progress as _progress
+from flowsched import _fabric, progress as _progress
 from flowsched.metrics import DEFAULT_BUCKETS_BYTES, Summary, compare, deadline_met, slowdown, summarize
 from flowsched.topology import BigSwitch, LeafSpine, Topology
 from flowsched.traces import TimeResolutionWarning, read_trace, validate_trace
