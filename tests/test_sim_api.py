@@ -125,7 +125,10 @@ def test_heterogeneous_host_rates():
 def test_cli_generate_and_simulate(tmp_path: Path):
     trace = tmp_path / "t.csv"
     out = tmp_path / "r.parquet"
-    run = lambda *a: subprocess.run([sys.executable, "-m", "flowsched.cli", *a], capture_output=True, text=True)
+
+    def run(*a):
+        return subprocess.run([sys.executable, "-m", "flowsched.cli", *a], capture_output=True, text=True)
+
     g = run("generate", "--workload", "websearch", "--load", "0.5", "--hosts", "4", "--flows", "200",
             "--seed", "1", "--out", str(trace))
     assert g.returncode == 0, g.stderr
