@@ -20,7 +20,7 @@ from pathlib import Path
 
 from flowsched import progress, workloads
 from flowsched.sim import ADMISSION_POLICIES, SCHEDULERS, simulate
-from flowsched.topology import BigSwitch, LeafSpine
+from flowsched.topology import BigSwitch, LeafSpine, Topology
 from flowsched.traces import (
     MAX_FLOWS,
     TRACE_SUFFIXES,
@@ -142,7 +142,7 @@ def _simulate(a: argparse.Namespace) -> int:
     if a.topology == "leafspine":
         if a.hosts is not None:
             raise ValueError("--hosts applies to the big switch; a leaf-spine has --tors x --hosts-per-tor hosts")
-        topo = LeafSpine(a.tors, a.hosts_per_tor, a.spines, a.link_gbps, a.core_gbps, ecmp_seed=a.seed)
+        topo: Topology = LeafSpine(a.tors, a.hosts_per_tor, a.spines, a.link_gbps, a.core_gbps, ecmp_seed=a.seed)
         tr = read_trace(a.trace, hosts=topo.n_hosts)
     else:
         if a.hosts is not None:
@@ -155,7 +155,9 @@ def _simulate(a: argparse.Namespace) -> int:
         try:
             thresholds = [float(x) for x in a.pias_thresholds.split(",")]
         except ValueError:
-            raise ValueError(f"--pias-thresholds: expected comma-separated numbers of bytes, got {a.pias_thresholds!r}")
+            raise ValueError(
+                f"--pias-thresholds: expected comma-separated numbers of bytes, got {a.pias_thresholds!r}"
+            ) from None
     def run(scheduler: str):
         return simulate(tr, topo, scheduler, admission=a.admission, k=a.k, window=a.window,
                         terminate_missed=a.terminate_missed, delay_us=a.delay_us, seed=a.seed,
