@@ -615,6 +615,13 @@ impl Core {
 
     /// Priority key of flow i under scheduler s: (class, value, d value / d sent).
     fn key(&self, s: &Scheduler, i: usize) -> (f64, f64, f64) {
+        self.key_by(s, i, |_, sent| self.pias_queue(sent))
+    }
+
+    /// `key`, with PIAS's queue of flow i (with `sent` bytes sent) given by `pias_queue`:
+    /// the incremental priority allocator places a flow by the queue it holds for it.
+    #[inline]
+    pub(crate) fn key_by(&self, s: &Scheduler, i: usize, pias_queue: impl Fn(usize, f64) -> usize) -> (f64, f64, f64) {
         let f = &self.flows[i];
         let sent = self.sent_now(i);
         let rem = f.size_bytes - sent;
@@ -623,9 +630,7 @@ impl Core {
             Scheduler::Fifo => (0.0, f.arrival_s, 0.0),
             Scheduler::Srpt => (0.0, rem, -1.0),
             Scheduler::Las => (0.0, sent, 1.0),
-            // (The incremental priority allocator places a flow by the queue it holds for
-            // it, not by this one: see `prio` in incr.rs.)
-            Scheduler::Pias => (self.pias_queue(sent) as f64, f.arrival_s, 0.0),
+            Scheduler::Pias => (pias_queue(i, sent) as f64, f.arrival_s, 0.0),
             Scheduler::Ga(inner) => {
                 if self.data_complete[i] {
                     match inner {

@@ -134,25 +134,32 @@ impl Allocator for Allocators {
 }
 
 impl Allocator for FullRecomputation {
+    #[inline]
     fn name(&self) -> &'static str {
         "full recomputation"
     }
+    #[inline]
     fn advances_lazily(&self) -> bool {
         false
     }
+    #[inline]
     fn activate(&mut self, core: &mut Core, i: usize) {
         core.active.push(i as u32);
     }
+    #[inline]
     fn advance(&mut self, core: &mut Core, t: f64) -> bool {
         core.advance_fluid(t);
         core.finish_due(core.now)
     }
+    #[inline]
     fn advance_idle(&mut self, core: &mut Core, until: f64) {
         core.advance_fluid(until);
     }
+    #[inline]
     fn remove_finished(&mut self, core: &mut Core) {
         core.retain_active();
     }
+    #[inline]
     fn allocate(&mut self, core: &mut Core) -> Result<()> {
         self.recompute(core);
         Ok(())
@@ -160,26 +167,33 @@ impl Allocator for FullRecomputation {
 }
 
 impl Allocator for LasRecords {
+    #[inline]
     fn name(&self) -> &'static str {
         "LAS fast path of the full recomputation"
     }
+    #[inline]
     fn advances_lazily(&self) -> bool {
         false
     }
+    #[inline]
     fn activate(&mut self, core: &mut Core, i: usize) {
         core.active.push(i as u32);
     }
+    #[inline]
     fn advance(&mut self, core: &mut Core, t: f64) -> bool {
         self.las_advance_fluid(core, t);
         self.las_completions(core, core.now)
     }
+    #[inline]
     fn advance_idle(&mut self, core: &mut Core, until: f64) {
         self.las_advance_fluid(core, until);
     }
+    #[inline]
     fn remove_finished(&mut self, core: &mut Core) {
         self.removed = true;
         core.retain_active();
     }
+    #[inline]
     fn allocate(&mut self, core: &mut Core) -> Result<()> {
         self.allocate_las(core);
         Ok(())
@@ -187,68 +201,86 @@ impl Allocator for LasRecords {
 }
 
 impl Allocator for IncrementalPriority {
+    #[inline]
     fn name(&self) -> &'static str {
         "incremental priority allocator"
     }
+    #[inline]
     fn advances_lazily(&self) -> bool {
         true
     }
+    #[inline]
     fn activate(&mut self, core: &mut Core, i: usize) {
         self.incr_activate(core, i);
     }
+    #[inline]
     fn advance(&mut self, core: &mut Core, t: f64) -> bool {
         core.now = t.max(core.now);
         self.incr_flow_events(core, core.now);
         false
     }
+    #[inline]
     fn advance_idle(&mut self, core: &mut Core, until: f64) {
         core.now = until; // flows advance lazily
     }
+    #[inline]
     fn data_complete(&mut self, core: &mut Core, i: usize, t: f64) {
         if !self.incr_try_finish(core, i, t) {
             self.incr_changed(core, i, true);
         }
     }
+    #[inline]
     fn terminate(&mut self, core: &mut Core, i: usize) {
         self.incr_remove(core, i);
     }
+    #[inline]
     fn remove_finished(&mut self, _core: &mut Core) {
         // Flows leave `active` as they finish or are terminated.
     }
+    #[inline]
     fn allocate(&mut self, core: &mut Core) -> Result<()> {
         self.incr_allocate(core)
     }
 }
 
 impl Allocator for IncrementalFairSharing {
+    #[inline]
     fn name(&self) -> &'static str {
         "incremental fair-sharing allocator"
     }
+    #[inline]
     fn advances_lazily(&self) -> bool {
         true
     }
+    #[inline]
     fn activate(&mut self, core: &mut Core, i: usize) {
         self.fair_activate(core, i);
     }
+    #[inline]
     fn advance(&mut self, core: &mut Core, t: f64) -> bool {
         core.now = t.max(core.now);
         self.flow_events_due(core, core.now);
         false
     }
+    #[inline]
     fn advance_idle(&mut self, core: &mut Core, until: f64) {
         core.now = until; // flows advance lazily
     }
+    #[inline]
     fn data_complete(&mut self, core: &mut Core, i: usize, t: f64) {
         if !self.try_finish(core, i, t) {
             self.fair_changed(i);
         }
     }
+    #[inline]
     fn terminate(&mut self, core: &mut Core, i: usize) {
         self.fair_remove(core, i);
     }
+    #[inline]
     fn remove_finished(&mut self, _core: &mut Core) {
         // Flows leave `active` as they finish or are terminated.
     }
+    #[inline]
     fn allocate(&mut self, core: &mut Core) -> Result<()> {
         self.fair_allocate(core)
     }

@@ -107,22 +107,22 @@ impl LazyFlows {
     }
 
     /// Sets flow i's rate from now on (its bytes sent brought up to now first) and
-    /// schedules its next own event. `pq`: the PIAS placement (empty unless PIAS).
+    /// schedules its next own event. `pias_placement`: the PIAS placement (empty unless PIAS).
     #[inline]
-    pub(super) fn set_rate(&mut self, core: &mut Core, i: usize, r: f64, pq: &[u32]) {
+    pub(super) fn set_rate(&mut self, core: &mut Core, i: usize, r: f64, pias_placement: &[u32]) {
         core.sent[i] = core.sent_now(i);
         core.sent_at[i] = core.now;
         core.rate[i] = r;
-        self.schedule_flow_event(core, i, pq);
+        self.schedule_flow_event(core, i, pias_placement);
     }
 
     /// The next time flow i needs attention: completion, catching up with its data,
-    /// or crossing a PIAS threshold (`pq`: the PIAS placement, empty unless PIAS).
-    fn schedule_flow_event(&mut self, core: &Core, i: usize, pq: &[u32]) {
+    /// or crossing a PIAS threshold (`pias_placement`: the PIAS placement, empty unless PIAS).
+    fn schedule_flow_event(&mut self, core: &Core, i: usize, pias_placement: &[u32]) {
         let r = core.rate[i];
         let t = core.now;
         let sent = core.sent[i];
-        if !pq.is_empty() && core.pias_queue(sent) > pq[i] as usize {
+        if !pias_placement.is_empty() && core.pias_queue(sent) > pias_placement[i] as usize {
             // PIAS: its bytes sent reached a threshold (within its tolerance) while it was
             // re-evaluated for another reason, e.g. stopped by a flow ahead a moment before
             // its own threshold event. Re-place it at once, at this time (an event at now),
@@ -144,11 +144,11 @@ impl LazyFlows {
                 next = next.min((t + gap.max(0.0) / (r - dr)).max(t.next_up()));
             }
         }
-        if !pq.is_empty() {
+        if !pias_placement.is_empty() {
             // The next threshold above its queue. Never at t itself: a gap too small for
             // t + gap / r to leave t would re-create the same event at the same time.
             let th = &core.cfg.pias_thresholds_bytes;
-            let q = pq[i] as usize;
+            let q = pias_placement[i] as usize;
             if q < th.len() {
                 next = next.min((t + (th[q] - sent).max(0.0) / r).max(t.next_up()));
             }
@@ -157,13 +157,13 @@ impl LazyFlows {
     }
 
     /// Schedules again the own events of the flows re-evaluated without a rate change.
-    pub(super) fn reschedule_pending(&mut self, core: &mut Core, pq: &[u32]) {
+    pub(super) fn reschedule_pending(&mut self, core: &mut Core, pias_placement: &[u32]) {
         while let Some(i) = self.reschedule.pop() {
             let i = i as usize;
             if core.status[i] == Status::Active {
                 core.sent[i] = core.sent_now(i);
                 core.sent_at[i] = core.now;
-                self.schedule_flow_event(core, i, pq);
+                self.schedule_flow_event(core, i, pias_placement);
             }
         }
     }
@@ -186,38 +186,38 @@ pub(super) struct IncrementalPriority {
     /// The per-link lists, flow events and flows to reschedule (shared machinery).
     pub(super) lazy: LazyFlows,
     /// The worklist: flows to re-evaluate, in priority order (highest first).
-    pub(super) work: BinaryHeap<WorkItem>,
+    pub(super) worklist: BinaryHeap<WorkItem>,
     /// Whether each flow is on the worklist.
-    pub(super) in_work: Vec<bool>,
+    pub(super) on_worklist: Vec<bool>,
     /// Crossing events (SRPT keys of neighbours on a link meeting): (time, link, version).
-    pub(super) xheap: BinaryHeap<Reverse<(OrdF64, u32, u32)>>,
-    /// Each link's crossing version: an `xheap` entry of another version is stale.
-    pub(super) xver: Vec<u32>,
+    pub(super) crossing_heap: BinaryHeap<Reverse<(OrdF64, u32, u32)>>,
+    /// Each link's crossing version: a `crossing_heap` entry of another version is stale.
+    pub(super) crossing_version: Vec<u32>,
     /// Whether each link's list changed in this allocation (its crossing time is then
     /// recomputed), and those links.
-    pub(super) xdirty: Vec<bool>,
-    /// The links marked in `xdirty`.
-    pub(super) xdirty_list: Vec<u32>,
+    pub(super) link_changed: Vec<bool>,
+    /// The links marked in `link_changed`.
+    pub(super) changed_links: Vec<u32>,
     /// Scratch of a crossing: the links to re-sort.
-    pub(super) xqueue: Vec<u32>,
+    pub(super) resort_queue: Vec<u32>,
     /// Scratch of a crossing: the stamp of each link queued in this crossing.
-    pub(super) xseen: Vec<u32>,
-    /// Scratch of a crossing: the current stamp of `xseen`.
-    pub(super) xstamp: u32,
+    pub(super) resort_stamp_of: Vec<u32>,
+    /// Scratch of a crossing: the current stamp of `resort_stamp_of`.
+    pub(super) resort_stamp: u32,
     /// Scratch of a crossing: a list's new order.
-    pub(super) xsorted: Vec<WorkItem>,
+    pub(super) resort_order: Vec<WorkItem>,
     /// Per-link scan positions of an allocation (see `Cursor`).
     pub(super) cursors: Vec<Cursor>,
     /// The cursor epoch in which a scan passed each flow.
-    pub(super) passed: Vec<u32>,
+    pub(super) passed_in_epoch: Vec<u32>,
     /// The current cursor epoch (one per allocation).
-    pub(super) cepoch: u32,
+    pub(super) cursor_epoch: u32,
     /// The link that bounds each flow's rate (`u32::MAX`: its cap, or none).
-    pub(super) bind: Vec<u32>,
+    pub(super) binding_link: Vec<u32>,
     /// PIAS: the queue each active flow is placed in on its link lists. Its priority
     /// reads this, never the queue its bytes sent would give now, so the lists stay in
     /// priority order between the events that re-place it (empty for other schedulers).
-    pub(super) pq: Vec<u32>,
+    pub(super) pias_placement: Vec<u32>,
 }
 
 impl IncrementalPriority {
@@ -225,21 +225,21 @@ impl IncrementalPriority {
     pub(super) fn new(n: usize, n_links: usize, pias: bool) -> Result<Self> {
         Ok(IncrementalPriority {
             lazy: LazyFlows::new(n, n_links)?,
-            work: BinaryHeap::new(),
-            in_work: vec![false; n],
-            xheap: BinaryHeap::new(),
-            xver: filled(n_links, 0, "per-link state")?,
-            xdirty: filled(n_links, false, "per-link state")?,
-            xdirty_list: Vec::new(),
-            xqueue: Vec::new(),
-            xseen: filled(n_links, 0, "per-link state")?,
-            xstamp: 0,
-            xsorted: Vec::new(),
+            worklist: BinaryHeap::new(),
+            on_worklist: vec![false; n],
+            crossing_heap: BinaryHeap::new(),
+            crossing_version: filled(n_links, 0, "per-link state")?,
+            link_changed: filled(n_links, false, "per-link state")?,
+            changed_links: Vec::new(),
+            resort_queue: Vec::new(),
+            resort_stamp_of: filled(n_links, 0, "per-link state")?,
+            resort_stamp: 0,
+            resort_order: Vec::new(),
             cursors: filled(n_links, Cursor::default(), "per-link state")?,
-            passed: vec![0; n],
-            cepoch: 0,
-            bind: vec![u32::MAX; n],
-            pq: vec![0; if pias { n } else { 0 }],
+            passed_in_epoch: vec![0; n],
+            cursor_epoch: 0,
+            binding_link: vec![u32::MAX; n],
+            pias_placement: vec![0; if pias { n } else { 0 }],
         })
     }
 }
@@ -247,25 +247,21 @@ impl IncrementalPriority {
 impl IncrementalPriority {
     /// A new cursor epoch: every link's scan starts again from the head of its list.
     fn reset_cursors(&mut self) {
-        self.cepoch = self.cepoch.wrapping_add(1);
-        if self.cepoch == 0 {
+        self.cursor_epoch = self.cursor_epoch.wrapping_add(1);
+        if self.cursor_epoch == 0 {
             for c in self.cursors.iter_mut() {
                 c.epoch = 0;
             }
-            self.passed.fill(0);
-            self.cepoch = 1;
+            self.passed_in_epoch.fill(0);
+            self.cursor_epoch = 1;
         }
     }
 
     fn prio(&self, core: &Core, i: usize) -> WorkItem {
-        if let Scheduler::Pias = core.cfg.scheduler {
-            // The queue the flow is placed in on its link lists (`pq`), not the one its
-            // bytes sent give now (`key`): they differ between its reaching a threshold
-            // and its re-placement.
-            let arrival = core.flows[i].arrival_s;
-            return WorkItem { k1: self.pq[i] as f64, k2: arrival, arrival, idx: i as u32 };
-        }
-        let (k1, k2, _) = core.key(&core.cfg.scheduler, i);
+        // PIAS: the queue the flow is placed in on its link lists (`pias_placement`), not
+        // the one its bytes sent give now: they differ between its reaching a threshold
+        // and its re-placement.
+        let (k1, k2, _) = core.key_by(&core.cfg.scheduler, i, |i, _| self.pias_placement[i] as usize);
         WorkItem { k1, k2, arrival: core.flows[i].arrival_s, idx: i as u32 }
     }
 
@@ -284,17 +280,17 @@ impl IncrementalPriority {
     }
 
     fn push_work(&mut self, core: &mut Core, i: usize) {
-        if !self.in_work[i] && core.status[i] == Status::Active {
-            self.in_work[i] = true;
+        if !self.on_worklist[i] && core.status[i] == Status::Active {
+            self.on_worklist[i] = true;
             let w = self.prio(core, i);
-            self.work.push(w);
+            self.worklist.push(w);
         }
     }
 
     fn mark_link(&mut self, l: usize) {
-        if !self.xdirty[l] {
-            self.xdirty[l] = true;
-            self.xdirty_list.push(l as u32);
+        if !self.link_changed[l] {
+            self.link_changed[l] = true;
+            self.changed_links.push(l as u32);
         }
     }
 
@@ -330,7 +326,7 @@ impl IncrementalPriority {
         for k in pos..self.lazy.link_flows[l].len() {
             let h = self.lazy.link_flows[l][k] as usize;
             let rh = core.rate[h];
-            if res < rh - eps || (self.bind[h] as usize == l && res > rh + eps) {
+            if res < rh - eps || (self.binding_link[h] as usize == l && res > rh + eps) {
                 self.push_work(core, h);
             }
             res -= rh;
@@ -342,8 +338,8 @@ impl IncrementalPriority {
         core.active.push(i as u32);
         core.sent_at[i] = core.now;
         core.rate[i] = 0.0;
-        if !self.pq.is_empty() {
-            self.pq[i] = core.pias_queue(core.sent[i]) as u32;
+        if !self.pias_placement.is_empty() {
+            self.pias_placement[i] = core.pias_queue(core.sent[i]) as u32;
         }
         let (a, b) = (core.path_off[i] as usize, core.path_off[i + 1] as usize);
         for p in a..b {
@@ -381,8 +377,8 @@ impl IncrementalPriority {
     /// and everything behind it there.
     pub(super) fn incr_changed(&mut self, core: &mut Core, i: usize, key_changed: bool) {
         if key_changed {
-            if !self.pq.is_empty() {
-                self.pq[i] = core.pias_queue(core.sent_now(i)) as u32;
+            if !self.pias_placement.is_empty() {
+                self.pias_placement[i] = core.pias_queue(core.sent_now(i)) as u32;
             }
             // The flows between its old and new places have a different set of flows
             // ahead of them now; the others behind it see only its rate change, which its
@@ -425,16 +421,16 @@ impl IncrementalPriority {
             self.lazy.reschedule.push(i as u32);
         }
         // Crossings between neighbours on a link.
-        while let Some(Reverse((OrdF64(te), l, v))) = self.xheap.peek().copied() {
+        while let Some(Reverse((OrdF64(te), l, v))) = self.crossing_heap.peek().copied() {
             if te > t {
                 break;
             }
-            self.xheap.pop();
+            self.crossing_heap.pop();
             let l = l as usize;
-            if v != self.xver[l] {
+            if v != self.crossing_version[l] {
                 continue;
             }
-            self.xver[l] = self.xver[l].wrapping_add(1);
+            self.crossing_version[l] = self.crossing_version[l].wrapping_add(1);
             self.incr_crossing(core, l);
         }
     }
@@ -446,23 +442,23 @@ impl IncrementalPriority {
     /// same flows ahead of them as before, and the rate changes of those ahead reach them
     /// through push_affected.
     fn incr_crossing(&mut self, core: &mut Core, l: usize) {
-        self.xstamp = self.xstamp.wrapping_add(1);
-        if self.xstamp == 0 {
-            self.xseen.fill(0);
-            self.xstamp = 1;
+        self.resort_stamp = self.resort_stamp.wrapping_add(1);
+        if self.resort_stamp == 0 {
+            self.resort_stamp_of.fill(0);
+            self.resort_stamp = 1;
         }
-        let st = self.xstamp;
-        self.xqueue.clear();
-        self.xqueue.push(l as u32);
-        self.xseen[l] = st;
+        let st = self.resort_stamp;
+        self.resort_queue.clear();
+        self.resort_queue.push(l as u32);
+        self.resort_stamp_of[l] = st;
         self.mark_link(l);
         let mut q = 0;
-        while q < self.xqueue.len() {
-            let m = self.xqueue[q] as usize;
+        while q < self.resort_queue.len() {
+            let m = self.resort_queue[q] as usize;
             q += 1;
             // The list in the order of the current keys (cmp_prio is a total order, so the
             // order is unique).
-            let mut sorted = std::mem::take(&mut self.xsorted);
+            let mut sorted = std::mem::take(&mut self.resort_order);
             sorted.clear();
             sorted.extend(self.lazy.link_flows[m].iter().map(|&j| self.prio(core, j as usize)));
             sorted.sort_unstable_by(|a, b| a.cmp_prio(b));
@@ -478,16 +474,16 @@ impl IncrementalPriority {
                         let (a, b) = (core.path_off[j] as usize, core.path_off[j + 1] as usize);
                         for p in a..b {
                             let n = core.path_links[p] as usize;
-                            if self.xseen[n] != st {
-                                self.xseen[n] = st;
-                                self.xqueue.push(n as u32);
+                            if self.resort_stamp_of[n] != st {
+                                self.resort_stamp_of[n] = st;
+                                self.resort_queue.push(n as u32);
                             }
                         }
                     }
                 }
                 self.mark_link(m);
             }
-            self.xsorted = sorted;
+            self.resort_order = sorted;
         }
     }
 
@@ -514,12 +510,12 @@ impl IncrementalPriority {
         let bound = ALLOC_STEPS_PER_FLOW * (core.active.len() as u64 + 1);
         let mut steps = 0u64;
         let inject = core.cfg.inject_stall_at_s.is_some_and(|ts| core.now >= ts);
-        while let Some(w) = self.work.pop() {
+        while let Some(w) = self.worklist.pop() {
             let g = w.idx as usize;
-            self.in_work[g] = false;
+            self.on_worklist[g] = false;
             steps += 1;
             if steps > bound {
-                let mut flows: Vec<u32> = self.work.iter().map(|w| w.idx).collect();
+                let mut flows: Vec<u32> = self.worklist.iter().map(|w| w.idx).collect();
                 flows.push(g as u32);
                 let what = format!(
                     "{steps} re-evaluations of flows in one allocation, and the worklist does not drain \
@@ -540,10 +536,10 @@ impl IncrementalPriority {
             // instead of from the head: the same subtractions in the same order. A flow
             // that a cursor already passed (a list out of priority order by rounding, or a
             // flow evaluated again) may change rate under the cursors, so they all restart.
-            if self.passed[g] == self.cepoch {
+            if self.passed_in_epoch[g] == self.cursor_epoch {
                 self.reset_cursors();
             }
-            let ep = self.cepoch;
+            let ep = self.cursor_epoch;
             let mut before = [0.0f64; 8];
             let mut at = [0usize; 8];
             let mut r = core.cap_now(g);
@@ -570,7 +566,7 @@ impl IncrementalPriority {
                             break;
                         }
                         c.res -= core.rate[h];
-                        self.passed[h] = ep;
+                        self.passed_in_epoch[h] = ep;
                         q += 1;
                         if c.res <= 1e-12 * cap_l {
                             // Nothing left for g here; its position is looked up if needed.
@@ -603,10 +599,10 @@ impl IncrementalPriority {
                     bind = core.path_links[p];
                 }
             }
-            self.bind[g] = bind;
+            self.binding_link[g] = bind;
             let old = core.rate[g];
             if (r - old).abs() > 1e-12 * r.max(old) {
-                self.lazy.set_rate(core, g, r, &self.pq);
+                self.lazy.set_rate(core, g, r, &self.pias_placement);
                 for (k, p) in (a..b).enumerate() {
                     let l = core.path_links[p] as usize;
                     self.mark_link(l);
@@ -626,15 +622,15 @@ impl IncrementalPriority {
     /// The flow events of the flows re-evaluated without a rate change, the crossing
     /// times of the links that changed, and the next event time.
     pub(super) fn incr_finish_allocation(&mut self, core: &mut Core) {
-        self.lazy.reschedule_pending(core, &self.pq);
+        self.lazy.reschedule_pending(core, &self.pias_placement);
         let dynamic = matches!(core.cfg.scheduler, Scheduler::Srpt | Scheduler::Ga(GaInner::Srpt));
-        while let Some(l) = self.xdirty_list.pop() {
+        while let Some(l) = self.changed_links.pop() {
             let l = l as usize;
-            self.xdirty[l] = false;
+            self.link_changed[l] = false;
             if !dynamic {
                 continue;
             }
-            self.xver[l] = self.xver[l].wrapping_add(1);
+            self.crossing_version[l] = self.crossing_version[l].wrapping_add(1);
             let mut best = INF;
             let soon = 1e-12 * core.now.max(1.0);
             let list = &self.lazy.link_flows[l];
@@ -663,14 +659,14 @@ impl IncrementalPriority {
                 }
             }
             if best < INF {
-                self.xheap.push(Reverse((OrdF64(best), l as u32, self.xver[l])));
+                self.crossing_heap.push(Reverse((OrdF64(best), l as u32, self.crossing_version[l])));
             }
         }
         // Next event.
         let mut next = self.lazy.next_event(core);
-        while let Some(Reverse((OrdF64(te), l, v))) = self.xheap.peek().copied() {
-            if v != self.xver[l as usize] {
-                self.xheap.pop();
+        while let Some(Reverse((OrdF64(te), l, v))) = self.crossing_heap.peek().copied() {
+            if v != self.crossing_version[l as usize] {
+                self.crossing_heap.pop();
                 continue;
             }
             next = next.min(te);
