@@ -56,7 +56,7 @@
 //!   (`EventHeap::set_later`), which spares most of the heap updates of a commit.
 //!
 //! Flows advance lazily and have flow events (completion, catching up with their data)
-//! in the heap of the priority allocator (incr.rs), whose machinery this shares.
+//! in a `LazyFlows` (incr.rs), the machinery this shares with the priority allocator.
 //! `AllocatorChoice::Full` runs the full recomputation instead; the test
 //! suite checks both give the same results.
 use std::cmp::Ordering;

@@ -321,6 +321,7 @@ impl IncrementalPriority {
     /// position, and pushes the flows whose rate this link now caps below their rate, or
     /// that this link bound and that now have room to grow. The others cannot be
     /// affected through l (their rate is set by another link or their cap).
+    #[inline(never)]
     fn push_affected(&mut self, core: &mut Core, l: usize, pos: usize, mut res: f64) {
         let eps = 1e-12 * core.topo.capacity[l];
         for k in pos..self.lazy.link_flows[l].len() {
