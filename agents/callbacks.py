@@ -45,7 +45,7 @@ class EpisodeCharts(BaseCallback):
         self.buf: dict[str, list[float]] = {}
 
     def _on_step(self) -> bool:
-        for done, info in zip(self.locals["dones"], self.locals["infos"]):
+        for done, info in zip(self.locals["dones"], self.locals["infos"], strict=True):
             if not done:
                 continue
             if "episode" in info:

@@ -22,12 +22,11 @@ import numpy as np
 import pandas as pd
 from omegaconf import DictConfig, OmegaConf
 
-from flowsched import baselines
-from flowsched import metrics as flow_metrics
-from flowsched.baselines.types import Policy
+from flowsched import baselines, metrics as flow_metrics
 from flowsched.agents.checkpoints import dir_candidates, load_newest_readable, sb3_candidates
 from flowsched.agents.config_checks import ConfigError
 from flowsched.agents.envs import check_env_id, check_model_spaces, effective_load, make_env
+from flowsched.baselines.types import Policy
 from flowsched.sim import FLOW_COLUMNS
 
 
@@ -265,7 +264,7 @@ def summarize(results: pd.DataFrame, metrics: Sequence[str], by: Sequence[str] =
     """Mean, std, n and 95% confidence half-width (Student t) across seeds of each metric."""
     rows = []
     for key, g in results.groupby(list(by), sort=False, dropna=False):
-        row = dict(zip(by, key if isinstance(key, tuple) else (key,)))
+        row = dict(zip(by, key if isinstance(key, tuple) else (key,), strict=True))
         for m in metrics:
             if m not in g:
                 continue
@@ -431,7 +430,7 @@ def fig_paired(cell: pd.DataFrame, metric: str, reference: str, title: str) -> A
     ci = np.nan_to_num(cell[f"{metric}_diff_ci95"].to_numpy(float))
     ax.axvline(0.0, color="0.3", lw=1, ls="--", label=f"reference: {names.get(reference, reference)}")
     ax.errorbar(mean, y, xerr=ci, fmt="o", color="C0", ecolor="C0", capsize=4, label="mean paired Δ, 95% CI")
-    for yi, (_, r) in zip(y, cell.iterrows()):
+    for yi, (_, r) in zip(y, cell.iterrows(), strict=True):
         if r["policy"] != reference:
             ax.annotate(f"W/T/L {r[f'{metric}_wins']}/{r[f'{metric}_ties']}/{r[f'{metric}_losses']}",
                         (r[f"{metric}_diff_mean"], yi), textcoords="offset points", xytext=(0, 7), ha="center",
@@ -518,7 +517,7 @@ def fig_vs_load(rw: pd.DataFrame, metrics: Sequence[str], reference: str, title:
     s = summarize(rw, metrics, by=("policy", "load"))
     p = paired_differences(rw, metrics, reference, by=("policy", "load"))
     loads = sorted(rw["load"].dropna().unique())
-    for row, m in zip(axes, metrics):
+    for row, m in zip(axes, metrics, strict=True):
         for i, pol in enumerate(pols):
             sp = s[s.policy == pol].sort_values("load")
             row[0].errorbar(sp["load"], sp[f"{m}_mean"], yerr=sp[f"{m}_ci95"].fillna(0), marker="o", capsize=3,
@@ -584,7 +583,7 @@ def paired_differences(results: pd.DataFrame, metrics: Sequence[str], reference:
     merged = r.merge(ref[[*keys, "seed", *cols]], on=[*keys, "seed"], how="inner", suffixes=("", "__ref"))
     rows = []
     for key, g in merged.groupby(["policy", *keys], sort=False, dropna=False):
-        row = dict(zip(["policy", *keys], key if isinstance(key, tuple) else (key,)))
+        row = dict(zip(["policy", *keys], key if isinstance(key, tuple) else (key,), strict=True))
         for m in cols:
             d = (g[m] - g[f"{m}__ref"]).dropna().to_numpy(np.float64)
             n = d.size

@@ -10,13 +10,24 @@ from typing import Any
 import pandas as pd
 from omegaconf import DictConfig, OmegaConf
 
-from flowsched.metrics import DEADLINE_RTOL
 from flowsched.agents.config_checks import ConfigError, unknown_name
-from flowsched.agents.runlog import emit
 from flowsched.agents.evaluation import (
-    BUCKET_METRICS, baseline_kwargs, bucket_episode_metrics, draw_figures, evaluate_grid, format_paired_table,
-    format_table, higher_is_better, paired_differences, resolve_policies, resolve_reference, short_labels, summarize,
+    BUCKET_METRICS,
+    baseline_kwargs,
+    bucket_episode_metrics,
+    draw_figures,
+    evaluate_grid,
+    format_paired_table,
+    format_table,
+    higher_is_better,
+    paired_differences,
+    resolve_policies,
+    resolve_reference,
+    short_labels,
+    summarize,
 )
+from flowsched.agents.runlog import emit
+from flowsched.metrics import DEADLINE_RTOL
 
 log = logging.getLogger(__name__)
 

@@ -27,11 +27,12 @@ except ImportError as e:  # pragma: no cover - ray is an optional dependency
 
 from torch import nn
 
-from flowsched.agents.policies import RequestScorer, slots_and_features
+from flowsched.agents.policies import (
+    RequestScorer,
+    slots_and_features,
+    symlog as _squash,  # features in MB and ms span orders of magnitude
+)
 from flowsched.baselines.types import Observation, PolicyState, Prediction
-from flowsched.agents.policies import symlog as _squash  # features in MB and ms span orders of magnitude
-
-
 
 
 class MaskedTokenModule(TorchRLModule, ValueFunctionAPI):

@@ -34,15 +34,24 @@ import pandas as pd
 from omegaconf import DictConfig, OmegaConf
 
 from flowsched.agents.checkpoints import atomic_write_text
-from flowsched.agents.runlog import also_log_to, emit
 from flowsched.agents.config_checks import (
-    ConfigError, check_fresh_run_dir, check_train_config, merge_resume_overrides, saved_choices,
+    ConfigError,
+    check_fresh_run_dir,
+    check_train_config,
+    merge_resume_overrides,
+    saved_choices,
 )
 from flowsched.agents.evaluation import (
-    PolicySpec, baseline_kwargs, format_table, resolve_policies, run_config, run_episodes, summarize,
+    PolicySpec,
+    baseline_kwargs,
+    format_table,
+    resolve_policies,
+    run_config,
+    run_episodes,
+    summarize,
 )
+from flowsched.agents.runlog import also_log_to, emit
 from flowsched.baselines.types import Policy
-
 
 log = logging.getLogger(__name__)
 

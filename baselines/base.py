@@ -54,7 +54,7 @@ class MaskedRule(ABC):
         actions = np.asarray(self._act(observation, mask))
         return (actions[0] if single else actions), state
 
-    def seed_episode(self, seed: int) -> None:
+    def seed_episode(self, seed: int) -> None:  # noqa: B027  (an optional hook, a no-op by default)
         """Called by evaluation before each episode so that a randomized rule plays an
         episode the same way whatever it played before (deterministic rules ignore it)."""
 

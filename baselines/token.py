@@ -9,7 +9,6 @@ are float32: two keys closer than float32 resolution may tie here and not there)
 """
 from __future__ import annotations
 
-
 import numpy as np
 
 from flowsched.baselines.base import MaskedRule

@@ -88,7 +88,7 @@ def main() -> None:
             if a.repeat > 1:
                 print(f"#   {env_id}: 1 thread {ones[-1]:,.0f}, 2 threads {twos[-1]:,.0f}, ratio {twos[-1] / ones[-1]:.2f}", flush=True)
         v1, v2 = statistics.median(ones), statistics.median(twos)
-        ratio = statistics.median(t / o for o, t in zip(ones, twos))
+        ratio = statistics.median(t / o for o, t in zip(ones, twos, strict=True))
         note = f" ({ratio:.2f}x, median of {a.repeat})" if a.repeat > 1 else ""
         print(f"| {env_id} | {s:,.0f} | {v1:,.0f} | {v2:,.0f}{note} |", flush=True)
 

@@ -27,8 +27,7 @@ import gymnasium as gym
 import numpy as np
 
 import flowsched  # noqa: F401  (registers the envs)
-from flowsched import baselines
-from flowsched import workloads as wl
+from flowsched import baselines, workloads as wl
 
 FIRST_EVAL_SEED = 1_000_000  # train.py's held-out evaluation seeds start here
 

@@ -9,10 +9,10 @@ Version history (each env's docstring has the details): the ``-v0`` ids were rem
 when v1 changed the spaces (finite bounds, 1-D Boxes) and made every action valid;
 ``gym.make`` of a ``-v0`` id raises Gymnasium's ``DeprecatedEnv`` naming its ``-v1``.
 """
-import gymnasium as gym
-
 import importlib
 from typing import TYPE_CHECKING, Any
+
+import gymnasium as gym
 
 if TYPE_CHECKING:
     from flowsched.envs.switch import SwitchSchedulingEnv, SwitchSchedulingVecEnv

@@ -1,7 +1,7 @@
 """Priority scheduling in the switch (pFabric / aSCC), single and vectorized."""
 from __future__ import annotations
 
-from typing import Any, SupportsFloat
+from typing import Any, SupportsFloat, cast
 
 import gymnasium as gym
 import numpy as np
@@ -11,11 +11,24 @@ from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from flowsched import _fabric
-from flowsched import workloads as wl
+from flowsched import _fabric, workloads as wl
 from flowsched.envs._common import (
-    BLUE, GREEN, GREY, ORANGE, RENDER_FPS, RENDER_MODES, Canvas, Feature, NativeVecMixin, check_box_action,
-    check_lane_actions, check_obs_format, check_render_mode, feature_bounds, fmt, log_frac,
+    BLUE,
+    GREEN,
+    GREY,
+    ORANGE,
+    RENDER_FPS,
+    RENDER_MODES,
+    Canvas,
+    Feature,
+    NativeVecMixin,
+    check_box_action,
+    check_lane_actions,
+    check_obs_format,
+    check_render_mode,
+    feature_bounds,
+    fmt,
+    log_frac,
 )
 from flowsched.envs.token import MAX_COUNT, MAX_SIZE_MB, MAX_TIME_MS, lane_seeds, native_trace, obs_limits
 from flowsched.sim import env_flow_table
@@ -236,6 +249,7 @@ class SwitchSchedulingEnv(gym.Env[Any, np.ndarray]):
     """
 
     metadata = {"render_modes": RENDER_MODES, "render_fps": RENDER_FPS}
+    action_space: spaces.Box
 
     def __init__(self, *, render_mode: str | None = None, obs_format: str = "dict", max_size_mb: float = MAX_SIZE_MB,
                  max_time_ms: float = MAX_TIME_MS, **kwargs: Any) -> None:
@@ -301,9 +315,9 @@ def render_rgb(bounds: SwitchBounds, flows: np.ndarray, mask: np.ndarray) -> np.
     for j in np.flatnonzero(mask):
         sent, left = float(f[j, 0]), float(f[j, 1])
         x_sent = float(log_frac(sent, bounds.size_mb))
-        c.bar(j, 0.0, x_sent, GREY)
+        c.bar(int(j), 0.0, x_sent, GREY)
         color = ORANGE if not f[j, 2] else (GREEN if f[j, 4] else BLUE)
-        c.bar(j, x_sent, x_sent + float(log_frac(left, bounds.size_mb)) if f[j, 2] else 1.0, color, thin=not f[j, 2])
+        c.bar(int(j), x_sent, x_sent + float(log_frac(left, bounds.size_mb)) if f[j, 2] else 1.0, color, thin=not f[j, 2])
     return c.img
 
 
@@ -318,6 +332,7 @@ class SwitchSchedulingVecEnv(NativeVecMixin, VectorEnv):
     """
 
     metadata = {"render_modes": RENDER_MODES, "render_fps": RENDER_FPS, "autoreset_mode": AutoresetMode.NEXT_STEP}
+    action_space: spaces.Box
 
     def __init__(self, num_envs: int = 8, *, threads: int = 1, copy: bool = True, obs_format: str = "dict",
                  max_size_mb: float = MAX_SIZE_MB, max_time_ms: float = MAX_TIME_MS,
@@ -332,7 +347,7 @@ class SwitchSchedulingVecEnv(NativeVecMixin, VectorEnv):
         self.single_observation_space = self.bounds.observation_space(self.obs_format)
         self.single_action_space = spaces.Box(-1.0, 1.0, (self.max_flows,), dtype=np.float32)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
-        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self.action_space = cast(spaces.Box, batch_space(self.single_action_space, self.num_envs))
         n, m = self.num_envs, self.max_flows
         self._bufs = (np.zeros((n, m, FLOW_FEATURES), np.float32), np.zeros((n, m), np.float32), np.zeros(n, np.float64),
                       np.zeros(n, bool), np.zeros((n, len(SWITCH_STATS)), np.float64))

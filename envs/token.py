@@ -10,14 +10,27 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from flowsched import _fabric
-from flowsched import workloads as wl
+from flowsched import _fabric, workloads as wl
 from flowsched.envs._common import (
-    BLUE, GREEN, GREY, ORANGE, RED, RENDER_FPS, RENDER_MODES, Canvas, Feature, NativeVecMixin, check_obs_format,
-    check_render_mode, feature_bounds, fmt, log_frac,
+    BLUE,
+    GREEN,
+    GREY,
+    ORANGE,
+    RED,
+    RENDER_FPS,
+    RENDER_MODES,
+    Canvas,
+    Feature,
+    NativeVecMixin,
+    check_obs_format,
+    check_render_mode,
+    feature_bounds,
+    fmt,
+    log_frac,
 )
 from flowsched.sim import env_flow_table, prepare_trace
 from flowsched.topology import BigSwitch, Topology
+from flowsched.workloads.arrivals import fixed_classes
 
 REQ_FEATURES, ACTIVE_FEATURES, STAT_NAMES = _fabric.token_layout()
 #: The features of each request of the window: they build the Box bounds, and the
@@ -77,14 +90,14 @@ class TokenBounds:
         self.act_low, self.act_high = feature_bounds(ACTIVE_TABLE, 1, size_mb, time_ms, MAX_COUNT)
         self.size_mb, self.time_ms = float(np.float32(size_mb)), float(np.float32(time_ms))
 
-    def spaces(self) -> dict[str, spaces.Box]:
+    def spaces(self) -> dict[str, gym.spaces.Space]:
         return {
             "requests": spaces.Box(self.req_low, self.req_high, dtype=np.float32),
             "active": spaces.Box(self.act_low, self.act_high, dtype=np.float32),
             "action_mask": spaces.Box(0.0, 1.0, (self.window,), dtype=np.float32),
         }
 
-    def observation_space(self, obs_format: str) -> spaces.Space:
+    def observation_space(self, obs_format: str) -> gym.spaces.Space:
         sp = self.spaces()
         if obs_format == "dict":
             return spaces.Dict(sp)
@@ -109,17 +122,14 @@ def format_obs(obs_format: str, req: np.ndarray, act: np.ndarray, mask: np.ndarr
 
 def _classes(workload: Any) -> tuple[list[float], list[float], list[float]]:
     """(weights, sizes, deadlines) of a mixture of fixed sizes, the native generator's input."""
-    mix = wl.get_distribution(workload) if isinstance(workload, str) else workload
-    comps = mix.components if isinstance(mix, wl.Mixture) else (mix,)
-    if not all(isinstance(c, wl.Fixed) for c in comps):
+    classes = fixed_classes(wl.get_distribution(workload) if isinstance(workload, str) else workload)
+    if classes is None:
         raise ValueError(
             f"workload {workload!r}: the token env draws gather bursts natively from classes of fixed size "
             "(a Mixture of Fixed sizes, e.g. 'artemis_a1'); for other size distributions generate a trace "
             "(flowsched.workloads.gather_bursts) and pass trace=..."
         )
-    if isinstance(mix, wl.Mixture):
-        return [float(w) for w in mix.weights], [c.size_bytes for c in comps], [float(d) for d in mix.deadlines_s]
-    return [1.0], [comps[0].size_bytes], [float("nan")]
+    return classes
 
 
 def native_trace(trace: pd.DataFrame | str, topo: Topology | None, link_gbps: float) -> tuple[_fabric.Trace, Topology]:
@@ -472,9 +482,9 @@ def render_rgb(bounds: TokenBounds, req: np.ndarray, act: np.ndarray, mask: np.n
     for j in np.flatnonzero(mask):
         r = req[j]
         color = GREY if not r[5] else (GREEN if r[6] <= r[2] else RED)
-        c.bar(j, 0.0, float(log_frac(r[0], bounds.size_mb)), color)
+        c.bar(int(j), 0.0, float(log_frac(r[0], bounds.size_mb)), color)
         if r[5] and r[1] > 0:
-            c.tick(j, max(float(r[2]), 0.0) / float(r[1]), (235, 235, 235))
+            c.tick(int(j), max(float(r[2]), 0.0) / float(r[1]), (235, 235, 235))
     c.bar(w, 0.0, float(act[0]), ORANGE)
     c.bar(w + 1, 0.0, float(act[4]) / (4 * w), BLUE, thin=True)
     return c.img

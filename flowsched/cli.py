@@ -181,7 +181,9 @@ def _simulate(a: argparse.Namespace) -> int:
         try:
             thresholds = [float(x) for x in a.pias_thresholds.split(",")]
         except ValueError:
-            raise ValueError(f"--pias-thresholds: expected comma-separated numbers of bytes, got {a.pias_thresholds!r}")
+            raise ValueError(
+                f"--pias-thresholds: expected comma-separated numbers of bytes, got {a.pias_thresholds!r}"
+            ) from None
     def run(scheduler: str):
         return simulate(tr, topo, scheduler, admission=a.admission, k=a.k, window=a.window,
                         terminate_missed=a.terminate_missed, delay_us=a.delay_us, seed=a.seed,

@@ -90,7 +90,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -404,6 +404,21 @@ def _cost(pa: _Pointwise, pb: _Pointwise, objective: str) -> np.ndarray:
     return _terms(col, row, objective)
 
 
+@overload
+def optimal_thresholds(
+    dist: wl.SizeDistribution | str, load: float, n_queues: int, link_gbps: float = ..., *, objective: str = ...,
+    assignment: str = ..., grid_points: int = ..., return_value: Literal[False] = ...,
+) -> list[float]: ...
+@overload
+def optimal_thresholds(
+    dist: wl.SizeDistribution | str, load: float, n_queues: int, link_gbps: float = ..., *, objective: str = ...,
+    assignment: str = ..., grid_points: int = ..., return_value: Literal[True],
+) -> tuple[list[float], float]: ...
+@overload
+def optimal_thresholds(
+    dist: wl.SizeDistribution | str, load: float, n_queues: int, link_gbps: float = ..., *, objective: str = ...,
+    assignment: str = ..., grid_points: int = ..., return_value: bool,
+) -> list[float] | tuple[list[float], float]: ...
 def optimal_thresholds(
     dist: wl.SizeDistribution | str,
     load: float,

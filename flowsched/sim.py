@@ -19,8 +19,7 @@ from typing import IO, Any
 import numpy as np
 import pandas as pd
 
-from flowsched import _fabric
-from flowsched import progress as _progress
+from flowsched import _fabric, progress as _progress
 from flowsched.metrics import DEFAULT_BUCKETS_BYTES, Summary, compare, deadline_met, slowdown, summarize
 from flowsched.topology import BigSwitch, Graph, LeafSpine, Topology
 from flowsched.traces import TimeResolutionWarning, read_trace, validate_trace
@@ -160,6 +159,8 @@ def native_simulator(
     racs_p.update(racs or {})
     sdc_p = {"thresholds_bytes": (50 * 1460.0, 100 * 1460.0), "weights": (10.0, 5.0, 1.0)}
     sdc_p.update(sdc or {})
+    sdc_thresholds = _floats(sdc_p["thresholds_bytes"], 2, "sdc['thresholds_bytes']")
+    sdc_weights = _floats(sdc_p["weights"], 3, "sdc['weights']")
     t = trace
     arrival = t["arrival_s"].to_numpy(np.float64)
     origin = time_origin_s(arrival)  # 0 for a trace from prepare_trace (already rebased)
@@ -180,9 +181,10 @@ def native_simulator(
         delay_per_hop_s=float(delay_us) * 1e-6,
         seed=int(seed),
         pias_thresholds_bytes=[float(x) for x in (pias_thresholds_bytes or [])],
-        racs=tuple(float(racs_p[x]) for x in ("w_min", "w_max", "a_per_byte", "update_interval_s")),
-        sdc_thresholds_bytes=tuple(float(x) for x in sdc_p["thresholds_bytes"]),
-        sdc_weights=tuple(float(x) for x in sdc_p["weights"]),
+        racs=(float(racs_p["w_min"]), float(racs_p["w_max"]), float(racs_p["a_per_byte"]),
+              float(racs_p["update_interval_s"])),
+        sdc_thresholds_bytes=(sdc_thresholds[0], sdc_thresholds[1]),
+        sdc_weights=(sdc_weights[0], sdc_weights[1], sdc_weights[2]),
         max_interval_s=max_interval_s,
         pause_on_flow_change=pause_on_flow_change,
         force_full_recompute=force_full_recompute,
@@ -191,6 +193,14 @@ def native_simulator(
 
 
 _make_native = native_simulator  # the old private name, kept for now
+
+
+def _floats(values, n: int, name: str) -> list[float]:
+    """``values`` as ``n`` floats, or a ValueError naming the parameter."""
+    out = [float(x) for x in values]
+    if len(out) != n:
+        raise ValueError(f"{name} must have {n} values, got {len(out)}: {values!r}")
+    return out
 
 
 #: Relative resolution of a flow's FCT (a few float64 steps of the simulated time at its

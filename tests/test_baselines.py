@@ -48,8 +48,8 @@ def test_threshold_rule_honours_the_protocol():
 
 
 def test_sb3_models_and_rllib_policies_are_policies():
-    from stable_baselines3 import PPO
     from sb3_contrib import MaskablePPO
+    from stable_baselines3 import PPO
 
     assert issubclass(PPO, Policy) and issubclass(MaskablePPO, MaskablePolicy)
 

@@ -80,7 +80,7 @@ def _same(a, b) -> None:
             _same(a[k], b[k])
     elif isinstance(a, (tuple, list)):
         assert len(a) == len(b)
-        for x, y in zip(a, b):
+        for x, y in zip(a, b, strict=True):
             _same(x, y)
     else:
         np.testing.assert_array_equal(a, b)

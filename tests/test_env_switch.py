@@ -8,12 +8,12 @@ import pandas as pd
 import pytest
 from gymnasium.utils.env_checker import check_env as gym_check_env
 from stable_baselines3.common.env_checker import check_env as sb3_check_env
+from test_env_token import assert_same
 
 import flowsched
 from flowsched import baselines, workloads
 from flowsched.envs import SwitchSchedulingEnv, SwitchSchedulingVecEnv
 from flowsched.envs.sb3 import SB3VecEnv
-from test_env_token import assert_same
 
 ID = "flowsched/SwitchScheduling-v1"
 SMALL = {"n_flows": 60, "hosts": 6, "max_flows": 32}

@@ -18,8 +18,7 @@ from collections import defaultdict
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 import flowsched
 
@@ -79,7 +78,7 @@ def path_of(topo, row: int, src: int, dst: int) -> tuple[str, ...]:
 
 
 def paths(topo, trace: pd.DataFrame) -> list[tuple[str, ...]]:
-    return [path_of(topo, i, int(s), int(d)) for i, (s, d) in enumerate(zip(trace["src"], trace["dst"]))]
+    return [path_of(topo, i, int(s), int(d)) for i, (s, d) in enumerate(zip(trace["src"], trace["dst"], strict=True))]
 
 
 # --------------------------------------------------------------------------- strategies
@@ -201,7 +200,7 @@ def check_invariants(trace, topo, res, *, delay_us=0.0, terminate_missed=False):
             on_link[link][i] = True
     names = res.links["link"].tolist()
     assert len(set(names)) == len(names)
-    for link, cap, carried in zip(names, res.links["capacity_Bps"], res.links["bytes"]):
+    for link, cap, carried in zip(names, res.links["capacity_Bps"], res.links["bytes"], strict=True):
         on = on_link[link]
         assert cap == C
         assert carried == pytest.approx(sent[on].sum(), rel=1e-9, abs=1e-6), link

@@ -6,7 +6,6 @@ from importlib import resources
 
 import numpy as np
 import pytest
-
 from hydra import compose, initialize_config_module
 from hydra.utils import instantiate
 

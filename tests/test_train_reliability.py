@@ -19,9 +19,20 @@ from omegaconf import OmegaConf
 
 import flowsched.agents  # noqa: F401  (resolvers)
 from flowsched.agents import unique_dir
-from flowsched.agents.checkpoints import atomic_path, atomic_write_text, load_newest_readable, replace_dir, sb3_candidates
+from flowsched.agents.checkpoints import (
+    atomic_path,
+    atomic_write_text,
+    load_newest_readable,
+    replace_dir,
+    sb3_candidates,
+)
 from flowsched.agents.config_checks import (
-    SEED_MAX, ConfigError, check_evaluate_config, check_group_names, check_train_config, group_options,
+    SEED_MAX,
+    ConfigError,
+    check_evaluate_config,
+    check_group_names,
+    check_train_config,
+    group_options,
     merge_resume_overrides,
 )
 

@@ -9,10 +9,8 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
-
-
 import pandas as pd
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 ENV = {**os.environ, "WANDB_MODE": "offline", "WANDB_SILENT": "true"}

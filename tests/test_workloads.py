@@ -653,7 +653,7 @@ def fluid_single_link(
         elif policy == "pias":
             thr = np.asarray(thresholds)
 
-            def queue(j: int) -> int:
+            def queue(j: int, thr: np.ndarray = thr) -> int:
                 return int(np.searchsorted(thr, att[j] + tol, side="left"))
 
             i = min(active, key=lambda j: (queue(j), arrival[j], j))

@@ -87,7 +87,7 @@ def poisson_all_to_all(
     hosts: int,
     link_gbps: float,
     n_flows: int,
-    seed: int | None = 0,
+    seed: int | np.random.Generator | None = 0,
     header_factor: bool = False,
 ) -> pd.DataFrame:
     """Poisson all-to-all traffic at a target per-host load (pFabric/PIAS/aSCC setup).
@@ -115,8 +115,8 @@ def poisson_all_to_all(
         Host link rate in Gbit/s.
     n_flows : int
         Number of flows.
-    seed : int or None
-        Seed of the generator (``numpy.random.default_rng(seed)``).
+    seed : int, numpy.random.Generator or None
+        Seed of the generator (``numpy.random.default_rng(seed)``), or the generator to draw from.
     header_factor : bool
         Compute the rate with mean * 1500/1460 (PIAS/aSCC convention): the
         payload load is then load * 1460/1500.
@@ -171,9 +171,9 @@ def _distinct_senders(
     return out
 
 
-def _fixed_classes(d: SizeDistribution) -> tuple[list[float], list[float], list[float]] | None:
+def fixed_classes(d: SizeDistribution) -> tuple[list[float], list[float], list[float]] | None:
     """(weights, sizes, deadlines) of the classes when every size is fixed (what the native
-    generator takes), else None."""
+    generator takes: :func:`gather_bursts` and the token env), else None."""
     if isinstance(d, Fixed):
         return [1.0], [float(d.size_bytes)], [math.nan]
     if isinstance(d, Mixture) and all(isinstance(c, Fixed) for c in d.components):
@@ -295,7 +295,7 @@ def gather_bursts(
                 f"composition='exact' needs burst_size * weight to be whole numbers, got {counts_f.tolist()}; "
                 "use composition='random'"
             )
-    classes = _fixed_classes(d)
+    classes = fixed_classes(d)
     if classes is not None:
         weights, sizes_c, deadlines_c = classes
         arrival, src, dst_col, sizes, deadlines = _fabric.gather_bursts(
