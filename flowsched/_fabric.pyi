@@ -4,7 +4,29 @@ from typing import final
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["Simulator", "SwitchConfig", "Trace", "SwitchEnv", "SwitchVecEnv", "TokenConfig", "TokenEnv", "TokenVecEnv", "gather_bursts", "scheduler_names", "switch_layout", "token_layout"]
+__all__ = ["Graph", "Simulator", "SwitchConfig", "Trace", "SwitchEnv", "SwitchVecEnv", "TokenConfig", "TokenEnv", "TokenVecEnv", "gather_bursts", "scheduler_names", "switch_layout", "token_layout"]
+
+@final
+class Graph:
+    """A graph topology's links and hosts with its routing tables (``flowsched.topology.Graph``)."""
+    def __new__(
+        cls,
+        n_nodes: int,
+        link_from: list[int],
+        link_to: list[int],
+        link_gbps: list[float],
+        link_weight: list[int],
+        host_nodes: list[int],
+        link_names: list[str],
+    ) -> Graph: ...
+    @property
+    def n_hosts(self) -> int: ...
+    @property
+    def n_links(self) -> int: ...
+    def host_rates_gbps(self) -> npt.NDArray[np.float64]: ...
+    def n_paths(self, src: int, dst: int) -> int: ...
+    def path(self, flow_id: int, src: int, dst: int, ecmp_seed: int) -> list[int]: ...
+    def path_links(self, src: npt.NDArray[np.int64], dst: npt.NDArray[np.int64], ecmp_seed: int) -> npt.NDArray[np.int64]: ...
 
 @final
 class Simulator:
@@ -19,7 +41,7 @@ class Simulator:
         data_span_s: npt.NDArray[np.float64],
         size_known: npt.NDArray[np.bool_],
         *,
-        topology: str,
+        topology: str | Graph,
         host_gbps: npt.NDArray[np.float64],
         tors: int = 0,
         hosts_per_tor: int = 0,
@@ -94,7 +116,7 @@ class TokenConfig:
     def __new__(
         cls,
         *,
-        topology: str,
+        topology: str | Graph,
         host_gbps: npt.NDArray[np.float64],
         tors: int = 0,
         hosts_per_tor: int = 0,
@@ -184,7 +206,7 @@ class SwitchConfig:
     def __new__(
         cls,
         *,
-        topology: str,
+        topology: str | Graph,
         host_gbps: npt.NDArray[np.float64],
         tors: int = 0,
         hosts_per_tor: int = 0,

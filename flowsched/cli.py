@@ -20,7 +20,7 @@ from pathlib import Path
 
 from flowsched import progress, workloads
 from flowsched.sim import ADMISSION_POLICIES, SCHEDULERS, simulate
-from flowsched.topology import BigSwitch, LeafSpine, Topology
+from flowsched.topology import BigSwitch, FatTree, LeafSpine, ParkingLot, Topology, read_graph
 from flowsched.traces import (
     MAX_FLOWS,
     TRACE_SUFFIXES,
@@ -59,13 +59,21 @@ def _parser() -> argparse.ArgumentParser:
     s = sub.add_parser("simulate", help="simulate a trace and print the summary")
     s.add_argument("--trace", required=True, help="CSV or Parquet trace")
     s.add_argument("--scheduler", default="srpt", help=f"one of: {', '.join(SCHEDULERS)}")
-    s.add_argument("--topology", choices=("bigswitch", "leafspine"), default="bigswitch")
-    s.add_argument("--hosts", type=int, help="big switch hosts (default: as many as the trace names)")
+    s.add_argument("--topology", default="bigswitch",
+                   help="bigswitch, leafspine, fattree, parkinglot, or a graph file (.graphml or networkx "
+                        "node-link .json; hosts are the nodes with an integer 'host' attribute, link rates the "
+                        "edges' 'gbps')")
+    s.add_argument("--hosts", type=int, help="big switch hosts (default: as many as the trace names); parking lot "
+                   "hosts (default 8)")
     s.add_argument("--link-gbps", type=float, default=10.0, help="host link rate")
     s.add_argument("--tors", type=int, default=9)
     s.add_argument("--hosts-per-tor", type=int, default=16)
     s.add_argument("--spines", type=int, default=4)
-    s.add_argument("--core-gbps", type=float, default=40.0)
+    s.add_argument("--core-gbps", type=float, default=None,
+                   help="leaf-spine and parking lot: switch-to-switch rate (default 40); fat-tree: default "
+                        "--link-gbps")
+    s.add_argument("--fattree-k", type=int, default=4, help="fat-tree arity k (k^3/4 hosts)")
+    s.add_argument("--oversubscription", type=float, default=1.0, help="fat-tree: hosts per edge switch / (k/2)")
     s.add_argument("--delay-us", type=float, default=0.0, help="fixed delay per hop added to FCT")
     s.add_argument("--admission", choices=[a for a in ADMISSION_POLICIES if a != "external"], default=None)
     s.add_argument("-k", "--k", type=int, default=None, help="max active flows per destination")
@@ -139,10 +147,28 @@ def _simulate(a: argparse.Namespace) -> int:
     for option, path in (("--out", a.out), ("--summary-json", a.summary_json)):
         if path:
             _check_out_dir(path, option)
-    if a.topology == "leafspine":
-        if a.hosts is not None:
-            raise ValueError("--hosts applies to the big switch; a leaf-spine has --tors x --hosts-per-tor hosts")
-        topo: Topology = LeafSpine(a.tors, a.hosts_per_tor, a.spines, a.link_gbps, a.core_gbps, ecmp_seed=a.seed)
+    topo: Topology
+    if a.topology not in ("bigswitch", "leafspine", "fattree", "parkinglot") and \
+            Path(a.topology).suffix not in (".graphml", ".json"):
+        raise ValueError(f"--topology: expected bigswitch, leafspine, fattree, parkinglot or a .graphml/.json graph "
+                         f"file, got {a.topology!r}")
+    if a.topology == "bigswitch" and a.core_gbps is not None:
+        raise ValueError("--core-gbps applies to the leaf-spine, fat-tree and parking lot, not to the big switch")
+    if a.topology != "fattree" and (a.fattree_k != 4 or a.oversubscription != 1.0):
+        raise ValueError(f"--fattree-k and --oversubscription apply to --topology fattree, not to {a.topology!r}")
+    if a.topology != "bigswitch":
+        if a.hosts is not None and a.topology != "parkinglot":
+            raise ValueError(f"--hosts applies to the big switch and the parking lot, not to {a.topology!r}")
+        core = 40.0 if a.core_gbps is None else a.core_gbps
+        if a.topology == "leafspine":
+            topo = LeafSpine(a.tors, a.hosts_per_tor, a.spines, a.link_gbps, core, ecmp_seed=a.seed)
+        elif a.topology == "fattree":
+            core = a.link_gbps if a.core_gbps is None else a.core_gbps
+            topo = FatTree(a.fattree_k, a.link_gbps, core, a.oversubscription, ecmp_seed=a.seed)
+        elif a.topology == "parkinglot":
+            topo = ParkingLot(8 if a.hosts is None else a.hosts, a.link_gbps, core)
+        else:
+            topo = read_graph(a.topology, ecmp_seed=a.seed)
         tr = read_trace(a.trace, hosts=topo.n_hosts)
     else:
         if a.hosts is not None:

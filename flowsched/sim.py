@@ -21,7 +21,7 @@ import pandas as pd
 
 from flowsched import _fabric, progress as _progress
 from flowsched.metrics import DEFAULT_BUCKETS_BYTES, Summary, compare, deadline_met, slowdown, summarize
-from flowsched.topology import BigSwitch, LeafSpine, Topology
+from flowsched.topology import BigSwitch, Graph, LeafSpine, Topology
 from flowsched.traces import TimeResolutionWarning, read_trace, validate_trace
 
 #: Native schedulers (``gtcp:<inner>`` takes any priority scheduler as inner).
@@ -235,8 +235,8 @@ def prepare_trace(
     this way). Warns (:class:`~flowsched.traces.TimeResolutionWarning`) when some flow's
     FCT cannot be resolved to :data:`FCT_RESOLUTION` in float64.
     """
-    if topology is not None and not isinstance(topology, (BigSwitch, LeafSpine)):
-        raise TypeError(f"topology must be a BigSwitch or LeafSpine, got {type(topology).__name__}")
+    if topology is not None and not isinstance(topology, (BigSwitch, LeafSpine, Graph)):
+        raise TypeError(f"topology must be a BigSwitch, LeafSpine or Graph, got {type(topology).__name__}")
     hosts = None if topology is None else topology.n_hosts
     if isinstance(trace, (str, os.PathLike)):
         tr = read_trace(trace, hosts=hosts, infer_hosts=topology is None)
@@ -323,9 +323,12 @@ def flow_table(trace: pd.DataFrame, outcome: Mapping[str, Any], time_origin_s: f
 
 def path_links(topology: Topology, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
     """How many links each flow's path crosses: 2 on a big switch and within a leaf-spine
-    ToR, 4 across ToRs (the core's fixed path delay is ``delay_us * 1e-6`` times this)."""
-    cfg = topology.native_config()
+    ToR, 4 across ToRs, the ECMP path's on a :class:`~flowsched.topology.Graph` (flow i is
+    trace row i) (the core's fixed path delay is ``delay_us * 1e-6`` times this)."""
     src, dst = np.asarray(src, np.int64), np.asarray(dst, np.int64)
+    if isinstance(topology, Graph):
+        return topology.path_links(src, dst)
+    cfg = topology.native_config()
     if cfg["topology"] == "leafspine":
         h = int(cfg["hosts_per_tor"])
         return np.where(src // h == dst // h, 2, 4)

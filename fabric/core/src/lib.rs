@@ -4,6 +4,7 @@
 pub mod env;
 pub mod error;
 pub mod fill;
+pub mod graph;
 pub mod rng;
 pub mod sched;
 pub mod sim;
@@ -14,4 +15,4 @@ pub use env::{check_gather, gather_bursts, gather_bursts_seeded, run_until_ended
 pub use error::{Result, SimError};
 pub use sched::{AdmissionPolicy, GaInner, Scheduler, SCHEDULER_NAMES};
 pub use sim::{AdmissionConfig, AllocatorChoice, FlowSpec, Outcome, RacsParams, SdcParams, SimConfig, Simulator, Stats, Status};
-pub use topology::{gbps_to_bytes_per_s, Topology, TopologyKind};
+pub use topology::{ecmp_hash, gbps_to_bytes_per_s, GraphRoutes, Topology, TopologyKind};

@@ -437,6 +437,13 @@ impl Simulator {
         for (i, f) in flows.iter().enumerate() {
             let start = path_links.len();
             path_ids.push(topo.path(i as u64, f.src, f.dst, &mut path_links));
+            if path_links.len() >= u32::MAX as usize {
+                return Err(SimError::InvalidConfig(format!(
+                    "the paths of the first {} flows cross 2^32 - 1 links in all, the most a simulator indexes \
+                     (long graph paths x many flows)",
+                    i + 1
+                )));
+            }
             path_off.push(path_links.len() as u32);
             path_cap.push(path_links[start..].iter().map(|&l| topo.capacity[l as usize]).fold(INF, f64::min));
         }
