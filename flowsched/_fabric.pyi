@@ -4,7 +4,21 @@ from typing import final
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["Graph", "Simulator", "SwitchConfig", "Trace", "SwitchEnv", "SwitchVecEnv", "TokenConfig", "TokenEnv", "TokenVecEnv", "gather_bursts", "scheduler_names", "switch_layout", "token_layout"]
+__all__ = [
+    "Graph",
+    "Simulator",
+    "SwitchConfig",
+    "Trace",
+    "SwitchEnv",
+    "SwitchVecEnv",
+    "TokenConfig",
+    "TokenEnv",
+    "TokenVecEnv",
+    "gather_bursts",
+    "scheduler_names",
+    "switch_layout",
+    "token_layout",
+]
 
 @final
 class Graph:
@@ -26,7 +40,9 @@ class Graph:
     def host_rates_gbps(self) -> npt.NDArray[np.float64]: ...
     def n_paths(self, src: int, dst: int) -> int: ...
     def path(self, flow_id: int, src: int, dst: int, ecmp_seed: int) -> list[int]: ...
-    def path_links(self, src: npt.NDArray[np.int64], dst: npt.NDArray[np.int64], ecmp_seed: int) -> npt.NDArray[np.int64]: ...
+    def path_links(
+        self, src: npt.NDArray[np.int64], dst: npt.NDArray[np.int64], ecmp_seed: int
+    ) -> npt.NDArray[np.int64]: ...
 
 @final
 class Simulator:
@@ -93,7 +109,11 @@ def gather_bursts(
     dst: int,
     hosts: int,
 ) -> tuple[
-    npt.NDArray[np.float64], npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float64], npt.NDArray[np.float64]
+    npt.NDArray[np.float64],
+    npt.NDArray[np.int64],
+    npt.NDArray[np.int64],
+    npt.NDArray[np.float64],
+    npt.NDArray[np.float64],
 ]: ...
 
 @final

@@ -94,8 +94,9 @@ class LeafSpine:
         if self.tors * self.hosts_per_tor < 2:
             raise ValueError("LeafSpine: needs at least 2 hosts")
         if self.tors * self.hosts_per_tor > MAX_HOSTS:
-            raise ValueError(f"LeafSpine: tors x hosts_per_tor = {int(self.tors * self.hosts_per_tor)} hosts is above the "
-                             f"largest fabric flowsched simulates (MAX_HOSTS = 2**24 = {MAX_HOSTS} hosts)")
+            raise ValueError(f"LeafSpine: tors x hosts_per_tor = {int(self.tors * self.hosts_per_tor)} hosts is above "
+                             "the largest fabric "
+                             f"flowsched simulates (MAX_HOSTS = 2**24 = {MAX_HOSTS} hosts)")
         if self.tors * self.spines > MAX_HOSTS:
             raise ValueError(f"LeafSpine: tors x spines = {int(self.tors * self.spines)} ToR-spine link pairs is above "
                              f"2**24 = {MAX_HOSTS} (the same bound as MAX_HOSTS)")
@@ -151,10 +152,10 @@ class Graph:
         self,
         nodes: Sequence[Hashable],
         hosts: Sequence[int],
-        link_from: Sequence[int],
-        link_to: Sequence[int],
-        link_gbps: Sequence[float],
-        link_weight: Sequence[int] | None = None,
+        link_from: Sequence[int] | np.ndarray,
+        link_to: Sequence[int] | np.ndarray,
+        link_gbps: Sequence[float] | np.ndarray,
+        link_weight: Sequence[int] | np.ndarray | None = None,
         ecmp_seed: int = 0,
         link_names: Sequence[str] | None = None,
     ) -> None:
@@ -178,7 +179,9 @@ class Graph:
         for name, arr in (("link_from", self.link_from), ("link_to", self.link_to)):
             bad = np.flatnonzero((arr < 0) | (arr >= len(self.nodes)))
             if bad.size:
-                raise ValueError(f"Graph: {name}[{bad[0]}] = {arr[bad[0]]} is not a node index (0..{len(self.nodes) - 1})")
+                raise ValueError(
+                    f"Graph: {name}[{bad[0]}] = {arr[bad[0]]} is not a node index (0..{len(self.nodes) - 1})"
+                )
         bad = np.flatnonzero(self.link_weight < 1)
         if bad.size:
             raise ValueError(f"Graph: link {self._label(int(bad[0]))} has weight {self.link_weight[bad[0]]}; "
@@ -221,7 +224,7 @@ class Graph:
     def path(self, row: int, src: int, dst: int) -> list[str]:
         """The names of the links that the flow at trace row ``row`` from ``src`` to ``dst``
         crosses (the simulator's ECMP choice)."""
-        return [self.link_names[l] for l in self._native.path(int(row), int(src), int(dst), self.ecmp_seed)]
+        return [self.link_names[i] for i in self._native.path(int(row), int(src), int(dst), self.ecmp_seed)]
 
     def path_links(self, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
         """How many links each flow's path crosses (flow i is trace row i)."""
@@ -389,10 +392,11 @@ class FatTree(Graph):
         import networkx as nx
 
         g = nx.Graph()
-        half, hosts = k // 2, []
+        half = k // 2
+        hosts: list[str] = []
         for p in range(k):
             for e in range(half):
-                for i in range(int(per_edge)):
+                for _ in range(int(per_edge)):
                     h = f"h{len(hosts)}"
                     hosts.append(h)
                     g.add_edge(h, f"edge{p}_{e}", gbps=float(host_gbps))

@@ -51,11 +51,19 @@ def test_settings_in_every_title(run, tmp_path):
     assert settings == "BigSwitch 11 hosts x 1 Gb/s, fluid model (ps), flowsched/TokenScheduling-v1"
     paths = draw_figures(results, flows, tmp_path, "deadline_hit_ratio", settings=settings, metrics=["p99_fct_ms"])
     names = sorted(p.name for p in paths)
-    assert names == sorted(["deadline_hit_ratio_paired_artemis_a1_load0.5.png", "p99_fct_ms_paired_artemis_a1_load0.5.png",
-                            "fct_cdf_artemis_a1_load0.5.png", "by_size_artemis_a1_load0.5.png",
-                            "deadline_hit_ratio_paired_artemis_a1_load0.72.png",
-                            "p99_fct_ms_paired_artemis_a1_load0.72.png", "fct_cdf_artemis_a1_load0.72.png",
-                            "by_size_artemis_a1_load0.72.png", "vs_load_artemis_a1.png"])
+    assert names == sorted(
+        [
+            "deadline_hit_ratio_paired_artemis_a1_load0.5.png",
+            "p99_fct_ms_paired_artemis_a1_load0.5.png",
+            "fct_cdf_artemis_a1_load0.5.png",
+            "by_size_artemis_a1_load0.5.png",
+            "deadline_hit_ratio_paired_artemis_a1_load0.72.png",
+            "p99_fct_ms_paired_artemis_a1_load0.72.png",
+            "fct_cdf_artemis_a1_load0.72.png",
+            "by_size_artemis_a1_load0.72.png",
+            "vs_load_artemis_a1.png",
+        ]
+    )
     assert all(p.stat().st_size < 200_000 for p in paths)
 
 
@@ -67,7 +75,9 @@ def test_paired_dot_and_whisker(run):
     ax = fig.axes[0]
     assert fig._suptitle.get_text() == "workload artemis_a1, effective load 0.72, S"
     ticks = _texts(ax.get_yticklabels())
-    assert ticks == ["fifo (ref)", "edf", "maskable_ppo#1"][::-1] or sorted(ticks) == sorted(["fifo (ref)", "edf", "maskable_ppo#1"])
+    assert ticks == ["fifo (ref)", "edf", "maskable_ppo#1"][::-1] or sorted(ticks) == sorted(
+        ["fifo (ref)", "edf", "maskable_ppo#1"]
+    )
     lo, hi = ax.get_xlim()
     assert lo == pytest.approx(-hi) and hi > 0  # symmetric: zero in the middle
     r = cell.set_index("policy")

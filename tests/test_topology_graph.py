@@ -6,8 +6,8 @@ from __future__ import annotations
 import pickle
 
 import networkx as nx
-import pandas as pd
 import numpy as np
+import pandas as pd
 import pytest
 
 import flowsched
@@ -112,16 +112,16 @@ def test_parking_lot_ps_is_max_min(trace16):
             counts: dict = {}
             for f in active:
                 if f not in frozen:
-                    for l in links(src[f], dst[f]):
-                        counts[l] = counts.get(l, 0) + 1
-            inc = min(res[l] / c for l, c in counts.items())
+                    for link in links(src[f], dst[f]):
+                        counts[link] = counts.get(link, 0) + 1
+            inc = min(res[link] / c for link, c in counts.items())
             for f in active:
                 if f not in frozen:
                     rate[f] = rate.get(f, 0.0) + inc
-                    for l in links(src[f], dst[f]):
-                        res[l] -= inc
-            full = {l for l in counts if res[l] <= 1e-9 * cap[l]}
-            frozen |= {f for f in active if f not in frozen and any(l in full for l in links(src[f], dst[f]))}
+                    for link in links(src[f], dst[f]):
+                        res[link] -= inc
+            full = {link for link in counts if res[link] <= 1e-9 * cap[link]}
+            frozen |= {f for f in active if f not in frozen and any(link in full for link in links(src[f], dst[f]))}
         t_done = min((t + left[f] / rate[f] for f in active), default=np.inf)
         t_arr = arr[nxt] if nxt < len(tr) else np.inf
         t_new = min(t_done, t_arr)
