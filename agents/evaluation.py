@@ -339,7 +339,9 @@ def draw_figures(results: pd.DataFrame, flows: pd.DataFrame | None, out_dir: Pat
     difference of ``metric`` (and ``metrics``) to ``reference`` (default: the first policy) as
     dot and whisker, the FCT CDF (log x with labelled minor ticks, p99 marked) and FCT and
     slowdown by size bucket (smallest first); per workload with several loads, the metrics
-    against load, one line per policy. Long policy labels are shortened (:func:`short_labels`)."""
+    against load, one line per policy (``vs_load_<workload>.png``), and mean FCT, p99 FCT and
+    mean slowdown against load per size bucket (``vs_load_by_size_<workload>.png``). Long
+    policy labels are shortened (:func:`short_labels`)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -374,8 +376,12 @@ def draw_figures(results: pd.DataFrame, flows: pd.DataFrame | None, out_dir: Pat
     for wname, rw in results.groupby("workload", sort=False):
         if rw["load"].nunique() > 1:
             lt = "effective loads " + ", ".join(f"{x:.3g}" for x in sorted(rw["load"].dropna().unique()))
-            save(fig_vs_load(rw, mets, reference, cell_title(str(wname), None, settings, load_text=lt)),
-                 f"vs_load_{wname!s}.png")
+            wtitle = cell_title(str(wname), None, settings, load_text=lt)
+            save(fig_vs_load(rw, mets, reference, wtitle), f"vs_load_{wname!s}.png")
+            if bucket_rows is not None and not bucket_rows.empty:
+                b = bucket_rows[bucket_rows.workload == wname]
+                if b["load"].nunique() > 1:
+                    save(fig_vs_load_by_size(b, wtitle), f"vs_load_by_size_{wname!s}.png")
     return paths
 
 
@@ -526,6 +532,41 @@ def fig_by_size(b: pd.DataFrame, title: str) -> Any:
         ax.set_ylim(bottom=0)
         _style(ax, title, f"{lab} by flow size (95% CI)")
     axes[0].legend(fontsize=7)
+    _finish(fig, title, names)
+    return fig
+
+
+#: the per-bucket metrics of :func:`fig_vs_load_by_size` (rows), with their axis labels
+VS_LOAD_BY_SIZE_METRICS = (("mean_fct_ms", "mean FCT (ms)"), ("p99_fct_ms", "p99 FCT (ms)"),
+                           ("mean_slowdown", "mean slowdown"))
+
+
+def fig_vs_load_by_size(b: pd.DataFrame, title: str,
+                        metrics: Sequence[tuple[str, str]] = VS_LOAD_BY_SIZE_METRICS) -> Any:
+    """The papers' figure: per size bucket (columns, smallest first) and metric (rows: mean
+    FCT, p99 FCT, mean slowdown), the mean over episodes against the effective load, one line
+    per policy, with 95% CIs across episodes. ``b`` is :func:`bucket_episode_metrics` of one
+    workload at several loads."""
+    import matplotlib.pyplot as plt
+
+    pols = list(dict.fromkeys(b["policy"]))
+    names = short_labels(pols)
+    buckets = [c for c in b["bucket"].cat.categories if (b["bucket"] == c).any()]
+    loads = sorted(b["load"].dropna().unique())
+    s = summarize(b, [m for m, _ in metrics], by=("policy", "bucket", "load"))
+    with plt.rc_context({"font.size": FIG_STYLE["font_size"]}):
+        fig, axes = plt.subplots(len(metrics), len(buckets), squeeze=False,
+                                 figsize=(3.4 * len(buckets), 2.9 * len(metrics)))
+    for row, (m, lab) in zip(axes, metrics, strict=True):
+        for ax, bucket in zip(row, buckets, strict=True):
+            for i, pol in enumerate(pols):
+                sp = s[(s.policy == pol) & (s.bucket == bucket)].sort_values("load")
+                ax.errorbar(sp["load"], sp[f"{m}_mean"], yerr=sp[f"{m}_ci95"].fillna(0), marker="o", ms=3,
+                            capsize=2, color=f"C{i}", label=names[pol])
+            ax.set(xlabel="effective load", ylabel=lab, xticks=loads)
+            ax.set_ylim(bottom=0)
+            _style(ax, title, f"{lab}, flows {bucket}")
+    axes[0][0].legend(fontsize=7)
     _finish(fig, title, names)
     return fig
 
