@@ -154,12 +154,34 @@ def module_for(env_id: str) -> type:
     raise ValueError(f"no RLModule for {env_id!r}; known: {', '.join(MODULES)} (any version)")
 
 
+def ray_logs_to_run_log() -> list[str]:
+    """Ray sets up its loggers (``ray``, ``ray.rllib``, ``ray.data``) with their own console
+    handlers and ``propagate = False``, so their records (Ray's start and shutdown messages,
+    RLlib's warnings) never reached the root logger's file handler: ``train.log`` and
+    ``evaluate.log`` did not have them. This adds the root logger's file handlers to each
+    such logger (their console output is unchanged) and returns the loggers' names.
+    Called by :func:`init_ray` before Ray starts; a no-op without a file handler."""
+    import logging
+
+    files = [h for h in logging.getLogger().handlers if isinstance(h, logging.FileHandler)]
+    names = []
+    for name, lg in list(logging.Logger.manager.loggerDict.items()):
+        if not (name == "ray" or name.startswith("ray.")) or not isinstance(lg, logging.Logger) or lg.propagate:
+            continue
+        names.append(name)
+        for h in files:
+            if h not in lg.handlers:
+                lg.addHandler(h)
+    return sorted(names)
+
+
 def init_ray(address: str | None = None, num_cpus: int | None = None) -> None:
     """Connects to the Ray cluster at ``address`` ("host:port"; Ray 2.60 clients use token
     authentication, ``RAY_AUTH_MODE=token`` with the cluster's token), or starts a fresh
     local Ray with ``num_cpus`` (default: the machine's) that never attaches to a running
     cluster by accident. Before a local start, leftovers of a local Ray whose driver was
-    killed with SIGKILL are stopped (:mod:`flowsched.agents.ray_cleanup`)."""
+    killed with SIGKILL are stopped (:mod:`flowsched.agents.ray_cleanup`). Ray's loggers also
+    write to the run's log file (:func:`ray_logs_to_run_log`)."""
     import logging
     import os
 
@@ -169,6 +191,7 @@ def init_ray(address: str | None = None, num_cpus: int | None = None) -> None:
 
     if ray.is_initialized():
         return
+    ray_logs_to_run_log()  # Ray's own log lines into train.log / evaluate.log too
     if address:
         os.environ.setdefault("RAY_AUTH_MODE", "token")
         ray.init(address=address, log_to_driver=False)

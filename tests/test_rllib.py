@@ -8,7 +8,14 @@ import os
 import numpy as np
 import pytest
 
-from flowsched.agents.rllib import MaskedTokenModule, RLlibPolicy, SwitchScoreModule, init_ray, ppo_config
+from flowsched.agents.rllib import (
+    MaskedTokenModule,
+    RLlibPolicy,
+    SwitchScoreModule,
+    init_ray,
+    ppo_config,
+    ray_logs_to_run_log,
+)
 from flowsched.envs import TokenSchedulingEnv, TokenSchedulingVecEnv
 
 
@@ -19,6 +26,35 @@ def local_ray():
     init_ray(num_cpus=2)  # a fresh local instance, never an existing cluster
     yield
     ray.shutdown()
+
+
+def test_ray_loggers_write_to_the_run_log(tmp_path):
+    """Ray's loggers have their own console handlers and do not propagate, so their records
+    missed the root's file handler (train.log); init_ray now adds it to them (no Ray started)."""
+    import logging
+
+    log = tmp_path / "train.log"
+    h = logging.FileHandler(log)
+    root = logging.getLogger()
+    root.addHandler(h)
+    names: list[str] = []
+    try:
+        logging.getLogger("ray.rllib").warning("before the call")
+        names = ray_logs_to_run_log()
+        assert {"ray", "ray.rllib"} <= set(names)
+        ray_logs_to_run_log()  # a second call adds nothing
+        logging.getLogger("ray.rllib").warning("from rllib")
+        logging.getLogger("ray._private.worker").info("from ray")
+        h.flush()
+        text = log.read_text()
+        assert text.count("from rllib") == 1 and "from ray" in text
+        assert "before the call" not in text  # what Ray's loggers did before: nothing in the file
+        assert any(type(x).__name__ != "FileHandler" for x in logging.getLogger("ray").handlers)  # console kept
+    finally:
+        root.removeHandler(h)
+        for n in names:
+            logging.getLogger(n).removeHandler(h)
+        h.close()
 
 
 def test_module_masks_and_is_permutation_equivariant():
@@ -159,6 +195,8 @@ def test_train_py_rllib_interrupt_resume_and_ray_evaluation(tmp_path):
     status = json.loads((tmp_path / "run" / "run.json").read_text())
     assert status["status"] == "finished" and status["num_timesteps"] == 3000
     assert "rllib_ppo" in r.stdout and "fifo" in r.stdout
+    # Ray's own log lines (its loggers do not propagate) reach the run's log too
+    assert "Started a local Ray instance" in (tmp_path / "run" / "train.log").read_text()
 
     outs = {}
     for launcher in ("local", "ray"):
