@@ -145,6 +145,9 @@ impl PyPacketSimulator {
             ("drops_evicted", s.drops_evicted),
             ("ecn_marks", s.ecn_marks),
             ("duplicates", s.duplicates),
+            ("data_arrived", s.data_arrived),
+            ("data_dropped", s.data_dropped),
+            ("peak_pending_events", s.peak_pending_events),
         ] {
             d.set_item(k, v)?;
         }

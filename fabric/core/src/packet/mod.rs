@@ -16,7 +16,7 @@ pub mod port;
 pub mod tcp;
 
 use std::cmp::Ordering;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, VecDeque};
 
 use crate::error::{Result, SimError};
 use crate::sched::{GaInner, Scheduler};
@@ -165,15 +165,17 @@ pub struct PacketStats {
     pub data_arrived: u64,
     /// Data packets among the dropped and evicted ones.
     pub data_dropped: u64,
+    /// The most events pending at once (the heap's peak size).
+    pub peak_pending_events: u64,
 }
 
 #[derive(Debug, Clone, Copy)]
 enum EvKind {
-    Start(u32),
     /// The port's packet in transmission has left it.
     TxDone(u32),
-    /// A packet reaches the node feeding `route[hop]` (or its endpoint past the route's end).
-    Arrive(Packet),
+    /// The first packet on link l's wire reaches the link's far end (the node feeding the
+    /// packet's `route[hop]`, or its endpoint past the route's end).
+    Arrive(u32),
     Rto(u32),
     Deadline(u32),
     Sample,
@@ -232,6 +234,9 @@ pub struct PacketSimulator {
     mss: u64,
     hdr: u16,
     ports: Vec<Port>,
+    /// Per link, the packets propagating on it, in order (a link's delay is fixed, so they
+    /// arrive in the order they left; the heap holds one event per packet but no packet).
+    wires: Vec<VecDeque<(u64, Packet)>>,
     flows: Vec<Flow>,
     senders: Vec<Sender>,
     receivers: Vec<Receiver>,
@@ -255,6 +260,10 @@ pub struct PacketSimulator {
     sample_t: Vec<u64>,
     sample_v: Vec<u32>,
     first_arrival_ps: u64,
+    /// Flows in order of arrival (ties by row), and the next one to start: arrivals stay
+    /// out of the heap, which then holds only what is in flight (a few per active flow).
+    order: Vec<u32>,
+    next_start: usize,
 }
 
 fn to_ps(s: f64) -> u64 {
@@ -414,6 +423,7 @@ impl PacketSimulator {
             cc,
             mss,
             hdr: cfg.header_bytes as u16,
+            wires: vec![VecDeque::new(); ports.len()],
             ports,
             receivers: vec![Receiver::default(); n],
             senders,
@@ -437,6 +447,8 @@ impl PacketSimulator {
             sample_t: Vec::new(),
             sample_v: Vec::new(),
             first_arrival_ps: fl.iter().map(|f| f.arrival_ps).min().unwrap_or(0),
+            order: Vec::new(),
+            next_start: 0,
             flows: fl,
             cfg,
         };
@@ -450,9 +462,10 @@ impl PacketSimulator {
         } else if sim.sample_ps > 0 {
             sim.sample_ports = (0..sim.ports.len() as u32).collect();
         }
+        let mut order: Vec<u32> = (0..n as u32).collect();
+        order.sort_by_key(|&i| (sim.flows[i as usize].arrival_ps, i));
+        sim.order = order;
         for i in 0..n {
-            let t = sim.flows[i].arrival_ps;
-            sim.push(t, EvKind::Start(i as u32));
             if sim.cfg.terminate_missed && sim.flows[i].deadline_ps != u64::MAX {
                 let d = sim.flows[i].deadline_ps;
                 sim.push(d, EvKind::Deadline(i as u32));
@@ -470,6 +483,9 @@ impl PacketSimulator {
         let seq = self.next_seq;
         self.next_seq += 1;
         self.heap.push(Ev { t, seq, kind });
+        if self.heap.len() as u64 > self.stats.peak_pending_events {
+            self.stats.peak_pending_events = self.heap.len() as u64;
+        }
     }
 
     pub fn transport(&self) -> Transport {
@@ -510,6 +526,21 @@ impl PacketSimulator {
 
     fn run_until_ps(&mut self, until: u64) -> Result<()> {
         while !self.done() {
+            // the next arrival goes before heap events at the same time
+            if let Some(&f) = self.order.get(self.next_start) {
+                let t = self.flows[f as usize].arrival_ps;
+                if self.heap.peek().is_none_or(|top| t <= top.t) {
+                    if t > until {
+                        self.now = until;
+                        return Ok(());
+                    }
+                    self.next_start += 1;
+                    self.now = t;
+                    self.count_event()?;
+                    self.send_window(f as usize);
+                    continue;
+                }
+            }
             let Some(top) = self.heap.peek() else {
                 return Err(SimError::Stalled(format!(
                     "no event left at {} s with {} of {} flows unfinished",
@@ -524,16 +555,14 @@ impl PacketSimulator {
             }
             let Some(ev) = self.heap.pop() else { break };
             self.now = ev.t;
-            self.stats.events += 1;
-            if let Some(m) = self.cfg.max_events {
-                if self.stats.events > m {
-                    return Err(SimError::Stalled(format!("event budget of {m} events spent at {} s", self.now_s())));
-                }
-            }
+            self.count_event()?;
             match ev.kind {
-                EvKind::Start(f) => self.send_window(f as usize),
                 EvKind::TxDone(l) => self.tx_done(l as usize),
-                EvKind::Arrive(p) => self.arrive(p),
+                EvKind::Arrive(l) => {
+                    if let Some((_, p)) = self.wires[l as usize].pop_front() {
+                        self.arrive(p);
+                    }
+                }
                 EvKind::Rto(f) => self.rto(f as usize, ev.t),
                 EvKind::Deadline(f) => self.deadline(f as usize),
                 EvKind::Sample => self.sample(),
@@ -542,6 +571,17 @@ impl PacketSimulator {
         let now = self.now;
         for p in &mut self.ports {
             p.close(now);
+        }
+        Ok(())
+    }
+
+    #[inline]
+    fn count_event(&mut self) -> Result<()> {
+        self.stats.events += 1;
+        if let Some(m) = self.cfg.max_events {
+            if self.stats.events > m {
+                return Err(SimError::Stalled(format!("event budget of {m} events spent at {} s", self.now_s())));
+            }
         }
         Ok(())
     }
@@ -660,7 +700,8 @@ impl PacketSimulator {
             self.push(t, EvKind::TxDone(l as u32));
         }
         p.hop += 1;
-        self.push(arrive, EvKind::Arrive(p));
+        self.wires[l].push_back((arrive, p));
+        self.push(arrive, EvKind::Arrive(l as u32));
     }
 
     fn arrive(&mut self, p: Packet) {
@@ -858,7 +899,7 @@ impl PacketSimulator {
     /// Data packets in the network now: waiting, in transmission or propagating.
     pub fn data_in_network(&self) -> u64 {
         let ports: u64 = self.ports.iter().map(|p| p.data_packets() + p.current.is_some_and(|c| !c.is_ack()) as u64).sum();
-        let flying = self.heap.iter().filter(|e| matches!(e.kind, EvKind::Arrive(p) if !p.is_ack())).count() as u64;
+        let flying = self.wires.iter().flatten().filter(|(_, p)| !p.is_ack()).count() as u64;
         ports + flying
     }
     /// Bytes waiting at port l now.
