@@ -13,6 +13,7 @@ struct PyPacketSimulator {
     inner: PacketSimulator,
     sizes: Vec<f64>,
     link_names: Vec<String>,
+    capacity: Vec<f64>,
 }
 
 #[pymethods]
@@ -79,8 +80,9 @@ impl PyPacketSimulator {
         cfg.max_events = max_events;
         let sizes: Vec<f64> = flows.iter().map(|f| f.size_bytes).collect();
         let link_names = topo.names();
+        let capacity = topo.capacity.clone();
         let inner = py.detach(|| guarded(|| PacketSimulator::new(&topo, &flows, cfg)))?;
-        Ok(PyPacketSimulator { inner, sizes, link_names })
+        Ok(PyPacketSimulator { inner, sizes, link_names, capacity })
     }
 
     /// Runs to the end (GIL released).
@@ -188,9 +190,11 @@ impl PyPacketSimulator {
         self.inner.set_pias_thresholds(thresholds_bytes).map_err(to_py)
     }
 
-    /// The names of the links (ports), in link order.
-    fn links(&self) -> Vec<String> {
-        self.link_names.clone()
+    /// (names, capacities in bytes/s, payload bytes delivered across each) of the links,
+    /// in link order, as the fluid Simulator's links().
+    #[allow(clippy::type_complexity)]
+    fn links<'py>(&self, py: Python<'py>) -> (Vec<String>, Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<f64>>) {
+        (self.link_names.clone(), self.capacity.clone().into_pyarray(py), self.inner.link_bytes().into_pyarray(py))
     }
 }
 

@@ -877,6 +877,17 @@ impl PacketSimulator {
     pub fn delivered_bytes(&self) -> &[u64] {
         &self.delivered
     }
+    /// Per link: payload bytes delivered by the flows whose data path crosses it (as the
+    /// fluid model counts a link's bytes; retransmissions and headers not included).
+    pub fn link_bytes(&self) -> Vec<f64> {
+        let mut b = vec![0.0; self.ports.len()];
+        for i in 0..self.flows.len() {
+            for &l in &self.route[self.route_off[i] as usize..self.route_off[i + 1] as usize] {
+                b[l as usize] += self.delivered[i] as f64;
+            }
+        }
+        b
+    }
     /// Per flow: duplicate data packets its receiver got.
     pub fn duplicates(&self) -> Vec<u32> {
         self.receivers.iter().map(|r| r.duplicates).collect()
