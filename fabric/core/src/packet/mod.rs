@@ -658,15 +658,16 @@ impl PacketSimulator {
         }
     }
 
-    /// A packet reaches port l's queue.
+    /// A packet reaches port l's queue. A port that is idle with an empty queue starts
+    /// sending it at once; otherwise it waits, and the port has a `TxDone` event at the end
+    /// of its current transmission (only ports with a queue need one: a packet through an
+    /// idle port costs one event, its arrival at the far end).
     #[inline]
     fn to_port(&mut self, l: usize, p: Packet) {
         let now = self.now;
         let port = &mut self.ports[l];
-        if port.current.is_none() && port.is_empty() {
-            port.current = Some(p);
-            let t = now + port.ser_ps(p.wire_bytes);
-            self.push(t, EvKind::TxDone(l as u32));
+        if now >= port.busy_until && port.is_empty() {
+            self.transmit(l, p);
             return;
         }
         let (dropped, evicted) = match port.enqueue(p, now) {
@@ -678,6 +679,11 @@ impl PacketSimulator {
             }
             Enqueued::Dropped { evicted } => (true, evicted),
         };
+        if !port.txdone_pending && !port.is_empty() {
+            port.txdone_pending = true;
+            let t = port.busy_until.max(now);
+            self.push(t, EvKind::TxDone(l as u32));
+        }
         if dropped {
             self.stats.drops_overflow += 1;
             if !p.is_ack() {
@@ -689,19 +695,31 @@ impl PacketSimulator {
         self.stats.data_dropped += evicted as u64;
     }
 
-    fn tx_done(&mut self, l: usize) {
-        let now = self.now;
+    /// Port l starts sending p now: it is on the link's wire until it reaches the far end.
+    #[inline]
+    fn transmit(&mut self, l: usize, mut p: Packet) {
         let port = &mut self.ports[l];
-        let Some(mut p) = port.current.take() else { return };
-        let arrive = now + port.prop_ps;
-        if let Some(nx) = port.dequeue(now) {
-            port.current = Some(nx);
-            let t = now + port.ser_ps(nx.wire_bytes);
-            self.push(t, EvKind::TxDone(l as u32));
-        }
+        let done = self.now + port.ser_ps(p.wire_bytes);
+        port.busy_until = done;
+        let arrive = done + port.prop_ps;
         p.hop += 1;
         self.wires[l].push_back((arrive, p));
         self.push(arrive, EvKind::Arrive(l as u32));
+    }
+
+    /// Port l has finished a transmission and has packets waiting: it sends the next.
+    fn tx_done(&mut self, l: usize) {
+        let now = self.now;
+        let port = &mut self.ports[l];
+        port.txdone_pending = false;
+        let Some(nx) = port.dequeue(now) else { return };
+        self.transmit(l, nx);
+        let port = &mut self.ports[l];
+        if !port.is_empty() {
+            port.txdone_pending = true;
+            let t = port.busy_until;
+            self.push(t, EvKind::TxDone(l as u32));
+        }
     }
 
     fn arrive(&mut self, p: Packet) {
@@ -909,7 +927,7 @@ impl PacketSimulator {
     }
     /// Data packets in the network now: waiting, in transmission or propagating.
     pub fn data_in_network(&self) -> u64 {
-        let ports: u64 = self.ports.iter().map(|p| p.data_packets() + p.current.is_some_and(|c| !c.is_ack()) as u64).sum();
+        let ports: u64 = self.ports.iter().map(|p| p.data_packets()).sum(); // the one in transmission is on the wire
         let flying = self.wires.iter().flatten().filter(|(_, p)| !p.is_ack()).count() as u64;
         ports + flying
     }

@@ -84,8 +84,10 @@ pub struct Port {
     pub ecn_threshold_bytes: u64,
     /// Bytes waiting (not the packet in transmission).
     pub queued_bytes: u64,
-    /// The packet in transmission, if any.
-    pub current: Option<Packet>,
+    /// When the packet in transmission (if any) has left the port (ps).
+    pub busy_until: u64,
+    /// Whether a `TxDone` event of this port is pending (set while packets wait).
+    pub txdone_pending: bool,
     /// Serialization time per byte (ps), as a float of the link's rate; a packet's time is
     /// rounded to whole picoseconds (exact at 10, 25, 40 and 100 Gbps).
     pub ps_per_byte: f64,
@@ -115,7 +117,8 @@ impl Port {
             buffer_bytes,
             ecn_threshold_bytes,
             queued_bytes: 0,
-            current: None,
+            busy_until: 0,
+            txdone_pending: false,
             ps_per_byte,
             prop_ps,
             peak_bytes: 0,
