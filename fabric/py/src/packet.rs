@@ -38,7 +38,7 @@ impl PyPacketSimulator {
         weight: PyReadonlyArray1<f64>,
         data_span_s: PyReadonlyArray1<f64>,
         size_known: PyReadonlyArray1<bool>,
-        topology: &str,
+        topology: &Bound<'_, PyAny>,
         host_gbps: PyReadonlyArray1<f64>,
         tors: usize,
         hosts_per_tor: usize,

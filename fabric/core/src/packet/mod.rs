@@ -21,7 +21,7 @@ use std::collections::{BinaryHeap, VecDeque};
 use crate::error::{Result, SimError};
 use crate::sched::{GaInner, Scheduler};
 use crate::sim::FlowSpec;
-use crate::topology::Topology;
+use crate::topology::{Topology, TopologyKind};
 use port::{Discipline, Enqueued, Packet, Port, ACK, CE, ECE, RETX};
 use tcp::{CcParams, Receiver, Sender, DCTCP_G, MAX_RTO_PS};
 
@@ -327,6 +327,11 @@ impl PacketSimulator {
             if !(q.is_finite() && q >= 1e-9) {
                 return bad(format!("queue sample interval must be >= 1 ns, got {q}"));
             }
+        }
+        if matches!(topo.kind, TopologyKind::Graph { .. }) {
+            return Err(SimError::Unsupported(
+                "the packet model runs on the big switch and the leaf-spine; graph topologies are not supported yet".into(),
+            ));
         }
         if topo.expected_links() != Some(topo.n_links()) || topo.n_links() > u32::MAX as usize {
             return bad("topology's link count does not match its kind".into());
