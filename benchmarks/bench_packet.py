@@ -13,8 +13,8 @@ The settings are the references' (../shared/peers/ns3/README.md, ../shared/peers
 buffers, K = 65 packets, initial window 10, min RTO 1 ms; pfabric (scheduler srpt): 36,864 B
 buffers, initial window 12, maximum 15, RTO 45 us.
 
-    python benchmarks/bench_packet.py --trace ../shared/peers/yaps/ws_h144_n10000_seed2.csv --transports pfabric dctcp \\
-        --yaps /tmp/yaps/simulator
+    python benchmarks/bench_packet.py --trace ../shared/peers/yaps/ws_h144_n10000_seed2.csv \\
+        --transports pfabric dctcp --yaps /tmp/yaps/simulator
     python benchmarks/bench_packet.py --trace ../shared/peers/ns3/ws_h144_n1500_seed2.csv --transports tcp dctcp \\
         --ref-ns3 ../shared/peers/ns3/ns3_{transport}_ws_h144_n1500_seed2.csv.xz
 """
@@ -159,7 +159,8 @@ def main() -> None:
                 ref_out = os.path.join(d, f"yaps_{t}.csv")
                 rr = run_reference("yaps", a.yaps, a.trace, t, a.hosts, ref_out)
                 print(f"  YAPS {t}: {rr['wall_s']:.2f} s wall, {rr['cpu_s']:.2f} s CPU: packet model "
-                      f"{rr['wall_s'] / row['wall_s']:.1f}x faster in wall time, {rr['cpu_s'] / row['cpu_s']:.1f}x in CPU time")
+                      f"{rr['wall_s'] / row['wall_s']:.1f}x faster in wall time, "
+                      f"{rr['cpu_s'] / row['cpu_s']:.1f}x in CPU time")
                 rows.append(rr)
                 refs.append(("YAPS", ref_out))
             if a.ns3 and t in ("tcp", "dctcp"):
