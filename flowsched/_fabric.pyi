@@ -6,6 +6,7 @@ import numpy.typing as npt
 
 __all__ = [
     "Graph",
+    "PacketSimulator",
     "Simulator",
     "SwitchConfig",
     "Trace",
@@ -95,6 +96,58 @@ class Simulator:
     def results(self) -> dict[str, npt.NDArray[np.float64] | npt.NDArray[np.bool_]]: ...
     def links(self) -> tuple[list[str], npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
     def stats(self) -> dict[str, int]: ...
+
+@final
+class PacketSimulator:
+    def __new__(
+        cls,
+        arrival_s: npt.NDArray[np.float64],
+        src: npt.NDArray[np.int64],
+        dst: npt.NDArray[np.int64],
+        size_bytes: npt.NDArray[np.float64],
+        deadline_s: npt.NDArray[np.float64],
+        weight: npt.NDArray[np.float64],
+        data_span_s: npt.NDArray[np.float64],
+        size_known: npt.NDArray[np.bool_],
+        *,
+        topology: str,
+        host_gbps: npt.NDArray[np.float64],
+        tors: int = 0,
+        hosts_per_tor: int = 0,
+        spines: int = 0,
+        core_gbps: float = 0.0,
+        ecmp_seed: int = 0,
+        scheduler: str = "ps",
+        transport: str | None = None,
+        mss_bytes: int = 1460,
+        header_bytes: int = 40,
+        buffer_bytes: int | None = None,
+        ecn_threshold_bytes: int = 97500,
+        init_cwnd_packets: float | None = None,
+        max_cwnd_packets: float | None = None,
+        min_rto_s: float | None = None,
+        delay_per_hop_s: float = 0.0,
+        pias_thresholds_bytes: list[float] = ...,
+        queue_sample_s: float | None = None,
+        sample_ports: list[int] | None = None,
+        terminate_missed: bool = False,
+        max_events: int | None = None,
+    ) -> PacketSimulator: ...
+    def run(self) -> None: ...
+    def step(self, until: float) -> bool: ...
+    @property
+    def now(self) -> float: ...
+    @property
+    def done(self) -> bool: ...
+    @property
+    def transport(self) -> str: ...
+    def results(self) -> dict[str, npt.NDArray[np.float64] | npt.NDArray[np.bool_] | npt.NDArray[np.uint32]]: ...
+    def stats(self) -> dict[str, int]: ...
+    def port_stats(self) -> dict[str, list[str] | npt.NDArray[np.uint64] | npt.NDArray[np.float64]]: ...
+    def queue_samples(self) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.uint32], npt.NDArray[np.uint32]]: ...
+    def set_score(self, i: int, score: float) -> None: ...
+    def set_pias_thresholds(self, thresholds_bytes: list[float]) -> None: ...
+    def links(self) -> tuple[list[str], npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
 
 def scheduler_names() -> list[str]: ...
 def gather_bursts(

@@ -15,6 +15,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 mod envs;
+mod packet;
 
 pub(crate) fn to_py(e: SimError) -> PyErr {
     match e {
@@ -557,6 +558,7 @@ fn _fabric(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyTrace>()?;
     m.add_class::<PyGraph>()?;
     envs::register(m)?;
+    packet::register(m)?;
     m.add_function(wrap_pyfunction!(scheduler_names, m)?)?;
     m.add_function(wrap_pyfunction!(gather_bursts, m)?)?;
     Ok(())
