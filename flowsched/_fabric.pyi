@@ -33,6 +33,7 @@ class Graph:
         link_weight: list[int],
         host_nodes: list[int],
         link_names: list[str],
+        link_delay_s: list[float] | None = None,
     ) -> Graph: ...
     @property
     def n_hosts(self) -> int: ...

@@ -482,7 +482,7 @@ def env_flow_table(episode: Mapping[str, Any], topology: Topology, delay_us: flo
     src, dst, size_bytes, deadline_s, finish_s, fct_s, ideal_fct_s, terminated``, on the
     simulator's clock) and, where they give them, ``id, weight, bytes_sent, path_delay_s``.
     Otherwise ``id`` is the row, ``weight`` 1, ``path_delay_s`` ``delay_us * 1e-6`` times
-    :func:`path_links` (what the core computes) and ``bytes_sent`` the size for a finished
+    :func:`path_links` plus a graph's own link delays (what the core computes) and ``bytes_sent`` the size for a finished
     flow and NaN (not known) for the others."""
     n = len(episode["arrival_s"])
     size = np.asarray(episode["size_bytes"], np.float64)
@@ -495,7 +495,10 @@ def env_flow_table(episode: Mapping[str, Any], topology: Topology, delay_us: flo
     })
     outcome = dict(episode)
     if "path_delay_s" not in outcome:
-        outcome["path_delay_s"] = float(delay_us) * 1e-6 * path_links(topology, src, dst).astype(np.float64)
+        if isinstance(topology, Graph):  # per-link delays of its own, and path lengths by ECMP choice
+            outcome["path_delay_s"] = topology.path_delay_s(src, dst, float(delay_us))
+        else:
+            outcome["path_delay_s"] = float(delay_us) * 1e-6 * path_links(topology, src, dst).astype(np.float64)
     if "bytes_sent" not in outcome:
         done = np.isfinite(np.asarray(episode["finish_s"], np.float64)) & ~np.asarray(episode["terminated"], bool)
         outcome["bytes_sent"] = np.where(done, size, np.nan)

@@ -145,6 +145,8 @@ class Graph:
     link_gbps : each link's rate (Gbps); ``link_weight`` its routing weight (int >= 1).
     link_names : ``"<from label>-><to label>"`` per link (the ``link`` column of
         ``Results.links``).
+    link_delay_us : each link's own propagation delay (us), added to a run's ``delay_us``
+        per hop in the fixed path delay (zeros when not given).
     ecmp_seed : seeds the per-flow path choice.
     """
 
@@ -158,6 +160,7 @@ class Graph:
         link_weight: Sequence[int] | np.ndarray | None = None,
         ecmp_seed: int = 0,
         link_names: Sequence[str] | None = None,
+        link_delay_us: Sequence[float] | None = None,
     ) -> None:
         from flowsched import _fabric
 
@@ -168,10 +171,12 @@ class Graph:
         self.link_gbps = np.asarray(link_gbps, np.float64)
         n = len(self.link_from)
         self.link_weight = np.ones(n, np.int64) if link_weight is None else np.asarray(link_weight, np.int64)
+        self.link_delay_us = np.zeros(n) if link_delay_us is None else np.asarray(link_delay_us, np.float64)
         if int(ecmp_seed) != ecmp_seed or ecmp_seed < 0:
             raise ValueError(f"Graph: ecmp_seed must be an integer >= 0, got {ecmp_seed!r}")
         self.ecmp_seed = int(ecmp_seed)
-        for name, arr in (("link_to", self.link_to), ("link_gbps", self.link_gbps), ("link_weight", self.link_weight)):
+        for name, arr in (("link_to", self.link_to), ("link_gbps", self.link_gbps), ("link_weight", self.link_weight),
+                          ("link_delay_us", self.link_delay_us)):
             if arr.shape != (n,):
                 raise ValueError(f"Graph: {name} has shape {arr.shape}, expected ({n},) (one per link)")
         if len(self.hosts) > MAX_HOSTS:
@@ -193,7 +198,7 @@ class Graph:
             self._native = _fabric.Graph(
                 len(self.nodes), self.link_from.astype(np.uint32).tolist(), self.link_to.astype(np.uint32).tolist(),
                 self.link_gbps.tolist(), self.link_weight.astype(np.uint32).tolist(), list(self.hosts),
-                list(self.link_names))
+                list(self.link_names), (self.link_delay_us * 1e-6).tolist())
         except ValueError as e:
             raise ValueError(self._relabel(str(e))) from None
 
@@ -226,6 +231,12 @@ class Graph:
         crosses (the simulator's ECMP choice)."""
         return [self.link_names[i] for i in self._native.path(int(row), int(src), int(dst), self.ecmp_seed)]
 
+    def path_delay_s(self, src: np.ndarray, dst: np.ndarray, delay_us: float = 0.0) -> np.ndarray:
+        """Each flow's fixed path delay (flow i is trace row i): ``delay_us`` per link of its
+        path plus the links' own ``link_delay_us``, as the simulator adds it to FCTs."""
+        return np.asarray(self._native.path_delay_s(np.asarray(src, np.int64), np.asarray(dst, np.int64),
+                                                    self.ecmp_seed, float(delay_us) * 1e-6), np.float64)
+
     def path_links(self, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
         """How many links each flow's path crosses (flow i is trace row i)."""
         return np.asarray(self._native.path_links(np.asarray(src, np.int64), np.asarray(dst, np.int64),
@@ -243,7 +254,7 @@ class Graph:
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (Graph, (self.nodes, self.hosts, self.link_from, self.link_to, self.link_gbps, self.link_weight,
-                        self.ecmp_seed, self.link_names))
+                        self.ecmp_seed, self.link_names, self.link_delay_us))
 
 
 def from_networkx(
@@ -252,6 +263,7 @@ def from_networkx(
     capacity: str = "gbps",
     weight: str | None = None,
     ecmp_seed: int = 0,
+    delay: str = "delay_us",
 ) -> Graph:
     """A :class:`Graph` fabric from a networkx graph.
 
@@ -266,6 +278,8 @@ def from_networkx(
         positive and finite).
     weight : the edge attribute with an integer routing weight >= 1; None: hop count.
     ecmp_seed : seeds the per-flow choice among equal-cost paths.
+    delay : the edge attribute with a link's own propagation delay in microseconds (finite,
+        >= 0), added to a run's ``delay_us`` per hop; either on every edge or on none.
 
     Links are numbered in ``graph.edges`` order (u->v, then v->u for an undirected edge).
     Errors name the node or edge: an unknown or repeated host, a missing or bad capacity or
@@ -294,6 +308,12 @@ def from_networkx(
     lt: list[int] = []
     gbps: list[float] = []
     wts: list[int] = []
+    delays: list[float] = []
+    with_delay = [delay in data for _, _, data in graph.edges(data=True)]
+    if any(with_delay) and not all(with_delay):
+        u, v, _ = list(graph.edges(data=True))[with_delay.index(False)]
+        raise ValueError(f"from_networkx: edge ({u!r}, {v!r}) has no {delay!r} attribute but other edges do; give "
+                         "every edge a delay or none")
     for u, v, data in graph.edges(data=True):
         where = f"edge ({u!r}, {v!r})"
         if u == v:
@@ -311,20 +331,28 @@ def from_networkx(
             if isinstance(w, bool) or not isinstance(w, (int, np.integer)) or w < 1:
                 raise ValueError(f"from_networkx: {where} has {weight} = {w!r}; weights are integers >= 1 "
                                  "(equal-cost paths are compared exactly)")
+        d = 0.0
+        if delay in data:
+            d = data[delay]
+            if isinstance(d, bool) or not isinstance(d, (int, float, np.integer, np.floating)) or \
+                    not (np.isfinite(d) and d >= 0):
+                raise ValueError(f"from_networkx: {where} has {delay} = {d!r}; delays are finite microseconds >= 0")
         pairs = [(u, v)] if directed else [(u, v), (v, u)]
         for a, b in pairs:
             lf.append(index[a])
             lt.append(index[b])
             gbps.append(float(c))
             wts.append(int(w))
-    return Graph(nodes, host_idx, lf, lt, gbps, wts, ecmp_seed=ecmp_seed)
+            delays.append(float(d))
+    return Graph(nodes, host_idx, lf, lt, gbps, wts, ecmp_seed=ecmp_seed, link_delay_us=delays)
 
 
-def read_graph(path: str | Any, capacity: str = "gbps", weight: str | None = None, ecmp_seed: int = 0) -> Graph:
+def read_graph(path: str | Any, capacity: str = "gbps", weight: str | None = None, ecmp_seed: int = 0,
+               delay: str = "delay_us") -> Graph:
     """A :class:`Graph` fabric from a file: GraphML (``.graphml``) or networkx node-link JSON
     (``.json``, as ``networkx.node_link_data`` writes it). The hosts are the nodes with an
     integer ``host`` attribute, which gives each one's host index (0..n-1, each once);
-    ``capacity`` and ``weight`` are as in :func:`from_networkx`."""
+    ``capacity``, ``weight`` and ``delay`` are as in :func:`from_networkx`."""
     import json
     from pathlib import Path
 
@@ -356,7 +384,7 @@ def read_graph(path: str | Any, capacity: str = "gbps", weight: str | None = Non
         raise ValueError(f"{p}: {len(index)} nodes have a host attribute, but host {missing[0]} is not among them "
                          "(host indices must be 0..n-1)")
     try:
-        return from_networkx(g, [index[h] for h in range(len(index))], capacity, weight, ecmp_seed)
+        return from_networkx(g, [index[h] for h in range(len(index))], capacity, weight, ecmp_seed, delay)
     except ValueError as e:
         raise ValueError(f"{p}: {e}") from None
 

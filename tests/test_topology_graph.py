@@ -249,3 +249,28 @@ def test_cli_reads_graph_files(tmp_path, capsys):
     assert "host 3 is not among them" in capsys.readouterr().err
     assert main(["simulate", "--trace", str(tmp_path / "t.csv"), "--topology", "ring"]) != 0
     assert "--topology: expected bigswitch, leafspine, fattree, parkinglot" in capsys.readouterr().err
+
+
+def test_per_link_delays_add_to_the_path_delay():
+    """Edge delay_us adds to FCT and ideal FCT in the simulator and in every env's results."""
+    g = nx.Graph()
+    for h in range(4):
+        g.add_edge(f"h{h}", "s0" if h < 2 else "s1", gbps=10.0, delay_us=1.0)
+    g.add_edge("s0", "s1", gbps=10.0, delay_us=50.0)  # a long cable between two rooms
+    t = from_networkx(g, ["h0", "h1", "h2", "h3"])
+    tr = pd.DataFrame({"arrival_s": [0.0, 1.0], "src": [0, 0], "dst": [1, 3], "size_bytes": [1250.0, 1250.0]})
+    f = simulate(tr, t, "ps", delay_us=0.5).flows
+    # h0 -> h1: 2 links (1 us each + 0.5 per hop); h0 -> h3: 3 links (1 + 50 + 1 us + 3 x 0.5)
+    np.testing.assert_allclose(f["path_delay_s"], [3e-6, 53.5e-6], rtol=1e-12)
+    np.testing.assert_allclose(f["fct_s"], 1e-6 + f["path_delay_s"], rtol=1e-9)  # 1250 B at 10 Gbps = 1 us
+    np.testing.assert_allclose(f["ideal_fct_s"], f["fct_s"], rtol=1e-9)
+    np.testing.assert_allclose(t.path_delay_s(tr["src"], tr["dst"], 0.5), f["path_delay_s"], rtol=0, atol=0)
+    bad = g.copy()
+    del bad["s0"]["s1"]["delay_us"]
+    with pytest.raises(ValueError, match=r"has no 'delay_us' attribute but other edges do"):
+        from_networkx(bad, ["h0", "h1", "h2", "h3"])
+    bad["s0"]["s1"]["delay_us"] = -1.0
+    with pytest.raises(ValueError, match="delays are finite microseconds >= 0"):
+        from_networkx(bad, ["h0", "h1", "h2", "h3"])
+    u = pickle.loads(pickle.dumps(t))
+    np.testing.assert_array_equal(u.link_delay_us, t.link_delay_us)

@@ -34,6 +34,11 @@ pub struct GraphRoutes {
     pub host_node: Vec<u32>,
     /// A name per link (shown in `Results.links`).
     pub link_names: Vec<String>,
+    /// Propagation delay of each link in seconds, on top of the run's delay per hop (all
+    /// zero when the graph gives none).
+    pub link_delay_s: Vec<f64>,
+    /// Whether some link's delay is not 0.
+    pub any_link_delay: bool,
     /// Outgoing links of node v: `out_links[out_start[v]..out_start[v + 1]]`, in link order.
     out_start: Vec<u32>,
     out_links: Vec<u32>,
@@ -64,9 +69,15 @@ impl GraphRoutes {
         link_weight: Vec<u32>,
         host_node: Vec<u32>,
         link_names: Vec<String>,
+        link_delay_s: Vec<f64>,
     ) -> Result<Self> {
         let n_links = link_from.len();
-        for (name, len) in [("link_to", link_to.len()), ("link_weight", link_weight.len()), ("link_names", link_names.len())] {
+        for (name, len) in [
+            ("link_to", link_to.len()),
+            ("link_weight", link_weight.len()),
+            ("link_names", link_names.len()),
+            ("link_delay_s", link_delay_s.len()),
+        ] {
             if len != n_links {
                 return Err(invalid(format!("graph topology: {name} has {len} entries for {n_links} links")));
             }
@@ -81,6 +92,12 @@ impl GraphRoutes {
             }
             if a == b {
                 return Err(invalid(format!("graph topology: link {l} ({}) is a self-loop on node {a}", link_names[l])));
+            }
+            if !(link_delay_s[l].is_finite() && link_delay_s[l] >= 0.0) {
+                return Err(invalid(format!(
+                    "graph topology: link {l} ({}) has delay {} s; delays are finite and >= 0",
+                    link_names[l], link_delay_s[l]
+                )));
             }
             if link_weight[l] == 0 {
                 return Err(invalid(format!("graph topology: link {l} ({}) has weight 0; weights are integers >= 1", link_names[l])));
@@ -206,6 +223,8 @@ impl GraphRoutes {
             link_weight,
             host_node,
             link_names,
+            any_link_delay: link_delay_s.iter().any(|&d| d != 0.0),
+            link_delay_s,
             out_start,
             out_links,
             is_host,
@@ -293,7 +312,7 @@ mod tests {
         // 0->2, 2->1, 0->3, 3->1 and reverses
         let from = vec![0, 2, 0, 3, 2, 1, 3, 1];
         let to = vec![2, 1, 3, 1, 0, 2, 0, 3];
-        GraphRoutes::new(4, from, to, vec![1; 8], vec![0, 1], names(8)).unwrap()
+        GraphRoutes::new(4, from, to, vec![1; 8], vec![0, 1], names(8), vec![0.0; 8]).unwrap()
     }
 
     #[test]
@@ -313,7 +332,7 @@ mod tests {
 
     #[test]
     fn weights_pick_shortest() {
-        let g = GraphRoutes::new(4, vec![0, 2, 0, 3, 2, 1, 3, 1], vec![2, 1, 3, 1, 0, 2, 0, 3], vec![1, 1, 1, 2, 1, 1, 1, 1], vec![0, 1], names(8)).unwrap();
+        let g = GraphRoutes::new(4, vec![0, 2, 0, 3, 2, 1, 3, 1], vec![2, 1, 3, 1, 0, 2, 0, 3], vec![1, 1, 1, 2, 1, 1, 1, 1], vec![0, 1], names(8), vec![0.0; 8]).unwrap();
         assert_eq!(g.n_paths(0, 1), 1);
         let mut p = Vec::new();
         g.path(7, 0, 1, &mut p);
@@ -323,19 +342,19 @@ mod tests {
     #[test]
     fn hosts_do_not_forward() {
         // 0 - 1 - 2 in a line, all hosts: 0 cannot reach 2 except through host 1.
-        let e = GraphRoutes::new(3, vec![0, 1, 1, 2], vec![1, 0, 2, 1], vec![1; 4], vec![0, 1, 2], names(4)).unwrap_err();
+        let e = GraphRoutes::new(3, vec![0, 1, 1, 2], vec![1, 0, 2, 1], vec![1; 4], vec![0, 1, 2], names(4), vec![0.0; 4]).unwrap_err();
         assert!(e.to_string().contains("no path from host 0 (node 0) to host 2 (node 2)"), "{e}");
     }
 
     #[test]
     fn bad_graphs_rejected() {
-        let e = GraphRoutes::new(2, vec![0, 1], vec![1, 0], vec![1; 2], vec![0, 0], names(2)).unwrap_err();
+        let e = GraphRoutes::new(2, vec![0, 1], vec![1, 0], vec![1; 2], vec![0, 0], names(2), vec![0.0; 2]).unwrap_err();
         assert!(e.to_string().contains("listed as host 0 and host 1"), "{e}");
-        let e = GraphRoutes::new(2, vec![0, 1], vec![1, 1], vec![1; 2], vec![0, 1], names(2)).unwrap_err();
+        let e = GraphRoutes::new(2, vec![0, 1], vec![1, 1], vec![1; 2], vec![0, 1], names(2), vec![0.0; 2]).unwrap_err();
         assert!(e.to_string().contains("self-loop"), "{e}");
-        let e = GraphRoutes::new(2, vec![0, 1], vec![1, 0], vec![1, 0], vec![0, 1], names(2)).unwrap_err();
+        let e = GraphRoutes::new(2, vec![0, 1], vec![1, 0], vec![1, 0], vec![0, 1], names(2), vec![0.0; 2]).unwrap_err();
         assert!(e.to_string().contains("weight 0"), "{e}");
-        let e = GraphRoutes::new(3, vec![0, 2], vec![2, 0], vec![1; 2], vec![0, 1], names(2)).unwrap_err();
+        let e = GraphRoutes::new(3, vec![0, 2], vec![2, 0], vec![1; 2], vec![0, 1], names(2), vec![0.0; 2]).unwrap_err();
         assert!(e.to_string().contains("host 1 (node 1) has no incoming link"), "{e}");
     }
 
@@ -348,7 +367,7 @@ mod tests {
             to.extend([m, 2, m, 3]);
         }
         let n = from.len();
-        let g = GraphRoutes::new(8, from, to, vec![1; n], vec![0, 1], names(n)).unwrap();
+        let g = GraphRoutes::new(8, from, to, vec![1; n], vec![0, 1], names(n), vec![0.0; n]).unwrap();
         assert_eq!(g.n_paths(0, 1), 4);
         let mut seen = std::collections::BTreeSet::new();
         for r in 0..4 {

@@ -716,9 +716,16 @@ impl Simulator {
     pub fn terminated(&self) -> Vec<bool> {
         self.status.iter().map(|s| *s == Status::Terminated).collect()
     }
-    /// Fixed path delay of flow i (delay per hop times the number of links).
+    /// Fixed path delay of flow i: the delay per hop times the number of links, plus the
+    /// links' own delays (a graph's per-link delays).
     pub fn path_delay_s(&self, i: usize) -> f64 {
-        self.cfg.delay_per_hop_s * (self.path_off[i + 1] - self.path_off[i]) as f64
+        let (a, b) = (self.path_off[i] as usize, self.path_off[i + 1] as usize);
+        let per_hop = self.cfg.delay_per_hop_s * (b - a) as f64;
+        if self.topo.has_link_delays() {
+            per_hop + self.path_links[a..b].iter().map(|&l| self.topo.link_delay_s(l as usize)).sum::<f64>()
+        } else {
+            per_hop
+        }
     }
     /// FCT of the flow alone on an idle fabric: max(size / bottleneck rate, data span) + path delay.
     pub fn ideal_fct_s(&self, i: usize) -> f64 {

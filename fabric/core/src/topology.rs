@@ -174,6 +174,21 @@ impl Topology {
         Ok(Topology { kind: TopologyKind::Graph { routes, ecmp_seed }, n_hosts, capacity })
     }
 
+    /// The propagation delay of link l of its own, seconds, on top of a run's delay per hop
+    /// (a graph's per-link delays; 0 on the big switch and the leaf-spine).
+    #[inline]
+    pub fn link_delay_s(&self, l: usize) -> f64 {
+        match self.kind {
+            TopologyKind::Graph { ref routes, .. } => routes.link_delay_s[l],
+            _ => 0.0,
+        }
+    }
+
+    /// Whether some link has a delay of its own (`link_delay_s` is not 0 everywhere; O(1)).
+    pub fn has_link_delays(&self) -> bool {
+        matches!(self.kind, TopologyKind::Graph { ref routes, .. } if routes.any_link_delay)
+    }
+
     pub fn n_links(&self) -> usize {
         self.capacity.len()
     }

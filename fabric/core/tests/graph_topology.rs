@@ -21,7 +21,8 @@ fn graph(n_nodes: usize, hosts: Vec<u32>, edges: &[(u32, u32, f64)], ecmp_seed: 
         }
     }
     let w = vec![1; from.len()];
-    Topology::graph(GraphRoutes::new(n_nodes, from, to, w, hosts, names).unwrap(), &gbps, ecmp_seed).unwrap()
+    let d = vec![0.0; from.len()];
+    Topology::graph(GraphRoutes::new(n_nodes, from, to, w, hosts, names, d).unwrap(), &gbps, ecmp_seed).unwrap()
 }
 
 /// k-ary fat-tree: hosts 0..k^3/4, then edge, aggregation and core switches.

@@ -186,7 +186,7 @@ impl PyGraph {
     /// Checks the graph and builds its routing tables (equal-cost shortest paths by the
     /// links' integer weights; hosts never forward).
     #[new]
-    #[pyo3(signature = (n_nodes, link_from, link_to, link_gbps, link_weight, host_nodes, link_names))]
+    #[pyo3(signature = (n_nodes, link_from, link_to, link_gbps, link_weight, host_nodes, link_names, link_delay_s=None))]
     fn new(
         py: Python<'_>,
         n_nodes: usize,
@@ -196,8 +196,11 @@ impl PyGraph {
         link_weight: Vec<u32>,
         host_nodes: Vec<u32>,
         link_names: Vec<String>,
+        link_delay_s: Option<Vec<f64>>,
     ) -> PyResult<Self> {
-        let routes = py.detach(|| guarded(|| GraphRoutes::new(n_nodes, link_from, link_to, link_weight, host_nodes, link_names)))?;
+        let delays = link_delay_s.unwrap_or_else(|| vec![0.0; link_from.len()]);
+        let routes =
+            py.detach(|| guarded(|| GraphRoutes::new(n_nodes, link_from, link_to, link_weight, host_nodes, link_names, delays)))?;
         // Checks the rates once, here, with the same messages as the simulator.
         let routes = Arc::new(routes);
         Topology::graph_shared(routes.clone(), &link_gbps, 0).map_err(to_py)?;
@@ -238,6 +241,32 @@ impl PyGraph {
         let mut out = Vec::new();
         self.routes.path(ecmp_hash(ecmp_seed, flow_id, s, d), s, d, &mut out);
         Ok(out)
+    }
+
+    /// The fixed path delay of each flow (flow i is row i): `delay_per_hop_s` per link of its
+    /// path plus the links' own delays, as the simulator computes it.
+    fn path_delay_s<'py>(
+        &self,
+        py: Python<'py>,
+        src: PyReadonlyArray1<i64>,
+        dst: PyReadonlyArray1<i64>,
+        ecmp_seed: u64,
+        delay_per_hop_s: f64,
+    ) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        let (src, dst) = (src.as_slice()?, dst.as_slice()?);
+        same_len(src.len(), "dst", dst.len())?;
+        let mut out = Vec::with_capacity(src.len());
+        let mut buf = Vec::new();
+        for (i, (&a, &b)) in src.iter().zip(dst).enumerate() {
+            let (s, d) = (self.check_host("src", a)?, self.check_host("dst", b)?);
+            buf.clear();
+            if s != d {
+                self.routes.path(ecmp_hash(ecmp_seed, i as u64, s, d), s, d, &mut buf);
+            }
+            let own: f64 = buf.iter().map(|&l| self.routes.link_delay_s[l as usize]).sum();
+            out.push(delay_per_hop_s * buf.len() as f64 + own);
+        }
+        Ok(out.into_pyarray(py))
     }
 
     /// The number of links of each flow's path (flow i is row i), as `path` gives them.
