@@ -482,8 +482,8 @@ def env_flow_table(episode: Mapping[str, Any], topology: Topology, delay_us: flo
     src, dst, size_bytes, deadline_s, finish_s, fct_s, ideal_fct_s, terminated``, on the
     simulator's clock) and, where they give them, ``id, weight, bytes_sent, path_delay_s``.
     Otherwise ``id`` is the row, ``weight`` 1, ``path_delay_s`` ``delay_us * 1e-6`` times
-    :func:`path_links` plus a graph's own link delays (what the core computes) and ``bytes_sent`` the size for a finished
-    flow and NaN (not known) for the others."""
+    :func:`path_links` plus a graph's own link delays (what the core computes) and
+    ``bytes_sent`` the size for a finished flow and NaN (not known) for the others."""
     n = len(episode["arrival_s"])
     size = np.asarray(episode["size_bytes"], np.float64)
     src, dst = np.asarray(episode["src"], np.int64), np.asarray(episode["dst"], np.int64)
