@@ -21,15 +21,22 @@ class LinearEpsilon(BaseCallback):
 
     def __init__(self, start: float, end: float, fraction: float, total_timesteps: int) -> None:
         super().__init__()
-        self.start, self.end, self.fraction, self.total = float(start), float(end), float(fraction), int(total_timesteps)
+        self.start, self.end, self.fraction, self.total = (
+            float(start),
+            float(end),
+            float(fraction),
+            int(total_timesteps),
+        )
 
     def value(self, t: int) -> float:
         progress = min(1.0, t / max(1.0, self.fraction * self.total))
         return self.start + (self.end - self.start) * progress
 
     def _on_rollout_start(self) -> None:
-        self.model.policy.epsilon = self.value(self.num_timesteps)  # type: ignore[attr-defined]
-        self.logger.record("charts/epsilon", self.model.policy.epsilon)  # type: ignore[attr-defined]
+        epsilon = self.value(self.num_timesteps)
+        # epsilon is an attribute of flowsched's masked policies, not of SB3's BasePolicy
+        self.model.policy.epsilon = epsilon  # type: ignore[assignment]
+        self.logger.record("charts/epsilon", epsilon)
 
     def _on_step(self) -> bool:
         return True

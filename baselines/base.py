@@ -50,7 +50,8 @@ class MaskedRule(ABC):
             mask = mask[None]
         empty = ~mask.any(axis=-1)
         if self.needs_valid_action and empty.any():
-            raise ValueError(f"no valid action in observation(s) {np.flatnonzero(empty).tolist()}: every action is masked")
+            raise ValueError(f"no valid action in observation(s) {np.flatnonzero(empty).tolist()}: every action is "
+                             "masked")
         actions = np.asarray(self._act(observation, mask))
         return (actions[0] if single else actions), state
 

@@ -101,8 +101,11 @@ class TokenBounds:
         sp = self.spaces()
         if obs_format == "dict":
             return spaces.Dict(sp)
-        features = spaces.Box(np.concatenate([self.act_low, self.req_low]), np.concatenate([self.act_high, self.req_high]),
-                              dtype=np.float32)
+        features = spaces.Box(
+            np.concatenate([self.act_low, self.req_low]),
+            np.concatenate([self.act_high, self.req_high]),
+            dtype=np.float32,
+        )
         if obs_format == "rllib":
             return spaces.Dict({"action_mask": sp["action_mask"], "observations": features})
         return spaces.Box(np.concatenate([np.zeros(self.window, np.float32), features.low]),
@@ -221,7 +224,8 @@ def _check_masked_action(mode: str) -> str:
 
 
 def _out_of_range(action: int, window: int) -> ValueError:
-    return ValueError(f"action {action} is out of range of the action space Discrete({window}): expected 0 to {window - 1} "
+    return ValueError(f"action {action} is out of range of the action space Discrete({window}): expected 0 to "
+                      f"{window - 1} "
                       "(a position in the window)")
 
 
@@ -374,7 +378,7 @@ class TokenSchedulingEnv(gym.Env[Any, np.int64]):
     ...     total += r
     >>> total == info["deadlines_met"]
     True
-    """
+    """  # noqa: E501  (the docstring's Markdown tables: one row per line, rendered in the docs)
 
     metadata = {"render_modes": RENDER_MODES, "render_fps": RENDER_FPS}
 
@@ -446,7 +450,7 @@ class TokenSchedulingEnv(gym.Env[Any, np.int64]):
         """The same as :meth:`results` (its earlier name)."""
         return self.results()
 
-    def render(self) -> str | np.ndarray | None:
+    def render(self) -> str | np.ndarray | None:  # type: ignore[override]  # gymnasium: an unbound RenderFrame TypeVar
         if self.render_mode is None:
             return None
         req, act = self._last
@@ -541,8 +545,12 @@ class TokenSchedulingVecEnv(NativeVecMixin, VectorEnv):
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         n, w = self.num_envs, self.window
         self._bufs = (
-            np.zeros((n, w, REQ_FEATURES), np.float32), np.zeros((n, ACTIVE_FEATURES), np.float32),
-            np.zeros((n, w), np.float32), np.zeros(n, np.float64), np.zeros(n, bool), np.zeros((n, len(STAT_NAMES)), np.float64),
+            np.zeros((n, w, REQ_FEATURES), np.float32),
+            np.zeros((n, ACTIVE_FEATURES), np.float32),
+            np.zeros((n, w), np.float32),
+            np.zeros(n, np.float64),
+            np.zeros(n, bool),
+            np.zeros((n, len(STAT_NAMES)), np.float64),
         )
         self._req = self._bufs[0].reshape(n, w * REQ_FEATURES)  # a view: the flat layout of the Dict
         self._needs_reset = np.zeros(n, bool)
@@ -560,7 +568,9 @@ class TokenSchedulingVecEnv(NativeVecMixin, VectorEnv):
             obs = {key: v.copy() for key, v in obs.items()}
         return obs, {}
 
-    def reset(self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
+    def reset(
+        self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Any, dict[str, Any]]:
         if seed is None and not self._seeded:
             seed = int(np.random.SeedSequence().generate_state(1, np.uint64)[0] >> 1)
         seeds = None if seed is None else np.asarray(lane_seeds(seed, self.num_envs), dtype=np.uint64)
@@ -574,7 +584,8 @@ class TokenSchedulingVecEnv(NativeVecMixin, VectorEnv):
     def _actions(self, actions: Any) -> tuple[np.ndarray, np.ndarray | None]:
         a = np.asarray(actions)
         if a.shape != (self.num_envs,) or a.dtype.kind not in "iu":
-            raise ValueError(f"actions must be {self.num_envs} integers (shape ({self.num_envs},)), got dtype {a.dtype} and shape {a.shape}")
+            raise ValueError(f"actions must be {self.num_envs} integers (shape ({self.num_envs},)), got dtype "
+                             f"{a.dtype} and shape {a.shape}")
         a = np.ascontiguousarray(a, dtype=np.int64)
         resetting = self._any_reset  # those lanes reset: their action is ignored
         if (a.view(np.uint64) >= self.window).any():  # negative ones too, as unsigned

@@ -129,9 +129,19 @@ class _Bar:
 
         cols, lines = _size(self._file)
         sized = (cols > 0 and lines > 0) or not _isatty(self._file)  # else tqdm would draw nothing
-        b = tqdm(total=self._total, desc=self._desc, unit=self._unit, initial=self.n, file=self._stream,
-                 dynamic_ncols=sized and cols > 0, ncols=None if sized else (cols or 100), nrows=None if sized else 20,
-                 unit_scale=self._total is None or self._total >= 10_000, mininterval=0.2, postfix=self._postfix or None)
+        b = tqdm(
+            total=self._total,
+            desc=self._desc,
+            unit=self._unit,
+            initial=self.n,
+            file=self._stream,
+            dynamic_ncols=sized and cols > 0,
+            ncols=None if sized else (cols or 100),
+            nrows=None if sized else 20,
+            unit_scale=self._total is None or self._total >= 10_000,
+            mininterval=0.2,
+            postfix=self._postfix or None,
+        )
         b.start_t = b._time() - (time.perf_counter() - self._t0)  # elapsed time and rate from the start
         b.initial = 0  # of the work, not from the bar's appearance
         return b

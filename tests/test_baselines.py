@@ -89,7 +89,9 @@ def test_make_rejects_unknown_keyword_arguments(args, kwargs, message):
 def test_unknown_names_list_the_valid_ones():
     with pytest.raises(ValueError, match=r"unknown token-scheduling baseline 'sjf'; valid: fifo, edf, .*random"):
         baselines.make("token", "sjf")
-    with pytest.raises(ValueError, match=r"unknown switch-scheduling baseline 'lsa'; valid: .* \(did you mean 'las'\?\)"):
+    with pytest.raises(
+        ValueError, match=r"unknown switch-scheduling baseline 'lsa'; valid: .* \(did you mean 'las'\?\)"
+    ):
         baselines.make("switch", "lsa")
     with pytest.raises(ValueError, match="no baselines for env 'tokn'; known: token, switch, thresholds"):
         baselines.make("tokn", "fifo")

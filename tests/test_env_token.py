@@ -140,7 +140,9 @@ def test_vector_lanes_equal_single_envs_across_autoresets():
     for _ in range(steps):
         for i in range(n):
             assert_same({k: v[i] for k, v in vobs.items()}, sobs[i])
-        acts = np.array([rng.choice(np.flatnonzero(vobs["action_mask"][i])) if not need_reset[i] else 0 for i in range(n)])
+        acts = np.array(
+            [rng.choice(np.flatnonzero(vobs["action_mask"][i])) if not need_reset[i] else 0 for i in range(n)]
+        )
         vobs, vr, vt, vtr, vinfo = venv.step(acts)
         for i, e in enumerate(singles):
             if need_reset[i]:  # next-step autoreset: this call reset lane i

@@ -175,7 +175,9 @@ def check_invariants(trace, topo, res, *, delay_us=0.0, terminate_missed=False):
         assert np.isfinite(dl[term]).all()
         assert np.isnan(fin[term]).all() and np.isnan(fct[term]).all()
         window = np.maximum(dl[term] - delay[term], 0.0)
-        avail = np.where(span[term] > 0, size[term] * np.minimum(1.0, window / np.where(span[term] > 0, span[term], 1)), size[term])
+        avail = np.where(
+            span[term] > 0, size[term] * np.minimum(1.0, window / np.where(span[term] > 0, span[term], 1)), size[term]
+        )
         assert (sent[term] <= np.minimum(C * window, avail) * (1 + 1e-9) + 1e-6).all()
         assert (sent[term] <= size[term]).all()
         assert not f["deadline_met"][term].any()
@@ -320,7 +322,11 @@ def test_single_link_work_conservation(trace, admission):
 
 # --------------------------------------------------------------------------- determinism
 @examples(80)
-@given(cases(), st.integers(0, 2**32 - 1), st.sampled_from(["random", "ps", "srpt", "las", "fair", "gtcp:las", "racs", "pias"]))
+@given(
+    cases(),
+    st.integers(0, 2**32 - 1),
+    st.sampled_from(["random", "ps", "srpt", "las", "fair", "gtcp:las", "racs", "pias"]),
+)
 def test_determinism(case, seed, sched):
     topo, trace = case
     trace = trace.assign(size_known=True)

@@ -114,8 +114,11 @@ PARAMETRIC = {
     "lomax": (wl.Pareto(3.0, 2e5), lambda x: 3.0 / 2e5 * (1 + x / 2e5) ** -4.0, 0.0, True),
     "lognormal": (
         wl.Lognormal(1e5, 1.2),
-        lambda x: math.exp(-((math.log(x) - (math.log(1e5) - 0.72)) ** 2) / (2 * 1.44)) / (x * 1.2 * math.sqrt(2 * math.pi))
-        if x > 0 else 0.0,
+        lambda x: (
+            math.exp(-((math.log(x) - (math.log(1e5) - 0.72)) ** 2) / (2 * 1.44)) / (x * 1.2 * math.sqrt(2 * math.pi))
+            if x > 0
+            else 0.0
+        ),
         0.0,
         False,
     ),

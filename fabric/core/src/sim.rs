@@ -781,6 +781,13 @@ impl Simulator {
         for (i, f) in flows.iter().enumerate() {
             let start = path_links.len();
             path_ids.push(topo.path(i as u64, f.src, f.dst, &mut path_links));
+            if path_links.len() >= u32::MAX as usize {
+                return Err(SimError::InvalidConfig(format!(
+                    "the paths of the first {} flows cross 2^32 - 1 links in all, the most a simulator indexes \
+                     (long graph paths x many flows)",
+                    i + 1
+                )));
+            }
             path_off.push(path_links.len() as u32);
             path_cap.push(path_links[start..].iter().map(|&l| topo.capacity[l as usize]).fold(INF, f64::min));
         }
@@ -1017,9 +1024,16 @@ impl Simulator {
         self.core.status.iter().map(|s| *s == Status::Terminated).collect()
     }
 
-    /// Fixed path delay of flow i (delay per hop times the number of links).
+    /// Fixed path delay of flow i: the delay per hop times the number of links, plus the
+    /// links' own delays (a graph's per-link delays).
     pub fn path_delay_s(&self, i: usize) -> f64 {
-        self.core.cfg.delay_per_hop_s * (self.core.path_off[i + 1] - self.core.path_off[i]) as f64
+        let (a, b) = (self.core.path_off[i] as usize, self.core.path_off[i + 1] as usize);
+        let per_hop = self.core.cfg.delay_per_hop_s * (b - a) as f64;
+        if self.core.topo.has_link_delays() {
+            per_hop + self.core.path_links[a..b].iter().map(|&l| self.core.topo.link_delay_s(l as usize)).sum::<f64>()
+        } else {
+            per_hop
+        }
     }
 
     /// FCT of the flow alone on an idle fabric: max(size / bottleneck rate, data span) + path delay.

@@ -39,7 +39,7 @@ impl PyTokenConfig {
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
-        topology: &str,
+        topology: &Bound<'_, PyAny>,
         host_gbps: PyReadonlyArray1<f64>,
         tors: usize,
         hosts_per_tor: usize,
@@ -356,7 +356,7 @@ impl PySwitchConfig {
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
-        topology: &str,
+        topology: &Bound<'_, PyAny>,
         host_gbps: PyReadonlyArray1<f64>,
         tors: usize,
         hosts_per_tor: usize,

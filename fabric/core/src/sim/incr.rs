@@ -541,8 +541,17 @@ impl IncrementalPriority {
                 self.reset_cursors();
             }
             let ep = self.cursor_epoch;
-            let mut before = [0.0f64; 8];
-            let mut at = [0usize; 8];
+            // Per link of g's path: the residual before g and g's position in the list
+            // (on the stack for paths of up to 16 links; a graph's longer paths on the heap).
+            let (mut before_stack, mut at_stack) = ([0.0f64; 16], [0usize; 16]);
+            let (mut before_heap, mut at_heap) = (Vec::new(), Vec::new());
+            let (before, at): (&mut [f64], &mut [usize]) = if b - a <= 16 {
+                (&mut before_stack[..], &mut at_stack[..])
+            } else {
+                before_heap.resize(b - a, 0.0);
+                at_heap.resize(b - a, 0);
+                (&mut before_heap[..], &mut at_heap[..])
+            };
             let mut r = core.cap_now(g);
             for (k, p) in (a..b).enumerate() {
                 let l = core.path_links[p] as usize;
