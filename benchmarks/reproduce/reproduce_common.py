@@ -113,6 +113,8 @@ def simulate(trace: pd.DataFrame, topology: Any, scheduler: str, model: str = "f
         msg = str(e)
         if "unsupported" in msg or "does not run" in msg:  # keep the table short: the first clause
             msg = msg.split(";")[0]
+        elif "data_span_s" in msg:
+            msg = "the packet model refuses data_span_s > 0 (data arriving over time)"
         raise Unavailable(msg) from None
 
 
