@@ -45,6 +45,9 @@ class Graph:
     def path_links(
         self, src: npt.NDArray[np.int64], dst: npt.NDArray[np.int64], ecmp_seed: int
     ) -> npt.NDArray[np.int64]: ...
+    def path_delay_s(
+        self, src: npt.NDArray[np.int64], dst: npt.NDArray[np.int64], ecmp_seed: int, delay_per_hop_s: float
+    ) -> npt.NDArray[np.float64]: ...
 
 @final
 class Simulator:

@@ -100,7 +100,7 @@ def _name(req: str) -> str:
 def test_pyproject_extras():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     core = {_name(r): r for r in project["dependencies"]}
-    assert set(core) == {"numpy", "pandas", "pyarrow", "scipy", "gymnasium"}
+    assert set(core) == {"numpy", "pandas", "pyarrow", "scipy", "gymnasium", "networkx"}  # networkx: graph topologies
     assert "==" not in core["gymnasium"], "the core takes a range of Gymnasium versions; [ray] pins it"
     extras = project["optional-dependencies"]
     assert {"train", "ray", "wandb", "docs", "dev"} <= set(extras)

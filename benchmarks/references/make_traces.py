@@ -13,7 +13,7 @@ Two recipes draw the same distribution of traces from one seed:
 * ``flowsched``: ``flowsched.workloads.poisson_all_to_all`` (``flowsched generate``): gaps,
   then source, then a destination offset ``dst = (src + U{1..hosts-1}) % hosts``, then sizes
   from ``1 - u``. The traces seeded 3 and 4 (load 0.8) and 2 (load 0.5) here use it.
-* ``shared``: how the shared trace ``ws_h144_n10000_seed2.csv`` of ../shared/peers was drawn
+* ``shared``: how the shared trace ``ws_h144_n10000_seed2.csv`` of shared/peers/yaps/ (beside the repository) was drawn
   (found by replaying numpy's generator; it matches that file byte for byte): the same gaps,
   then sizes from ``u`` (not ``1 - u``), then source, then ``dst = v + (v >= src)`` with
   ``v = U{0..hosts-2}``. ``flowsched generate`` with the same seed gives the same arrival
