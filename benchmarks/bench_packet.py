@@ -126,6 +126,54 @@ def compare(ours: pd.DataFrame, ref: pd.DataFrame) -> list[dict]:
     return rows
 
 
+def figures(out: Path) -> None:
+    """The incast curve (N senders x 25 KB into one 64 KB or 1 MB drop-tail port, tcp, min RTO 10 ms)
+    and one bottleneck port's queue over time under tcp and dctcp (4 long flows into one host)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    import flowsched
+
+    out.mkdir(parents=True, exist_ok=True)
+    ns = [1, 2, 3, 4, 6, 8, 12, 16, 24, 32]
+    fig, ax = plt.subplots(figsize=(5.5, 3.5))
+    for buf, label in ((64_000, "64 KB buffer"), (1_000_000, "1 MB buffer")):
+        means = []
+        for n in ns:
+            tr = pd.DataFrame({"arrival_s": [0.0] * n, "src": range(1, n + 1), "dst": [0] * n,
+                               "size_bytes": [25_000.0] * n})
+            r = flowsched.simulate(tr, flowsched.BigSwitch(33, 10), "ps", model="packet", transport="tcp",
+                                   buffer_bytes=buf, min_rto_s=10e-3, delay_us=1.0, progress=False)
+            means.append(r.flows["fct_s"].mean() * 1e3)
+        ax.plot(ns, means, marker="o", label=label)
+    ax.set_xlabel("senders (25 KB each, one receiver)")
+    ax.set_ylabel("mean FCT (ms)")
+    ax.set_title("Incast, tcp, min RTO 10 ms")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(out / "packet_incast.png", dpi=120)
+    plt.close(fig)
+    fig, ax = plt.subplots(figsize=(6.5, 3.5))
+    tr = pd.DataFrame({"arrival_s": [0.0] * 4, "src": [1, 2, 3, 4], "dst": [0] * 4, "size_bytes": [3e7] * 4})
+    for transport in ("tcp", "dctcp"):
+        r = flowsched.simulate(tr, flowsched.BigSwitch(5, 10), "ps", model="packet", transport=transport,
+                               buffer_bytes=360_000, min_rto_s=1e-3, delay_us=5.0, queue_sample_us=20,
+                               sample_links=["down0"], progress=False)
+        q = r.queue_samples
+        ax.plot(q["time_s"] * 1e3, q["queue_bytes"] / 1e3, lw=0.8, label=transport)
+    ax.axhline(97.5, color="grey", ls="--", lw=0.8, label="K = 97.5 KB")
+    ax.set_xlabel("time (ms)")
+    ax.set_ylabel("queue at down0 (KB)")
+    ax.set_title("4 long flows into one host, 360 KB buffer")
+    ax.legend(loc="upper right")
+    fig.tight_layout()
+    fig.savefig(out / "packet_queue.png", dpi=120)
+    plt.close(fig)
+    print(f"wrote {out / 'packet_incast.png'} and {out / 'packet_queue.png'}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--trace", default=str(PEERS / "yaps" / "ws_h144_n10000_seed2.csv"))
@@ -136,10 +184,16 @@ def main() -> None:
     ap.add_argument("--ref-yaps", default=None, help="stored YAPS output; {transport} is replaced")
     ap.add_argument("--ref-ns3", default=None, help="stored ns-3 output; {transport} is replaced")
     ap.add_argument("--json", default=None, help="also write every row as JSON here")
+    ap.add_argument("--figures", default=None, metavar="DIR",
+                    help="only draw the incast curve and a bottleneck's queue under tcp and dctcp into DIR "
+                         "(packet_incast.png, packet_queue.png; needs matplotlib)")
     ap.add_argument("--_one", nargs=3, help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a._one:
         print(json.dumps(one(a.trace, a._one[0], a.hosts, a._one[1])))
+        return
+    if a.figures:
+        figures(Path(a.figures))
         return
     rows: list[dict] = []
     with tempfile.TemporaryDirectory() as d:
