@@ -281,6 +281,8 @@ def from_networkx(
     delay : the edge attribute with a link's own propagation delay in microseconds (finite,
         >= 0), added to a run's ``delay_us`` per hop; either on every edge or on none.
 
+    Notes
+    -----
     Links are numbered in ``graph.edges`` order (u->v, then v->u for an undirected edge).
     Errors name the node or edge: an unknown or repeated host, a missing or bad capacity or
     weight, a host that cannot reach another through switches.
