@@ -248,9 +248,8 @@ def native_packet_simulator(
     if unknown:
         raise TypeError(f"unknown packet option(s) {sorted(unknown)}; known: {', '.join(PACKET_OPTIONS)}")
     o = {**PACKET_OPTIONS, **packet_options}
-    if not isinstance(topology, (BigSwitch, LeafSpine)):
-        raise ValueError(f"the packet model runs on BigSwitch and LeafSpine; {type(topology).__name__} topologies "
-                         "are not supported by it yet")
+    if not isinstance(topology, (BigSwitch, LeafSpine, Graph)):
+        raise TypeError(f"topology must be a BigSwitch, LeafSpine or Graph, got {type(topology).__name__}")
     if transport is not None and transport not in TRANSPORTS:
         raise ValueError(f"unknown transport {transport!r}; known: {', '.join(TRANSPORTS)}")
     if not (np.isfinite(delay_us) and delay_us >= 0):

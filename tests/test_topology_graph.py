@@ -274,3 +274,30 @@ def test_per_link_delays_add_to_the_path_delay():
         from_networkx(bad, ["h0", "h1", "h2", "h3"])
     u = pickle.loads(pickle.dumps(t))
     np.testing.assert_array_equal(u.link_delay_us, t.link_delay_us)
+
+
+@pytest.mark.parametrize(("scheduler", "transport"), [("ps", "dctcp"), ("srpt", "pfabric")])
+def test_packet_model_on_a_graph_equals_the_native_big_switch(scheduler, transport):
+    tr = poisson_all_to_all("websearch", 0.6, 8, 10.0, 150, seed=4)
+    g = from_networkx(star(8), [f"h{h}" for h in range(8)])
+    a = simulate(tr, g, scheduler, model="packet", transport=transport, delay_us=0.2).flows
+    b = simulate(tr, BigSwitch(8, 10.0), scheduler, model="packet", transport=transport, delay_us=0.2).flows
+    np.testing.assert_array_equal(a["fct_s"].to_numpy(), b["fct_s"].to_numpy())
+
+
+def test_packet_model_adds_a_graphs_link_delays():
+    """One flow alone: its packet FCT grows by exactly the one-way delays added on its path."""
+    tr = pd.DataFrame({"arrival_s": [0.0], "src": [0], "dst": [3], "size_bytes": [14600.0]})
+
+    def fct(extra_us: float) -> float:
+        g = nx.Graph()
+        for h in range(4):
+            g.add_edge(f"h{h}", "s0" if h < 2 else "s1", gbps=10.0, delay_us=0.0)
+        g.add_edge("s0", "s1", gbps=10.0, delay_us=extra_us)
+        r = simulate(tr, from_networkx(g, ["h0", "h1", "h2", "h3"]), "ps", model="packet", transport="tcp")
+        return float(r.flows["fct_s"].iloc[0]), float(r.flows["path_delay_s"].iloc[0])
+
+    (f0, d0), (f1, d1) = fct(0.0), fct(5.0)
+    assert d0 == 0.0 and d1 == pytest.approx(5e-6, rel=1e-12)
+    # 10 packets, initial window 10: one window, so the data crosses the long link once.
+    assert f1 - f0 == pytest.approx(5e-6, rel=1e-9)

@@ -21,7 +21,7 @@ use std::collections::{BinaryHeap, VecDeque};
 use crate::error::{Result, SimError};
 use crate::sched::{GaInner, Scheduler};
 use crate::sim::FlowSpec;
-use crate::topology::{Topology, TopologyKind};
+use crate::topology::Topology;
 use port::{Discipline, Enqueued, Packet, Port, ACK, CE, ECE, RETX};
 use tcp::{CcParams, Receiver, Sender, DCTCP_G, MAX_RTO_PS};
 
@@ -234,6 +234,8 @@ pub struct PacketSimulator {
     mss: u64,
     hdr: u16,
     ports: Vec<Port>,
+    /// Each link's own propagation delay (s), when the topology has any (a graph's); empty otherwise.
+    link_delay_s: Vec<f64>,
     /// Per link, the packets propagating on it, in order (a link's delay is fixed, so they
     /// arrive in the order they left; the heap holds one event per packet but no packet).
     wires: Vec<VecDeque<(u64, Packet)>>,
@@ -328,11 +330,6 @@ impl PacketSimulator {
                 return bad(format!("queue sample interval must be >= 1 ns, got {q}"));
             }
         }
-        if matches!(topo.kind, TopologyKind::Graph { .. }) {
-            return Err(SimError::Unsupported(
-                "the packet model runs on the big switch and the leaf-spine; graph topologies are not supported yet".into(),
-            ));
-        }
         if topo.expected_links() != Some(topo.n_links()) || topo.n_links() > u32::MAX as usize {
             return bad("topology's link count does not match its kind".into());
         }
@@ -347,7 +344,13 @@ impl PacketSimulator {
             (Transport::Tcp, _) => Discipline::DropTail,
         };
         let ports: Vec<Port> =
-            topo.capacity.iter().map(|&c| Port::new(disc, buffer, cfg.ecn_threshold_bytes, PS_PER_S / c, dp)).collect();
+            // A port's propagation: the run's delay per hop plus its link's own (a graph's
+            // per-link delays; 0 on the big switch and the leaf-spine).
+            topo.capacity
+                .iter()
+                .enumerate()
+                .map(|(l, &c)| Port::new(disc, buffer, cfg.ecn_threshold_bytes, PS_PER_S / c, dp + to_ps(topo.link_delay_s(l))))
+                .collect();
 
         let mss = cfg.mss_bytes as u64;
         let n = flows.len();
@@ -415,10 +418,10 @@ impl PacketSimulator {
             let rb = rroute_off[r] as usize;
             let mut rtt0 = 0u64;
             for &l in links {
-                rtt0 += ports[l as usize].ser_ps(wire as u16) + dp;
+                rtt0 += ports[l as usize].ser_ps(wire as u16) + ports[l as usize].prop_ps;
             }
             for &l in &rroute[rb..] {
-                rtt0 += ports[l as usize].ser_ps(cfg.header_bytes as u16) + dp;
+                rtt0 += ports[l as usize].ser_ps(cfg.header_bytes as u16) + ports[l as usize].prop_ps;
             }
             senders.push(Sender::new(npk as u32, &cc, rtt0));
             fl.push(Flow { arrival_ps: to_ps(f.arrival_s), size, deadline_ps: dl, n: npk as u32, ext: order_bits(0.0) });
@@ -429,6 +432,7 @@ impl PacketSimulator {
             mss,
             hdr: cfg.header_bytes as u16,
             wires: vec![VecDeque::new(); ports.len()],
+            link_delay_s: if topo.has_link_delays() { (0..ports.len()).map(|l| topo.link_delay_s(l)).collect() } else { Vec::new() },
             ports,
             receivers: vec![Receiver::default(); n],
             senders,
@@ -885,7 +889,16 @@ impl PacketSimulator {
     /// Per flow: propagation along its data path (s), part of its FCT.
     pub fn path_delay_s(&self) -> Vec<f64> {
         (0..self.flows.len())
-            .map(|i| self.cfg.delay_per_hop_s * (self.route_off[i + 1] - self.route_off[i]) as f64)
+            .map(|i| {
+                let (a, b) = (self.route_off[i] as usize, self.route_off[i + 1] as usize);
+                let per_hop = self.cfg.delay_per_hop_s * (b - a) as f64;
+                if self.link_delay_s.is_empty() {
+                    per_hop
+                } else {
+                    // the same sum as the fluid model's Simulator::path_delay_s
+                    per_hop + self.route[a..b].iter().map(|&l| self.link_delay_s[l as usize]).sum::<f64>()
+                }
+            })
             .collect()
     }
     /// Per flow: the fluid model's ideal FCT (payload at the path's bottleneck rate plus propagation).
