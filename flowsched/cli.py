@@ -185,6 +185,9 @@ def _simulate(a: argparse.Namespace) -> int:
         elif a.topology == "parkinglot":
             topo = ParkingLot(8 if a.hosts is None else a.hosts, a.link_gbps, core)
         else:
+            if a.core_gbps is not None or a.link_gbps != 10.0:
+                raise ValueError(f"--link-gbps and --core-gbps do not apply to a graph file ({a.topology}): its "
+                                 "edges' 'gbps' attributes give the rates")
             topo = read_graph(a.topology, ecmp_seed=a.seed)
         tr = read_trace(a.trace, hosts=topo.n_hosts)
     else:

@@ -281,8 +281,9 @@ def native_packet_simulator(
         for x in o["sample_links"]:
             if isinstance(x, str):
                 if x not in index:
-                    raise ValueError(f"unknown link {x!r} in sample_links; links are named up<h>, down<h>, "
-                                     "tor<t>-spine<s>, spine<s>-tor<t>")
+                    shown = ", ".join(names[:6]) + (", ..." if len(names) > 6 else "")
+                    raise ValueError(f"unknown link {x!r} in sample_links; this topology's links are {shown} "
+                                     "(Results.links['link'])")
                 sample_ports.append(index[x])
             elif int(x) == x and 0 <= x < len(names):
                 sample_ports.append(int(x))
@@ -324,7 +325,10 @@ def native_packet_simulator(
 
 def topology_link_names(topology: Topology) -> list[str]:
     """The names of a topology's links in link order (``up<h>``, ``down<h>``, and on a
-    leaf-spine ``tor<t>-spine<s>``, ``spine<s>-tor<t>``), as ``Results.links["link"]``."""
+    leaf-spine ``tor<t>-spine<s>``, ``spine<s>-tor<t>``; a graph's own ``link_names``), as
+    ``Results.links["link"]``."""
+    if isinstance(topology, Graph):
+        return list(topology.link_names)
     n = topology.n_hosts
     names = [f"up{h}" for h in range(n)] + [f"down{h}" for h in range(n)]
     cfg = topology.native_config()
@@ -833,8 +837,8 @@ def simulate(
     Parameters
     ----------
     trace : a trace DataFrame (see :mod:`flowsched.traces`) or a path to a CSV/Parquet trace.
-    topology : :class:`BigSwitch` or :class:`LeafSpine`; default a big switch with as
-        many hosts as the trace names, at ``link_gbps``.
+    topology : :class:`BigSwitch`, :class:`LeafSpine` or a :class:`~flowsched.topology.Graph`;
+        default a big switch with as many hosts as the trace names, at ``link_gbps``.
     scheduler : one of :data:`SCHEDULERS` (``fifo, ps, wps, srpt, asrpt, ga:<inner>, las,
         pias, edf, ssdf, lsdf, fair, racs, sdc, random, gtcp:<inner>``).
     admission, k, window : destination admission (Artemis token requests): at most ``k``

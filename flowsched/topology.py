@@ -187,10 +187,10 @@ class Graph:
                 raise ValueError(
                     f"Graph: {name}[{bad[0]}] = {arr[bad[0]]} is not a node index (0..{len(self.nodes) - 1})"
                 )
-        bad = np.flatnonzero(self.link_weight < 1)
+        bad = np.flatnonzero((self.link_weight < 1) | (self.link_weight > 2**32 - 1))
         if bad.size:
             raise ValueError(f"Graph: link {self._label(int(bad[0]))} has weight {self.link_weight[bad[0]]}; "
-                             "weights are integers >= 1")
+                             "weights are integers from 1 to 2**32 - 1")
         self.link_names: tuple[str, ...] = (
             tuple(link_names) if link_names is not None
             else tuple(f"{self.nodes[a]}->{self.nodes[b]}" for a, b in zip(self.link_from, self.link_to, strict=True)))
@@ -330,9 +330,9 @@ def from_networkx(
             if weight not in data:
                 raise ValueError(f"from_networkx: {where} has no {weight!r} attribute (its routing weight)")
             w = data[weight]
-            if isinstance(w, bool) or not isinstance(w, (int, np.integer)) or w < 1:
-                raise ValueError(f"from_networkx: {where} has {weight} = {w!r}; weights are integers >= 1 "
-                                 "(equal-cost paths are compared exactly)")
+            if isinstance(w, bool) or not isinstance(w, (int, np.integer)) or not 1 <= w <= 2**32 - 1:
+                raise ValueError(f"from_networkx: {where} has {weight} = {w!r}; weights are integers from 1 to "
+                                 "2**32 - 1 (equal-cost paths are compared exactly)")
         d = 0.0
         if delay in data:
             d = data[delay]

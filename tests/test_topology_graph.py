@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 import flowsched
-from flowsched import BigSwitch, FatTree, LeafSpine, ParkingLot, from_networkx, simulate
+from flowsched import BigSwitch, FatTree, Graph, LeafSpine, ParkingLot, from_networkx, simulate
 from flowsched.workloads import poisson_all_to_all
 
 
@@ -152,7 +152,7 @@ def test_graph_errors_name_what_is_wrong():
     bad["h1"]["sw"]["gbps"] = -1
     with pytest.raises(ValueError, match="rates must be positive"):
         from_networkx(bad, ["h0", "h1"])
-    with pytest.raises(ValueError, match="weights are integers >= 1"):
+    with pytest.raises(ValueError, match="weights are integers from 1 to 2"):
         g2 = star(3)
         nx.set_edge_attributes(g2, 1.5, "w")
         from_networkx(g2, ["h0", "h1"], weight="w")
@@ -301,3 +301,44 @@ def test_packet_model_adds_a_graphs_link_delays():
     assert d0 == 0.0 and d1 == pytest.approx(5e-6, rel=1e-12)
     # 10 packets, initial window 10: one window, so the data crosses the long link once.
     assert f1 - f0 == pytest.approx(5e-6, rel=1e-9)
+
+
+
+def test_packet_model_limits_on_graphs():
+    """Routes beyond 255 links and link delays beyond 1 s are refused by the packet model
+    (a packet counts hops in a byte; times are u64 picoseconds), not looped or wrapped."""
+    tr = pd.DataFrame({"arrival_s": [0.0], "src": [0], "dst": [299], "size_bytes": [3000.0]})
+    with pytest.raises(ValueError, match="route has 301 links; the packet model takes routes of at most 255"):
+        simulate(tr, ParkingLot(300), "ps", model="packet")
+    assert simulate(tr, ParkingLot(300), "ps").flows["fct_s"].notna().all()  # the fluid model takes it
+    g = star(2)
+    nx.set_edge_attributes(g, 1e14, "delay_us")
+    t = from_networkx(g, ["h0", "h1"])
+    two = pd.DataFrame({"arrival_s": [0.0], "src": [0], "dst": [1], "size_bytes": [3000.0]})
+    with pytest.raises(ValueError, match="at most 1 s per link"):
+        simulate(two, t, "ps", model="packet")
+    with pytest.raises(ValueError, match="weights are integers from 1 to 2"):
+        Graph(["a", "b", "s"], [0, 1], [0, 2, 1, 2], [2, 0, 2, 1], [10.0] * 4, [2**32 + 1, 1, 1, 1])
+
+
+def test_packet_queue_samples_name_a_graphs_links():
+    t = ParkingLot(3)
+    tr = pd.DataFrame({"arrival_s": [0.0, 0.0], "src": [0, 1], "dst": [2, 2], "size_bytes": [3e5, 3e5]})
+    r = simulate(tr, t, "ps", model="packet", queue_sample_us=5.0, sample_links=["s1->s2", "s2->h2"])
+    assert set(r.queue_samples["link"]) == {"s1->s2", "s2->h2"}
+    with pytest.raises(ValueError, match="up0"):
+        simulate(tr, t, "ps", model="packet", queue_sample_us=5.0, sample_links=["up0"])
+
+
+def test_cli_refuses_rates_with_a_graph_file(tmp_path, capsys):
+    from flowsched.cli import main
+    from flowsched.traces import write_trace
+
+    g = star(3)
+    for h in range(3):
+        g.nodes[f"h{h}"]["host"] = h
+    nx.write_graphml(g, tmp_path / "star.graphml")
+    write_trace(poisson_all_to_all("websearch", 0.5, 3, 10.0, 20, seed=2), tmp_path / "t.csv")
+    assert main(["simulate", "--trace", str(tmp_path / "t.csv"), "--topology", str(tmp_path / "star.graphml"),
+                 "--core-gbps", "40"]) != 0
+    assert "do not apply to a graph file" in capsys.readouterr().err

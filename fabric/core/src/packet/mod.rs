@@ -25,6 +25,8 @@ use crate::topology::Topology;
 use port::{Discipline, Enqueued, Packet, Port, ACK, CE, ECE, RETX};
 use tcp::{CcParams, Receiver, Sender, DCTCP_G, MAX_RTO_PS};
 
+/// The most links a route may have (a packet counts its hops in a u8).
+pub const MAX_HOPS: usize = 255;
 /// Picoseconds per second.
 pub const PS_PER_S: f64 = 1e12;
 /// The latest arrival (or time) the packet model takes: 1e6 s (u64 picoseconds reach 1.8e7 s).
@@ -337,6 +339,17 @@ impl PacketSimulator {
             return bad(format!("{} flows: at most 2^31", flows.len()));
         }
         let dp = to_ps(cfg.delay_per_hop_s);
+        // A port's propagation (delay per hop plus a graph link's own delay) is bounded as
+        // the delay per hop is, so that picosecond times cannot overflow.
+        for l in 0..topo.n_links() {
+            let d = cfg.delay_per_hop_s + topo.link_delay_s(l);
+            if d > 1.0 {
+                return bad(format!(
+                    "link {l} ({}): delay per hop + its own delay = {d} s; the packet model takes at most 1 s per link",
+                    topo.name(l)
+                ));
+            }
+        }
         let disc = match (transport, s) {
             (Transport::PFabric, _) => Discipline::PFabric,
             (t, Scheduler::Pias) => Discipline::MultiQueue { queues: (th.len() + 1) as u8, ecn: t == Transport::Dctcp },
@@ -407,8 +420,18 @@ impl PacketSimulator {
                 return bad_flow(r, "size_bytes", format!("{npk} packets: at most 2^31 per flow"));
             }
             let before = route.len();
+            let rbefore = rroute.len();
             topo.path(r as u64, f.src, f.dst, &mut route);
             topo.path(r as u64, f.dst, f.src, &mut rroute);
+            // A packet counts its hops in a u8 (`Packet::hop`): longer routes are refused.
+            let hops = (route.len() - before).max(rroute.len() - rbefore);
+            if hops > MAX_HOPS {
+                return bad_flow(
+                    r,
+                    "dst",
+                    format!("its route has {hops} links; the packet model takes routes of at most {MAX_HOPS} links"),
+                );
+            }
             route_off.push(route.len() as u32);
             rroute_off.push(rroute.len() as u32);
             let links = &route[before..];
