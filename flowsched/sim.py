@@ -123,6 +123,24 @@ _default_pias_thresholds = default_pias_thresholds  # the old private name, kept
 ALLOCATORS = ("auto", "full")
 
 
+def _trace_columns(t: pd.DataFrame) -> tuple[np.ndarray, ...]:
+    """The trace's columns as the native simulators take them, positionally: arrival (on
+    the simulator's clock, rebased by :func:`time_origin_s`: a no-op for a trace from
+    :func:`prepare_trace`), src, dst, size, deadline, weight, data span, size known."""
+    arrival = t["arrival_s"].to_numpy(np.float64)
+    origin = time_origin_s(arrival)
+    return (
+        arrival - origin if origin else arrival,
+        t["src"].to_numpy(np.int64),
+        t["dst"].to_numpy(np.int64),
+        t["size_bytes"].to_numpy(np.float64),
+        t["deadline_s"].to_numpy(np.float64),
+        t["weight"].to_numpy(np.float64),
+        t["data_span_s"].to_numpy(np.float64),
+        t["size_known"].to_numpy(bool),
+    )
+
+
 def native_simulator(
     trace: pd.DataFrame,
     topology: Topology,
@@ -175,18 +193,8 @@ def native_simulator(
     sdc_p.update(sdc or {})
     sdc_thresholds = _floats(sdc_p["thresholds_bytes"], 2, "sdc['thresholds_bytes']")
     sdc_weights = _floats(sdc_p["weights"], 3, "sdc['weights']")
-    t = trace
-    arrival = t["arrival_s"].to_numpy(np.float64)
-    origin = time_origin_s(arrival)  # 0 for a trace from prepare_trace (already rebased)
     return _fabric.Simulator(
-        arrival - origin if origin else arrival,
-        t["src"].to_numpy(np.int64),
-        t["dst"].to_numpy(np.int64),
-        t["size_bytes"].to_numpy(np.float64),
-        t["deadline_s"].to_numpy(np.float64),
-        t["weight"].to_numpy(np.float64),
-        t["data_span_s"].to_numpy(np.float64),
-        t["size_known"].to_numpy(bool),
+        *_trace_columns(trace),
         scheduler=scheduler,
         admission=admission,
         k=int(k or 0),
@@ -292,18 +300,8 @@ def native_packet_simulator(
     for name in ("init_cwnd_packets", "max_cwnd_packets", "min_rto_s"):
         if o[name] is not None and not np.isfinite(float(o[name])):
             raise ValueError(f"{name} must be finite, got {o[name]!r}")
-    t = trace
-    arrival = t["arrival_s"].to_numpy(np.float64)
-    origin = time_origin_s(arrival)
     return _fabric.PacketSimulator(
-        arrival - origin if origin else arrival,
-        t["src"].to_numpy(np.int64),
-        t["dst"].to_numpy(np.int64),
-        t["size_bytes"].to_numpy(np.float64),
-        t["deadline_s"].to_numpy(np.float64),
-        t["weight"].to_numpy(np.float64),
-        t["data_span_s"].to_numpy(np.float64),
-        t["size_known"].to_numpy(bool),
+        *_trace_columns(trace),
         scheduler=scheduler,
         transport=transport,
         mss_bytes=integer("mss_bytes", 1) or 0,

@@ -304,7 +304,8 @@ impl Sender {
 #[derive(Debug, Clone, Default)]
 pub struct Receiver {
     pub rcv_nxt: u32,
-    /// Out-of-order packets held (bit i = packet rcv_base + i), allocated on first need.
+    /// Out-of-order packets held (bit i = packet i of the flow), allocated on the first
+    /// out-of-order packet for the whole flow (n / 8 bytes).
     ooo: Vec<u64>,
     /// Packets received that were already held or delivered.
     pub duplicates: u32,
