@@ -109,7 +109,25 @@ def test_pias_thresholds_change_during_a_packet_run():
     with pytest.raises(ValueError, match="3 queues"):
         sim.set_pias_thresholds([5e3])
     sim.run()
-    assert sim.results().flows["fct_s"].notna().all()
+    changed = sim.results().flows
+    assert changed["fct_s"].notna().all()
+
+    def run(switch_to: list[float] | None) -> pd.DataFrame:
+        s = Simulation(mixed(), flowsched.BigSwitch(8, 10), "pias", model="packet", pias_thresholds_bytes=[1e4, 1e5])
+        s.step(2e-4)
+        if switch_to is not None:
+            s.set_pias_thresholds(switch_to)
+        s.run()
+        return s.results().flows
+
+    same = run(None)
+    # Setting the thresholds it already has changes nothing, bit for bit; new ones take effect
+    # from then on: flows that ended before the change keep their times, later ones move.
+    assert run([1e4, 1e5])["fct_s"].equals(same["fct_s"])
+    before = same["finish_s"] <= 2e-4  # step(2e-4): the change happens at 2e-4 s of the trace's clock
+    assert before.sum() >= 3
+    assert changed.loc[before, "fct_s"].equals(same.loc[before, "fct_s"])
+    assert not changed["fct_s"].equals(same["fct_s"])
 
 
 def test_terminate_missed_in_the_packet_model():
