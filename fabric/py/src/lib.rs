@@ -173,6 +173,30 @@ impl PyGraph {
         out
     }
 
+    /// `f` of the links of each flow's path (flow i is row i, routed as the simulator routes
+    /// it; src == dst: no links), hosts checked.
+    fn map_paths<T>(
+        &self,
+        src: &PyReadonlyArray1<i64>,
+        dst: &PyReadonlyArray1<i64>,
+        ecmp_seed: u64,
+        f: impl Fn(&[u32]) -> T,
+    ) -> PyResult<Vec<T>> {
+        let (src, dst) = (src.as_slice()?, dst.as_slice()?);
+        same_len(src.len(), "dst", dst.len())?;
+        let mut out = Vec::with_capacity(src.len());
+        let mut buf = Vec::new();
+        for (i, (&a, &b)) in src.iter().zip(dst).enumerate() {
+            let (s, d) = (self.check_host("src", a)?, self.check_host("dst", b)?);
+            buf.clear();
+            if s != d {
+                self.routes.path(ecmp_hash(ecmp_seed, i as u64, s, d), s, d, &mut buf);
+            }
+            out.push(f(&buf));
+        }
+        Ok(out)
+    }
+
     fn check_host(&self, what: &str, h: i64) -> PyResult<usize> {
         if h < 0 || h as usize >= self.routes.n_hosts() {
             return Err(PyValueError::new_err(format!("{what} host {h} is not one of the graph's {} hosts", self.routes.n_hosts())));
@@ -253,19 +277,10 @@ impl PyGraph {
         ecmp_seed: u64,
         delay_per_hop_s: f64,
     ) -> PyResult<Bound<'py, PyArray1<f64>>> {
-        let (src, dst) = (src.as_slice()?, dst.as_slice()?);
-        same_len(src.len(), "dst", dst.len())?;
-        let mut out = Vec::with_capacity(src.len());
-        let mut buf = Vec::new();
-        for (i, (&a, &b)) in src.iter().zip(dst).enumerate() {
-            let (s, d) = (self.check_host("src", a)?, self.check_host("dst", b)?);
-            buf.clear();
-            if s != d {
-                self.routes.path(ecmp_hash(ecmp_seed, i as u64, s, d), s, d, &mut buf);
-            }
-            let own: f64 = buf.iter().map(|&l| self.routes.link_delay_s[l as usize]).sum();
-            out.push(delay_per_hop_s * buf.len() as f64 + own);
-        }
+        let out = self.map_paths(&src, &dst, ecmp_seed, |links| {
+            let own: f64 = links.iter().map(|&l| self.routes.link_delay_s[l as usize]).sum();
+            delay_per_hop_s * links.len() as f64 + own
+        })?;
         Ok(out.into_pyarray(py))
     }
 
@@ -277,18 +292,7 @@ impl PyGraph {
         dst: PyReadonlyArray1<i64>,
         ecmp_seed: u64,
     ) -> PyResult<Bound<'py, PyArray1<i64>>> {
-        let (src, dst) = (src.as_slice()?, dst.as_slice()?);
-        same_len(src.len(), "dst", dst.len())?;
-        let mut out = Vec::with_capacity(src.len());
-        let mut buf = Vec::new();
-        for (i, (&a, &b)) in src.iter().zip(dst).enumerate() {
-            let (s, d) = (self.check_host("src", a)?, self.check_host("dst", b)?);
-            buf.clear();
-            if s != d {
-                self.routes.path(ecmp_hash(ecmp_seed, i as u64, s, d), s, d, &mut buf);
-            }
-            out.push(buf.len() as i64);
-        }
+        let out = self.map_paths(&src, &dst, ecmp_seed, |links| links.len() as i64)?;
         Ok(out.into_pyarray(py))
     }
 }
