@@ -287,6 +287,13 @@ def from_networkx(
     Errors name the node or edge: an unknown or repeated host, a missing or bad capacity or
     weight, a host that cannot reach another through switches.
     """
+    return Graph(**_networkx_arguments(graph, hosts, capacity, weight, delay), ecmp_seed=ecmp_seed)
+
+
+def _networkx_arguments(graph: Any, hosts: Sequence[Hashable], capacity: str = "gbps", weight: str | None = None,
+                        delay: str = "delay_us") -> dict[str, Any]:
+    """:class:`Graph`'s arguments (all but ``ecmp_seed``) from a networkx graph, checked as
+    :func:`from_networkx` says; the routing tables are built once, by ``Graph``."""
     import networkx as nx
 
     if not isinstance(graph, nx.Graph):
@@ -346,7 +353,8 @@ def from_networkx(
             gbps.append(float(c))
             wts.append(int(w))
             delays.append(float(d))
-    return Graph(nodes, host_idx, lf, lt, gbps, wts, ecmp_seed=ecmp_seed, link_delay_us=delays)
+    return {"nodes": nodes, "hosts": host_idx, "link_from": lf, "link_to": lt, "link_gbps": gbps, "link_weight": wts,
+            "link_delay_us": delays}
 
 
 def read_graph(path: str | Any, capacity: str = "gbps", weight: str | None = None, ecmp_seed: int = 0,
@@ -437,9 +445,7 @@ class FatTree(Graph):
             for a in range(half):
                 for c in range(half):
                     g.add_edge(f"agg{p}_{a}", f"core{a * half + c}", gbps=float(core_gbps))
-        t = from_networkx(g, hosts, ecmp_seed=ecmp_seed)
-        super().__init__(t.nodes, t.hosts, t.link_from, t.link_to, t.link_gbps, t.link_weight, ecmp_seed,
-                         t.link_names)
+        super().__init__(**_networkx_arguments(g, hosts), ecmp_seed=ecmp_seed)
 
     def __repr__(self) -> str:
         return (f"FatTree(k={self.k}, host_gbps={self.host_rate_gbps}, core_gbps={self.core_gbps}, "
@@ -468,9 +474,7 @@ class ParkingLot(Graph):
             g.add_edge(f"h{i}", f"s{i}", gbps=float(host_gbps))
         for i in range(self.n - 1):
             g.add_edge(f"s{i}", f"s{i + 1}", gbps=float(switch_gbps))
-        t = from_networkx(g, [f"h{i}" for i in range(self.n)], ecmp_seed=ecmp_seed)
-        super().__init__(t.nodes, t.hosts, t.link_from, t.link_to, t.link_gbps, t.link_weight, ecmp_seed,
-                         t.link_names)
+        super().__init__(**_networkx_arguments(g, [f"h{i}" for i in range(self.n)]), ecmp_seed=ecmp_seed)
 
     def __repr__(self) -> str:
         return (f"ParkingLot(n={self.n}, host_gbps={self.host_rate_gbps}, switch_gbps={self.switch_gbps}, "
