@@ -665,7 +665,8 @@ class Simulation:
         stderr; see :mod:`flowsched.progress`): ``None`` (the default) only when stdout and
         stderr are terminals and once the run has lasted 2 s, ``True`` always, ``False``
         never. The results are the same bit for bit either way: with a display, the run
-        pauses only at arrival times, where it has an event anyway."""
+        pauses only at arrival times, where it has an event anyway, and after the last
+        arrival between two event times (the display keeps moving while the run drains)."""
         if self._done:
             return
         bar = _progress.bar(len(self._trace), f"simulate {self.scheduler}", "flow", progress=progress, file=file)
@@ -686,7 +687,9 @@ class Simulation:
     def _run_shown(self, bar: Any) -> None:
         """:meth:`run` in pieces that end at arrival times (an event of the run anyway, so
         pausing there changes nothing: ``step`` returns after the events at ``until``
-        without moving the fluid model), sized to about 0.1 s of wall time each."""
+        without moving the fluid model), sized to about 0.1 s of wall time each; after the
+        last arrival, in pieces of a number of event times (the native ``step``'s
+        ``max_times``: it pauses between two event times, which changes nothing either)."""
         native = self._native
         arrivals = self._trace["arrival_s"].to_numpy(np.float64)  # the simulator's clock
         if len(arrivals) > 1 and not (arrivals[1:] >= arrivals[:-1]).all():
@@ -696,6 +699,24 @@ class Simulation:
         chunk, shown = 64, 0
         ev0, t0 = native.stats()["events"], time.perf_counter()
         count_waiting, counted_at = self._admission, -np.inf
+
+        def show(arrived: int, *, force: bool = False) -> None:
+            nonlocal shown, counted_at
+            if count_waiting:  # admission holds flows back: count the ended ones, at most once a second
+                if not force and time.perf_counter() - counted_at < 1.0:
+                    return
+                counted_at = time.perf_counter()
+                res = native.results()
+                ended = int(np.count_nonzero(np.isfinite(res["finish_s"]) | res["terminated"]))
+            else:
+                ended = arrived - len(native.active())
+            bar.update(ended - shown)
+            shown = ended
+            el = time.perf_counter() - t0
+            bar.set_postfix_str(f"{native.now - self._t_first:.4g} s simulated, "
+                                f"{(native.stats()['events'] - ev0) / max(el, 1e-9):,.0f} events/s", refresh=False)
+
+        kind = ""
         while i < n:
             j = min(i + chunk, n) - 1
             ts = time.perf_counter()
@@ -705,38 +726,31 @@ class Simulation:
             if kind == "done":
                 break
             chunk = max(16, min(4 * chunk, int(chunk * 0.1 / max(dt, 1e-4))))
-            if count_waiting:  # admission holds flows back: count the ended ones, at most once a second
-                if time.perf_counter() - counted_at < 1.0:
-                    continue
-                counted_at = time.perf_counter()
-                res = native.results()
-                ended = int(np.count_nonzero(np.isfinite(res["finish_s"]) | res["terminated"]))
-            else:
-                ended = i - len(native.active())
-            bar.update(ended - shown)
-            shown = ended
-            el = time.perf_counter() - t0
-            bar.set_postfix_str(f"{native.now - self._t_first:.4g} s simulated, "
-                                f"{(native.stats()['events'] - ev0) / max(el, 1e-9):,.0f} events/s", refresh=False)
-        native.run()  # the flows still active after the last arrival
-        el = time.perf_counter() - t0
-        bar.set_postfix_str(f"{native.now - self._t_first:.4g} s simulated, "
-                            f"{(native.stats()['events'] - ev0) / max(el, 1e-9):,.0f} events/s", refresh=False)
+            show(i)
+        times = 256  # the flows still active after the last arrival
+        while kind != "done":
+            ts = time.perf_counter()
+            kind, _ = native.step(np.inf, max_times=times)
+            if kind != "paused":
+                break
+            times = max(16, min(4 * times, int(times * 0.1 / max(time.perf_counter() - ts, 1e-4))))
+            show(n)
+        if kind != "done":
+            native.run()  # what stopped the run (an admission decision nobody makes) raises there
+        show(n, force=True)
         bar.update(n - shown)
 
     def _run_shown_packet(self, bar: Any) -> None:
-        """:meth:`run` of the packet model in pieces of simulated time between arrivals
-        (pausing changes nothing: the model only handles events up to the pause)."""
+        """:meth:`run` of the packet model in pieces of simulated time, ending at arrival
+        times and then, after the last arrival, at times spaced for about 0.1 s of wall
+        time each (pausing changes nothing: the model only handles events up to the pause)."""
         native = self._native
         arrivals = np.sort(self._trace["arrival_s"].to_numpy(np.float64))
         i, chunk, shown = int(np.searchsorted(arrivals, native.now, side="right")), 64, 0
         t0, ev0 = time.perf_counter(), native.stats()["events"]
-        while i < len(arrivals) and not native.done:
-            j = min(i + chunk, len(arrivals)) - 1
-            ts = time.perf_counter()
-            native.step(float(arrivals[j]))
-            chunk = max(16, min(4 * chunk, int(chunk * 0.1 / max(time.perf_counter() - ts, 1e-4))))
-            i = j + 1
+
+        def show() -> None:
+            nonlocal shown
             res = native.results()
             ended = int(np.count_nonzero(np.isfinite(res["finish_s"]) | res["terminated"]))
             bar.update(ended - shown)
@@ -744,7 +758,21 @@ class Simulation:
             bar.set_postfix_str(f"{native.now - self._t_first:.4g} s simulated, "
                                 f"{(native.stats()['events'] - ev0) / max(time.perf_counter() - t0, 1e-9):,.0f} "
                                 "events/s", refresh=False)
-        native.run()
+
+        while i < len(arrivals) and not native.done:
+            j = min(i + chunk, len(arrivals)) - 1
+            ts = time.perf_counter()
+            native.step(float(arrivals[j]))
+            chunk = max(16, min(4 * chunk, int(chunk * 0.1 / max(time.perf_counter() - ts, 1e-4))))
+            i = j + 1
+            show()
+        span = 1e-4  # simulated seconds per piece after the last arrival, resized to ~0.1 s of wall time
+        while not native.done:
+            ts = time.perf_counter()
+            native.step(native.now + span)
+            span = min(4 * span, span * 0.1 / max(time.perf_counter() - ts, 1e-4))
+            show()
+        native.run()  # closes the ports' statistics (a no-op when the run has ended)
         bar.update(len(arrivals) - shown)
 
     def _fluid_only(self, what: str) -> None:

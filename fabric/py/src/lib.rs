@@ -420,13 +420,18 @@ impl PySimulator {
         py.detach(|| guarded(|| sim.run()))
     }
 
-    /// Advances until done, a decision, a flow-set change or time `until`.
-    /// Returns (kind, dst) with kind in {"done", "decision", "flows_changed", "time_reached"}.
-    #[pyo3(signature = (until=f64::INFINITY))]
-    fn step(&mut self, py: Python<'_>, until: f64) -> PyResult<(&'static str, i64)> {
+    /// Advances until done, a decision, a flow-set change or time `until`, or, with
+    /// `max_times`, after that many event times ("paused": the same results bit for bit
+    /// as a run without pauses). Returns (kind, dst) with kind in {"done", "decision",
+    /// "flows_changed", "time_reached", "paused"}.
+    #[pyo3(signature = (until=f64::INFINITY, max_times=None))]
+    fn step(&mut self, py: Python<'_>, until: f64, max_times: Option<u64>) -> PyResult<(&'static str, i64)> {
+        if max_times == Some(0) {
+            return Err(PyValueError::new_err("max_times must be at least 1 (or None for no bound)"));
+        }
         let sim = &mut self.inner;
-        let out = py.detach(|| guarded(|| sim.step(until)))?;
-        Ok(outcome_name(out))
+        let out = py.detach(|| guarded(|| sim.step_bounded(until, max_times.unwrap_or(u64::MAX))))?;
+        Ok(out.map_or(("paused", -1), outcome_name))
     }
 
     /// Runs until `n` more flows have finished or were terminated, time `until`, or the
