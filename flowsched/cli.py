@@ -140,12 +140,18 @@ def _generate(a: argparse.Namespace) -> int:
             raise ValueError(f"--sampling applies to empirical CDFs, not to {a.workload!r}")
         dist = workloads.EmpiricalCDF.from_file(a.workload, sampling=a.sampling)
     t0 = time.perf_counter()
-    # Sampling is one vectorized call (drawing in pieces would change the random stream):
-    # the bar counts the flows once drawn, then says the trace is being written.
+    # Each quantity is one vectorized draw (drawing in pieces would change the random
+    # stream): the bar names the phase being drawn, counts the flows once drawn, then says
+    # the trace is being written.
     bar = progress.bar(a.flows, "generate", "flow", progress=False if a.quiet else None)
+
+    def phase(name: str) -> None:
+        if bar is not None:
+            bar.set_postfix_str(f"drawing {name}" if name != "trace" else "checking the trace")
+
     try:
         tr = workloads.poisson_all_to_all(dist, a.load, a.hosts, a.link_gbps, a.flows, seed=a.seed,
-                                          header_factor=a.header_factor)
+                                          header_factor=a.header_factor, on_phase=phase)
         if bar is not None:
             bar.set_postfix_str(f"writing {a.out}", refresh=False)
             bar.update(len(tr))

@@ -154,7 +154,8 @@ def test_cli_quiet_silences_progress(trace, tmp_path, capsys, monkeypatch):
     assert capsys.readouterr().err == ""
     out = tmp_path / "g.parquet"
     assert main(["generate", "--load", "0.5", "--hosts", "8", "--flows", "500", "--out", str(out)]) == 0
-    assert "generate" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "generate" in err and "drawing sizes" in err and "writing" in err
     assert main(["generate", "--load", "0.5", "--hosts", "8", "--flows", "500", "--out", str(out), "-q"]) == 0
     assert capsys.readouterr().err == ""
 
@@ -202,3 +203,11 @@ def test_ctrl_c_during_progress_exits_130_on_a_clean_line(tmp_path):
     assert rc == 130
     text = buf.decode(errors="replace").replace("\r\n", "\n")
     assert text.endswith("\nflowsched simulate: interrupted\n"), repr(text[-400:])
+
+
+def test_generation_phases_are_reported_and_change_nothing():
+    seen: list[str] = []
+    with_cb = workloads.poisson_all_to_all("websearch", 0.7, 16, 10.0, 5000, seed=4, on_phase=seen.append)
+    without = workloads.poisson_all_to_all("websearch", 0.7, 16, 10.0, 5000, seed=4)
+    assert seen == ["arrivals", "sources", "destinations", "sizes", "trace"]
+    pd.testing.assert_frame_equal(with_cb, without)
