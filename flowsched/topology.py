@@ -237,12 +237,13 @@ class Graph:
 
     def path_delay_s(self, src: np.ndarray, dst: np.ndarray, delay_us: float = 0.0) -> np.ndarray:
         """Each flow's fixed path delay (flow i is trace row i): ``delay_us`` per link of its
-        path plus the links' own ``link_delay_us``, as the simulator adds it to FCTs."""
+        path plus the links' own ``link_delay_us``, as the simulator adds it to FCTs (ECMP
+        paths: for routes a trace pins, ``Results.flows["path_delay_s"]``)."""
         return np.asarray(self._native.path_delay_s(np.asarray(src, np.int64), np.asarray(dst, np.int64),
                                                     self.ecmp_seed, float(delay_us) * 1e-6), np.float64)
 
     def path_links(self, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
-        """How many links each flow's path crosses (flow i is trace row i)."""
+        """How many links each flow's ECMP path crosses (flow i is trace row i)."""
         return np.asarray(self._native.path_links(np.asarray(src, np.int64), np.asarray(dst, np.int64),
                                                   self.ecmp_seed), np.int64)
 
