@@ -24,10 +24,12 @@ from flowsched.sim import ADMISSION_POLICIES, MODELS, SCHEDULERS, TRANSPORTS, si
 from flowsched.topology import BigSwitch, FatTree, LeafSpine, ParkingLot, Topology, read_graph
 from flowsched.traces import (
     MAX_FLOWS,
+    PATH_COLUMN,
     TRACE_SUFFIXES,
     TimeResolutionWarning,
     TraceError,
     check_hosts,
+    path_strings,
     read_trace,
     write_trace,
 )
@@ -58,7 +60,8 @@ def _parser() -> argparse.ArgumentParser:
                    "stdout and stderr are terminals and the work lasts more than 2 s)")
 
     s = sub.add_parser("simulate", help="simulate a trace and print the summary")
-    s.add_argument("--trace", required=True, help="CSV or Parquet trace")
+    s.add_argument("--trace", required=True, help="CSV or Parquet trace (a 'path' column pins routes on a graph "
+                   "topology: node names joined by '>')")
     s.add_argument("--scheduler", default="srpt", help=f"one of: {', '.join(SCHEDULERS)}")
     s.add_argument("--topology", default="bigswitch",
                    help="bigswitch, leafspine, fattree, parkinglot, or a graph file (.graphml or networkx "
@@ -195,7 +198,7 @@ def _simulate(a: argparse.Namespace) -> int:
                 raise ValueError(f"--link-gbps and --core-gbps do not apply to a graph file ({a.topology}): its "
                                  "edges' 'gbps' attributes give the rates")
             topo = read_graph(a.topology, ecmp_seed=a.seed)
-        tr = read_trace(a.trace, hosts=topo.n_hosts)
+        tr = read_trace(a.trace, topology=topo)
     else:
         if a.hosts is not None:
             check_hosts(a.hosts, "--hosts")
@@ -271,10 +274,13 @@ def _simulate(a: argparse.Namespace) -> int:
         print(cmp["by_bucket"][cols].to_string(float_format=lambda x: f"{x:.4g}"))
     if a.out:
         out = Path(a.out)
+        flows = res.flows
+        if PATH_COLUMN in flows.columns:  # routes as the trace files write them: "h0>s0>h1"
+            flows = flows.assign(**{PATH_COLUMN: path_strings(flows[PATH_COLUMN].to_numpy(dtype=object))})
         if out.suffix == ".parquet":
-            res.flows.to_parquet(out, index=False)
+            flows.to_parquet(out, index=False)
         else:
-            res.flows.to_csv(out, index=False)
+            flows.to_csv(out, index=False)
     if a.summary_json:
         Path(a.summary_json).write_text(json.dumps(summ.to_dict(), indent=2))
     return 0

@@ -22,7 +22,7 @@ import pandas as pd
 from flowsched import _fabric, progress as _progress
 from flowsched.metrics import DEFAULT_BUCKETS_BYTES, Summary, compare, deadline_met, slowdown, summarize
 from flowsched.topology import BigSwitch, Graph, LeafSpine, Topology
-from flowsched.traces import TimeResolutionWarning, read_trace, validate_trace
+from flowsched.traces import PATH_COLUMN, TimeResolutionWarning, TraceError, read_trace, validate_trace
 
 #: Native schedulers (``gtcp:<inner>`` takes any priority scheduler as inner).
 SCHEDULERS: tuple[str, ...] = tuple(_fabric.scheduler_names())
@@ -68,7 +68,10 @@ class Results:
         ``slowdown`` is ``fct_s / ideal_fct_s`` and ``deadline_met`` is
         :func:`flowsched.metrics.deadline_met` (NA for flows without a deadline; met within
         a relative tolerance of :data:`flowsched.metrics.DEADLINE_RTOL`); ``path_delay_s``
-        is the fixed path delay included in ``fct_s``.
+        is the fixed path delay included in ``fct_s``. When the trace has a ``path``
+        column (pinned routes, :mod:`flowsched.traces`), a last column ``path`` gives the
+        route each flow took as a tuple of node labels: its pinned one, or ECMP's
+        (:meth:`Simulation.routes`).
     links : one row per link: ``link, capacity_Bps, bytes``.
     duration_s : first arrival to the last finish or termination.
     scheduler : the scheduler's name.
@@ -141,6 +144,20 @@ def _trace_columns(t: pd.DataFrame) -> tuple[np.ndarray, ...]:
     )
 
 
+def _native_topology(topology: Topology, trace: pd.DataFrame) -> dict[str, Any]:
+    """``topology.native_config()`` for the simulators of ``trace``: on a graph, a trace that
+    pins routes (its ``path`` column) gets its ``topology`` as the native pinned routes."""
+    config = topology.native_config()
+    if PATH_COLUMN in trace.columns:
+        paths = trace[PATH_COLUMN].to_numpy(dtype=object)
+        if any(p is not None for p in paths):
+            if not isinstance(topology, Graph):
+                raise ValueError(f"the trace pins routes (its 'path' column), which only a Graph topology takes, "
+                                 f"not a {type(topology).__name__}")
+            config["topology"] = topology.pin(paths, trace["src"].to_numpy(np.int64), trace["dst"].to_numpy(np.int64))
+    return config
+
+
 def native_simulator(
     trace: pd.DataFrame,
     topology: Topology,
@@ -210,7 +227,7 @@ def native_simulator(
         max_interval_s=max_interval_s,
         pause_on_flow_change=pause_on_flow_change,
         force_full_recompute=force_full_recompute,
-        **topology.native_config(),
+        **_native_topology(topology, trace),
     )
 
 
@@ -317,7 +334,7 @@ def native_packet_simulator(
         sample_ports=sample_ports,
         terminate_missed=bool(terminate_missed),
         max_events=integer("max_events", 1),
-        **topology.native_config(),
+        **_native_topology(topology, trace),
     )
 
 
@@ -375,17 +392,24 @@ def prepare_trace(
     ``arrival_s`` and ``finish_s``. With no topology, a big switch at ``link_gbps`` with as
     many hosts as the trace names (largest id + 1, at most ``MAX_INFERRED_HOST_ID`` + 1
     this way). Warns (:class:`~flowsched.traces.TimeResolutionWarning`) when some flow's
-    FCT cannot be resolved to :data:`FCT_RESOLUTION` in float64.
+    FCT cannot be resolved to :data:`FCT_RESOLUTION` in float64. A ``path`` column (pinned
+    routes) is checked against the topology, which must then be a graph.
     """
     if topology is not None and not isinstance(topology, (BigSwitch, LeafSpine, Graph)):
         raise TypeError(f"topology must be a BigSwitch, LeafSpine or Graph, got {type(topology).__name__}")
-    hosts = None if topology is None else topology.n_hosts
     if isinstance(trace, (str, os.PathLike)):
-        tr = read_trace(trace, hosts=hosts, infer_hosts=topology is None)
+        tr = read_trace(trace, infer_hosts=topology is None, topology=topology)
     else:
-        tr = validate_trace(trace, hosts=hosts, infer_hosts=topology is None)
+        tr = validate_trace(trace, infer_hosts=topology is None, topology=topology)
     if topology is None:
         topology = BigSwitch(max(int(max(tr["src"].max(), tr["dst"].max())) + 1, 2), link_gbps)
+        if PATH_COLUMN in tr.columns:
+            pinned = [i for i, p in enumerate(tr[PATH_COLUMN]) if p is not None]
+            if pinned:
+                source = str(trace) if isinstance(trace, (str, os.PathLike)) else "trace"
+                raise TraceError(f"{source}, row {pinned[0]}, column 'path': routes are pinned on a Graph topology "
+                                 f"only, and none was given (the default is a big switch); {len(pinned)} row(s) "
+                                 "pin one")
     origin = time_origin_s(tr["arrival_s"])
     if origin != 0.0:
         tr["arrival_s"] = tr["arrival_s"].to_numpy() - origin
@@ -609,6 +633,7 @@ class Simulation:
         #: The packet model's transport (the given one or the scheduler's default); None for the fluid model.
         self.transport: str | None = self._native.transport if model == "packet" else None
         self._trace = tr
+        self._routes: np.ndarray | None = None
         self._done = False
         self._admission = admission is not None or k is not None
         self._t_first = float(tr["arrival_s"].min()) if len(tr) else 0.0  # on the simulator's clock
@@ -829,8 +854,28 @@ class Simulation:
         """The :class:`Results` so far: the same as :func:`simulate`'s once :attr:`done`
         (before, flows not yet finished have NaN ``finish_s`` and ``fct_s``)."""
         if self.model == "packet":
-            return _collect_packet(self._trace, self._native, self.scheduler)
-        return _collect(self._trace, self._native, self.scheduler)
+            res = _collect_packet(self._trace, self._native, self.scheduler)
+        else:
+            res = _collect(self._trace, self._native, self.scheduler)
+        if PATH_COLUMN in self._trace.columns:
+            res.flows[PATH_COLUMN] = self.routes()
+        return res
+
+    def routes(self) -> np.ndarray:
+        """Each flow's route, in trace order, as a tuple of node labels: the pinned one (the
+        trace's ``path``) or the path ECMP gave it, on a graph; None on a big switch or a
+        leaf-spine. :attr:`Results.flows` has it as its ``path`` column when the trace has
+        a ``path`` column (the trace's own routes are known without a run)."""
+        if self._routes is None:
+            tr, topo = self._trace, self.topology
+            pinned = (tr[PATH_COLUMN].to_numpy(dtype=object) if PATH_COLUMN in tr.columns
+                      else np.full(len(tr), None, dtype=object))
+            out = np.empty(len(tr), dtype=object)
+            src, dst = tr["src"].to_numpy(np.int64), tr["dst"].to_numpy(np.int64)
+            for i, p in enumerate(pinned):
+                out[i] = p if p is not None or not isinstance(topo, Graph) else topo.route_of(i, src[i], dst[i])
+            self._routes = out
+        return self._routes.copy()
 
     def __repr__(self) -> str:
         return (f"Simulation({len(self._trace)} flows, {type(self.topology).__name__}, {self.scheduler!r}, "

@@ -773,6 +773,7 @@ impl Simulator {
             }
         }
         Simulator::check_config(&cfg, &flows)?;
+        topo.check_pinned(&flows)?;
         let mut path_off = Vec::with_capacity(n + 1);
         let mut path_links = Vec::with_capacity(2 * n);
         let mut path_ids = Vec::with_capacity(n);

@@ -385,6 +385,7 @@ impl PacketSimulator {
             dctcp_g: DCTCP_G,
         };
         let bad_flow = |row: usize, field: &'static str, message: String| Err(SimError::InvalidFlow { row, field, message });
+        topo.check_pinned(flows)?; // routes pinned by a trace's `path` column: made for these flows
         for (r, f) in flows.iter().enumerate() {
             if f.src >= topo.n_hosts || f.dst >= topo.n_hosts {
                 return bad_flow(r, "src", format!("hosts {} -> {} outside the topology's {} hosts", f.src, f.dst, topo.n_hosts));
