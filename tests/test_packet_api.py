@@ -189,3 +189,19 @@ def test_cli_packet_model(tmp_path, capsys):
     assert set(pd.read_csv(q)["link"]) == {"down0", "down1"}
     assert main(["simulate", "--trace", str(tr), "--transport", "tcp", "-q"]) == 2
     assert "add --model packet" in capsys.readouterr().err
+
+
+def test_pfabric_default_rto_covers_long_paths():
+    """pFabric's fixed 45 us RTO is sized for the paper's fabric (RTT near 14 us); on a path
+    whose unloaded RTT is longer, the default becomes 3 of those RTTs, so a flow alone on an
+    idle network never times out (with 45 us it timed out 843 times here), while an explicit
+    min_rto_s is used as given."""
+    topo = flowsched.FatTree(4, 10.0, 10.0)
+    tr = pd.DataFrame({"arrival_s": [0.0], "src": [0], "dst": [15], "size_bytes": [1e6]})
+    res = flowsched.simulate(tr, topo, "srpt", model="packet", delay_us=10.0, progress=False)
+    assert res.packet["timeouts"] == 0 and res.packet["retransmissions"] == 0
+    fixed = flowsched.simulate(tr, topo, "srpt", model="packet", delay_us=10.0, min_rto_s=45e-6, progress=False)
+    assert fixed.packet["timeouts"] > 100  # what the paper's value does on this path
+    short = flowsched.simulate(tr, topo, "srpt", model="packet", progress=False)  # RTT < 15 us: 45 us as before
+    same = flowsched.simulate(tr, topo, "srpt", model="packet", min_rto_s=45e-6, progress=False)
+    assert short.flows["fct_s"].to_numpy().tobytes() == same.flows["fct_s"].to_numpy().tobytes()

@@ -108,7 +108,8 @@ pub struct PacketConfig {
     /// None: unbounded for tcp and dctcp, 15 for pfabric (YAPS's pfabric.conf).
     pub max_cwnd_packets: Option<f64>,
     /// tcp, dctcp: the lower bound of the RTO; None: 1 s (RFC 6298 2.4). pfabric: the
-    /// fixed RTO; None: 45 us (about 3 RTTs as the pFabric paper sets it; YAPS's pfabric.conf).
+    /// fixed RTO; None: 45 us (about 3 RTTs as the pFabric paper sets it; YAPS's pfabric.conf),
+    /// or 3 of the flow's unloaded RTTs where its path is longer than that.
     pub min_rto_s: Option<f64>,
     /// Propagation delay of every link, seconds (the fluid model's `delay_per_hop_s`).
     pub delay_per_hop_s: f64,
@@ -382,6 +383,8 @@ impl PacketSimulator {
             max_cwnd: maxc,
             min_rto_ps: to_ps(min_rto),
             max_rto_ps: MAX_RTO_PS,
+            // the default pFabric RTO: 45 us, or 3 unloaded RTTs of the flow's path if longer
+            pfabric_rto_rtts: if cfg.min_rto_s.is_none() { 3.0 } else { 0.0 },
             dctcp_g: DCTCP_G,
         };
         let bad_flow = |row: usize, field: &'static str, message: String| Err(SimError::InvalidFlow { row, field, message });

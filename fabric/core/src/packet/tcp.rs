@@ -23,6 +23,10 @@ pub struct CcParams {
     pub max_cwnd: f64,
     pub min_rto_ps: u64,
     pub max_rto_ps: u64,
+    /// pFabric: a flow's fixed RTO is at least this many of its unloaded RTTs (0: exactly
+    /// `min_rto_ps`). Set by default, so that the 45 us of the pFabric paper, sized for its
+    /// fabric's RTT, does not fire before the first ACK can return on longer paths.
+    pub pfabric_rto_rtts: f64,
     /// DCTCP's gain g (RFC 8257: 1/16).
     pub dctcp_g: f64,
 }
@@ -114,7 +118,8 @@ impl Sender {
 
     fn compute_rto(&self, p: &CcParams) -> u64 {
         if p.transport == Transport::PFabric {
-            return p.min_rto_ps; // a fixed timeout (pFabric: about 3 RTTs)
+            // a fixed timeout (pFabric: about 3 RTTs); srtt_ps is the unloaded RTT here
+            return p.min_rto_ps.max((p.pfabric_rto_rtts * self.srtt_ps).round() as u64);
         }
         let r = self.srtt_ps + (4.0 * self.rttvar_ps).max(G_PS);
         (r.round() as u64).clamp(p.min_rto_ps, p.max_rto_ps)
@@ -123,7 +128,7 @@ impl Sender {
     /// The current RTO, with backoff (RFC 6298 5.5), bounded by `max_rto_ps`.
     pub fn rto_ps(&self, p: &CcParams) -> u64 {
         if p.transport == Transport::PFabric {
-            return p.min_rto_ps;
+            return self.base_rto_ps;
         }
         let shift = self.backoff.min(40);
         self.base_rto_ps.saturating_mul(1u64 << shift).min(p.max_rto_ps)
@@ -353,7 +358,7 @@ mod tests {
     use super::*;
 
     fn params(t: Transport) -> CcParams {
-        CcParams { transport: t, init_cwnd: 10.0, max_cwnd: f64::INFINITY, min_rto_ps: 1_000_000_000, max_rto_ps: MAX_RTO_PS, dctcp_g: DCTCP_G }
+        CcParams { transport: t, init_cwnd: 10.0, max_cwnd: f64::INFINITY, min_rto_ps: 1_000_000_000, max_rto_ps: MAX_RTO_PS, pfabric_rto_rtts: 0.0, dctcp_g: DCTCP_G }
     }
     fn ack(seq: u32, flags: u8) -> Packet {
         Packet { flow: 0, seq, prio: 0, tx_ps: 0, wire_bytes: 40, hop: 0, flags: super::super::port::ACK | flags }
