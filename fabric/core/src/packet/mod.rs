@@ -331,8 +331,7 @@ pub struct PacketSimulator {
     delack_ps: u64,
     /// Per flow: 0 not started, 1 SYN sent, 2 sending data (handshake done, or none).
     conn: Vec<u8>,
-    /// Per flow (handshake): when the last SYN was sent, SYNs sent, and the SYN timer.
-    syn_sent_ps: Vec<u64>,
+    /// Per flow (handshake): SYNs sent, and the SYN timer (the SYN-ACK echoes its SYN's send time).
     syn_tries: Vec<u32>,
     syn_timer_ps: Vec<u64>,
     syn_timeout_ps: u64,
@@ -613,7 +612,6 @@ impl PacketSimulator {
             ack_every: cfg.ack_every_segments,
             delack_ps: to_ps(cfg.delayed_ack_timeout_s),
             conn: vec![0; n],
-            syn_sent_ps: if cfg.handshake { vec![0; n] } else { Vec::new() },
             syn_tries: if cfg.handshake { vec![0; n] } else { Vec::new() },
             syn_timer_ps: if cfg.handshake { vec![u64::MAX; n] } else { Vec::new() },
             syn_timeout_ps: to_ps(cfg.syn_timeout_s),
@@ -1003,7 +1001,6 @@ impl PacketSimulator {
     fn send_syn(&mut self, f: usize) {
         self.syn_tries[f] += 1;
         let tries = self.syn_tries[f];
-        self.syn_sent_ps[f] = self.now;
         let to = self.syn_timeout_ps.saturating_mul(1u64 << (tries - 1).min(40)).min(MAX_RTO_PS);
         let t = self.now + to;
         self.syn_timer_ps[f] = t;
