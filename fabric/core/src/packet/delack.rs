@@ -4,8 +4,9 @@
 //!   < 500 ms) started by the first segment left unacknowledged;
 //! - RFC 5681 4.2: an out-of-order segment (a duplicate ACK), a duplicate segment and a
 //!   segment that fills (part of) a hole are acknowledged at once;
-//! - the flow's first data segment is acknowledged at once (ns-3 does so after its
-//!   handshake, "to speed up the connection"; Linux starts a connection in quick-ACK mode);
+//! - the flow's first data segment is acknowledged at once (ns-3's
+//!   `TcpSocketBase::ProcessSynRcvd` sets its delayed-ACK count to the maximum when the
+//!   handshake completes, "to speed up the connection"; Linux starts in quick-ACK mode);
 //! - DCTCP, RFC 8257 3.2: the receiver keeps DCTCP.CE, the CE bit of the last data segment;
 //!   when an arriving segment's CE differs, the segments held so far are acknowledged at
 //!   once with the old ECE value, then the new segment is counted with the new one.
