@@ -138,6 +138,9 @@ def _classes(workload: Any) -> tuple[list[float], list[float], list[float]]:
 def native_trace(trace: pd.DataFrame | str, topo: Topology | None, link_gbps: float) -> tuple[_fabric.Trace, Topology]:
     """A trace (DataFrame or path), validated for the topology, as the env cores take it."""
     tr, topo = prepare_trace(trace, topo, link_gbps)
+    if "path" in tr.columns and tr["path"].notna().any():
+        raise ValueError("the token and switch envs route every flow by ECMP: a trace that pins routes (a 'path' "
+                         "column, flowsched.traces) runs in flowsched.simulate only")
     native = _fabric.Trace(
         tr["arrival_s"].to_numpy(np.float64), tr["src"].to_numpy(np.int64), tr["dst"].to_numpy(np.int64),
         tr["size_bytes"].to_numpy(np.float64), tr["deadline_s"].to_numpy(np.float64), tr["weight"].to_numpy(np.float64),

@@ -7,6 +7,7 @@ import numpy.typing as npt
 __all__ = [
     "Graph",
     "PacketSimulator",
+    "PinnedRoutes",
     "Simulator",
     "SwitchConfig",
     "Trace",
@@ -48,6 +49,23 @@ class Graph:
     def path_delay_s(
         self, src: npt.NDArray[np.int64], dst: npt.NDArray[np.int64], ecmp_seed: int, delay_per_hop_s: float
     ) -> npt.NDArray[np.float64]: ...
+    def check_route(self, src: int, dst: int, nodes: list[int]) -> str | None: ...
+    def pin(
+        self,
+        src: npt.NDArray[np.int64],
+        dst: npt.NDArray[np.int64],
+        node_off: npt.NDArray[np.int64],
+        nodes: npt.NDArray[np.int64],
+    ) -> PinnedRoutes: ...
+
+@final
+class PinnedRoutes:
+    """Routes pinned to the flows of one trace on a graph (``Graph.pin``): a simulator's ``topology``."""
+    @property
+    def n_flows(self) -> int: ...
+    @property
+    def graph(self) -> Graph: ...
+    def links(self, i: int) -> list[int]: ...
 
 @final
 class Simulator:
@@ -62,7 +80,7 @@ class Simulator:
         data_span_s: npt.NDArray[np.float64],
         size_known: npt.NDArray[np.bool_],
         *,
-        topology: str | Graph,
+        topology: str | Graph | PinnedRoutes,
         host_gbps: npt.NDArray[np.float64],
         tors: int = 0,
         hosts_per_tor: int = 0,
@@ -86,7 +104,7 @@ class Simulator:
         inject_stall_at_s: float | None = None,  # test only: forces the progress guard's error
     ) -> Simulator: ...
     def run(self) -> None: ...
-    def step(self, until: float = ...) -> tuple[str, int]: ...
+    def step(self, until: float = ..., max_times: int | None = None) -> tuple[str, int]: ...
     def run_until_ended(self, n: int, until: float = ...) -> tuple[str, npt.NDArray[np.int64]]: ...
     def set_pias_thresholds(self, thresholds_bytes: list[float]) -> None: ...
     def admit(self, dst: int, position: int) -> None: ...
@@ -206,7 +224,7 @@ class TokenConfig:
     def __new__(
         cls,
         *,
-        topology: str | Graph,
+        topology: str | Graph | PinnedRoutes,
         host_gbps: npt.NDArray[np.float64],
         tors: int = 0,
         hosts_per_tor: int = 0,

@@ -24,10 +24,12 @@ from flowsched.sim import ADMISSION_POLICIES, MODELS, SCHEDULERS, TRANSPORTS, si
 from flowsched.topology import BigSwitch, FatTree, LeafSpine, ParkingLot, Topology, read_graph
 from flowsched.traces import (
     MAX_FLOWS,
+    PATH_COLUMN,
     TRACE_SUFFIXES,
     TimeResolutionWarning,
     TraceError,
     check_hosts,
+    path_strings,
     read_trace,
     write_trace,
 )
@@ -58,7 +60,8 @@ def _parser() -> argparse.ArgumentParser:
                    "stdout and stderr are terminals and the work lasts more than 2 s)")
 
     s = sub.add_parser("simulate", help="simulate a trace and print the summary")
-    s.add_argument("--trace", required=True, help="CSV or Parquet trace")
+    s.add_argument("--trace", required=True, help="CSV or Parquet trace (a 'path' column pins routes on a graph "
+                   "topology: node names joined by '>')")
     s.add_argument("--scheduler", default="srpt", help=f"one of: {', '.join(SCHEDULERS)}")
     s.add_argument("--topology", default="bigswitch",
                    help="bigswitch, leafspine, fattree, parkinglot, or a graph file (.graphml or networkx "
@@ -159,12 +162,18 @@ def _generate(a: argparse.Namespace) -> int:
             raise ValueError(f"--sampling applies to empirical CDFs, not to {a.workload!r}")
         dist = workloads.EmpiricalCDF.from_file(a.workload, sampling=a.sampling)
     t0 = time.perf_counter()
-    # Sampling is one vectorized call (drawing in pieces would change the random stream):
-    # the bar counts the flows once drawn, then says the trace is being written.
+    # Each quantity is one vectorized draw (drawing in pieces would change the random
+    # stream): the bar names the phase being drawn, counts the flows once drawn, then says
+    # the trace is being written.
     bar = progress.bar(a.flows, "generate", "flow", progress=False if a.quiet else None)
+
+    def phase(name: str) -> None:
+        if bar is not None:
+            bar.set_postfix_str(f"drawing {name}" if name != "trace" else "checking the trace")
+
     try:
         tr = workloads.poisson_all_to_all(dist, a.load, a.hosts, a.link_gbps, a.flows, seed=a.seed,
-                                          header_factor=a.header_factor)
+                                          header_factor=a.header_factor, on_phase=phase)
         if bar is not None:
             bar.set_postfix_str(f"writing {a.out}", refresh=False)
             bar.update(len(tr))
@@ -208,7 +217,7 @@ def _simulate(a: argparse.Namespace) -> int:
                 raise ValueError(f"--link-gbps and --core-gbps do not apply to a graph file ({a.topology}): its "
                                  "edges' 'gbps' attributes give the rates")
             topo = read_graph(a.topology, ecmp_seed=a.seed)
-        tr = read_trace(a.trace, hosts=topo.n_hosts)
+        tr = read_trace(a.trace, topology=topo)
     else:
         if a.hosts is not None:
             check_hosts(a.hosts, "--hosts")
@@ -285,10 +294,13 @@ def _simulate(a: argparse.Namespace) -> int:
         print(cmp["by_bucket"][cols].to_string(float_format=lambda x: f"{x:.4g}"))
     if a.out:
         out = Path(a.out)
+        flows = res.flows
+        if PATH_COLUMN in flows.columns:  # routes as the trace files write them: "h0>s0>h1"
+            flows = flows.assign(**{PATH_COLUMN: path_strings(flows[PATH_COLUMN].to_numpy(dtype=object))})
         if out.suffix == ".parquet":
-            res.flows.to_parquet(out, index=False)
+            flows.to_parquet(out, index=False)
         else:
-            res.flows.to_csv(out, index=False)
+            flows.to_csv(out, index=False)
     if a.summary_json:
         Path(a.summary_json).write_text(json.dumps(summ.to_dict(), indent=2))
     return 0

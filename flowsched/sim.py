@@ -22,7 +22,7 @@ import pandas as pd
 from flowsched import _fabric, progress as _progress
 from flowsched.metrics import DEFAULT_BUCKETS_BYTES, Summary, compare, deadline_met, slowdown, summarize
 from flowsched.topology import BigSwitch, Graph, LeafSpine, Topology
-from flowsched.traces import TimeResolutionWarning, read_trace, validate_trace
+from flowsched.traces import PATH_COLUMN, TimeResolutionWarning, TraceError, read_trace, validate_trace
 
 #: Native schedulers (``gtcp:<inner>`` takes any priority scheduler as inner).
 SCHEDULERS: tuple[str, ...] = tuple(_fabric.scheduler_names())
@@ -68,7 +68,10 @@ class Results:
         ``slowdown`` is ``fct_s / ideal_fct_s`` and ``deadline_met`` is
         :func:`flowsched.metrics.deadline_met` (NA for flows without a deadline; met within
         a relative tolerance of :data:`flowsched.metrics.DEADLINE_RTOL`); ``path_delay_s``
-        is the fixed path delay included in ``fct_s``.
+        is the fixed path delay included in ``fct_s``. When the trace has a ``path``
+        column (pinned routes, :mod:`flowsched.traces`), a last column ``path`` gives the
+        route each flow took as a tuple of node labels: its pinned one, or ECMP's
+        (:meth:`Simulation.routes`).
     links : one row per link: ``link, capacity_Bps, bytes``.
     duration_s : first arrival to the last finish or termination.
     scheduler : the scheduler's name.
@@ -162,6 +165,20 @@ def _check_admission(admission: str | None, k: int | None, window: int | None) -
     return admission
 
 
+def _native_topology(topology: Topology, trace: pd.DataFrame) -> dict[str, Any]:
+    """``topology.native_config()`` for the simulators of ``trace``: on a graph, a trace that
+    pins routes (its ``path`` column) gets its ``topology`` as the native pinned routes."""
+    config = topology.native_config()
+    if PATH_COLUMN in trace.columns:
+        paths = trace[PATH_COLUMN].to_numpy(dtype=object)
+        if any(p is not None for p in paths):
+            if not isinstance(topology, Graph):
+                raise ValueError(f"the trace pins routes (its 'path' column), which only a Graph topology takes, "
+                                 f"not a {type(topology).__name__}")
+            config["topology"] = topology.pin(paths, trace["src"].to_numpy(np.int64), trace["dst"].to_numpy(np.int64))
+    return config
+
+
 def native_simulator(
     trace: pd.DataFrame,
     topology: Topology,
@@ -223,7 +240,7 @@ def native_simulator(
         max_interval_s=max_interval_s,
         pause_on_flow_change=pause_on_flow_change,
         force_full_recompute=force_full_recompute,
-        **topology.native_config(),
+        **_native_topology(topology, trace),
     )
 
 
@@ -368,7 +385,7 @@ def native_packet_simulator(
         request_delay_s=delays["request_delay_us"],
         grant_delay_s=delays["grant_delay_us"],
         seed=int(seed),
-        **topology.native_config(),
+        **_native_topology(topology, trace),
     )
 
 
@@ -426,17 +443,24 @@ def prepare_trace(
     ``arrival_s`` and ``finish_s``. With no topology, a big switch at ``link_gbps`` with as
     many hosts as the trace names (largest id + 1, at most ``MAX_INFERRED_HOST_ID`` + 1
     this way). Warns (:class:`~flowsched.traces.TimeResolutionWarning`) when some flow's
-    FCT cannot be resolved to :data:`FCT_RESOLUTION` in float64.
+    FCT cannot be resolved to :data:`FCT_RESOLUTION` in float64. A ``path`` column (pinned
+    routes) is checked against the topology, which must then be a graph.
     """
     if topology is not None and not isinstance(topology, (BigSwitch, LeafSpine, Graph)):
         raise TypeError(f"topology must be a BigSwitch, LeafSpine or Graph, got {type(topology).__name__}")
-    hosts = None if topology is None else topology.n_hosts
     if isinstance(trace, (str, os.PathLike)):
-        tr = read_trace(trace, hosts=hosts, infer_hosts=topology is None)
+        tr = read_trace(trace, infer_hosts=topology is None, topology=topology)
     else:
-        tr = validate_trace(trace, hosts=hosts, infer_hosts=topology is None)
+        tr = validate_trace(trace, infer_hosts=topology is None, topology=topology)
     if topology is None:
         topology = BigSwitch(max(int(max(tr["src"].max(), tr["dst"].max())) + 1, 2), link_gbps)
+        if PATH_COLUMN in tr.columns:
+            pinned = [i for i, p in enumerate(tr[PATH_COLUMN]) if p is not None]
+            if pinned:
+                source = str(trace) if isinstance(trace, (str, os.PathLike)) else "trace"
+                raise TraceError(f"{source}, row {pinned[0]}, column 'path': routes are pinned on a Graph topology "
+                                 f"only, and none was given (the default is a big switch); {len(pinned)} row(s) "
+                                 "pin one")
     origin = time_origin_s(tr["arrival_s"])
     if origin != 0.0:
         tr["arrival_s"] = tr["arrival_s"].to_numpy() - origin
@@ -660,6 +684,7 @@ class Simulation:
         #: The packet model's transport (the given one or the scheduler's default); None for the fluid model.
         self.transport: str | None = self._native.transport if model == "packet" else None
         self._trace = tr
+        self._routes: np.ndarray | None = None
         self._done = False
         self._admission = admission is not None or k is not None
         self._t_first = float(tr["arrival_s"].min()) if len(tr) else 0.0  # on the simulator's clock
@@ -716,7 +741,8 @@ class Simulation:
         stderr; see :mod:`flowsched.progress`): ``None`` (the default) only when stdout and
         stderr are terminals and once the run has lasted 2 s, ``True`` always, ``False``
         never. The results are the same bit for bit either way: with a display, the run
-        pauses only at arrival times, where it has an event anyway."""
+        pauses only at arrival times, where it has an event anyway, and after the last
+        arrival between two event times (the display keeps moving while the run drains)."""
         if self._done:
             return
         bar = _progress.bar(len(self._trace), f"simulate {self.scheduler}", "flow", progress=progress, file=file)
@@ -737,7 +763,9 @@ class Simulation:
     def _run_shown(self, bar: Any) -> None:
         """:meth:`run` in pieces that end at arrival times (an event of the run anyway, so
         pausing there changes nothing: ``step`` returns after the events at ``until``
-        without moving the fluid model), sized to about 0.1 s of wall time each."""
+        without moving the fluid model), sized to about 0.1 s of wall time each; after the
+        last arrival, in pieces of a number of event times (the native ``step``'s
+        ``max_times``: it pauses between two event times, which changes nothing either)."""
         native = self._native
         arrivals = self._trace["arrival_s"].to_numpy(np.float64)  # the simulator's clock
         if len(arrivals) > 1 and not (arrivals[1:] >= arrivals[:-1]).all():
@@ -747,6 +775,24 @@ class Simulation:
         chunk, shown = 64, 0
         ev0, t0 = native.stats()["events"], time.perf_counter()
         count_waiting, counted_at = self._admission, -np.inf
+
+        def show(arrived: int, *, force: bool = False) -> None:
+            nonlocal shown, counted_at
+            if count_waiting:  # admission holds flows back: count the ended ones, at most once a second
+                if not force and time.perf_counter() - counted_at < 1.0:
+                    return
+                counted_at = time.perf_counter()
+                res = native.results()
+                ended = int(np.count_nonzero(np.isfinite(res["finish_s"]) | res["terminated"]))
+            else:
+                ended = arrived - len(native.active())
+            bar.update(ended - shown)
+            shown = ended
+            el = time.perf_counter() - t0
+            bar.set_postfix_str(f"{native.now - self._t_first:.4g} s simulated, "
+                                f"{(native.stats()['events'] - ev0) / max(el, 1e-9):,.0f} events/s", refresh=False)
+
+        kind = ""
         while i < n:
             j = min(i + chunk, n) - 1
             ts = time.perf_counter()
@@ -756,38 +802,31 @@ class Simulation:
             if kind == "done":
                 break
             chunk = max(16, min(4 * chunk, int(chunk * 0.1 / max(dt, 1e-4))))
-            if count_waiting:  # admission holds flows back: count the ended ones, at most once a second
-                if time.perf_counter() - counted_at < 1.0:
-                    continue
-                counted_at = time.perf_counter()
-                res = native.results()
-                ended = int(np.count_nonzero(np.isfinite(res["finish_s"]) | res["terminated"]))
-            else:
-                ended = i - len(native.active())
-            bar.update(ended - shown)
-            shown = ended
-            el = time.perf_counter() - t0
-            bar.set_postfix_str(f"{native.now - self._t_first:.4g} s simulated, "
-                                f"{(native.stats()['events'] - ev0) / max(el, 1e-9):,.0f} events/s", refresh=False)
-        native.run()  # the flows still active after the last arrival
-        el = time.perf_counter() - t0
-        bar.set_postfix_str(f"{native.now - self._t_first:.4g} s simulated, "
-                            f"{(native.stats()['events'] - ev0) / max(el, 1e-9):,.0f} events/s", refresh=False)
+            show(i)
+        times = 256  # the flows still active after the last arrival
+        while kind != "done":
+            ts = time.perf_counter()
+            kind, _ = native.step(np.inf, max_times=times)
+            if kind != "paused":
+                break
+            times = max(16, min(4 * times, int(times * 0.1 / max(time.perf_counter() - ts, 1e-4))))
+            show(n)
+        if kind != "done":
+            native.run()  # what stopped the run (an admission decision nobody makes) raises there
+        show(n, force=True)
         bar.update(n - shown)
 
     def _run_shown_packet(self, bar: Any) -> None:
-        """:meth:`run` of the packet model in pieces of simulated time between arrivals
-        (pausing changes nothing: the model only handles events up to the pause)."""
+        """:meth:`run` of the packet model in pieces of simulated time, ending at arrival
+        times and then, after the last arrival, at times spaced for about 0.1 s of wall
+        time each (pausing changes nothing: the model only handles events up to the pause)."""
         native = self._native
         arrivals = np.sort(self._trace["arrival_s"].to_numpy(np.float64))
         i, chunk, shown = int(np.searchsorted(arrivals, native.now, side="right")), 64, 0
         t0, ev0 = time.perf_counter(), native.stats()["events"]
-        while i < len(arrivals) and not native.done:
-            j = min(i + chunk, len(arrivals)) - 1
-            ts = time.perf_counter()
-            native.step(float(arrivals[j]))
-            chunk = max(16, min(4 * chunk, int(chunk * 0.1 / max(time.perf_counter() - ts, 1e-4))))
-            i = j + 1
+
+        def show() -> None:
+            nonlocal shown
             res = native.results()
             ended = int(np.count_nonzero(np.isfinite(res["finish_s"]) | res["terminated"]))
             bar.update(ended - shown)
@@ -795,7 +834,21 @@ class Simulation:
             bar.set_postfix_str(f"{native.now - self._t_first:.4g} s simulated, "
                                 f"{(native.stats()['events'] - ev0) / max(time.perf_counter() - t0, 1e-9):,.0f} "
                                 "events/s", refresh=False)
-        native.run()
+
+        while i < len(arrivals) and not native.done:
+            j = min(i + chunk, len(arrivals)) - 1
+            ts = time.perf_counter()
+            native.step(float(arrivals[j]))
+            chunk = max(16, min(4 * chunk, int(chunk * 0.1 / max(time.perf_counter() - ts, 1e-4))))
+            i = j + 1
+            show()
+        span = 1e-4  # simulated seconds per piece after the last arrival, resized to ~0.1 s of wall time
+        while not native.done:
+            ts = time.perf_counter()
+            native.step(native.now + span)
+            span = min(4 * span, span * 0.1 / max(time.perf_counter() - ts, 1e-4))
+            show()
+        native.run()  # closes the ports' statistics (a no-op when the run has ended)
         bar.update(len(arrivals) - shown)
 
     def _fluid_only(self, what: str) -> None:
@@ -852,8 +905,28 @@ class Simulation:
         """The :class:`Results` so far: the same as :func:`simulate`'s once :attr:`done`
         (before, flows not yet finished have NaN ``finish_s`` and ``fct_s``)."""
         if self.model == "packet":
-            return _collect_packet(self._trace, self._native, self.scheduler)
-        return _collect(self._trace, self._native, self.scheduler)
+            res = _collect_packet(self._trace, self._native, self.scheduler)
+        else:
+            res = _collect(self._trace, self._native, self.scheduler)
+        if PATH_COLUMN in self._trace.columns:
+            res.flows[PATH_COLUMN] = self.routes()
+        return res
+
+    def routes(self) -> np.ndarray:
+        """Each flow's route, in trace order, as a tuple of node labels: the pinned one (the
+        trace's ``path``) or the path ECMP gave it, on a graph; None on a big switch or a
+        leaf-spine. :attr:`Results.flows` has it as its ``path`` column when the trace has
+        a ``path`` column (the trace's own routes are known without a run)."""
+        if self._routes is None:
+            tr, topo = self._trace, self.topology
+            pinned = (tr[PATH_COLUMN].to_numpy(dtype=object) if PATH_COLUMN in tr.columns
+                      else np.full(len(tr), None, dtype=object))
+            out = np.empty(len(tr), dtype=object)
+            src, dst = tr["src"].to_numpy(np.int64), tr["dst"].to_numpy(np.int64)
+            for i, p in enumerate(pinned):
+                out[i] = p if p is not None or not isinstance(topo, Graph) else topo.route_of(i, src[i], dst[i])
+            self._routes = out
+        return self._routes.copy()
 
     def __repr__(self) -> str:
         return (f"Simulation({len(self._trace)} flows, {type(self.topology).__name__}, {self.scheduler!r}, "

@@ -13,11 +13,14 @@ from __future__ import annotations
 import re
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from flowsched.traces import MAX_HOSTS
+
+if TYPE_CHECKING:
+    from flowsched import _fabric
 
 
 def _host_rates(hosts: int, rate: float | Sequence[float], what: str) -> np.ndarray:
@@ -191,6 +194,7 @@ class Graph:
         if bad.size:
             raise ValueError(f"Graph: link {self._label(int(bad[0]))} has weight {self.link_weight[bad[0]]}; "
                              "weights are integers from 1 to 2**32 - 1")
+        self._labels: tuple[dict[Hashable, int], dict[str, int | None]] | None = None
         self.link_names: tuple[str, ...] = (
             tuple(link_names) if link_names is not None
             else tuple(f"{self.nodes[a]}->{self.nodes[b]}" for a, b in zip(self.link_from, self.link_to, strict=True)))
@@ -233,14 +237,78 @@ class Graph:
 
     def path_delay_s(self, src: np.ndarray, dst: np.ndarray, delay_us: float = 0.0) -> np.ndarray:
         """Each flow's fixed path delay (flow i is trace row i): ``delay_us`` per link of its
-        path plus the links' own ``link_delay_us``, as the simulator adds it to FCTs."""
+        path plus the links' own ``link_delay_us``, as the simulator adds it to FCTs (ECMP
+        paths: for routes a trace pins, ``Results.flows["path_delay_s"]``)."""
         return np.asarray(self._native.path_delay_s(np.asarray(src, np.int64), np.asarray(dst, np.int64),
                                                     self.ecmp_seed, float(delay_us) * 1e-6), np.float64)
 
     def path_links(self, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
-        """How many links each flow's path crosses (flow i is trace row i)."""
+        """How many links each flow's ECMP path crosses (flow i is trace row i)."""
         return np.asarray(self._native.path_links(np.asarray(src, np.int64), np.asarray(dst, np.int64),
                                                   self.ecmp_seed), np.int64)
+
+    def node_index(self, name: Hashable) -> int | None:
+        """The index of the node labelled ``name``, or of the one whose label written as a
+        string is ``name`` (a route read from a file names ``3`` as ``"3"``); None if there
+        is none, or several labels read the same as strings."""
+        if self._labels is None:
+            by_label: dict[Hashable, int] = {}
+            by_str: dict[str, int | None] = {}
+            for i, v in enumerate(self.nodes):
+                by_label.setdefault(v, i)
+                k = str(v)
+                by_str[k] = None if k in by_str else i
+            self._labels = (by_label, by_str)
+        by_label, by_str = self._labels
+        try:
+            if name in by_label:
+                return by_label[name]
+        except TypeError:  # unhashable
+            return None
+        return by_str.get(name) if isinstance(name, str) else None
+
+    def route_problem(self, src: int, dst: int, names: Sequence[Hashable]) -> tuple[tuple[int, ...] | None, str | None]:
+        """The node indices of a route from host ``src`` to host ``dst`` through the nodes
+        ``names`` (labels, as a trace's ``path`` cell gives them), or what is wrong with it:
+        an unknown node, wrong ends, a host in the middle, a loop, consecutive nodes with no
+        link between them in that direction (the core's checks, nodes named by label)."""
+        idx = []
+        for k, name in enumerate(names):
+            i = self.node_index(name)
+            if i is None:
+                ambiguous = isinstance(name, str) and sum(str(v) == name for v in self.nodes) > 1
+                shown = ", ".join(repr(v) for v in self.nodes[:6]) + (", ..." if len(self.nodes) > 6 else "")
+                why = "several nodes' labels read as that string" if ambiguous else f"the graph's nodes are {shown}"
+                return None, f"unknown node {name!r} at position {k} ({why})"
+            idx.append(i)
+        problem = self._native.check_route(int(src), int(dst), idx)
+        return (None, self._relabel(problem)) if problem is not None else (tuple(idx), None)
+
+    def route_of(self, row: int, src: int, dst: int) -> tuple[Hashable, ...]:
+        """The labels of the nodes that the flow at trace row ``row`` from ``src`` to ``dst``
+        passes through when ECMP routes it (``path`` gives its links)."""
+        links = self._native.path(int(row), int(src), int(dst), self.ecmp_seed)
+        return (self.nodes[self.link_from[links[0]]], *(self.nodes[self.link_to[lk]] for lk in links))
+
+    def pin(self, paths: Sequence[Any] | np.ndarray, src: np.ndarray, dst: np.ndarray) -> _fabric.PinnedRoutes:
+        """The native pinned routes of a trace (``flowsched._fabric.PinnedRoutes``, passed to
+        the simulators as their ``topology``): ``paths[i]`` is row i's route as node labels
+        (None: ECMP); a route that is not valid is a ValueError naming its row."""
+        src, dst = np.asarray(src, np.int64), np.asarray(dst, np.int64)
+        off = np.zeros(len(paths) + 1, np.int64)
+        nodes: list[int] = []
+        for i, p in enumerate(paths):
+            if p is not None:
+                for name in p:
+                    v = self.node_index(name)
+                    if v is None:
+                        raise ValueError(f"flow at row {i}, column 'path': unknown node {name!r}")
+                    nodes.append(v)
+            off[i + 1] = len(nodes)
+        try:
+            return self._native.pin(src, dst, off, np.asarray(nodes, np.int64))
+        except ValueError as e:
+            raise ValueError(self._relabel(str(e))) from None
 
     def native_config(self) -> dict[str, Any]:
         """The keyword arguments that describe this fabric to the native core
@@ -485,3 +553,27 @@ class ParkingLot(Graph):
 
 
 Topology = BigSwitch | LeafSpine | Graph
+
+
+def resolve_paths(topology: Any, paths: np.ndarray, src: np.ndarray, dst: np.ndarray
+                  ) -> tuple[np.ndarray, tuple[int, str] | None]:
+    """A trace's ``path`` cells (tuples of node names, None for ECMP) checked against a
+    topology, with the graph's own labels; or the first bad row and what is wrong with it
+    (see "Pinned routes" in :mod:`flowsched.traces`)."""
+    pinned = np.flatnonzero(np.fromiter((p is not None for p in paths), bool, len(paths)))
+    if pinned.size == 0:
+        return paths, None
+    if not isinstance(topology, Graph):
+        kind = type(topology).__name__
+        why = ("a big switch has one path per host pair" if isinstance(topology, BigSwitch) else
+               "a leaf-spine's spine is drawn by ECMP; to pin spines, build the leaf-spine as a graph with "
+               "flowsched.from_networkx" if isinstance(topology, LeafSpine) else "not a Graph")
+        return paths, (int(pinned[0]), f"routes are pinned on a Graph topology only, not on a {kind} ({why}); "
+                                       f"{pinned.size} row(s) pin one")
+    out = paths.copy()
+    for i in pinned.tolist():
+        idx, problem = topology.route_problem(int(src[i]), int(dst[i]), paths[i])
+        if problem is not None or idx is None:
+            return paths, (i, str(problem))
+        out[i] = tuple(topology.nodes[v] for v in idx)
+    return out, None

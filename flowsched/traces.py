@@ -29,13 +29,45 @@ column                  dtype     meaning / constraint (limits: see "Limits" bel
                                   :func:`flowsched.workloads.add_data_span`)
 ``size_known``          bool      default True: may the scheduler read ``size_bytes``
                                   before the last byte of the flow has arrived?
+``path``                object    optional route pinning (graph topologies only): the
+                                  nodes the flow's data passes through, from its ``src``
+                                  host to its ``dst`` host; missing = ECMP (see "Pinned
+                                  routes" below)
 ======================  ========  ==========================================================
 
 ``arrival_s``, ``src``, ``dst`` and ``size_bytes`` are required, the others
 are optional and get their defaults. Any other column is an error (nothing
 is silently dropped). The normalized frame always has all nine columns in
-the order of :data:`TRACE_COLUMNS` and a fresh ``RangeIndex``. Rows keep
-their order: the simulator sorts by arrival itself.
+the order of :data:`TRACE_COLUMNS` and a fresh ``RangeIndex``, and then
+``path`` when the trace has one (it gets no default: a trace without it
+is unchanged). Rows keep their order: the simulator sorts by arrival itself.
+
+Pinned routes
+-------------
+A ``path`` cell pins the flow's route on a :class:`~flowsched.topology.Graph`
+(``from_networkx``, ``read_graph``, ``FatTree``, ``ParkingLot``): the flow's
+data crosses exactly the links joining these nodes, in every model, instead
+of the path ECMP would draw. In a DataFrame a cell is a list or tuple of node
+names (the graph's own node labels, e.g. ``["h0", "edge0_0", "agg0_0",
+"core0", "agg1_0", "edge1_0", "h4"]`` on ``FatTree(4)``), or the same names
+joined by :data:`PATH_SEPARATOR` (``">"``) as one string: ``"h0>edge0_0>
+agg0_0>core0>agg1_0>edge1_0>h4"``, which is how CSV and Parquet files hold
+it (whitespace around each name is dropped). A missing cell (empty string,
+NaN, None, an empty list) leaves that flow to ECMP. A name that is not a
+node label is matched against the labels written as strings (so ``"3"``
+finds node ``3`` of a graph with integer labels).
+
+Against a topology (``validate_trace(..., topology=)``, ``read_trace(...,
+topology=)``, and always in :func:`flowsched.simulate`) every route is
+checked, and each of these is an error naming the row: a node the graph does
+not have, a first node that is not the flow's ``src`` host or a last that is
+not its ``dst`` host, a host in the middle (hosts never forward), a node
+visited twice (a loop), two consecutive nodes with no link from the first to
+the second (links have a direction; with parallel links the route takes the
+lowest-numbered one), and any pinned route on a ``BigSwitch`` (one path per
+host pair) or ``LeafSpine`` (build it as a graph with ``from_networkx`` to
+pin spines). The normalized cell holds the graph's own labels as a tuple,
+or None for ECMP.
 
 Limits
 ------
@@ -130,6 +162,9 @@ __all__ = [
     "REQUIRED_COLUMNS",
     "OPTIONAL_DEFAULTS",
     "TRACE_SUFFIXES",
+    "PATH_COLUMN",
+    "PATH_SEPARATOR",
+    "path_strings",
     "validate_trace",
     "read_trace",
     "write_trace",
@@ -150,6 +185,13 @@ TRACE_COLUMNS: tuple[str, ...] = (
 
 REQUIRED_COLUMNS: tuple[str, ...] = ("arrival_s", "src", "dst", "size_bytes")
 """Columns a trace must have."""
+
+PATH_COLUMN: str = "path"
+"""The optional route-pinning column (see "Pinned routes" in :mod:`flowsched.traces`); it
+comes after :data:`TRACE_COLUMNS` in a normalized trace that has it."""
+
+PATH_SEPARATOR: str = ">"
+"""Joins the node names of a ``path`` cell written as one string (CSV and Parquet files)."""
 
 OPTIONAL_DEFAULTS: dict[str, Any] = {
     "id": None,  # 0..n-1
@@ -441,13 +483,76 @@ def _to_bool(series: pd.Series, column: str, source: str, locate: Locator) -> np
     return out
 
 
+def _path_cell(v: Any) -> tuple[Any, ...] | None:
+    """One ``path`` cell as a tuple of node names, or None (ECMP) for a missing one; raises
+    ValueError saying what is wrong."""
+    if isinstance(v, str):
+        if v.strip() == "":
+            return None
+        names = tuple(x.strip() for x in v.split(PATH_SEPARATOR))
+        if any(x == "" for x in names):
+            raise ValueError(f"an empty node name in {v!r} (node names joined by {PATH_SEPARATOR!r})")
+    elif isinstance(v, (list, tuple, np.ndarray, pd.Series)):
+        names = tuple(v.tolist() if isinstance(v, (np.ndarray, pd.Series)) else v)
+        if not names:
+            return None
+        for x in names:
+            if _is_missing(x) or isinstance(x, (list, dict, set, np.ndarray)):
+                raise ValueError(f"{_show(x)} is not a node name")
+            hash(x)
+    elif _is_missing(v):
+        return None
+    else:
+        raise ValueError(f"expected a list of node names or a {PATH_SEPARATOR!r}-joined string, got {_show(v)}")
+    if len(names) < 2:
+        raise ValueError(f"a route names at least its source and destination hosts, got {_show(list(names))}")
+    return names
+
+
+def _to_paths(series: pd.Series, column: str, source: str, locate: Locator) -> np.ndarray:
+    """Convert a ``path`` column to an object array of tuples of node names (None: ECMP)."""
+    obj = series.to_numpy(dtype=object)
+    out = np.empty(obj.size, dtype=object)
+    for i, v in enumerate(obj):
+        try:
+            out[i] = _path_cell(v)
+        except (TypeError, ValueError) as exc:
+            raise _fail(source, locate(i), column, str(exc)) from None
+    return out
+
+
+def path_strings(paths: Any) -> np.ndarray:
+    """``path`` cells as the strings files hold (node names joined by :data:`PATH_SEPARATOR`;
+    "" for ECMP). Raises ValueError for a node name that would not read back: empty, with
+    whitespace around it or with the separator in it."""
+    out = np.empty(len(paths), dtype=object)
+    for i, p in enumerate(paths):
+        cell = _path_cell(p)
+        if cell is None:
+            out[i] = ""
+            continue
+        names = [str(x) for x in cell]
+        for x in names:
+            if x == "" or x != x.strip() or PATH_SEPARATOR in x:
+                raise ValueError(f"row {i}: node name {x!r} cannot be written as a path string (names joined by "
+                                 f"{PATH_SEPARATOR!r} must be non-empty, without the separator or surrounding "
+                                 "whitespace)")
+        out[i] = PATH_SEPARATOR.join(names)
+    return out
+
+
 # ----------------------------------------------------------------------------
 # validation
 # ----------------------------------------------------------------------------
 
 
 def validate_trace(
-    df: pd.DataFrame, hosts: int | None = None, *, source: str = "trace", infer_hosts: bool = False
+    df: pd.DataFrame,
+    hosts: int | None = None,
+    *,
+    source: str = "trace",
+    infer_hosts: bool = False,
+    topology: Any = None,
 ) -> pd.DataFrame:
     """Check a trace against the column contract and return a normalized copy.
 
@@ -468,13 +573,17 @@ def validate_trace(
         then a host id above :data:`MAX_INFERRED_HOST_ID` is an error that asks for an
         explicit host count. Without it (and without ``hosts``), host ids are only
         checked against :data:`MAX_HOSTS`.
+    topology : a fabric (:mod:`flowsched.topology`) or None
+        When given, ``hosts`` defaults to its host count and each ``path`` cell is checked
+        against it and holds the graph's own node labels (see "Pinned routes" above).
 
     Returns
     -------
     pandas.DataFrame
         A new frame with exactly the columns :data:`TRACE_COLUMNS` in that
         order, the normalized dtypes, defaults filled in, rows in the input
-        order and a ``RangeIndex``. The input is not modified.
+        order and a ``RangeIndex`` (and ``path`` after them when the trace has
+        it). The input is not modified.
 
     Raises
     ------
@@ -485,8 +594,8 @@ def validate_trace(
         required column, ``size_bytes <= 0``, a negative or non-finite
         ``arrival_s``, ``src == dst``, a host out of range, a duplicate
         ``id``, a bad ``size_known`` value, ``weight <= 0``, a negative
-        ``data_span_s``, ``deadline_s <= 0``, or any value outside the
-        limits of the contract (:data:`LIMITS`).
+        ``data_span_s``, ``deadline_s <= 0``, any value outside the
+        limits of the contract (:data:`LIMITS`), or a bad ``path`` cell.
 
     Warns
     -----
@@ -497,12 +606,20 @@ def validate_trace(
     """
     if not isinstance(df, pd.DataFrame):
         raise TraceError(f"{source}: a trace must be a pandas DataFrame, got {type(df).__name__}")
-    return _validate(df, hosts, source, _frame_locator(df.index), infer_hosts)
+    return _validate(df, hosts, source, _frame_locator(df.index), infer_hosts, topology)
 
 
 def _validate(
-    df: pd.DataFrame, hosts: int | None, source: str, locate: Locator, infer_hosts: bool = False
+    df: pd.DataFrame, hosts: int | None, source: str, locate: Locator, infer_hosts: bool = False,
+    topology: Any = None,
 ) -> pd.DataFrame:
+    if topology is not None:
+        n = int(topology.n_hosts)
+        if hosts is not None and hosts != n:
+            raise TraceError(f"{source}: hosts={hosts!r} but the topology has {n} hosts")
+        if infer_hosts:
+            raise TraceError(f"{source}: infer_hosts=True sizes the fabric from the trace; it excludes a topology")
+        hosts = n
     if hosts is not None:
         if isinstance(hosts, bool) or not isinstance(hosts, (int, np.integer)) or hosts < 2:
             raise TraceError(f"{source}: hosts must be an integer >= 2 or None, got {hosts!r}")
@@ -516,14 +633,14 @@ def _validate(
     dup = sorted({str(c) for c in columns if columns.count(c) > 1})
     if dup:
         raise _fail(source, None, None, f"duplicate column(s) {dup}")
-    unknown = [c for c in columns if c not in TRACE_COLUMNS]
+    unknown = [c for c in columns if c not in TRACE_COLUMNS and c != PATH_COLUMN]
     if unknown:
         raise _fail(
             source,
             None,
             None,
-            f"unknown column(s) {[str(c) for c in unknown]}; allowed columns are {list(TRACE_COLUMNS)} "
-            f"(required: {list(REQUIRED_COLUMNS)})",
+            f"unknown column(s) {[str(c) for c in unknown]}; allowed columns are {list(TRACE_COLUMNS)} and "
+            f"{PATH_COLUMN!r} (required: {list(REQUIRED_COLUMNS)})",
         )
     missing = [c for c in REQUIRED_COLUMNS if c not in columns]
     if missing:
@@ -708,7 +825,17 @@ def _validate(
     else:
         out["size_known"] = np.ones(n, dtype=bool)
 
-    result = pd.DataFrame({c: out[c] for c in TRACE_COLUMNS})
+    if PATH_COLUMN in frame.columns:
+        paths = _to_paths(frame[PATH_COLUMN], PATH_COLUMN, source, locate)
+        if topology is not None:
+            from flowsched.topology import resolve_paths
+
+            paths, problem = resolve_paths(topology, paths, out["src"], out["dst"])
+            if problem is not None:
+                raise _fail(source, locate(problem[0]), PATH_COLUMN, problem[1])
+        out[PATH_COLUMN] = paths
+
+    result = pd.DataFrame({c: out[c] for c in (*TRACE_COLUMNS, PATH_COLUMN) if c in out})
     result.attrs.update(df.attrs)
     _warn_resolution(a, source, locate)
     return result
@@ -762,7 +889,9 @@ def _suffix(path: Path) -> str:
     return suffix
 
 
-def read_trace(path: str | os.PathLike[str], hosts: int | None = None, *, infer_hosts: bool = False) -> pd.DataFrame:
+def read_trace(
+    path: str | os.PathLike[str], hosts: int | None = None, *, infer_hosts: bool = False, topology: Any = None
+) -> pd.DataFrame:
     """Read and validate a trace from a ``.csv`` or ``.parquet`` file.
 
     Parameters
@@ -774,6 +903,9 @@ def read_trace(path: str | os.PathLike[str], hosts: int | None = None, *, infer_
     infer_hosts : bool
         Passed to the validation: the fabric will be sized from the largest host
         id, which must then be at most :data:`MAX_INFERRED_HOST_ID`.
+    topology : a fabric or None
+        Passed to the validation: the host count, and the fabric the ``path``
+        column's routes are checked against.
 
     Returns
     -------
@@ -789,8 +921,8 @@ def read_trace(path: str | os.PathLike[str], hosts: int | None = None, *, infer_
 
     Notes
     -----
-    CSV: an empty ``deadline_s`` cell means no deadline; ``size_known``
-    accepts true/false/1/0 in any case; lines that are completely empty are
+    CSV: an empty ``deadline_s`` cell means no deadline (an empty ``path``
+    cell: ECMP); ``size_known`` accepts true/false/1/0 in any case; lines that are completely empty are
     ignored (they still count for line numbers); floats are parsed with
     correct rounding, so files written by :func:`write_trace` read back bit
     for bit.
@@ -805,7 +937,7 @@ def read_trace(path: str | os.PathLike[str], hosts: int | None = None, *, infer_
             raise TraceError(f"{source}: cannot read Parquet file: {exc}") from exc
         if not isinstance(df.index, pd.RangeIndex):
             df = df.reset_index(drop=True)
-        return _validate(df, hosts, source, _positions_locator(None, "row"), infer_hosts)
+        return _validate(df, hosts, source, _positions_locator(None, "row"), infer_hosts, topology)
     try:
         raw = pd.read_csv(
             p,
@@ -833,7 +965,7 @@ def read_trace(path: str | os.PathLike[str], hosts: int | None = None, *, infer_
             f"{source}: line 1 (header): empty column name(s) (is there a trailing comma?); "
             f"allowed columns are {list(TRACE_COLUMNS)}"
         )
-    return _validate(raw, hosts, source, _positions_locator(lines, "line"), infer_hosts)
+    return _validate(raw, hosts, source, _positions_locator(lines, "line"), infer_hosts, topology)
 
 
 def _float_strings(values: np.ndarray, *, empty_nan: bool = False) -> np.ndarray:
@@ -852,7 +984,7 @@ def write_trace(df: pd.DataFrame, path: str | os.PathLike[str]) -> None:
     df : pandas.DataFrame
         The trace; it is validated (without a host count) and normalized
         first, so the file always holds all nine columns in the standard
-        order.
+        order (and ``path`` when the trace has it).
     path : str or os.PathLike
         Destination; the format is chosen by the suffix. Overwrites.
 
@@ -866,15 +998,25 @@ def write_trace(df: pd.DataFrame, path: str | os.PathLike[str]) -> None:
     CSV floats are written with ``repr`` precision (the shortest string that
     reads back to the same double), NaN deadlines as empty cells and
     ``size_known`` as ``true``/``false``; ``read_trace(path)`` then equals
-    the normalized frame exactly.
+    the normalized frame exactly. ``path`` cells are written (CSV and
+    Parquet) as node names joined by :data:`PATH_SEPARATOR` (:func:`path_strings`;
+    empty for ECMP), and read back as tuples of those strings (the labels
+    themselves for string-labelled graphs; against a topology, any label).
     """
     p = Path(path)
     suffix = _suffix(p)
     trace = validate_trace(df, source=str(p))
+    if PATH_COLUMN in trace.columns:
+        try:
+            trace[PATH_COLUMN] = path_strings(trace[PATH_COLUMN].to_numpy(dtype=object))
+        except ValueError as exc:
+            raise TraceError(f"{p}: column {PATH_COLUMN!r}: {exc}") from None
     if suffix == ".parquet":
         trace.to_parquet(p, index=False)
         return
     cols: dict[str, np.ndarray] = {}
+    if PATH_COLUMN in trace.columns:
+        cols[PATH_COLUMN] = trace[PATH_COLUMN].to_numpy(dtype=object)
     for c in TRACE_COLUMNS:
         v = trace[c].to_numpy()
         if c in _INT_COLUMNS:
@@ -883,5 +1025,5 @@ def write_trace(df: pd.DataFrame, path: str | os.PathLike[str]) -> None:
             cols[c] = np.where(v, "true", "false").astype(object)
         else:
             cols[c] = _float_strings(v, empty_nan=(c == "deadline_s"))
-    out = pd.DataFrame(cols)
+    out = pd.DataFrame({c: cols[c] for c in (*TRACE_COLUMNS, PATH_COLUMN) if c in cols})
     out.to_csv(p, index=False, lineterminator="\n")

@@ -69,6 +69,41 @@ def test_results_bit_identical_with_and_without_progress(trace, scheduler, topol
     assert f"simulate {scheduler}" in out.getvalue() and out.getvalue().endswith("\n")
 
 
+@pytest.mark.parametrize(("scheduler", "topology", "kw"), CASES[:4], ids=[f"{s}-{t}" for s, t, _ in CASES[:4]])
+@pytest.mark.parametrize("max_times", [1, 7])
+def test_bounded_native_steps_are_bit_identical_to_one_run(trace, scheduler, topology, kw, max_times):
+    """The drain after the last arrival is shown by pausing every few event times (the native
+    ``step``'s ``max_times``): pausing there, even after every single event time, changes
+    nothing, where a pause at a time between events would."""
+    topo = flowsched.BigSwitch(144, 10.0) if topology == "bigswitch" else flowsched.LeafSpine(9, 16, 4, 10.0, 40.0)
+    tr = trace.iloc[:800]
+    whole = flowsched.sim.native_simulator(tr, topo, scheduler, **kw)
+    whole.run()
+    paused = flowsched.sim.native_simulator(tr, topo, scheduler, **kw)
+    calls = 0
+    while (kind := paused.step(float("inf"), max_times=max_times)[0]) == "paused":
+        calls += 1
+    assert kind == "done"
+    assert calls >= whole.stats()["events"] // max_times // 2  # it did pause, again and again
+    a, b = whole.results(), paused.results()
+    for c in ("finish_s", "bytes_sent"):
+        assert a[c].tobytes() == b[c].tobytes(), c
+    assert whole.stats() == paused.stats()
+    with pytest.raises(ValueError, match="max_times must be at least 1"):
+        paused.step(float("inf"), max_times=0)
+
+
+def test_packet_run_with_progress_is_bit_identical():
+    tr = workloads.poisson_all_to_all("websearch", 0.8, 16, 10.0, 300, seed=2)
+    off = flowsched.simulate(tr, flowsched.BigSwitch(16, 10.0), "srpt", model="packet", progress=False)
+    out = io.StringIO()
+    sim = flowsched.Simulation(tr, flowsched.BigSwitch(16, 10.0), "srpt", model="packet")
+    sim.run(progress=True, file=out)
+    assert _digest(sim.results()) == _digest(off)
+    assert sim.results().packet == off.packet
+    assert "300/300" in out.getvalue()
+
+
 def test_forced_progress_shows_flows_time_and_events(trace):
     out = io.StringIO()
     flowsched.Simulation(trace, flowsched.BigSwitch(144, 10.0), "srpt").run(progress=True, file=out)
@@ -119,7 +154,8 @@ def test_cli_quiet_silences_progress(trace, tmp_path, capsys, monkeypatch):
     assert capsys.readouterr().err == ""
     out = tmp_path / "g.parquet"
     assert main(["generate", "--load", "0.5", "--hosts", "8", "--flows", "500", "--out", str(out)]) == 0
-    assert "generate" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "generate" in err and "drawing sizes" in err and "writing" in err
     assert main(["generate", "--load", "0.5", "--hosts", "8", "--flows", "500", "--out", str(out), "-q"]) == 0
     assert capsys.readouterr().err == ""
 
@@ -167,3 +203,11 @@ def test_ctrl_c_during_progress_exits_130_on_a_clean_line(tmp_path):
     assert rc == 130
     text = buf.decode(errors="replace").replace("\r\n", "\n")
     assert text.endswith("\nflowsched simulate: interrupted\n"), repr(text[-400:])
+
+
+def test_generation_phases_are_reported_and_change_nothing():
+    seen: list[str] = []
+    with_cb = workloads.poisson_all_to_all("websearch", 0.7, 16, 10.0, 5000, seed=4, on_phase=seen.append)
+    without = workloads.poisson_all_to_all("websearch", 0.7, 16, 10.0, 5000, seed=4)
+    assert seen == ["arrivals", "sources", "destinations", "sizes", "trace"]
+    pd.testing.assert_frame_equal(with_cb, without)

@@ -297,6 +297,111 @@ impl GraphRoutes {
         }
         chosen
     }
+
+    /// The first link from node a to node b in link order (None if there is none; with
+    /// parallel links, a route given as nodes takes the lowest-numbered one).
+    pub fn link_between(&self, a: usize, b: usize) -> Option<u32> {
+        if a >= self.n_nodes {
+            return None;
+        }
+        self.out_links[self.out_start[a] as usize..self.out_start[a + 1] as usize]
+            .iter()
+            .copied()
+            .find(|&l| self.link_to[l as usize] as usize == b)
+    }
+
+    /// Appends to `out` the links of a route from host src to host dst given as its nodes
+    /// (`nodes[0]` src's node, the last dst's node), or says what is wrong with it: fewer
+    /// than two nodes, a node that does not exist, the wrong first or last node, a host in
+    /// the middle (hosts never forward), a node visited twice (a loop), two consecutive
+    /// nodes with no link from the first to the second. Nodes are named `node <index>` in
+    /// the messages (the Python side puts the labels in). `out` is unchanged on error.
+    pub fn route_links(&self, src: usize, dst: usize, nodes: &[u32], out: &mut Vec<u32>) -> std::result::Result<(), String> {
+        if src >= self.n_hosts() || dst >= self.n_hosts() || src == dst {
+            return Err(format!("hosts {src} -> {dst}: not two different hosts of the graph's {}", self.n_hosts()));
+        }
+        if nodes.len() < 2 {
+            return Err(format!("a route names at least two nodes (the source and the destination host), got {}", nodes.len()));
+        }
+        if let Some((i, &v)) = nodes.iter().enumerate().find(|&(_, &v)| v as usize >= self.n_nodes) {
+            return Err(format!("position {i} is node index {v}, but the graph has {} nodes", self.n_nodes));
+        }
+        let (first, last) = (nodes[0], nodes[nodes.len() - 1]);
+        if first != self.host_node[src] {
+            return Err(format!("starts at node {first}, not at the flow's source host {src} (node {})", self.host_node[src]));
+        }
+        if last != self.host_node[dst] {
+            return Err(format!("ends at node {last}, not at the flow's destination host {dst} (node {})", self.host_node[dst]));
+        }
+        for (i, &v) in nodes.iter().enumerate().take(nodes.len() - 1).skip(1) {
+            if self.is_host[v as usize] {
+                let h = self.host_node.iter().position(|&x| x == v).unwrap_or(usize::MAX);
+                return Err(format!("node {v} (position {i}) is host {h}, and hosts do not forward: a route passes through switches only"));
+            }
+        }
+        let mut seen = std::collections::HashMap::with_capacity(nodes.len());
+        for (i, &v) in nodes.iter().enumerate() {
+            if let Some(j) = seen.insert(v, i) {
+                return Err(format!("node {v} appears at positions {j} and {i}: a route visits each node once (no loops)"));
+            }
+        }
+        let start = out.len();
+        for (i, w) in nodes.windows(2).enumerate() {
+            match self.link_between(w[0] as usize, w[1] as usize) {
+                Some(l) => out.push(l),
+                None => {
+                    out.truncate(start);
+                    return Err(format!(
+                        "no link from node {} to node {} (positions {i} and {}): consecutive nodes must be joined by a link in that direction",
+                        w[0],
+                        w[1],
+                        i + 1
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// If `links` is one of the equal-cost shortest paths from host src to host dst, its
+    /// number as `path` numbers them (`path(r, src, dst)` gives these links for that `r`);
+    /// None for any other sequence of links.
+    pub fn path_number(&self, src: usize, dst: usize, links: &[u32]) -> Option<u64> {
+        if src >= self.n_hosts() || dst >= self.n_hosts() || src == dst {
+            return None;
+        }
+        let t = self.host_table[dst] as usize;
+        let base = t * self.n_nodes;
+        let target = self.table_target[t] as usize;
+        let (d, c) = (&self.dist[base..base + self.n_nodes], &self.count[base..base + self.n_nodes]);
+        let mut v = self.host_node[src] as usize;
+        let mut r = 0u64;
+        let mut k = 0;
+        while v != target {
+            let &want = links.get(k)?;
+            k += 1;
+            let mut next = None;
+            for &l in &self.out_links[self.out_start[v] as usize..self.out_start[v + 1] as usize] {
+                let u = self.link_to[l as usize] as usize;
+                if (u == target || !self.is_host[u]) && d[u] != u64::MAX && d[u] + self.link_weight[l as usize] as u64 == d[v] {
+                    if l == want {
+                        next = Some(u);
+                        break;
+                    }
+                    r += c[u];
+                }
+            }
+            v = next?;
+        }
+        let last = self.host_last_link[dst];
+        if last != u32::MAX {
+            if links.get(k) != Some(&last) {
+                return None;
+            }
+            k += 1;
+        }
+        (k == links.len()).then_some(r)
+    }
 }
 
 #[cfg(test)]
@@ -379,5 +484,73 @@ mod tests {
             seen.insert(p);
         }
         assert_eq!(seen.len(), 4);
+    }
+
+    #[test]
+    fn path_number_inverts_path() {
+        // The four-middle-switch graph of `uniform_over_paths`: path(r) has number r.
+        let (mut from, mut to) = (vec![0, 2, 1, 3], vec![2, 0, 3, 1]);
+        for m in 4..8 {
+            from.extend([2, m, 3, m]);
+            to.extend([m, 2, m, 3]);
+        }
+        let n = from.len();
+        let g = GraphRoutes::new(8, from, to, vec![1; n], vec![0, 1], names(n), vec![0.0; n]).unwrap();
+        for r in 0..4 {
+            let mut p = Vec::new();
+            g.path(r, 0, 1, &mut p);
+            assert_eq!(g.path_number(0, 1, &p), Some(r));
+            let mut q = Vec::new();
+            g.path(r, 1, 0, &mut q);
+            assert_eq!(g.path_number(1, 0, &q), Some(r));
+        }
+        // Not a path from 0 to 1: cut short, too long, through no shortest hop.
+        let mut p = Vec::new();
+        g.path(2, 0, 1, &mut p);
+        assert_eq!(g.path_number(0, 1, &p[..3]), None);
+        let mut longer = p.clone();
+        longer.push(p[0]);
+        assert_eq!(g.path_number(0, 1, &longer), None);
+        assert_eq!(g.path_number(1, 0, &p), None);
+        // The route through nodes is the same links.
+        let mut via = Vec::new();
+        g.route_links(0, 1, &[0, 2, 6, 3, 1], &mut via).unwrap();
+        assert_eq!(g.path_number(0, 1, &via), Some(2));
+    }
+
+    #[test]
+    fn route_links_checks() {
+        // Hosts 0, 1, 2 on switches 3, 4, 5 in a line 3 - 4 - 5, and a one-way shortcut 3 -> 5.
+        let mut from = vec![0, 3, 1, 4, 2, 5, 3, 4, 4, 5, 3];
+        let mut to = vec![3, 0, 4, 1, 5, 2, 4, 3, 5, 4, 5];
+        let n = from.len();
+        let g = GraphRoutes::new(6, std::mem::take(&mut from), std::mem::take(&mut to), vec![1; n], vec![0, 1, 2], names(n), vec![0.0; n])
+            .unwrap();
+        let mut out = vec![99];
+        g.route_links(0, 2, &[0, 3, 4, 5, 2], &mut out).unwrap();
+        assert_eq!(out, vec![99, 0, 6, 8, 5]);
+        let err = |nodes: &[u32], s: usize, d: usize| {
+            let mut o = Vec::new();
+            let e = g.route_links(s, d, nodes, &mut o).unwrap_err();
+            assert!(o.is_empty());
+            e
+        };
+        assert!(err(&[0], 0, 2).contains("at least two nodes"));
+        assert!(err(&[0, 3, 9, 2], 0, 2).contains("position 2 is node index 9"));
+        assert!(err(&[3, 5, 2], 0, 2).contains("starts at node 3, not at the flow's source host 0 (node 0)"));
+        assert!(err(&[0, 3, 4], 0, 2).contains("ends at node 4, not at the flow's destination host 2 (node 2)"));
+        assert!(err(&[0, 3, 4, 1, 4, 5, 2], 0, 2).contains("node 1 (position 3) is host 1, and hosts do not forward"));
+        assert!(err(&[0, 3, 4, 3, 5, 2], 0, 2).contains("node 3 appears at positions 1 and 3"));
+        // The shortcut runs one way only.
+        assert!(err(&[2, 5, 3, 0], 2, 0).contains("no link from node 5 to node 3 (positions 1 and 2)"));
+        assert!(err(&[0, 3, 5, 2], 1, 2).contains("starts at node 0"));
+        assert!(err(&[0, 3, 5, 2], 0, 0).contains("not two different hosts"));
+        // A shortest path (the shortcut), and a longer one that is none.
+        let mut o = Vec::new();
+        g.route_links(0, 2, &[0, 3, 5, 2], &mut o).unwrap();
+        assert_eq!(g.path_number(0, 2, &o), Some(0));
+        o.clear();
+        g.route_links(0, 2, &[0, 3, 4, 5, 2], &mut o).unwrap();
+        assert_eq!(g.path_number(0, 2, &o), None);
     }
 }

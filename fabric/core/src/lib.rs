@@ -17,4 +17,4 @@ pub use error::{Result, SimError};
 pub use packet::{PacketConfig, PacketSimulator, PacketStats, Transport};
 pub use sched::{AdmissionPolicy, GaInner, Scheduler, SCHEDULER_NAMES};
 pub use sim::{AdmissionConfig, AllocatorChoice, FlowSpec, Outcome, RacsParams, SdcParams, SimConfig, Simulator, Stats, Status};
-pub use topology::{ecmp_hash, gbps_to_bytes_per_s, GraphRoutes, Topology, TopologyKind};
+pub use topology::{ecmp_hash, gbps_to_bytes_per_s, GraphRoutes, PinnedRoutes, Topology, TopologyKind};

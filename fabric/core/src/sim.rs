@@ -747,6 +747,7 @@ impl Simulator {
             }
         }
         Simulator::check_config(&cfg, &flows)?;
+        topo.check_pinned(&flows)?;
         let mut path_off = Vec::with_capacity(n + 1);
         let mut path_links = Vec::with_capacity(2 * n);
         let mut path_ids = Vec::with_capacity(n);
@@ -1130,13 +1131,23 @@ impl Simulator {
     /// Advances the simulation until it is done, a decision is needed, the flow set
     /// changed (with `pause_on_flow_change`), or simulated time reaches `until`.
     pub fn step(&mut self, until: f64) -> Result<Outcome> {
+        Ok(self.step_bounded(until, u64::MAX)?.unwrap_or(Outcome::TimeReached))
+    }
+
+    /// [`Simulator::step`] that also returns `None` after `max_times` event times
+    /// (at least one). It pauses between two event times, where the loop keeps no state
+    /// of its own, so a run in bounded steps is the same bit for bit as one `run`
+    /// (unlike a pause at a time `until` between events, which advances every flow to
+    /// `until`). A progress display uses it after the last arrival.
+    pub fn step_bounded(&mut self, until: f64, max_times: u64) -> Result<Option<Outcome>> {
+        let mut times = 0u64;
         loop {
             if let Some(dst) = self.pending_decision() {
-                return Ok(Outcome::Decision { dst });
+                return Ok(Some(Outcome::Decision { dst }));
             }
             if self.core.flows_changed && self.core.cfg.pause_on_flow_change {
                 self.core.flows_changed = false;
-                return Ok(Outcome::FlowsChanged);
+                return Ok(Some(Outcome::FlowsChanged));
             }
             self.core.flows_changed = false;
             // The shadow run first: this run's rates read its state.
@@ -1153,7 +1164,7 @@ impl Simulator {
             let t = self.peek_next_event()?.min(t_shadow);
             if t == INF {
                 if self.core.next_arrival >= self.core.arrival_order.len() && self.core.active.is_empty() && self.core.waiting.iter().all(|q| q.is_empty()) {
-                    return Ok(Outcome::Done);
+                    return Ok(Some(Outcome::Done));
                 }
                 return Err(SimError::Stalled(format!(
                     "at t = {} s, {} active flows have no rate and no event is scheduled",
@@ -1168,7 +1179,7 @@ impl Simulator {
                     }
                     self.advance_without_event(until);
                 }
-                return Ok(Outcome::TimeReached);
+                return Ok(Some(Outcome::TimeReached));
             }
             if t <= self.core.now {
                 self.core.events_without_progress += 1;
@@ -1196,6 +1207,10 @@ impl Simulator {
             self.advance_to(t);
             if self.core.flows_changed {
                 self.core.events_without_progress = 0;
+            }
+            times += 1;
+            if times >= max_times {
+                return Ok(None);
             }
         }
     }

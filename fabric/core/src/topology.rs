@@ -19,8 +19,9 @@ pub enum TopologyKind {
     LeafSpine { tors: usize, hosts_per_tor: usize, spines: usize, ecmp_seed: u64 },
     /// Any graph (`GraphRoutes`): a flow takes one of the equal-cost shortest paths from
     /// its source host to its destination host, chosen by the same seeded per-flow hash as
-    /// the leaf-spine's spine (ECMP).
-    Graph { routes: Arc<GraphRoutes>, ecmp_seed: u64 },
+    /// the leaf-spine's spine (ECMP), unless `pinned` gives the flow a route of its own
+    /// (`Topology::with_pinned`: a trace's `path` column).
+    Graph { routes: Arc<GraphRoutes>, ecmp_seed: u64, pinned: Option<Arc<PinnedRoutes>> },
 }
 
 /// The most hosts a topology may have (2^24 = 16,777,216). Above it, the constructors
@@ -70,6 +71,134 @@ fn alloc_links(n: usize) -> Result<Vec<f64>> {
 /// graph's path index are this value modulo the number of choices.
 pub fn ecmp_hash(ecmp_seed: u64, flow_id: u64, src: usize, dst: usize) -> u64 {
     mix64(ecmp_seed ^ mix64(flow_id.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ ((src as u64) << 32 | dst as u64)))
+}
+
+/// The id of path number `r` from host src to host dst of a graph of `n` hosts: below
+/// 2^112 (src * n + dst < 2^48 above the 64 bits of `r`), so the top bit is free for
+/// routes that are no equal-cost shortest path (`PinnedRoutes`).
+#[inline]
+fn graph_path_id(n: usize, src: usize, dst: usize, r: u64) -> u128 {
+    ((src * n + dst) as u128) << 64 | r as u128
+}
+
+/// The id bit of a pinned route that is none of the equal-cost shortest paths: such ids
+/// are `OFF_ECMP | k`, k counting the distinct such routes of a trace, and never equal
+/// an ECMP path's id (`graph_path_id` stays below 2^112).
+const OFF_ECMP: u128 = 1 << 127;
+
+/// Routes pinned to some flows of one trace (flow i is trace row i) on a graph: the
+/// trace's `path` column, checked and turned into links once. A flow with a pinned route
+/// sends its data over exactly those links in every model (the packet model's ACKs take
+/// the ECMP path back, as every flow's do); its path id is the ECMP path's id when the
+/// route is one of the equal-cost shortest paths (so pinning a flow to the path ECMP
+/// would choose changes nothing, bit for bit), else an id of its own that no ECMP path
+/// has, shared by the flows pinned to the same links.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PinnedRoutes {
+    /// The routing tables the routes were checked against.
+    routes: Arc<GraphRoutes>,
+    /// Per flow: (src, dst) as given (checked against the flows by `check_pinned`).
+    ends: Vec<(u32, u32)>,
+    /// Flow i's route: `links[off[i]..off[i + 1]]` (empty: not pinned, ECMP).
+    off: Vec<u32>,
+    links: Vec<u32>,
+    /// Per flow: the path id of its route (0 when not pinned).
+    ids: Vec<u128>,
+}
+
+impl PinnedRoutes {
+    /// Checks and converts pinned routes given as nodes: flow i from host `src[i]` to
+    /// host `dst[i]` takes the route through nodes `nodes[node_off[i]..node_off[i + 1]]`
+    /// (empty: not pinned). Each route must start at src's node and end at dst's, pass
+    /// through switches only, visit no node twice and join consecutive nodes by a link in
+    /// that direction (with parallel links, the lowest-numbered one); an error names the
+    /// flow's row (`SimError::InvalidFlow`, column `path`).
+    pub fn new(routes: Arc<GraphRoutes>, src: &[usize], dst: &[usize], node_off: &[usize], nodes: &[u32]) -> Result<Self> {
+        let n = src.len();
+        if dst.len() != n || node_off.len() != n + 1 {
+            return Err(SimError::InvalidConfig(format!(
+                "pinned routes: {n} sources, {} destinations and {} route offsets (expected {})",
+                dst.len(),
+                node_off.len(),
+                n + 1
+            )));
+        }
+        if node_off[0] != 0 || node_off.windows(2).any(|w| w[0] > w[1]) || node_off[n] != nodes.len() {
+            return Err(SimError::InvalidConfig(format!(
+                "pinned routes: route offsets must rise from 0 to the {} nodes given",
+                nodes.len()
+            )));
+        }
+        if nodes.len() >= u32::MAX as usize {
+            return Err(SimError::InvalidConfig(format!("pinned routes: {} nodes in all, at most 2^32 - 2", nodes.len())));
+        }
+        let hosts = routes.n_hosts();
+        let mut ends = Vec::with_capacity(n);
+        let mut off = Vec::with_capacity(n + 1);
+        let mut links = Vec::new();
+        let mut ids = Vec::with_capacity(n);
+        let mut own: std::collections::HashMap<Vec<u32>, u128> = std::collections::HashMap::new();
+        off.push(0u32);
+        for i in 0..n {
+            let (s, d) = (src[i], dst[i]);
+            let route = &nodes[node_off[i]..node_off[i + 1]];
+            if route.is_empty() {
+                ends.push((s.min(u32::MAX as usize) as u32, d.min(u32::MAX as usize) as u32));
+                off.push(links.len() as u32);
+                ids.push(0);
+                continue;
+            }
+            if s >= hosts || d >= hosts || s == d {
+                return Err(SimError::InvalidFlow {
+                    row: i,
+                    field: "path",
+                    message: format!("a route from host {s} to host {d}: not two different hosts of the graph's {hosts}"),
+                });
+            }
+            let a = links.len();
+            routes.route_links(s, d, route, &mut links).map_err(|message| SimError::InvalidFlow { row: i, field: "path", message })?;
+            if links.len() >= u32::MAX as usize {
+                return Err(SimError::InvalidConfig("pinned routes cross 2^32 - 1 links in all".into()));
+            }
+            let id = match routes.path_number(s, d, &links[a..]) {
+                Some(r) => graph_path_id(hosts, s, d, r),
+                None => {
+                    let k = own.len() as u128;
+                    *own.entry(links[a..].to_vec()).or_insert(OFF_ECMP | k)
+                }
+            };
+            ends.push((s as u32, d as u32));
+            off.push(links.len() as u32);
+            ids.push(id);
+        }
+        Ok(PinnedRoutes { routes, ends, off, links, ids })
+    }
+
+    /// The number of flows (pinned or not) the routes were made for.
+    pub fn n_flows(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// Whether flow i has a pinned route.
+    pub fn is_pinned(&self, i: usize) -> bool {
+        i < self.n_flows() && self.off[i] != self.off[i + 1]
+    }
+
+    /// The pinned links of flow i (empty if not pinned).
+    pub fn links(&self, i: usize) -> &[u32] {
+        if i < self.n_flows() { &self.links[self.off[i] as usize..self.off[i + 1] as usize] } else { &[] }
+    }
+
+    /// Appends flow `flow_id`'s pinned route and returns its id; None when the flow is not
+    /// pinned or src and dst are not the route's (the way back).
+    fn route(&self, flow_id: u64, src: usize, dst: usize, out: &mut Vec<u32>) -> Option<u128> {
+        let i = usize::try_from(flow_id).ok().filter(|&i| self.is_pinned(i))?;
+        if self.ends[i] != (src as u32, dst as u32) {
+            return None;
+        }
+        out.extend_from_slice(self.links(i));
+        Some(self.ids[i])
+    }
 }
 
 impl Topology {
@@ -171,7 +300,64 @@ impl Topology {
         let mut capacity = alloc_links(n_links)?;
         capacity.extend(link_gbps.iter().map(|&g| gbps_to_bytes_per_s(g)));
         let n_hosts = routes.n_hosts();
-        Ok(Topology { kind: TopologyKind::Graph { routes, ecmp_seed }, n_hosts, capacity })
+        Ok(Topology { kind: TopologyKind::Graph { routes, ecmp_seed, pinned: None }, n_hosts, capacity })
+    }
+
+    /// This graph topology with routes pinned to some flows of one trace (`pinned`, built
+    /// on this graph's routing tables): `path` gives a pinned flow its own route. An error
+    /// on a big switch or a leaf-spine (their routes are closed-form), and for routes built
+    /// on another graph.
+    pub fn with_pinned(mut self, pinned: Arc<PinnedRoutes>) -> Result<Self> {
+        match self.kind {
+            TopologyKind::Graph { ref routes, pinned: ref mut p, .. } => {
+                if !Arc::ptr_eq(routes, &pinned.routes) {
+                    return Err(SimError::InvalidConfig(
+                        "pinned routes built on another graph's routing tables than this topology's".into(),
+                    ));
+                }
+                *p = Some(pinned);
+                Ok(self)
+            }
+            _ => Err(SimError::InvalidConfig(
+                "routes can be pinned on a graph topology only (a big switch has one path per host pair, a \
+                 leaf-spine's is chosen by ECMP: build it as a graph to pin spines)"
+                    .into(),
+            )),
+        }
+    }
+
+    /// The pinned routes, if any (`with_pinned`).
+    pub fn pinned(&self) -> Option<&PinnedRoutes> {
+        match self.kind {
+            TopologyKind::Graph { pinned: Some(ref p), .. } => Some(p),
+            _ => None,
+        }
+    }
+
+    /// Checks that pinned routes (if any) were made for `flows`: as many flows, and each
+    /// pinned flow's hosts as the route's. The simulators call it before routing.
+    pub fn check_pinned(&self, flows: &[crate::sim::FlowSpec]) -> Result<()> {
+        let Some(p) = self.pinned() else { return Ok(()) };
+        if p.n_flows() != flows.len() {
+            return Err(SimError::InvalidConfig(format!(
+                "routes pinned for a trace of {} flows, given {} flows",
+                p.n_flows(),
+                flows.len()
+            )));
+        }
+        for (i, f) in flows.iter().enumerate() {
+            if p.is_pinned(i) && p.ends[i] != (f.src as u32, f.dst as u32) {
+                return Err(SimError::InvalidFlow {
+                    row: i,
+                    field: "path",
+                    message: format!(
+                        "route pinned from host {} to host {}, but the flow goes from host {} to host {}",
+                        p.ends[i].0, p.ends[i].1, f.src, f.dst
+                    ),
+                });
+            }
+        }
+        Ok(())
     }
 
     /// The propagation delay of link l of its own, seconds, on top of a run's delay per hop
@@ -247,16 +433,23 @@ impl Topology {
         (0..self.n_links()).map(|l| self.name(l)).collect()
     }
 
-    /// Appends the links of the path of flow `flow_id` to `out` and returns an id of
-    /// the path (flows with equal path ids use exactly the same links; 128 bits, so that
-    /// no host and spine counts within the limits make two paths share one).
+    /// Appends the links of the path of flow `flow_id` (its trace row) to `out` and returns
+    /// an id of the path: flows with equal path ids use exactly the same links, and on a
+    /// graph flows with the same links have equal ids, pinned or not (128 bits, so that no
+    /// host and spine counts within the limits make two paths share one). A flow with a
+    /// pinned route (`with_pinned`) gets it from its src to its dst; every other call (any
+    /// other flow, or the way back from dst to src: the packet model's ACKs) gets the
+    /// ECMP path.
     pub fn path(&self, flow_id: u64, src: usize, dst: usize, out: &mut Vec<u32>) -> u128 {
         let n = self.n_hosts;
         match self.kind {
-            TopologyKind::Graph { ref routes, ecmp_seed } => {
+            TopologyKind::Graph { ref routes, ecmp_seed, ref pinned } => {
+                if let Some(id) = pinned.as_ref().and_then(|p| p.route(flow_id, src, dst, out)) {
+                    return id;
+                }
                 let h = ecmp_hash(ecmp_seed, flow_id, src, dst);
                 let r = routes.path(h, src, dst, out);
-                ((src * n + dst) as u128) << 64 | r as u128
+                graph_path_id(n, src, dst, r)
             }
             TopologyKind::BigSwitch => {
                 out.push(src as u32);

@@ -6,7 +6,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
 use fabric_core::{
-    ecmp_hash, GraphRoutes, AdmissionConfig, AdmissionPolicy, AllocatorChoice, FlowClass, FlowSpec, Outcome, RacsParams, Scheduler, SdcParams, SimConfig, SimError, Simulator, Status,
+    ecmp_hash, GraphRoutes, PinnedRoutes, AdmissionConfig, AdmissionPolicy, AllocatorChoice, FlowClass, FlowSpec, Outcome, RacsParams, Scheduler, SdcParams, SimConfig, SimError, Simulator, Status,
     Topology,
 };
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
@@ -150,6 +150,54 @@ pub(crate) fn make_topology(
     .map_err(to_py)
 }
 
+/// `make_topology` for the simulators of a trace, which also take a `PinnedRoutes` (a
+/// graph with routes pinned to the trace's flows: its `path` column) as `topology`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn make_flow_topology(
+    kind: &Bound<'_, PyAny>,
+    host_gbps: &PyReadonlyArray1<f64>,
+    tors: usize,
+    hosts_per_tor: usize,
+    spines: usize,
+    core_gbps: f64,
+    ecmp_seed: u64,
+) -> PyResult<Topology> {
+    if let Ok(p) = kind.cast::<PyPinnedRoutes>() {
+        let p = p.get();
+        let topo = make_topology(p.graph.bind(kind.py()).as_any(), host_gbps, tors, hosts_per_tor, spines, core_gbps, ecmp_seed)?;
+        return topo.with_pinned(p.pinned.clone()).map_err(to_py);
+    }
+    make_topology(kind, host_gbps, tors, hosts_per_tor, spines, core_gbps, ecmp_seed)
+}
+
+/// Routes pinned to the flows of one trace on a graph (`Graph.pin`): passed as the
+/// `topology` of a `Simulator` or `PacketSimulator` of that trace.
+#[pyclass(name = "PinnedRoutes", module = "flowsched._fabric", frozen)]
+pub(crate) struct PyPinnedRoutes {
+    graph: Py<PyGraph>,
+    pinned: Arc<PinnedRoutes>,
+}
+
+#[pymethods]
+impl PyPinnedRoutes {
+    /// The number of flows (pinned or not) of the trace the routes were made for.
+    #[getter]
+    fn n_flows(&self) -> usize {
+        self.pinned.n_flows()
+    }
+
+    /// The graph the routes run on.
+    #[getter]
+    fn graph(&self, py: Python<'_>) -> Py<PyGraph> {
+        self.graph.clone_ref(py)
+    }
+
+    /// The links (indices) of flow i's pinned route (empty: not pinned).
+    fn links(&self, i: usize) -> Vec<u32> {
+        self.pinned.links(i).to_vec()
+    }
+}
+
 /// A graph topology's nodes, links and hosts, with its routing tables (built once; every
 /// simulator and env given it shares them).
 #[pyclass(name = "Graph", module = "flowsched._fabric", frozen)]
@@ -284,6 +332,41 @@ impl PyGraph {
         Ok(out.into_pyarray(py))
     }
 
+    /// What is wrong with a route from host src to host dst through `nodes` (node indices),
+    /// or None if it is a valid route to pin (`GraphRoutes::route_links`).
+    fn check_route(&self, src: i64, dst: i64, nodes: Vec<u32>) -> PyResult<Option<String>> {
+        let (s, d) = (self.check_host("src", src)?, self.check_host("dst", dst)?);
+        let mut out = Vec::new();
+        Ok(self.routes.route_links(s, d, &nodes, &mut out).err())
+    }
+
+    /// Routes pinned to the flows of a trace (flow i is row i, from `src[i]` to `dst[i]`):
+    /// flow i's route passes through nodes `nodes[node_off[i]..node_off[i + 1]]` (node
+    /// indices; empty: not pinned, ECMP). Every route is checked; an error names the row.
+    fn pin(
+        slf: &Bound<'_, Self>,
+        src: PyReadonlyArray1<i64>,
+        dst: PyReadonlyArray1<i64>,
+        node_off: PyReadonlyArray1<i64>,
+        nodes: PyReadonlyArray1<i64>,
+    ) -> PyResult<PyPinnedRoutes> {
+        let (src, dst, off, nodes) = (src.as_slice()?, dst.as_slice()?, node_off.as_slice()?, nodes.as_slice()?);
+        same_len(src.len(), "dst", dst.len())?;
+        let unsigned = |name: &str, x: &[i64]| -> PyResult<Vec<usize>> {
+            x.iter()
+                .map(|&v| usize::try_from(v).map_err(|_| PyValueError::new_err(format!("{name}: {v} is negative"))))
+                .collect()
+        };
+        let (src, dst, off) = (unsigned("src", src)?, unsigned("dst", dst)?, unsigned("node_off", off)?);
+        let nodes = nodes
+            .iter()
+            .map(|&v| u32::try_from(v).map_err(|_| PyValueError::new_err(format!("nodes: {v} is not a node index"))))
+            .collect::<PyResult<Vec<u32>>>()?;
+        let routes = slf.get().routes.clone();
+        let pinned = slf.py().detach(|| guarded(|| PinnedRoutes::new(routes, &src, &dst, &off, &nodes)))?;
+        Ok(PyPinnedRoutes { graph: slf.clone().unbind(), pinned: Arc::new(pinned) })
+    }
+
     /// The number of links of each flow's path (flow i is row i), as `path` gives them.
     fn path_links<'py>(
         &self,
@@ -389,7 +472,7 @@ impl PySimulator {
         inject_stall_at_s: Option<f64>,
     ) -> PyResult<Self> {
         let flows = flows_from_arrays(&arrival_s, &src, &dst, &size_bytes, &deadline_s, &weight, &data_span_s, &size_known)?;
-        let topo = make_topology(topology, &host_gbps, tors, hosts_per_tor, spines, core_gbps, ecmp_seed)?;
+        let topo = make_flow_topology(topology, &host_gbps, tors, hosts_per_tor, spines, core_gbps, ecmp_seed)?;
         let mut cfg = SimConfig::new(Scheduler::parse(scheduler).map_err(to_py)?);
         if let Some(a) = admission {
             cfg.admission = Some(AdmissionConfig { k, window, policy: AdmissionPolicy::parse(a).map_err(to_py)? });
@@ -420,13 +503,18 @@ impl PySimulator {
         py.detach(|| guarded(|| sim.run()))
     }
 
-    /// Advances until done, a decision, a flow-set change or time `until`.
-    /// Returns (kind, dst) with kind in {"done", "decision", "flows_changed", "time_reached"}.
-    #[pyo3(signature = (until=f64::INFINITY))]
-    fn step(&mut self, py: Python<'_>, until: f64) -> PyResult<(&'static str, i64)> {
+    /// Advances until done, a decision, a flow-set change or time `until`, or, with
+    /// `max_times`, after that many event times ("paused": the same results bit for bit
+    /// as a run without pauses). Returns (kind, dst) with kind in {"done", "decision",
+    /// "flows_changed", "time_reached", "paused"}.
+    #[pyo3(signature = (until=f64::INFINITY, max_times=None))]
+    fn step(&mut self, py: Python<'_>, until: f64, max_times: Option<u64>) -> PyResult<(&'static str, i64)> {
+        if max_times == Some(0) {
+            return Err(PyValueError::new_err("max_times must be at least 1 (or None for no bound)"));
+        }
         let sim = &mut self.inner;
-        let out = py.detach(|| guarded(|| sim.step(until)))?;
-        Ok(outcome_name(out))
+        let out = py.detach(|| guarded(|| sim.step_bounded(until, max_times.unwrap_or(u64::MAX))))?;
+        Ok(out.map_or(("paused", -1), outcome_name))
     }
 
     /// Runs until `n` more flows have finished or were terminated, time `until`, or the
@@ -561,6 +649,7 @@ fn _fabric(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PySimulator>()?;
     m.add_class::<PyTrace>()?;
     m.add_class::<PyGraph>()?;
+    m.add_class::<PyPinnedRoutes>()?;
     envs::register(m)?;
     packet::register(m)?;
     m.add_function(wrap_pyfunction!(scheduler_names, m)?)?;

@@ -5,7 +5,7 @@ use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use crate::{flows_from_arrays, guarded, make_topology, to_py};
+use crate::{flows_from_arrays, guarded, make_flow_topology, to_py};
 
 /// The packet-level simulator (see flowsched.simulate(model="packet")).
 #[pyclass(name = "PacketSimulator", module = "flowsched._fabric")]
@@ -75,7 +75,7 @@ impl PyPacketSimulator {
         seed: u64,
     ) -> PyResult<Self> {
         let flows = flows_from_arrays(&arrival_s, &src, &dst, &size_bytes, &deadline_s, &weight, &data_span_s, &size_known)?;
-        let topo = make_topology(topology, &host_gbps, tors, hosts_per_tor, spines, core_gbps, ecmp_seed)?;
+        let topo = make_flow_topology(topology, &host_gbps, tors, hosts_per_tor, spines, core_gbps, ecmp_seed)?;
         let mut cfg = PacketConfig::new(Scheduler::parse(scheduler).map_err(to_py)?);
         cfg.transport = transport.map(Transport::parse).transpose().map_err(to_py)?;
         cfg.mss_bytes = mss_bytes;

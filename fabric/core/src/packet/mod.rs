@@ -512,6 +512,7 @@ impl PacketSimulator {
             clock_g_ps: (cfg.clock_granularity_s * PS_PER_S).round().max(G_MIN_PS),
         };
         let bad_flow = |row: usize, field: &'static str, message: String| Err(SimError::InvalidFlow { row, field, message });
+        topo.check_pinned(flows)?; // routes pinned by a trace's `path` column: made for these flows
         for (r, f) in flows.iter().enumerate() {
             if f.src >= topo.n_hosts || f.dst >= topo.n_hosts {
                 return bad_flow(r, "src", format!("hosts {} -> {} outside the topology's {} hosts", f.src, f.dst, topo.n_hosts));

@@ -1,0 +1,251 @@
+"""Pinned routes (issue 21): a trace's optional ``path`` column pins a flow's route on a
+graph topology. Pinning a flow to the path ECMP gives it changes nothing, bit for bit;
+two flows pinned onto one core link of a fat-tree share it exactly; the packet model's
+FCT follows the pinned route's delays; every bad route is an error naming the row; the
+column survives CSV and Parquet files and the CLI."""
+from __future__ import annotations
+
+import networkx as nx
+import numpy as np
+import pandas as pd
+import pytest
+
+import flowsched
+from flowsched import BigSwitch, FatTree, LeafSpine, Simulation, from_networkx, simulate
+from flowsched.sim import FLOW_COLUMNS
+from flowsched.traces import PATH_SEPARATOR, TraceError, read_trace, validate_trace, write_trace
+from flowsched.workloads import poisson_all_to_all
+
+# FatTree(4): host 0 under edge0_0, host 2 under edge0_1 (pod 0); hosts 4 and 6 under
+# edge1_0 and edge1_1 (pod 1); aggregation switch j of a pod joins core2j and core2j+1.
+VIA_CORE0_A = ["h0", "edge0_0", "agg0_0", "core0", "agg1_0", "edge1_0", "h4"]
+VIA_CORE0_B = ["h2", "edge0_1", "agg0_0", "core0", "agg1_0", "edge1_1", "h6"]
+VIA_CORE1_B = ["h2", "edge0_1", "agg0_0", "core1", "agg1_0", "edge1_1", "h6"]
+
+
+def two_flows(paths=None) -> pd.DataFrame:
+    tr = pd.DataFrame({"arrival_s": [0.0, 0.0], "src": [0, 2], "dst": [4, 6], "size_bytes": [1.25e6, 1.25e6]})
+    if paths is not None:
+        tr["path"] = pd.Series(paths, dtype=object)
+    return tr
+
+
+@pytest.fixture(scope="module")
+def fat_trace():
+    return poisson_all_to_all("websearch", 0.6, 16, 10.0, 400, seed=5)
+
+
+@pytest.mark.parametrize("scheduler", ["ps", "srpt", "pias", "las", "fifo", "gtcp:srpt"])
+def test_pinning_the_ecmp_path_is_bit_identical(fat_trace, scheduler):
+    topo = FatTree(4, ecmp_seed=3)
+    free = simulate(fat_trace, topo, scheduler)
+    ecmp = Simulation(fat_trace, topo, scheduler).routes()
+    assert all(len(r) in (3, 5, 7) for r in ecmp)  # same edge switch, same pod, across pods
+    pinned = fat_trace.copy()
+    pinned["path"] = [list(r) if i % 2 == 0 else None for i, r in enumerate(ecmp)]
+    res = simulate(pinned, topo, scheduler)
+    for col in FLOW_COLUMNS:
+        pd.testing.assert_series_equal(res.flows[col], free.flows[col], check_exact=True)
+    assert list(res.flows["path"]) == list(ecmp)  # ECMP's route for the unpinned rows too
+    pd.testing.assert_frame_equal(res.links, free.links, check_exact=True)
+    assert "path" not in free.flows  # no path column in, none out: FLOW_COLUMNS as before
+    assert list(free.flows.columns) == list(FLOW_COLUMNS)
+
+
+def test_pinning_the_ecmp_path_is_bit_identical_in_the_packet_model(fat_trace):
+    topo = FatTree(4, ecmp_seed=3)
+    tr = fat_trace.iloc[:120].copy()
+    tr["size_bytes"] = np.ceil(tr["size_bytes"])
+    free = simulate(tr, topo, "ps", model="packet", delay_us=0.5)
+    pinned = tr.copy()
+    pinned["path"] = list(Simulation(tr, topo, "ps").routes())
+    res = simulate(pinned, topo, "ps", model="packet", delay_us=0.5)
+    np.testing.assert_array_equal(res.flows["fct_s"].to_numpy(), free.flows["fct_s"].to_numpy())
+    assert res.packet == free.packet
+
+
+def test_two_flows_pinned_onto_one_core_link_halve_their_rates():
+    # An ECMP seed that puts the two flows on paths with no link in common: 1 ms each.
+    for seed in range(100):
+        topo = FatTree(4, 10.0, 10.0, ecmp_seed=seed)
+        a, b = Simulation(two_flows(), topo, "ps").routes()
+        links = [set(zip(r[:-1], r[1:], strict=True)) for r in (a, b)]
+        if not links[0] & links[1]:
+            break
+    free = simulate(two_flows(), topo, "ps").flows
+    assert free["fct_s"].tolist() == [1e-3, 1e-3]
+    # Both through core0: the aggregation-core links run at 10 Gbps, halved: 2 ms each.
+    sim = Simulation(two_flows([VIA_CORE0_A, VIA_CORE0_B]), topo, "ps")
+    sim.step(1e-4)
+    assert sim.rates().tolist() == [6.25e8, 6.25e8]
+    sim.run()
+    f = sim.results().flows
+    np.testing.assert_allclose(f["fct_s"], [2e-3, 2e-3], rtol=1e-12)
+    assert f["ideal_fct_s"].tolist() == [1e-3, 1e-3]
+    assert f["path"].tolist() == [tuple(VIA_CORE0_A), tuple(VIA_CORE0_B)]
+    links = sim.results().links.set_index("link")["bytes"]
+    assert links["agg0_0->core0"] == links["core0->agg1_0"] == 2.5e6
+    assert links["agg0_0->core1"] == 0.0
+    # Through core0 and core1 of the same aggregation switches: nothing shared, 1 ms each.
+    apart = simulate(two_flows([VIA_CORE0_A, VIA_CORE1_B]), topo, "ps").flows
+    assert apart["fct_s"].tolist() == [1e-3, 1e-3]
+
+
+def detours() -> flowsched.topology.Graph:
+    """h0 and h1 on switches s0 and s1, joined through m (no delay of its own), through
+    slow (3 us on each of its links) and through the chain x -> y (one link longer)."""
+    g = nx.Graph()
+    for a, b, d in [("h0", "s0", 0.0), ("h1", "s1", 0.0), ("s0", "m", 0.0), ("m", "s1", 0.0), ("s0", "slow", 3.0),
+                    ("slow", "s1", 3.0), ("s0", "x", 0.0), ("x", "y", 0.0), ("y", "s1", 0.0)]:
+        g.add_edge(a, b, gbps=10.0, delay_us=d)
+    return from_networkx(g, ["h0", "h1"])
+
+
+@pytest.mark.parametrize(("scheduler", "transport"), [("ps", "dctcp"), ("srpt", "pfabric"), ("ps", "tcp")])
+def test_packet_fct_follows_the_pinned_route(scheduler, transport):
+    topo = detours()
+    tr = pd.DataFrame({"arrival_s": [0.0], "src": [0], "dst": [1], "size_bytes": [5 * 1460.0]})
+
+    def run(mid: list[str]) -> pd.Series:
+        t = tr.assign(path=[["h0", "s0", *mid, "s1", "h1"]])
+        return simulate(t, topo, scheduler, model="packet", transport=transport, delay_us=1.0).flows.iloc[0]
+
+    fast, slow, longer = run(["m"]), run(["slow"]), run(["x", "y"])
+    # Five packets fit in the first window: on an idle network the FCT grows by exactly the
+    # slow links' 2 x 3 us (times are integer picoseconds in the packet model).
+    assert round((slow["fct_s"] - fast["fct_s"]) * 1e12) == 6_000_000
+    assert slow["path_delay_s"] - fast["path_delay_s"] == pytest.approx(6e-6, abs=1e-18)
+    assert slow["ideal_fct_s"] - fast["ideal_fct_s"] == pytest.approx(6e-6, abs=1e-15)
+    # One link more: one more hop's propagation (1 us) and one packet's serialization.
+    wire = (1460 + 40) / 1.25e9
+    assert longer["fct_s"] - fast["fct_s"] == pytest.approx(1e-6 + wire, abs=2e-12)
+    assert longer["path"] == ("h0", "s0", "x", "y", "s1", "h1")
+
+
+def test_fluid_path_delay_follows_the_pinned_route():
+    topo = detours()
+    tr = pd.DataFrame({"arrival_s": [0.0, 0.0], "src": [0, 0], "dst": [1, 1], "size_bytes": [1250.0, 1250.0],
+                       "path": ["h0>s0>slow>s1>h1", "h0 > s0 > x > y > s1 > h1"]})
+    f = simulate(tr, topo, "ps", delay_us=0.5).flows
+    np.testing.assert_allclose(f["path_delay_s"], [4 * 0.5e-6 + 6e-6, 5 * 0.5e-6], rtol=1e-12)
+    # Both share h0's and h1's host links (5 Gbps each: 2 us) and add their own path delays.
+    np.testing.assert_allclose(f["fct_s"], 2e-6 + f["path_delay_s"], rtol=1e-9)
+    np.testing.assert_allclose(f["ideal_fct_s"], 1e-6 + f["path_delay_s"], rtol=1e-9)
+
+
+@pytest.mark.parametrize(("path", "message"), [
+    (["h0", "edge0_0", "agg0_0", "core9", "agg1_0", "edge1_0", "h4"], "unknown node 'core9' at position 3"),
+    (["h0", "edge0_0", "agg0_0", "agg1_0", "edge1_0", "h4"],
+     "no link from node 'agg0_0' to node 'agg1_0' (positions 2 and 3)"),
+    (["h1", "edge0_0", "agg0_0", "core0", "agg1_0", "edge1_0", "h4"],
+     "starts at node 'h1', not at the flow's source host 0 (node 'h0')"),
+    (["h0", "edge0_0", "agg0_0", "core0", "agg1_0", "edge1_0", "h5"],
+     "ends at node 'h5', not at the flow's destination host 4 (node 'h4')"),
+    (["h0", "edge0_0", "h1", "edge0_0", "agg0_0", "core0", "agg1_0", "edge1_0", "h4"],
+     "node 'h1' (position 2) is host 1, and hosts do not forward"),
+    (["h0", "edge0_0", "agg0_0", "edge0_1", "agg0_1", "edge0_0", "agg0_0", "core0", "agg1_0", "edge1_0", "h4"],
+     "node 'edge0_0' appears at positions 1 and 5: a route visits each node once (no loops)"),
+    (["h0"], "a route names at least its source and destination hosts"),
+    ("h0>>h4", "an empty node name in 'h0>>h4'"),
+    (7, "expected a list of node names or a '>'-joined string, got 7"),
+])
+def test_bad_routes_are_errors_naming_the_row(path, message):
+    tr = pd.DataFrame({"arrival_s": [0.0, 0.0], "src": [2, 0], "dst": [6, 4], "size_bytes": [1e4, 1e4],
+                       "path": pd.Series([None, path], dtype=object, index=[10, 11])}, index=[10, 11])
+    with pytest.raises(TraceError) as e:
+        simulate(tr, FatTree(4), "ps")
+    assert "trace, row 11, column 'path': " in str(e.value)
+    assert message in str(e.value), str(e.value)
+
+
+def test_links_have_a_direction():
+    g = nx.DiGraph()
+    for a, b in [("h0", "s0"), ("s0", "h0"), ("h1", "s1"), ("s1", "h1"), ("s0", "s1"), ("s1", "s0"), ("s0", "t"),
+                 ("t", "s1")]:  # s0 -> t -> s1 one way only
+        g.add_edge(a, b, gbps=10.0)
+    topo = from_networkx(g, ["h0", "h1"])
+    tr = pd.DataFrame({"arrival_s": [0.0, 0.0], "src": [0, 1], "dst": [1, 0], "size_bytes": [1e4, 1e4]})
+    ok = simulate(tr.assign(path=["h0>s0>t>s1>h1", None]), topo, "ps").flows
+    assert ok["path"].tolist() == [("h0", "s0", "t", "s1", "h1"), ("h1", "s1", "s0", "h0")]
+    with pytest.raises(TraceError, match=r"row 1, column 'path': no link from node 's1' to node 't'"):
+        simulate(tr.assign(path=[None, "h1>s1>t>s0>h0"]), topo, "ps")
+
+
+@pytest.mark.parametrize(("topology", "why"), [
+    (BigSwitch(8), "not on a BigSwitch (a big switch has one path per host pair)"),
+    (LeafSpine(2, 4, 2), "not on a LeafSpine (a leaf-spine's spine is drawn by ECMP; to pin spines, build"),
+    (None, "and none was given (the default is a big switch)"),
+])
+def test_closed_form_fabrics_refuse_pinned_routes(topology, why):
+    with pytest.raises(TraceError, match="row 0, column 'path': routes are pinned on a Graph topology only") as e:
+        simulate(two_flows([VIA_CORE0_A, None]), topology, "ps")
+    assert why in str(e.value)
+    # A path column with no route pinned is ECMP everywhere (and says so: None per flow).
+    res = simulate(two_flows([None, ""]), topology, "ps")
+    assert res.flows["path"].tolist() == [None, None]
+    assert res.flows["fct_s"].tolist() == simulate(two_flows(), topology, "ps").flows["fct_s"].tolist()
+
+
+def test_csv_and_parquet_round_trip(tmp_path):
+    tr = validate_trace(two_flows([VIA_CORE0_A, None]))
+    assert tr["path"].tolist() == [tuple(VIA_CORE0_A), None]
+    write_trace(tr, tmp_path / "t.csv")
+    text = (tmp_path / "t.csv").read_text().splitlines()
+    assert text[0].endswith(",path") and text[1].endswith(",h0>edge0_0>agg0_0>core0>agg1_0>edge1_0>h4")
+    assert text[2].endswith(",")
+    for name in ("t.csv", "t.parquet"):
+        write_trace(tr, tmp_path / name)
+        back = read_trace(tmp_path / name)
+        pd.testing.assert_frame_equal(back, tr)
+        np.testing.assert_array_equal(simulate(back, FatTree(4), "ps").flows["fct_s"],
+                                      simulate(tr, FatTree(4), "ps").flows["fct_s"])
+    # Integer node labels: written as strings, matched back to the labels against the topology.
+    g = nx.Graph([(0, 10), (1, 11), (10, 12), (12, 11), (10, 13), (13, 11)])
+    nx.set_edge_attributes(g, 10.0, "gbps")
+    topo = from_networkx(g, [0, 1])
+    ints = pd.DataFrame({"arrival_s": [0.0], "src": [0], "dst": [1], "size_bytes": [1e4], "path": [[0, 10, 13, 11, 1]]})
+    write_trace(ints, tmp_path / "i.csv")
+    assert read_trace(tmp_path / "i.csv")["path"].tolist() == [("0", "10", "13", "11", "1")]
+    assert read_trace(tmp_path / "i.csv", topology=topo)["path"].tolist() == [(0, 10, 13, 11, 1)]
+    # A bad route in a file names its line (the header is line 1).
+    bad = tr.assign(path=[None, "h2>edge0_1>agg0_1>core0>agg1_0>edge1_1>h6"])
+    write_trace(bad, tmp_path / "b.csv")
+    with pytest.raises(TraceError, match=r"b.csv, line 3, column 'path': no link from node 'agg0_1' to node 'core0'"):
+        read_trace(tmp_path / "b.csv", topology=FatTree(4))
+    # A name that would not read back is refused when writing.
+    with pytest.raises(TraceError, match=r"node name 'a>b' cannot be written"):
+        write_trace(tr.assign(path=[["h0", "a>b", "h4"], None]), tmp_path / "x.csv")
+    assert PATH_SEPARATOR == ">"
+
+
+def test_cli_simulates_a_trace_with_routes(tmp_path, capsys):
+    from flowsched.cli import main
+
+    g = nx.Graph()
+    for a, b in [("h0", "s0"), ("h1", "s0"), ("h2", "s1"), ("h3", "s1"), ("s0", "a"), ("a", "s1"), ("s0", "b"),
+                 ("b", "s1")]:
+        g.add_edge(a, b, gbps=10.0)
+    for h in range(4):
+        g.nodes[f"h{h}"]["host"] = h
+    nx.write_graphml(g, tmp_path / "two.graphml")
+    tr = pd.DataFrame({"arrival_s": [0.0, 0.0], "src": [0, 1], "dst": [2, 3], "size_bytes": [1.25e6, 1.25e6],
+                       "path": ["h0>s0>a>s1>h2", "h1>s0>a>s1>h3"]})
+    write_trace(tr, tmp_path / "t.csv")
+    args = ["simulate", "--trace", str(tmp_path / "t.csv"), "--topology", str(tmp_path / "two.graphml"),
+            "--scheduler", "ps", "--out", str(tmp_path / "f.csv")]
+    assert main(args) == 0
+    out = pd.read_csv(tmp_path / "f.csv")
+    assert out["path"].tolist() == ["h0>s0>a>s1>h2", "h1>s0>a>s1>h3"]
+    np.testing.assert_allclose(out["fct_s"], [2e-3, 2e-3], rtol=1e-12)  # both over s0 -> a -> s1
+    write_trace(tr.assign(path=["h0>s0>a>s1>h2", "h1>s0>a>b>s1>h3"]), tmp_path / "bad.csv")
+    capsys.readouterr()
+    assert main([*args[:2], str(tmp_path / "bad.csv"), *args[3:]]) == 2
+    assert "bad.csv, line 3, column 'path': no link from node 'a' to node 'b'" in capsys.readouterr().err
+
+
+def test_token_env_refuses_pinned_routes():
+    from flowsched.envs.token import native_trace
+
+    with pytest.raises(ValueError, match="route every flow by ECMP"):
+        native_trace(two_flows([VIA_CORE0_A, None]), FatTree(4), 10.0)
+    native_trace(two_flows([None, None]), FatTree(4), 10.0)  # no route pinned: fine
