@@ -197,7 +197,7 @@ def claims() -> list[C.Claim]:
         if "within 10 points" in c.text:
             c.why_not_packet = ("fewer flows hit an RTO here (about 1-2% against 2.6-4.8% in the ns-3 program), so "
                                 "fewer tokens are held by stalled flows: on the ns-3 program's own bursts (SACK "
-                                "off) ns-3 meets 67.2% (FIFO) and 62.3% (EDF), the packet model 79.9% and 79.3% "
+                                "off) ns-3 meets 62-70% per rule, the packet model 79-82% "
                                 "(docs/papers.md); the "
                                 "difference is in TCP loss recovery, not in the admission")
     return cl
