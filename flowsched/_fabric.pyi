@@ -153,6 +153,17 @@ class PacketSimulator:
         sample_ports: list[int] | None = None,
         terminate_missed: bool = False,
         max_events: int | None = None,
+        ack_every_segments: int = 1,
+        delayed_ack_timeout_s: float = 0.2,
+        handshake: bool = False,
+        syn_timeout_s: float = 1.0,
+        clock_granularity_s: float = 0.0,
+        admission: str | None = None,
+        k: int = 0,
+        window: int = 0,
+        request_delay_s: float = 0.0,
+        grant_delay_s: float = 0.0,
+        seed: int = 0,
     ) -> PacketSimulator: ...
     def run(self) -> None: ...
     def step(self, until: float) -> bool: ...
@@ -169,6 +180,8 @@ class PacketSimulator:
     def set_score(self, i: int, score: float) -> None: ...
     def set_pias_thresholds(self, thresholds_bytes: list[float]) -> None: ...
     def links(self) -> tuple[list[str], npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
+    @property
+    def peak_tokens(self) -> npt.NDArray[np.uint32]: ...
 
 def scheduler_names() -> list[str]: ...
 def gather_bursts(

@@ -106,10 +106,29 @@ def _parser() -> argparse.ArgumentParser:
     pk.add_argument("--max-cwnd-packets", type=float, default=None, help="window bound (none; pfabric 15)")
     pk.add_argument("--min-rto-s", type=float, default=None,
                     help="tcp/dctcp: minimum RTO (1 s, RFC 6298); pfabric: the fixed RTO (45e-6)")
+    pk.add_argument("--ack-every-segments", type=int, default=None,
+                    help="acknowledge every N in-order segments (1; 2 = RFC 1122/5681 delayed ACKs)")
+    pk.add_argument("--delayed-ack-timeout-s", type=float, default=None,
+                    help="delayed-ACK timer (0.2 s, ns-3's DelAckTimeout; RFC 1122: < 0.5 s)")
+    pk.add_argument("--handshake", action="store_const", const=True, default=None,
+                    help="open each connection with SYN / SYN-ACK before the first data")
+    pk.add_argument("--syn-timeout-s", type=float, default=None,
+                    help="first SYN retransmission timeout, doubled per retry (1 s, RFC 6298; ns-3: 3 s)")
+    pk.add_argument("--clock-granularity-s", type=float, default=None,
+                    help="RFC 6298's G: RTO = SRTT + max(G, 4 RTTVAR) (0 = 1 ps; ns-3: 1e-3)")
+    pk.add_argument("--request-delay-us", type=float, default=None,
+                    help="with --admission/--k: the token request's travel to the destination (0)")
+    pk.add_argument("--grant-delay-us", type=float, default=None,
+                    help="with --admission/--k: the grant's travel back to the sender (0)")
     pk.add_argument("--queue-sample-us", type=float, default=None, help="sample the queues this often")
     pk.add_argument("--sample-links", default=None, help="comma-separated link names to sample (default: all)")
     pk.add_argument("--queue-samples-out", default=None, help="write the queue samples here (.csv or .parquet)")
     return p
+
+
+#: The packet model's TCP and admission options on the command line (PACKET_OPTIONS keys).
+_TCP_OPTIONS = ("ack_every_segments", "delayed_ack_timeout_s", "handshake", "syn_timeout_s", "clock_granularity_s",
+                "request_delay_us", "grant_delay_us")
 
 
 def _check_out_dir(path: str, option: str) -> None:
@@ -216,7 +235,7 @@ def _simulate(a: argparse.Namespace) -> int:
     packet: dict = {}
     if a.model == "packet":
         for name in ("mss_bytes", "header_bytes", "buffer_bytes", "ecn_threshold_bytes", "init_cwnd_packets",
-                     "max_cwnd_packets", "min_rto_s", "queue_sample_us"):
+                     "max_cwnd_packets", "min_rto_s", "queue_sample_us", *_TCP_OPTIONS):
             if getattr(a, name) is not None:
                 packet[name] = getattr(a, name)
         if a.sample_links:
@@ -226,7 +245,7 @@ def _simulate(a: argparse.Namespace) -> int:
     else:
         given = [f"--{n.replace('_', '-')}" for n in ("transport", "mss_bytes", "header_bytes", "buffer_bytes",
                  "ecn_threshold_bytes", "init_cwnd_packets", "max_cwnd_packets", "min_rto_s", "queue_sample_us",
-                 "sample_links", "queue_samples_out") if getattr(a, n) is not None]
+                 "sample_links", "queue_samples_out", *_TCP_OPTIONS) if getattr(a, n) is not None]
         if given:
             raise ValueError(f"{', '.join(given)}: options of the packet model; add --model packet")
     if a.queue_samples_out:
@@ -255,7 +274,8 @@ def _simulate(a: argparse.Namespace) -> int:
         p = res.packet
         print(f"packet model, {p['transport']}: {p['data_packets']} data packets, {p['retransmissions']} "
               f"retransmissions, {p['timeouts']} timeouts, {p['drops_overflow']} overflow drops, "
-              f"{p['drops_evicted']} pFabric evictions, {p['ecn_marks']} ECN marks")
+              f"{p['drops_evicted']} pFabric evictions, {p['ecn_marks']} ECN marks"
+              + (f", {p['syn_timeouts']} SYN timeouts" if p.get("syn_packets") else ""))
         if a.queue_samples_out and res.queue_samples is not None:
             q = Path(a.queue_samples_out)
             if q.suffix == ".parquet":

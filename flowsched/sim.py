@@ -86,6 +86,11 @@ class Results:
         peak_queue_bytes, mean_queue_bytes, drops_overflow, drops_evicted, ecn_marks``.
     queue_samples : ``model="packet"`` with ``queue_sample_us``: one row per sample and
         sampled port: ``time_s`` (trace clock), ``link``, ``queue_bytes`` (bytes waiting).
+    packet_flows : ``model="packet"`` only: one row per flow, in trace order: ``id``,
+        ``timeouts`` (its retransmission and SYN timeouts), ``duplicates`` (duplicate data
+        packets its receiver got), ``admitted_s`` (trace clock: when its destination admitted
+        it; NaN without admission or if never), ``start_s`` (when its sender started: its
+        arrival, or its grant's arrival with admission; NaN if never).
     """
 
     flows: pd.DataFrame
@@ -97,6 +102,7 @@ class Results:
     packet: dict[str, Any] | None = None
     ports: pd.DataFrame | None = None
     queue_samples: pd.DataFrame | None = None
+    packet_flows: pd.DataFrame | None = None
 
     def summary(self, buckets: Sequence[float] = DEFAULT_BUCKETS_BYTES, **kwargs: Any) -> Summary:
         """FCT/slowdown statistics overall and by size bucket, deadline hit ratio, FPT,
@@ -144,6 +150,21 @@ def _trace_columns(t: pd.DataFrame) -> tuple[np.ndarray, ...]:
     )
 
 
+def _check_admission(admission: str | None, k: int | None, window: int | None) -> str | None:
+    """The admission policy (``k`` alone means fifo), after checking ``admission``, ``k`` and
+    ``window`` as both models take them."""
+    if k is not None and admission is None:
+        admission = "fifo"
+    if admission is not None:
+        if admission not in ADMISSION_POLICIES:
+            raise ValueError(f"unknown admission policy {admission!r}; known: {', '.join(ADMISSION_POLICIES)}")
+        if k is None or int(k) != k or k < 1:
+            raise ValueError(f"admission needs k (max active flows per destination) >= 1, got {k!r}")
+    if window is not None and (int(window) != window or window < 1):
+        raise ValueError(f"window (f) must be an integer >= 1, got {window!r}")
+    return admission
+
+
 def _native_topology(topology: Topology, trace: pd.DataFrame) -> dict[str, Any]:
     """``topology.native_config()`` for the simulators of ``trace``: on a graph, a trace that
     pins routes (its ``path`` column) gets its ``topology`` as the native pinned routes."""
@@ -186,15 +207,7 @@ def native_simulator(
     from scratch; needed by ``set_pias_thresholds``). Its clock counts from
     :func:`time_origin_s` of the trace's arrivals (0 for a trace from :func:`prepare_trace`).
     """
-    if k is not None and admission is None:
-        admission = "fifo"
-    if admission is not None:
-        if admission not in ADMISSION_POLICIES:
-            raise ValueError(f"unknown admission policy {admission!r}; known: {', '.join(ADMISSION_POLICIES)}")
-        if k is None or int(k) != k or k < 1:
-            raise ValueError(f"admission needs k (max active flows per destination) >= 1, got {k!r}")
-    if window is not None and (int(window) != window or window < 1):
-        raise ValueError(f"window (f) must be an integer >= 1, got {window!r}")
+    admission = _check_admission(admission, k, window)
     if not (np.isfinite(delay_us) and delay_us >= 0):
         raise ValueError(f"delay_us must be >= 0, got {delay_us!r}")
     if pias_thresholds_bytes is None and scheduler.strip().lower().endswith("pias"):
@@ -252,6 +265,13 @@ PACKET_OPTIONS: dict[str, Any] = {
     "queue_sample_us": None,
     "sample_links": None,
     "max_events": None,
+    "ack_every_segments": 1,
+    "delayed_ack_timeout_s": 0.2,
+    "handshake": False,
+    "syn_timeout_s": 1.0,
+    "clock_granularity_s": 0.0,
+    "request_delay_us": 0.0,
+    "grant_delay_us": 0.0,
 }
 
 
@@ -261,14 +281,21 @@ def native_packet_simulator(
     scheduler: str = "srpt",
     *,
     transport: str | None = None,
+    admission: str | None = None,
+    k: int | None = None,
+    window: int | None = None,
     terminate_missed: bool = False,
     delay_us: float = 0.0,
+    seed: int = 0,
     pias_thresholds_bytes: Sequence[float] | None = None,
     **packet_options: Any,
 ) -> _fabric.PacketSimulator:
     """The native packet-level simulator (``flowsched._fabric.PacketSimulator``) of a trace
     from :func:`prepare_trace`; :class:`Simulation` with ``model="packet"`` is the
-    documented way. ``packet_options`` are the keys of :data:`PACKET_OPTIONS`."""
+    documented way. ``admission``, ``k``, ``window``, ``seed`` as :func:`simulate`
+    (``external`` admission is refused); ``packet_options`` are the keys of
+    :data:`PACKET_OPTIONS`."""
+    admission = _check_admission(admission, k, window)
     unknown = set(packet_options) - set(PACKET_OPTIONS)
     if unknown:
         raise TypeError(f"unknown packet option(s) {sorted(unknown)}; known: {', '.join(PACKET_OPTIONS)}")
@@ -317,6 +344,19 @@ def native_packet_simulator(
     for name in ("init_cwnd_packets", "max_cwnd_packets", "min_rto_s"):
         if o[name] is not None and not np.isfinite(float(o[name])):
             raise ValueError(f"{name} must be finite, got {o[name]!r}")
+    if not isinstance(o["handshake"], (bool, np.bool_)):
+        raise ValueError(f"handshake must be True or False, got {o['handshake']!r}")
+
+    def seconds(name: str, scale: float = 1.0) -> float:
+        v = o[name]
+        if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) or not np.isfinite(v):
+            raise ValueError(f"{name} must be a finite number, got {v!r}")
+        return float(v) * scale
+
+    delays = {name: seconds(name, 1e-6) for name in ("request_delay_us", "grant_delay_us")}
+    for name, v in delays.items():
+        if v > 0 and admission is None:
+            raise ValueError(f"{name} is a delay of destination admission: give admission (and k) too")
     return _fabric.PacketSimulator(
         *_trace_columns(trace),
         scheduler=scheduler,
@@ -334,6 +374,17 @@ def native_packet_simulator(
         sample_ports=sample_ports,
         terminate_missed=bool(terminate_missed),
         max_events=integer("max_events", 1),
+        ack_every_segments=integer("ack_every_segments", 1) or 1,
+        delayed_ack_timeout_s=seconds("delayed_ack_timeout_s"),
+        handshake=bool(o["handshake"]),
+        syn_timeout_s=seconds("syn_timeout_s"),
+        clock_granularity_s=seconds("clock_granularity_s"),
+        admission=admission,
+        k=int(k or 0),
+        window=int(window or 0),
+        request_delay_s=delays["request_delay_us"],
+        grant_delay_s=delays["grant_delay_us"],
+        seed=int(seed),
         **_native_topology(topology, trace),
     )
 
@@ -602,14 +653,13 @@ class Simulation:
                 raise TypeError(f"unknown option(s) {sorted(unknown)}")
             raise ValueError(f"{', '.join(given)}: options of the packet model; pass model='packet'")
         if model == "packet":
-            fluid_only = {"admission": admission, "k": k, "window": window, "racs": racs, "sdc": sdc,
-                          "max_interval_s": max_interval_s}
+            fluid_only = {"racs": racs, "sdc": sdc, "max_interval_s": max_interval_s}
             given = [name for name, v in fluid_only.items() if v is not None]
             if allocator != "auto":
                 given.append("allocator")
             if given:
-                raise ValueError(f"{', '.join(given)}: not supported by the packet model (destination admission, "
-                                 "racs, sdc, max_interval_s and allocator are fluid-model options; see docs/packet.md)")
+                raise ValueError(f"{', '.join(given)}: not supported by the packet model (racs, sdc, "
+                                 "max_interval_s and allocator are fluid-model options; see docs/packet.md)")
         if admission == "external":
             raise ValueError("admission='external' needs a driver that makes the decisions (flowsched.envs."
                              "TokenSchedulingEnv, or native_simulator(...) with step()/admit())")
@@ -619,7 +669,8 @@ class Simulation:
         self._native: Any
         if model == "packet":
             self._native = native_packet_simulator(
-                tr, topo, scheduler, transport=transport, terminate_missed=terminate_missed, delay_us=delay_us,
+                tr, topo, scheduler, transport=transport, admission=admission, k=k, window=window,
+                terminate_missed=terminate_missed, delay_us=delay_us, seed=seed,
                 pias_thresholds_bytes=pias_thresholds_bytes, **packet_options,
             )
         else:
@@ -931,13 +982,16 @@ def simulate(
         :class:`Results` plus ``Results.packet``, ``Results.ports`` and, with
         ``queue_sample_us``, ``Results.queue_samples``. Its ``fct_s`` runs from arrival to
         the last byte's arrival at the receiver (propagation and queueing included once);
-        ``ideal_fct_s`` and ``slowdown`` keep the fluid definitions. Not with admission,
-        ``racs``, ``sdc``, ``max_interval_s``, data spans or weights other than 1.
+        ``ideal_fct_s`` and ``slowdown`` keep the fluid definitions. Destination admission
+        as in the fluid model (not ``external``); not with ``racs``, ``sdc``,
+        ``max_interval_s``, data spans or weights other than 1.
     transport : packet model only: one of :data:`TRANSPORTS` (default: ``dctcp`` for
         ``ps`` and ``pias``, ``pfabric`` for ``fifo, srpt, asrpt, las, edf``).
     packet_options : packet model only: the keys of :data:`PACKET_OPTIONS`
         (``mss_bytes, header_bytes, buffer_bytes, ecn_threshold_bytes, init_cwnd_packets,
-        max_cwnd_packets, min_rto_s, queue_sample_us, sample_links, max_events``).
+        max_cwnd_packets, min_rto_s, queue_sample_us, sample_links, max_events,
+        ack_every_segments, delayed_ack_timeout_s, handshake, syn_timeout_s,
+        clock_granularity_s, request_delay_us, grant_delay_us``).
 
     Returns
     -------
@@ -1009,5 +1063,12 @@ def _collect_packet(tr: pd.DataFrame, sim: _fabric.PacketSimulator, scheduler: s
             "queue_bytes": np.asarray(values, np.int64),
         })
     packet = {"transport": sim.transport, **stats}
+    packet_flows = pd.DataFrame({
+        "id": tr["id"].to_numpy(),
+        "timeouts": np.asarray(res["timeouts"], np.int64),
+        "duplicates": np.asarray(res["duplicates"], np.int64),
+        "admitted_s": np.asarray(res["admitted_s"], np.float64) + origin,
+        "start_s": np.asarray(res["start_s"], np.float64) + origin,
+    })
     return Results(flows=flows, links=links, duration_s=duration, scheduler=scheduler, stats=stats, model="packet",
-                   packet=packet, ports=ports, queue_samples=samples)
+                   packet=packet, ports=ports, queue_samples=samples, packet_flows=packet_flows)

@@ -143,7 +143,7 @@ def test_terminate_missed_in_the_packet_model():
     ({"scheduler": "srpt", "transport": "tcp"}, "does not run scheduler 'srpt' with transport 'tcp'; supported: ps"),
     ({"scheduler": "wps"}, "does not run scheduler 'wps'"),
     ({"scheduler": "ps", "transport": "quic"}, "unknown transport 'quic'"),
-    ({"scheduler": "ps", "admission": "fifo", "k": 2}, "admission, k: not supported by the packet model"),
+    ({"scheduler": "ps", "request_delay_us": 5.0}, "request_delay_us is a delay of destination admission"),
     ({"scheduler": "racs", "racs": {"w_min": 1.0}}, "racs: not supported by the packet model"),
     ({"scheduler": "ps", "buffer_bytes": 100}, "buffer_bytes must hold at least one packet"),
     ({"scheduler": "ps", "min_rto_s": 0.0}, "min_rto_s"),

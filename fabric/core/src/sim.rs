@@ -557,33 +557,7 @@ impl Core {
 
 
     fn choose(&mut self, p: &AdmissionPolicy, win: &[u32]) -> usize {
-        let fl = &self.flows;
-        let by = |key: &dyn Fn(&FlowSpec) -> (f64, f64)| -> usize {
-            let mut best = 0usize;
-            for k in 1..win.len() {
-                let (a, b) = (key(&fl[win[k] as usize]), key(&fl[win[best] as usize]));
-                if a.0 < b.0 || (a.0 == b.0 && a.1 < b.1) {
-                    best = k;
-                }
-            }
-            best
-        };
-        let ratio = |f: &FlowSpec| if f.deadline_s.is_nan() { INF } else { f.size_bytes / f.deadline_s };
-        match p {
-            AdmissionPolicy::Fifo => 0,
-            AdmissionPolicy::Edf => by(&|f| {
-                if f.deadline_s.is_nan() {
-                    (1.0, f.arrival_s)
-                } else {
-                    (0.0, f.arrival_s + f.deadline_s)
-                }
-            }),
-            AdmissionPolicy::Ssdf => by(&|f| (if f.deadline_s.is_nan() { 1.0 } else { 0.0 }, ratio(f))),
-            AdmissionPolicy::Lsdf => by(&|f| (if f.deadline_s.is_nan() { 1.0 } else { 0.0 }, -ratio(f))),
-            AdmissionPolicy::Srpt => by(&|f| (f.size_bytes, f.arrival_s)),
-            AdmissionPolicy::Random => self.rng.below(win.len() as u64) as usize,
-            AdmissionPolicy::External => unreachable!("external admissions are made by admit()"),
-        }
+        choose_admission(p, &self.flows, win, &mut self.rng)
     }
 
     // ----- rate allocation -----
@@ -1372,5 +1346,40 @@ impl Simulator {
                 self.admit_at(d, pos);
             }
         }
+    }
+}
+
+/// The position in `win` (flow rows, oldest request first) of the request that `p` admits
+/// next: fifo the oldest; edf the earliest absolute deadline, ssdf / lsdf the smallest /
+/// largest size/deadline (for these three, flows without a deadline after those with one;
+/// ties to the oldest); srpt the smallest size (ties to the earliest arrival); random a
+/// uniform draw from `rng`. Shared by the fluid
+/// `Simulator` and the packet model. `win` must not be empty; `External` is decided outside.
+pub(crate) fn choose_admission(p: &AdmissionPolicy, fl: &[FlowSpec], win: &[u32], rng: &mut SplitMix64) -> usize {
+    let by = |key: &dyn Fn(&FlowSpec) -> (f64, f64)| -> usize {
+        let mut best = 0usize;
+        for k in 1..win.len() {
+            let (a, b) = (key(&fl[win[k] as usize]), key(&fl[win[best] as usize]));
+            if a.0 < b.0 || (a.0 == b.0 && a.1 < b.1) {
+                best = k;
+            }
+        }
+        best
+    };
+    let ratio = |f: &FlowSpec| if f.deadline_s.is_nan() { INF } else { f.size_bytes / f.deadline_s };
+    match p {
+        AdmissionPolicy::Fifo => 0,
+        AdmissionPolicy::Edf => by(&|f| {
+            if f.deadline_s.is_nan() {
+                (1.0, f.arrival_s)
+            } else {
+                (0.0, f.arrival_s + f.deadline_s)
+            }
+        }),
+        AdmissionPolicy::Ssdf => by(&|f| (if f.deadline_s.is_nan() { 1.0 } else { 0.0 }, ratio(f))),
+        AdmissionPolicy::Lsdf => by(&|f| (if f.deadline_s.is_nan() { 1.0 } else { 0.0 }, -ratio(f))),
+        AdmissionPolicy::Srpt => by(&|f| (f.size_bytes, f.arrival_s)),
+        AdmissionPolicy::Random => rng.below(win.len() as u64) as usize,
+        AdmissionPolicy::External => unreachable!("external admissions are made by admit()"),
     }
 }

@@ -1,6 +1,6 @@
 //! Bindings of the packet-level model (`fabric_core::PacketSimulator`): arrays in and
 //! out, the GIL released around simulation, every error a Python exception.
-use fabric_core::{PacketConfig, PacketSimulator, Scheduler, Transport};
+use fabric_core::{AdmissionConfig, AdmissionPolicy, PacketConfig, PacketSimulator, Scheduler, Transport};
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -25,7 +25,9 @@ impl PyPacketSimulator {
         scheduler="ps", transport=None, mss_bytes=1460, header_bytes=40, buffer_bytes=None,
         ecn_threshold_bytes=97_500, init_cwnd_packets=None, max_cwnd_packets=None, min_rto_s=None,
         delay_per_hop_s=0.0, pias_thresholds_bytes=Vec::new(), queue_sample_s=None, sample_ports=None,
-        terminate_missed=false, max_events=None
+        terminate_missed=false, max_events=None, ack_every_segments=1, delayed_ack_timeout_s=0.2,
+        handshake=false, syn_timeout_s=1.0, clock_granularity_s=0.0, admission=None, k=0, window=0,
+        request_delay_s=0.0, grant_delay_s=0.0, seed=0
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -60,6 +62,17 @@ impl PyPacketSimulator {
         sample_ports: Option<Vec<u32>>,
         terminate_missed: bool,
         max_events: Option<u64>,
+        ack_every_segments: u32,
+        delayed_ack_timeout_s: f64,
+        handshake: bool,
+        syn_timeout_s: f64,
+        clock_granularity_s: f64,
+        admission: Option<&str>,
+        k: usize,
+        window: usize,
+        request_delay_s: f64,
+        grant_delay_s: f64,
+        seed: u64,
     ) -> PyResult<Self> {
         let flows = flows_from_arrays(&arrival_s, &src, &dst, &size_bytes, &deadline_s, &weight, &data_span_s, &size_known)?;
         let topo = make_flow_topology(topology, &host_gbps, tors, hosts_per_tor, spines, core_gbps, ecmp_seed)?;
@@ -78,6 +91,18 @@ impl PyPacketSimulator {
         cfg.sample_ports = sample_ports;
         cfg.terminate_missed = terminate_missed;
         cfg.max_events = max_events;
+        cfg.ack_every_segments = ack_every_segments;
+        cfg.delayed_ack_timeout_s = delayed_ack_timeout_s;
+        cfg.handshake = handshake;
+        cfg.syn_timeout_s = syn_timeout_s;
+        cfg.clock_granularity_s = clock_granularity_s;
+        cfg.admission = match admission {
+            Some(p) => Some(AdmissionConfig { k, window, policy: AdmissionPolicy::parse(p).map_err(to_py)? }),
+            None => None,
+        };
+        cfg.request_delay_s = request_delay_s;
+        cfg.grant_delay_s = grant_delay_s;
+        cfg.seed = seed;
         let sizes: Vec<f64> = flows.iter().map(|f| f.size_bytes).collect();
         let link_names = topo.names();
         let capacity = topo.capacity.clone();
@@ -117,7 +142,9 @@ impl PyPacketSimulator {
 
     /// Per-flow arrays on the simulator's clock: finish_s, fct_s (finish - arrival; it
     /// includes every delay), ideal_fct_s (the fluid model's definition), terminated,
-    /// bytes_sent (payload delivered in order), path_delay_s (propagation, included in fct_s).
+    /// bytes_sent (payload delivered in order), path_delay_s (propagation, included in fct_s),
+    /// duplicates, timeouts (retransmission + SYN timeouts), admitted_s (when the destination
+    /// admitted the flow; NaN without admission), start_s (when its sender started).
     fn results<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
         let s = &self.inner;
@@ -128,6 +155,9 @@ impl PyPacketSimulator {
         d.set_item("bytes_sent", s.delivered_bytes().iter().map(|&b| b as f64).collect::<Vec<_>>().into_pyarray(py))?;
         d.set_item("path_delay_s", s.path_delay_s().into_pyarray(py))?;
         d.set_item("duplicates", s.duplicates().into_pyarray(py))?;
+        d.set_item("timeouts", s.flow_timeouts().to_vec().into_pyarray(py))?;
+        d.set_item("admitted_s", s.admitted_s().into_pyarray(py))?;
+        d.set_item("start_s", s.start_s().into_pyarray(py))?;
         Ok(d)
     }
 
@@ -150,6 +180,9 @@ impl PyPacketSimulator {
             ("data_arrived", s.data_arrived),
             ("data_dropped", s.data_dropped),
             ("peak_pending_events", s.peak_pending_events),
+            ("syn_packets", s.syn_packets),
+            ("syn_timeouts", s.syn_timeouts),
+            ("delayed_acks", s.delayed_acks),
         ] {
             d.set_item(k, v)?;
         }
@@ -178,6 +211,12 @@ impl PyPacketSimulator {
     ) -> (Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<u32>>, Bound<'py, PyArray1<u32>>) {
         let (t, ports, v) = self.inner.queue_samples();
         (t.into_pyarray(py), ports.to_vec().into_pyarray(py), v.to_vec().into_pyarray(py))
+    }
+
+    /// Per host: the most tokens its flows held at once as a destination (empty without admission).
+    #[getter]
+    fn peak_tokens<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<u32>> {
+        self.inner.peak_tokens().to_vec().into_pyarray(py)
     }
 
     /// Sets flow i's priority for the `external` scheduler (lower first).

@@ -9,9 +9,12 @@
 //! picoseconds; events are kept in a binary heap ordered by (time, sequence number), so a
 //! run is deterministic bit for bit. There is no randomness in the model itself.
 //!
-//! A flow's sender starts at its arrival (no handshake) and it finishes when its last byte
-//! reaches the receiver: its FCT (finish - arrival) includes every propagation, queueing and
-//! serialization delay. See `docs/packet.md` for every default and its source.
+//! A flow's sender starts at its arrival (by default: no handshake, no destination
+//! admission) and it finishes when its last byte reaches the receiver: its FCT (finish -
+//! arrival) includes every propagation, queueing and serialization delay, and the
+//! handshake and the token wait when those options are on. See `docs/packet.md` for every
+//! default and its source.
+pub mod delack;
 pub mod port;
 pub mod tcp;
 
@@ -19,11 +22,13 @@ use std::cmp::Ordering;
 use std::collections::{BinaryHeap, VecDeque};
 
 use crate::error::{Result, SimError};
-use crate::sched::{GaInner, Scheduler};
-use crate::sim::FlowSpec;
+use crate::rng::SplitMix64;
+use crate::sched::{AdmissionPolicy, GaInner, Scheduler};
+use crate::sim::{choose_admission, AdmissionConfig, FlowSpec};
 use crate::topology::Topology;
-use port::{Discipline, Enqueued, Packet, Port, ACK, CE, ECE, RETX};
-use tcp::{CcParams, Receiver, Sender, DCTCP_G, MAX_RTO_PS};
+use delack::AckState;
+use port::{Discipline, Enqueued, Packet, Port, ACK, CE, ECE, RETX, SYN};
+use tcp::{CcParams, Receiver, Sender, DCTCP_G, G_MIN_PS, MAX_RTO_PS};
 
 /// The most links a route may have (a packet counts its hops in a u8).
 pub const MAX_HOPS: usize = 255;
@@ -123,6 +128,35 @@ pub struct PacketConfig {
     pub terminate_missed: bool,
     /// Fail with `SimError::Stalled` after this many events (None: no bound).
     pub max_events: Option<u64>,
+    /// The receiver acknowledges every this many in-order segments (1: every segment;
+    /// 2: RFC 1122 4.2.3.2 / RFC 5681 4.2 delayed ACKs, ns-3's DelAckCount). `delack`
+    /// gives the segments acknowledged at once.
+    pub ack_every_segments: u32,
+    /// The delayed-ACK timer, s (read when `ack_every_segments` > 1): 0.2 (ns-3's
+    /// DelAckTimeout; RFC 1122 requires < 0.5 s).
+    pub delayed_ack_timeout_s: f64,
+    /// Open each flow's connection first: a SYN (header only) to the receiver, a SYN-ACK
+    /// back, then the first data packet.
+    pub handshake: bool,
+    /// The first SYN retransmission timeout, s, doubled at each retransmission (RFC 6298
+    /// 5.5): 1 (RFC 6298 2.1's initial RTO; ns-3's ConnTimeout is 3 s).
+    pub syn_timeout_s: f64,
+    /// RFC 6298's clock granularity G, s: RTO = SRTT + max(G, 4 RTTVAR). 0: the core's
+    /// tick (1 ps); ns-3 uses 1 ms (TcpSocketBase::ClockGranularity).
+    pub clock_granularity_s: f64,
+    /// Destination admission (Artemis tokens), as the fluid model's: at most `k` flows per
+    /// destination hold a token; the next admitted among the first `window` waiting by
+    /// `policy` (not `external`). A token returns when the flow's last byte reaches the
+    /// destination or the flow is terminated at its deadline.
+    pub admission: Option<AdmissionConfig>,
+    /// Admission: the request's travel from the sender to the destination, s (0: the
+    /// destination sees it at the flow's arrival, as in the fluid model).
+    pub request_delay_s: f64,
+    /// Admission: the grant's travel from the destination back to the sender, s (0: the
+    /// sender starts at its admission).
+    pub grant_delay_s: f64,
+    /// Seed of the `random` admission policy's draws.
+    pub seed: u64,
 }
 
 impl PacketConfig {
@@ -143,6 +177,15 @@ impl PacketConfig {
             sample_ports: None,
             terminate_missed: false,
             max_events: None,
+            ack_every_segments: 1,
+            delayed_ack_timeout_s: 0.2,
+            handshake: false,
+            syn_timeout_s: 1.0,
+            clock_granularity_s: 0.0,
+            admission: None,
+            request_delay_s: 0.0,
+            grant_delay_s: 0.0,
+            seed: 0,
         }
     }
 }
@@ -170,6 +213,12 @@ pub struct PacketStats {
     pub data_dropped: u64,
     /// The most events pending at once (the heap's peak size).
     pub peak_pending_events: u64,
+    /// SYN and SYN-ACK packets sent (the handshake option; retransmissions included).
+    pub syn_packets: u64,
+    /// SYN retransmission timeouts.
+    pub syn_timeouts: u64,
+    /// ACKs sent by a delayed-ACK timer (counted in `ack_packets` too).
+    pub delayed_acks: u64,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -182,6 +231,14 @@ enum EvKind {
     Rto(u32),
     Deadline(u32),
     Sample,
+    /// Flow f's token request reaches its destination.
+    Request(u32),
+    /// Flow f's grant reaches its sender: it starts.
+    Grant(u32),
+    /// Flow f's delayed-ACK timer.
+    DelAck(u32),
+    /// Flow f's SYN retransmission timer.
+    Syn(u32),
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -269,6 +326,35 @@ pub struct PacketSimulator {
     /// out of the heap, which then holds only what is in flight (a few per active flow).
     order: Vec<u32>,
     next_start: usize,
+    /// Per flow, the receiver's delayed-ACK state (empty when every segment is acknowledged).
+    acks: Vec<AckState>,
+    ack_every: u32,
+    delack_ps: u64,
+    /// Per flow: 0 not started, 1 SYN sent, 2 sending data (handshake done, or none).
+    conn: Vec<u8>,
+    /// Per flow (handshake): SYNs sent, and the SYN timer (the SYN-ACK echoes its SYN's send time).
+    syn_tries: Vec<u32>,
+    syn_timer_ps: Vec<u64>,
+    syn_timeout_ps: u64,
+    /// Per flow: retransmission and SYN timeouts.
+    flow_timeouts: Vec<u32>,
+    /// Per flow: when the destination admitted it (u64::MAX: not, or no admission) and
+    /// when its sender started (u64::MAX: not yet).
+    admitted_ps: Vec<u64>,
+    start_ps: Vec<u64>,
+    // ----- destination admission -----
+    /// The flows as given (the admission policies read them).
+    specs: Vec<FlowSpec>,
+    /// Per destination: requests waiting, in the order they reached it.
+    waiting: Vec<VecDeque<u32>>,
+    /// Per destination: tokens held now.
+    tokens: Vec<u32>,
+    holds_token: Vec<bool>,
+    /// Per destination: the most tokens held at once.
+    peak_tokens: Vec<u32>,
+    req_ps: u64,
+    grant_ps: u64,
+    rng: SplitMix64,
 }
 
 fn to_ps(s: f64) -> u64 {
@@ -328,6 +414,46 @@ impl PacketSimulator {
         } else if !th.is_empty() {
             return bad(format!("pias_thresholds_bytes are only read by the pias scheduler, not '{}'", s.name()));
         }
+        if !(1..=64).contains(&cfg.ack_every_segments) {
+            return bad(format!("ack_every_segments must be in 1..=64, got {}", cfg.ack_every_segments));
+        }
+        if !(cfg.delayed_ack_timeout_s.is_finite() && cfg.delayed_ack_timeout_s > 0.0 && cfg.delayed_ack_timeout_s <= 1.0) {
+            return bad(format!("delayed_ack_timeout_s must be in (0, 1] s, got {}", cfg.delayed_ack_timeout_s));
+        }
+        if !(cfg.syn_timeout_s.is_finite() && cfg.syn_timeout_s >= 1e-6 && cfg.syn_timeout_s <= 60.0) {
+            return bad(format!("syn_timeout_s must be in [1e-6, 60] s, got {}", cfg.syn_timeout_s));
+        }
+        if !(cfg.clock_granularity_s.is_finite() && cfg.clock_granularity_s >= 0.0 && cfg.clock_granularity_s <= 1.0) {
+            return bad(format!("clock_granularity_s must be in [0, 1] s, got {}", cfg.clock_granularity_s));
+        }
+        for (name, v) in [("request_delay_s", cfg.request_delay_s), ("grant_delay_s", cfg.grant_delay_s)] {
+            if !(v.is_finite() && (0.0..=1.0).contains(&v)) {
+                return bad(format!("{name} must be in [0, 1] s, got {v}"));
+            }
+            if v > 0.0 && cfg.admission.is_none() {
+                return bad(format!("{name} is a delay of destination admission: give admission too"));
+            }
+        }
+        if let Some(a) = &cfg.admission {
+            if a.k == 0 {
+                return bad("admission k must be >= 1".into());
+            }
+            if a.policy == AdmissionPolicy::External {
+                return Err(SimError::Unsupported(
+                    "external admission on the packet model (the token env runs on the fluid model); use fifo, edf, ssdf, lsdf, srpt or random"
+                        .into(),
+                ));
+            }
+            if a.policy.uses_size() {
+                if let Some(r) = flows.iter().position(|f| !f.size_known) {
+                    return Err(SimError::InvalidFlow {
+                        row: r,
+                        field: "size_known",
+                        message: format!("admission policy {:?} reads flow sizes, and this flow's size is hidden", a.policy),
+                    });
+                }
+            }
+        }
         if let Some(q) = cfg.queue_sample_s {
             if !(q.is_finite() && q >= 1e-9) {
                 return bad(format!("queue sample interval must be >= 1 ns, got {q}"));
@@ -386,6 +512,7 @@ impl PacketSimulator {
             // the default pFabric RTO: 45 us, or 3 unloaded RTTs of the flow's path if longer
             pfabric_rto_rtts: if cfg.min_rto_s.is_none() { 3.0 } else { 0.0 },
             dctcp_g: DCTCP_G,
+            clock_g_ps: (cfg.clock_granularity_s * PS_PER_S).round().max(G_MIN_PS),
         };
         let bad_flow = |row: usize, field: &'static str, message: String| Err(SimError::InvalidFlow { row, field, message });
         topo.check_pinned(flows)?; // routes pinned by a trace's `path` column: made for these flows
@@ -485,6 +612,24 @@ impl PacketSimulator {
             first_arrival_ps: fl.iter().map(|f| f.arrival_ps).min().unwrap_or(0),
             order: Vec::new(),
             next_start: 0,
+            acks: if cfg.ack_every_segments > 1 { vec![AckState::new(); n] } else { Vec::new() },
+            ack_every: cfg.ack_every_segments,
+            delack_ps: to_ps(cfg.delayed_ack_timeout_s),
+            conn: vec![0; n],
+            syn_tries: if cfg.handshake { vec![0; n] } else { Vec::new() },
+            syn_timer_ps: if cfg.handshake { vec![u64::MAX; n] } else { Vec::new() },
+            syn_timeout_ps: to_ps(cfg.syn_timeout_s),
+            flow_timeouts: vec![0; n],
+            admitted_ps: vec![u64::MAX; n],
+            start_ps: vec![u64::MAX; n],
+            specs: if cfg.admission.is_some() { flows.to_vec() } else { Vec::new() },
+            waiting: if cfg.admission.is_some() { vec![VecDeque::new(); topo.n_hosts] } else { Vec::new() },
+            tokens: if cfg.admission.is_some() { vec![0; topo.n_hosts] } else { Vec::new() },
+            holds_token: vec![false; if cfg.admission.is_some() { n } else { 0 }],
+            peak_tokens: if cfg.admission.is_some() { vec![0; topo.n_hosts] } else { Vec::new() },
+            req_ps: to_ps(cfg.request_delay_s),
+            grant_ps: to_ps(cfg.grant_delay_s),
+            rng: SplitMix64::new(cfg.seed ^ 0xA5A5_5A5A_DEAD_BEEF),
             flows: fl,
             cfg,
         };
@@ -573,7 +718,7 @@ impl PacketSimulator {
                     self.next_start += 1;
                     self.now = t;
                     self.count_event()?;
-                    self.send_window(f as usize);
+                    self.arrival(f as usize);
                     continue;
                 }
             }
@@ -602,6 +747,10 @@ impl PacketSimulator {
                 EvKind::Rto(f) => self.rto(f as usize, ev.t),
                 EvKind::Deadline(f) => self.deadline(f as usize),
                 EvKind::Sample => self.sample(),
+                EvKind::Request(f) => self.request(f as usize),
+                EvKind::Grant(f) => self.start(f as usize),
+                EvKind::DelAck(f) => self.delack_timer(f as usize, ev.t),
+                EvKind::Syn(f) => self.syn_timer(f as usize, ev.t),
             }
         }
         let now = self.now;
@@ -722,7 +871,7 @@ impl PacketSimulator {
         }
         if dropped {
             self.stats.drops_overflow += 1;
-            if !p.is_ack() {
+            if p.is_data() {
                 self.stats.data_dropped += 1;
             }
         }
@@ -771,7 +920,13 @@ impl PacketSimulator {
             self.to_port(l as usize, p);
             return;
         }
-        if p.is_ack() {
+        if p.flags & SYN != 0 {
+            if p.is_ack() {
+                self.on_synack(f, p);
+            } else {
+                self.on_syn(f, p);
+            }
+        } else if p.is_ack() {
             self.on_ack(f, p);
         } else {
             self.on_data(f, p);
@@ -781,27 +936,194 @@ impl PacketSimulator {
     fn on_data(&mut self, f: usize, p: Packet) {
         self.stats.data_arrived += 1;
         let n = self.flows[f].n;
+        let before = self.receivers[f].rcv_nxt;
+        let held_before = self.receivers[f].held;
         if self.receivers[f].on_data(p.seq, n) {
             let fl = &self.flows[f];
             self.delivered[f] += if p.seq + 1 == fl.n { fl.size - p.seq as u64 * self.mss } else { self.mss };
         } else {
             self.stats.duplicates += 1;
         }
+        let mut finished = false;
         if self.receivers[f].rcv_nxt >= n && self.finish_ps[f] == u64::MAX && !self.terminated[f] {
             self.finish_ps[f] = self.now;
             self.n_ended += 1;
+            finished = true;
         }
+        let (ce, retx) = (p.flags & CE != 0, p.flags & RETX != 0);
+        if self.ack_every == 1 {
+            let rcv = self.receivers[f].rcv_nxt;
+            self.send_ack(f, rcv, ce, p.tx_ps, retx);
+        } else {
+            let in_order = p.seq == before && held_before == 0;
+            let dctcp = self.transport == Transport::Dctcp;
+            let d = self.acks[f].on_segment(in_order, ce, dctcp, p.tx_ps, retx, self.now, self.ack_every, self.delack_ps);
+            if let Some((ece, tx, r)) = d.flush {
+                self.send_ack(f, before, ece, tx, r);
+            }
+            if let Some((ece, tx, r)) = d.now {
+                let rcv = self.receivers[f].rcv_nxt;
+                self.send_ack(f, rcv, ece, tx, r);
+            }
+            if let Some(t) = d.arm {
+                self.push(t, EvKind::DelAck(f as u32));
+            }
+        }
+        if finished {
+            self.release(f);
+        }
+    }
+
+    /// The receiver of flow f sends a cumulative ACK of `seq` (echoing `tx_ps`; ECE and
+    /// RETX as given).
+    fn send_ack(&mut self, f: usize, seq: u32, ece: bool, tx_ps: u64, retx: bool) {
         let mut flags = ACK;
-        if p.flags & CE != 0 {
+        if ece {
             flags |= ECE;
         }
-        if p.flags & RETX != 0 {
+        if retx {
             flags |= RETX;
         }
-        let a = Packet { flow: p.flow, seq: self.receivers[f].rcv_nxt, prio: 0, tx_ps: p.tx_ps, wire_bytes: self.hdr, hop: 0, flags };
+        let a = Packet { flow: f as u32, seq, prio: 0, tx_ps, wire_bytes: self.hdr, hop: 0, flags };
         self.stats.ack_packets += 1;
         let l = self.rroute[self.rroute_off[f] as usize];
         self.to_port(l as usize, a);
+    }
+
+    fn delack_timer(&mut self, f: usize, t: u64) {
+        if let Some((ece, tx, retx)) = self.acks[f].on_timer(t) {
+            self.stats.delayed_acks += 1;
+            let rcv = self.receivers[f].rcv_nxt;
+            self.send_ack(f, rcv, ece, tx, retx);
+        }
+    }
+
+    // ----- the handshake -----
+
+    /// Flow f's sender sends a SYN (again), with its timer: `syn_timeout_s` doubled per
+    /// SYN sent before (RFC 6298 5.5), at most the RTO bound.
+    fn send_syn(&mut self, f: usize) {
+        self.syn_tries[f] += 1;
+        let tries = self.syn_tries[f];
+        let to = self.syn_timeout_ps.saturating_mul(1u64 << (tries - 1).min(40)).min(MAX_RTO_PS);
+        let t = self.now + to;
+        self.syn_timer_ps[f] = t;
+        self.push(t, EvKind::Syn(f as u32));
+        let flags = SYN | if tries > 1 { RETX } else { 0 };
+        let p = Packet { flow: f as u32, seq: 0, prio: 0, tx_ps: self.now, wire_bytes: self.hdr, hop: 0, flags };
+        self.stats.syn_packets += 1;
+        let l = self.route[self.route_off[f] as usize];
+        self.to_port(l as usize, p);
+    }
+
+    fn syn_timer(&mut self, f: usize, t: u64) {
+        if self.syn_timer_ps[f] != t || self.conn[f] != 1 || self.terminated[f] {
+            return;
+        }
+        self.stats.syn_timeouts += 1;
+        self.flow_timeouts[f] += 1;
+        self.send_syn(f);
+    }
+
+    /// A SYN reaches flow f's receiver: it answers with a SYN-ACK (every SYN, a
+    /// retransmitted one too), echoing the SYN's send time and RETX bit.
+    fn on_syn(&mut self, f: usize, p: Packet) {
+        let a = Packet { flow: p.flow, seq: 0, prio: 0, tx_ps: p.tx_ps, wire_bytes: self.hdr, hop: 0, flags: SYN | ACK | (p.flags & RETX) };
+        self.stats.syn_packets += 1;
+        let l = self.rroute[self.rroute_off[f] as usize];
+        self.to_port(l as usize, a);
+    }
+
+    /// A SYN-ACK reaches flow f's sender: the connection is open (the first one; later
+    /// copies are ignored), its RTT is the first sample unless the SYN was retransmitted
+    /// (Karn), and the first data goes out.
+    fn on_synack(&mut self, f: usize, p: Packet) {
+        if self.conn[f] != 1 || self.terminated[f] {
+            return;
+        }
+        self.conn[f] = 2;
+        self.syn_timer_ps[f] = u64::MAX;
+        if p.flags & RETX == 0 && self.transport != Transport::PFabric && self.now >= p.tx_ps {
+            let r = self.now - p.tx_ps;
+            self.senders[f].first_rtt_sample(r, &self.cc);
+        }
+        self.send_window(f);
+    }
+
+    // ----- starting flows, destination admission -----
+
+    /// Flow f arrives: it requests a token from its destination (admission), or starts.
+    fn arrival(&mut self, f: usize) {
+        if self.cfg.admission.is_none() {
+            self.start(f);
+        } else if self.req_ps == 0 {
+            self.request(f);
+        } else {
+            let t = self.now + self.req_ps;
+            self.push(t, EvKind::Request(f as u32));
+        }
+    }
+
+    /// Flow f's sender starts (at its arrival, or when its grant arrives): the handshake
+    /// first when it is on, else its first window of data.
+    fn start(&mut self, f: usize) {
+        if self.terminated[f] || self.conn[f] != 0 {
+            return;
+        }
+        self.start_ps[f] = self.now;
+        if self.cfg.handshake {
+            self.conn[f] = 1;
+            self.send_syn(f);
+        } else {
+            self.conn[f] = 2;
+            self.send_window(f);
+        }
+    }
+
+    /// Flow f's request reaches its destination: it waits there, in arrival order.
+    fn request(&mut self, f: usize) {
+        if self.terminated[f] {
+            return;
+        }
+        let d = self.specs[f].dst;
+        self.waiting[d].push_back(f as u32);
+        self.admit(d);
+    }
+
+    /// While destination d has a free token and requests waiting, it admits the one its
+    /// policy picks among the first `window` (the fluid model's `choose`).
+    fn admit(&mut self, d: usize) {
+        let Some(a) = &self.cfg.admission else { return };
+        let (k, w, policy) = (a.k, a.window, a.policy.clone());
+        while !self.waiting[d].is_empty() && (self.tokens[d] as usize) < k {
+            let q = &self.waiting[d];
+            let m = if w == 0 { q.len() } else { w.min(q.len()) };
+            let win: Vec<u32> = q.iter().take(m).copied().collect();
+            let pos = choose_admission(&policy, &self.specs, &win, &mut self.rng);
+            let Some(f) = self.waiting[d].remove(pos) else { break };
+            let f = f as usize;
+            self.tokens[d] += 1;
+            self.peak_tokens[d] = self.peak_tokens[d].max(self.tokens[d]);
+            self.holds_token[f] = true;
+            self.admitted_ps[f] = self.now;
+            if self.grant_ps == 0 {
+                self.start(f);
+            } else {
+                let t = self.now + self.grant_ps;
+                self.push(t, EvKind::Grant(f as u32));
+            }
+        }
+    }
+
+    /// Flow f has ended (its last byte reached the destination, or it was terminated): its
+    /// token returns to its destination, which admits the next request.
+    fn release(&mut self, f: usize) {
+        if self.holds_token.get(f) == Some(&true) {
+            self.holds_token[f] = false;
+            let d = self.specs[f].dst;
+            self.tokens[d] -= 1;
+            self.admit(d);
+        }
     }
 
     fn on_ack(&mut self, f: usize, a: Packet) {
@@ -835,6 +1157,7 @@ impl PacketSimulator {
             return;
         }
         self.stats.timeouts += 1;
+        self.flow_timeouts[f] += 1;
         self.senders[f].on_timeout(self.now, &self.cc);
         self.send_window(f);
     }
@@ -844,6 +1167,13 @@ impl PacketSimulator {
             self.terminated[f] = true;
             self.senders[f].timer_ps = u64::MAX;
             self.n_ended += 1;
+            if self.cfg.admission.is_some() {
+                let d = self.specs[f].dst;
+                if let Some(pos) = self.waiting[d].iter().position(|&x| x as usize == f) {
+                    self.waiting[d].remove(pos);
+                }
+                self.release(f);
+            }
         }
     }
 
@@ -966,6 +1296,22 @@ impl PacketSimulator {
     pub fn queue_samples(&self) -> (Vec<f64>, &[u32], &[u32]) {
         (self.sample_t.iter().map(|&t| t as f64 / PS_PER_S).collect(), &self.sample_ports, &self.sample_v)
     }
+    /// Per flow: retransmission timeouts plus SYN timeouts.
+    pub fn flow_timeouts(&self) -> &[u32] {
+        &self.flow_timeouts
+    }
+    /// Per flow: when its destination admitted it (s; NaN without admission or if never).
+    pub fn admitted_s(&self) -> Vec<f64> {
+        self.admitted_ps.iter().map(|&t| if t == u64::MAX { f64::NAN } else { t as f64 / PS_PER_S }).collect()
+    }
+    /// Per flow: when its sender started, its handshake or its data (s; NaN if never).
+    pub fn start_s(&self) -> Vec<f64> {
+        self.start_ps.iter().map(|&t| if t == u64::MAX { f64::NAN } else { t as f64 / PS_PER_S }).collect()
+    }
+    /// Per host: the most tokens its flows held at once as a destination (empty without admission).
+    pub fn peak_tokens(&self) -> &[u32] {
+        &self.peak_tokens
+    }
     /// The sender of flow i (its window and state), for tests and diagnostics.
     pub fn sender(&self, i: usize) -> &Sender {
         &self.senders[i]
@@ -973,7 +1319,7 @@ impl PacketSimulator {
     /// Data packets in the network now: waiting, in transmission or propagating.
     pub fn data_in_network(&self) -> u64 {
         let ports: u64 = self.ports.iter().map(|p| p.data_packets()).sum(); // the one in transmission is on the wire
-        let flying = self.wires.iter().flatten().filter(|(_, p)| !p.is_ack()).count() as u64;
+        let flying = self.wires.iter().flatten().filter(|(_, p)| p.is_data()).count() as u64;
         ports + flying
     }
     /// Bytes waiting at port l now.

@@ -31,11 +31,19 @@ pub const CE: u8 = 2;
 pub const ECE: u8 = 4;
 /// Data: a retransmission. ACK: the data packet that triggered it was one (Karn: no RTT sample).
 pub const RETX: u8 = 8;
+/// A connection-opening packet (header only): SYN alone from the sender, SYN | ACK from the
+/// receiver (the handshake option).
+pub const SYN: u8 = 16;
 
 impl Packet {
     #[inline]
     pub fn is_ack(&self) -> bool {
         self.flags & ACK != 0
+    }
+    /// A data packet (not an ACK, SYN or SYN-ACK).
+    #[inline]
+    pub fn is_data(&self) -> bool {
+        self.flags & (ACK | SYN) == 0
     }
 }
 
@@ -155,7 +163,7 @@ impl Port {
                     self.drops += 1;
                     return Enqueued::Dropped { evicted: 0 };
                 }
-                let marked = self.disc == Discipline::EcnFifo && !p.is_ack() && self.queued_bytes >= self.ecn_threshold_bytes;
+                let marked = self.disc == Discipline::EcnFifo && p.is_data() && self.queued_bytes >= self.ecn_threshold_bytes;
                 if marked {
                     p.flags |= CE;
                     self.marks += 1;
@@ -170,7 +178,7 @@ impl Port {
                 }
                 let k = (p.prio as usize).min(q.len() - 1);
                 let ecn = matches!(self.disc, Discipline::MultiQueue { ecn: true, .. });
-                let marked = ecn && !p.is_ack() && bytes[k] >= self.ecn_threshold_bytes;
+                let marked = ecn && p.is_data() && bytes[k] >= self.ecn_threshold_bytes;
                 if marked {
                     p.flags |= CE;
                     self.marks += 1;
@@ -262,10 +270,10 @@ impl Port {
 
     /// Data packets waiting.
     pub fn data_packets(&self) -> u64 {
-        let c = |q: &VecDeque<Packet>| q.iter().filter(|p| !p.is_ack()).count() as u64;
+        let c = |q: &VecDeque<Packet>| q.iter().filter(|p| p.is_data()).count() as u64;
         match &self.queue {
             Queue::Fifo(q) => c(q),
-            Queue::Prio(q) => q.iter().filter(|p| !p.is_ack()).count() as u64,
+            Queue::Prio(q) => q.iter().filter(|p| p.is_data()).count() as u64,
             Queue::Multi { q, .. } => q.iter().map(c).sum(),
         }
     }

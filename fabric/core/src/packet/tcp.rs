@@ -10,8 +10,8 @@
 //!   additive increase up to `max_cwnd`, no fast retransmit, a fixed RTO, and on each
 //!   timeout ssthresh = cwnd/2 and a window of one packet, go-back-N).
 //!
-//! The receiver keeps out-of-order packets and acknowledges every packet with a cumulative
-//! ACK (no delayed ACKs, no SACK).
+//! The receiver keeps out-of-order packets and acknowledges with a cumulative ACK (no
+//! SACK): every packet, or with delayed ACKs as `delack` decides.
 use super::port::{Packet, ECE, RETX};
 use super::Transport;
 
@@ -29,14 +29,17 @@ pub struct CcParams {
     pub pfabric_rto_rtts: f64,
     /// DCTCP's gain g (RFC 8257: 1/16).
     pub dctcp_g: f64,
+    /// RFC 6298's clock granularity G (ps): RTO = SRTT + max(G, 4 RTTVAR); at least the
+    /// core's tick of 1 ps.
+    pub clock_g_ps: f64,
 }
 
 /// RFC 6298 (2.5): an upper bound on the RTO may be placed, at least 60 s.
 pub const MAX_RTO_PS: u64 = 60_000_000_000_000;
 /// RFC 8257 section 3.3: g = 1/16.
 pub const DCTCP_G: f64 = 1.0 / 16.0;
-/// RFC 6298's clock granularity G, here the core's tick (1 ps).
-const G_PS: f64 = 1.0;
+/// The smallest clock granularity G: the core's tick (1 ps).
+pub const G_MIN_PS: f64 = 1.0;
 
 /// What the simulator must do after an ACK or a timeout.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -83,7 +86,7 @@ pub struct Sender {
 impl Sender {
     /// A sender of `n` packets whose path has an unloaded round-trip time of `rtt0_ps`:
     /// SRTT = R and RTTVAR = R/2 as after a first RTT sample (RFC 6298 2.2), standing in for
-    /// the sample that the handshake, which is not modelled, would give.
+    /// the handshake's sample (with the handshake option, `first_rtt_sample` replaces it).
     pub fn new(n: u32, p: &CcParams, rtt0_ps: u64) -> Self {
         let srtt = rtt0_ps as f64;
         let mut s = Sender {
@@ -116,12 +119,20 @@ impl Sender {
         s
     }
 
+    /// The handshake's RTT sample `r_ps` (SYN to SYN-ACK): SRTT = R, RTTVAR = R/2 (RFC
+    /// 6298 2.2), replacing the unloaded-path estimate `new` started from.
+    pub fn first_rtt_sample(&mut self, r_ps: u64, p: &CcParams) {
+        self.srtt_ps = r_ps as f64;
+        self.rttvar_ps = self.srtt_ps / 2.0;
+        self.base_rto_ps = self.compute_rto(p);
+    }
+
     fn compute_rto(&self, p: &CcParams) -> u64 {
         if p.transport == Transport::PFabric {
             // a fixed timeout (pFabric: about 3 RTTs); srtt_ps is the unloaded RTT here
             return p.min_rto_ps.max((p.pfabric_rto_rtts * self.srtt_ps).round() as u64);
         }
-        let r = self.srtt_ps + (4.0 * self.rttvar_ps).max(G_PS);
+        let r = self.srtt_ps + (4.0 * self.rttvar_ps).max(p.clock_g_ps);
         (r.round() as u64).clamp(p.min_rto_ps, p.max_rto_ps)
     }
 
@@ -314,6 +325,8 @@ pub struct Receiver {
     ooo: Vec<u64>,
     /// Packets received that were already held or delivered.
     pub duplicates: u32,
+    /// Out-of-order packets held now (bits set in `ooo`).
+    pub held: u32,
 }
 
 impl Receiver {
@@ -334,6 +347,7 @@ impl Receiver {
                 return false;
             }
             self.ooo[w] |= 1 << b;
+            self.held += 1;
             return true;
         }
         self.rcv_nxt += 1;
@@ -344,6 +358,7 @@ impl Receiver {
                 break;
             }
             self.ooo[w] &= !(1 << b);
+            self.held -= 1;
             self.rcv_nxt += 1;
         }
         if self.rcv_nxt >= n {
@@ -358,7 +373,7 @@ mod tests {
     use super::*;
 
     fn params(t: Transport) -> CcParams {
-        CcParams { transport: t, init_cwnd: 10.0, max_cwnd: f64::INFINITY, min_rto_ps: 1_000_000_000, max_rto_ps: MAX_RTO_PS, pfabric_rto_rtts: 0.0, dctcp_g: DCTCP_G }
+        CcParams { transport: t, init_cwnd: 10.0, max_cwnd: f64::INFINITY, min_rto_ps: 1_000_000_000, max_rto_ps: MAX_RTO_PS, pfabric_rto_rtts: 0.0, dctcp_g: DCTCP_G, clock_g_ps: G_MIN_PS }
     }
     fn ack(seq: u32, flags: u8) -> Packet {
         Packet { flow: 0, seq, prio: 0, tx_ps: 0, wire_bytes: 40, hop: 0, flags: super::super::port::ACK | flags }
