@@ -865,7 +865,13 @@ class Simulation:
         """Each flow's route, in trace order, as a tuple of node labels: the pinned one (the
         trace's ``path``) or the path ECMP gave it, on a graph; None on a big switch or a
         leaf-spine. :attr:`Results.flows` has it as its ``path`` column when the trace has
-        a ``path`` column (the trace's own routes are known without a run)."""
+        a ``path`` column (the trace's own routes are known without a run).
+
+        Fed back as the trace's ``path`` column, these routes reproduce the run bit for bit,
+        except on a graph with parallel links (a networkx multigraph): there the node labels
+        do not say which of the parallel links ECMP gave a flow, and a route that crosses
+        them is refused as a pin (an error naming the two nodes) rather than resolved to one
+        of the links."""
         if self._routes is None:
             tr, topo = self._trace, self.topology
             pinned = (tr[PATH_COLUMN].to_numpy(dtype=object) if PATH_COLUMN in tr.columns

@@ -286,7 +286,8 @@ class Graph:
 
     def route_of(self, row: int, src: int, dst: int) -> tuple[Hashable, ...]:
         """The labels of the nodes that the flow at trace row ``row`` from ``src`` to ``dst``
-        passes through when ECMP routes it (``path`` gives its links)."""
+        passes through when ECMP routes it (``path`` gives its links' names). On a graph
+        with parallel links, the labels do not say which of them the flow takes."""
         links = self._native.path(int(row), int(src), int(dst), self.ecmp_seed)
         return (self.nodes[self.link_from[links[0]]], *(self.nodes[self.link_to[lk]] for lk in links))
 

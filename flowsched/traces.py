@@ -63,8 +63,10 @@ checked, and each of these is an error naming the row: a node the graph does
 not have, a first node that is not the flow's ``src`` host or a last that is
 not its ``dst`` host, a host in the middle (hosts never forward), a node
 visited twice (a loop), two consecutive nodes with no link from the first to
-the second (links have a direction; with parallel links the route takes the
-lowest-numbered one), and any pinned route on a ``BigSwitch`` (one path per
+the second (links have a direction), two consecutive nodes joined by several
+parallel links in that direction (a networkx multigraph's: node names cannot
+say which link, so such a route is refused rather than resolved to one of
+them), and any pinned route on a ``BigSwitch`` (one path per
 host pair) or ``LeafSpine`` (build it as a graph with ``from_networkx`` to
 pin spines). The normalized cell holds the graph's own labels as a tuple,
 or None for ECMP.

@@ -249,3 +249,30 @@ def test_token_env_refuses_pinned_routes():
     with pytest.raises(ValueError, match="route every flow by ECMP"):
         native_trace(two_flows([VIA_CORE0_A, None]), FatTree(4), 10.0)
     native_trace(two_flows([None, None]), FatTree(4), 10.0)  # no route pinned: fine
+
+
+def test_parallel_links_are_never_pinned_silently():
+    # A multigraph: A and B joined by two parallel links (1 and 10 Gbps, equal cost), and a
+    # detour through C. ECMP spreads flows over both parallel links, but a route of node
+    # names cannot say which one: pinning it is an error naming the two nodes, never a
+    # silent choice of one link (which moved flows: their FCTs changed).
+    g = nx.MultiGraph()
+    for a, b, c in [("h0", "A", 10.0), ("h1", "B", 10.0), ("A", "B", 1.0), ("A", "B", 10.0), ("A", "C", 10.0),
+                    ("C", "B", 10.0)]:
+        g.add_edge(a, b, gbps=c)
+    topo = from_networkx(g, ["h0", "h1"])
+    n = 8
+    tr = pd.DataFrame({"arrival_s": np.arange(n) * 1.0, "src": [0] * n, "dst": [1] * n, "size_bytes": [1.25e6] * n})
+    free = simulate(tr, topo, "ps").flows
+    assert set(free["fct_s"].round(6)) == {1e-3, 1e-2}  # both parallel links in use
+    routes = Simulation(tr, topo, "ps").routes()
+    assert set(routes) == {("h0", "A", "B", "h1")}
+    with pytest.raises(TraceError, match=r"trace, row 0, column 'path': 2 parallel links from node 'A' to node 'B' "
+                                         r"\(positions 1 and 2\): a route given as nodes cannot say which"):
+        simulate(tr.assign(path=list(routes)), topo, "ps")
+    with pytest.raises(TraceError, match=r"row 1, column 'path': 2 parallel links from node 'B' to node 'A'"):
+        validate_trace(tr.iloc[:2].assign(src=[0, 1], dst=[1, 0], path=[None, "h1>B>A>h0"]), topology=topo)
+    # A route around the parallel links is pinned as usual: 10 Gbps, 1 ms.
+    res = simulate(tr.assign(path=["h0>A>C>B>h1"] + [None] * (n - 1)), topo, "ps").flows
+    assert res["fct_s"].iloc[0] == pytest.approx(1e-3, rel=1e-12)
+    assert res["path"].iloc[0] == ("h0", "A", "C", "B", "h1")
