@@ -129,6 +129,17 @@ class LeafSpine:
     _native = native_config  # the old private name, kept for now
 
 
+def _number_kind(x: Any) -> str | None:
+    """"bool", "integer" or "float" for a number of that kind (Python's or numpy's), else None."""
+    if isinstance(x, (bool, np.bool_)):
+        return "bool"
+    if isinstance(x, (int, np.integer)):
+        return "integer"
+    if isinstance(x, (float, np.floating)):
+        return "float"
+    return None
+
+
 class Graph:
     """A fabric given as a graph: nodes joined by unidirectional links, with the trace's
     hosts at some of the nodes and switches at every other node.
@@ -194,7 +205,7 @@ class Graph:
         if bad.size:
             raise ValueError(f"Graph: link {self._label(int(bad[0]))} has weight {self.link_weight[bad[0]]}; "
                              "weights are integers from 1 to 2**32 - 1")
-        self._labels: tuple[dict[Hashable, int], dict[str, int | None]] | None = None
+        self._labels: tuple[dict[Hashable, int], dict[str, list[int]]] | None = None
         self.link_names: tuple[str, ...] = (
             tuple(link_names) if link_names is not None
             else tuple(f"{self.nodes[a]}->{self.nodes[b]}" for a, b in zip(self.link_from, self.link_to, strict=True)))
@@ -248,38 +259,62 @@ class Graph:
                                                   self.ecmp_seed), np.int64)
 
     def node_index(self, name: Hashable) -> int | None:
-        """The index of the node labelled ``name``, or of the one whose label written as a
-        string is ``name`` (a route read from a file names ``3`` as ``"3"``); None if there
-        is none, or several labels read the same as strings."""
+        """The index of the node that ``name`` names in a route (see :meth:`node_lookup`), or
+        None if it names none or is refused."""
+        v = self.node_lookup(name)
+        return v if isinstance(v, int) else None
+
+    def node_lookup(self, name: Hashable) -> int | str:
+        """The index of the node that ``name`` names in a trace's ``path`` cell, or why it
+        names none. A string names the node whose label written as a string is ``name`` (a
+        route read from a file names node ``3`` as ``"3"``, node ``"s0"`` as ``"s0"``); if
+        several labels read as that string (nodes ``3`` and ``"3"``) it is ambiguous and
+        names none. Any other name must be a label itself, and a number of the same kind:
+        ``True`` or ``1.0`` do not stand for node ``1`` (nor ``1`` for a node ``1.0``)."""
         if self._labels is None:
             by_label: dict[Hashable, int] = {}
-            by_str: dict[str, int | None] = {}
-            for i, v in enumerate(self.nodes):
-                by_label.setdefault(v, i)
-                k = str(v)
-                by_str[k] = None if k in by_str else i
+            by_str: dict[str, list[int]] = {}
+            for k, v in enumerate(self.nodes):
+                by_label.setdefault(v, k)
+                by_str.setdefault(str(v), []).append(k)
             self._labels = (by_label, by_str)
         by_label, by_str = self._labels
+        if isinstance(name, str):
+            found = by_str.get(name, [])
+            if len(found) == 1:
+                return found[0]
+            if found:
+                shown = ", ".join(repr(self.nodes[j]) for j in found)
+                return (f"{name!r} is ambiguous: the labels of nodes {shown} all read {name!r} as strings, as "
+                        "a file writes them (relabel the graph so that no two labels read the same)")
+            return f"unknown node {name!r}"
         try:
-            if name in by_label:
-                return by_label[name]
+            i = by_label.get(name)
         except TypeError:  # unhashable
-            return None
-        return by_str.get(name) if isinstance(name, str) else None
+            return f"{name!r} is not a node label"
+        if i is None:
+            return f"unknown node {name!r}"
+        kind, label_kind = _number_kind(name), _number_kind(self.nodes[i])
+        if kind != label_kind:
+            return (f"{name!r} ({type(name).__name__}) is not a node label: it equals node {self.nodes[i]!r} "
+                    f"({type(self.nodes[i]).__name__}), and a number names a node only when the label is a number "
+                    "of the same kind (bool, integer or float)")
+        return i
 
     def route_problem(self, src: int, dst: int, names: Sequence[Hashable]) -> tuple[tuple[int, ...] | None, str | None]:
         """The node indices of a route from host ``src`` to host ``dst`` through the nodes
         ``names`` (labels, as a trace's ``path`` cell gives them), or what is wrong with it:
-        an unknown node, wrong ends, a host in the middle, a loop, consecutive nodes with no
-        link between them in that direction (the core's checks, nodes named by label)."""
+        an unknown or ambiguous node (:meth:`node_lookup`), wrong ends, a host in the
+        middle, a loop, consecutive nodes joined by no link or by parallel links in that
+        direction (the core's checks, nodes named by label)."""
         idx = []
         for k, name in enumerate(names):
-            i = self.node_index(name)
-            if i is None:
-                ambiguous = isinstance(name, str) and sum(str(v) == name for v in self.nodes) > 1
-                shown = ", ".join(repr(v) for v in self.nodes[:6]) + (", ..." if len(self.nodes) > 6 else "")
-                why = "several nodes' labels read as that string" if ambiguous else f"the graph's nodes are {shown}"
-                return None, f"unknown node {name!r} at position {k} ({why})"
+            i = self.node_lookup(name)
+            if isinstance(i, str):
+                if i.startswith("unknown node"):
+                    shown = ", ".join(repr(v) for v in self.nodes[:6]) + (", ..." if len(self.nodes) > 6 else "")
+                    return None, f"{i} at position {k} (the graph's nodes are {shown})"
+                return None, f"position {k}: {i}"
             idx.append(i)
         problem = self._native.check_route(int(src), int(dst), idx)
         return (None, self._relabel(problem)) if problem is not None else (tuple(idx), None)
@@ -300,10 +335,10 @@ class Graph:
         nodes: list[int] = []
         for i, p in enumerate(paths):
             if p is not None:
-                for name in p:
-                    v = self.node_index(name)
-                    if v is None:
-                        raise ValueError(f"flow at row {i}, column 'path': unknown node {name!r}")
+                for k, name in enumerate(p):
+                    v = self.node_lookup(name)
+                    if isinstance(v, str):
+                        raise ValueError(f"flow at row {i}, column 'path', position {k}: {v}")
                     nodes.append(v)
             off[i + 1] = len(nodes)
         try:

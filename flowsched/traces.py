@@ -53,9 +53,12 @@ names (the graph's own node labels, e.g. ``["h0", "edge0_0", "agg0_0",
 joined by :data:`PATH_SEPARATOR` (``">"``) as one string: ``"h0>edge0_0>
 agg0_0>core0>agg1_0>edge1_0>h4"``, which is how CSV and Parquet files hold
 it (whitespace around each name is dropped). A missing cell (empty string,
-NaN, None, an empty list) leaves that flow to ECMP. A name that is not a
-node label is matched against the labels written as strings (so ``"3"``
-finds node ``3`` of a graph with integer labels).
+NaN, None, an empty list) leaves that flow to ECMP. A string is matched
+against the labels written as strings (so ``"3"`` finds node ``3`` of a
+graph with integer labels); a string that several labels read as (nodes
+``3`` and ``"3"``) is an error, never resolved to one of them. Any other
+name must be a label itself, and a number of the same kind: ``True`` and
+``1.0`` do not stand for node ``1`` (see ``Graph.node_lookup``).
 
 Against a topology (``validate_trace(..., topology=)``, ``read_trace(...,
 topology=)``, and always in :func:`flowsched.simulate`) every route is

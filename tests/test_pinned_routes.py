@@ -5,6 +5,8 @@ FCT follows the pinned route's delays; every bad route is an error naming the ro
 column survives CSV and Parquet files and the CLI."""
 from __future__ import annotations
 
+import re
+
 import networkx as nx
 import numpy as np
 import pandas as pd
@@ -276,3 +278,43 @@ def test_parallel_links_are_never_pinned_silently():
     res = simulate(tr.assign(path=["h0>A>C>B>h1"] + [None] * (n - 1)), topo, "ps").flows
     assert res["fct_s"].iloc[0] == pytest.approx(1e-3, rel=1e-12)
     assert res["path"].iloc[0] == ("h0", "A", "C", "B", "h1")
+
+
+def test_labels_that_read_alike_are_errors_not_guesses(tmp_path):
+    # Nodes 3 and "3" in parallel between hosts a and b (3 is the slow one): a route
+    # through 3 written to a file reads back as "3", which both labels read as.
+    g = nx.Graph()
+    for a, b, c in [("a", 3, 1.0), (3, "b", 1.0), ("a", "3", 10.0), ("3", "b", 10.0)]:
+        g.add_edge(a, b, gbps=c)
+    topo = from_networkx(g, ["a", "b"])
+    tr = pd.DataFrame({"arrival_s": [0.0], "src": [0], "dst": [1], "size_bytes": [1.25e6], "path": [["a", 3, "b"]]})
+    res = simulate(tr, topo, "ps").flows
+    assert res["path"].tolist() == [("a", 3, "b")] and res["fct_s"].tolist() == [pytest.approx(1e-2, rel=1e-12)]
+    write_trace(tr, tmp_path / "m.csv")
+    with pytest.raises(TraceError, match=r"m.csv, line 2, column 'path': position 1: '3' is ambiguous: the labels "
+                                         r"of nodes 3, '3' all read '3' as strings"):
+        simulate(tmp_path / "m.csv", topo, "ps")
+    with pytest.raises(TraceError, match=r"row 0, column 'path': position 1: '3' is ambiguous"):
+        validate_trace(tr.assign(path=[["a", "3", "b"]]), topology=topo)
+    assert topo.node_index("3") is None and topo.node_index(3) == 1
+    # Numbers stand only for labels of their own kind: True and 1.0 are not node 1.
+    line = nx.path_graph(4)
+    nx.set_edge_attributes(line, 10.0, "gbps")
+    ints = from_networkx(line, [0, 3])
+    one = pd.DataFrame({"arrival_s": [0.0], "src": [0], "dst": [1], "size_bytes": [1.0]})
+    for cell, shown in [([0, True, 2, 3], "True (bool)"), ([0, 1.0, 2, 3], "1.0 (float)"),
+                        ([0, np.float64(1.0), 2, 3], "np.float64(1.0) (float64)")]:
+        with pytest.raises(TraceError, match=rf"position 1: {re.escape(shown)} is not a node label: it equals node "
+                                             r"1 \(int\)"):
+            validate_trace(one.assign(path=[cell]), topology=ints)
+    assert validate_trace(one.assign(path=[[np.int64(0), 1, 2, "3"]]), topology=ints)["path"].tolist() == [(0, 1, 2, 3)]
+    # ... and labels that are bools or floats are named by themselves, or as strings.
+    g = nx.Graph()
+    for a, b in [("a", True), (True, "b"), ("a", 1.5), (1.5, "b")]:
+        g.add_edge(a, b, gbps=10.0)
+    other = from_networkx(g, ["a", "b"])
+    for cell in (["a", True, "b"], "a>True>b", ["a", np.True_, "b"]):
+        assert validate_trace(one.assign(path=[cell]), topology=other)["path"].tolist() == [("a", True, "b")]
+    assert validate_trace(one.assign(path=["a>1.5>b"]), topology=other)["path"].tolist() == [("a", 1.5, "b")]
+    with pytest.raises(TraceError, match=r"1 \(int\) is not a node label: it equals node True \(bool\)"):
+        validate_trace(one.assign(path=[["a", 1, "b"]]), topology=other)
