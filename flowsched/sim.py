@@ -22,7 +22,7 @@ import pandas as pd
 from flowsched import _fabric, progress as _progress
 from flowsched.metrics import DEFAULT_BUCKETS_BYTES, Summary, compare, deadline_met, slowdown, summarize
 from flowsched.topology import BigSwitch, Graph, LeafSpine, Topology
-from flowsched.traces import PATH_COLUMN, TimeResolutionWarning, TraceError, read_trace, validate_trace
+from flowsched.traces import PATH_COLUMN, TimeResolutionWarning, _load_trace
 
 #: Native schedulers (``gtcp:<inner>`` takes any priority scheduler as inner).
 SCHEDULERS: tuple[str, ...] = tuple(_fabric.scheduler_names())
@@ -397,19 +397,11 @@ def prepare_trace(
     """
     if topology is not None and not isinstance(topology, (BigSwitch, LeafSpine, Graph)):
         raise TypeError(f"topology must be a BigSwitch, LeafSpine or Graph, got {type(topology).__name__}")
-    if isinstance(trace, (str, os.PathLike)):
-        tr = read_trace(trace, infer_hosts=topology is None, topology=topology)
-    else:
-        tr = validate_trace(trace, infer_hosts=topology is None, topology=topology)
+    tr = _load_trace(trace, infer_hosts=topology is None, topology=topology,
+                    pins_refused=None if topology is not None else
+                    "routes are pinned on a Graph topology only, and none was given (the default is a big switch)")
     if topology is None:
         topology = BigSwitch(max(int(max(tr["src"].max(), tr["dst"].max())) + 1, 2), link_gbps)
-        if PATH_COLUMN in tr.columns:
-            pinned = [i for i, p in enumerate(tr[PATH_COLUMN]) if p is not None]
-            if pinned:
-                source = str(trace) if isinstance(trace, (str, os.PathLike)) else "trace"
-                raise TraceError(f"{source}, row {pinned[0]}, column 'path': routes are pinned on a Graph topology "
-                                 f"only, and none was given (the default is a big switch); {len(pinned)} row(s) "
-                                 "pin one")
     origin = time_origin_s(tr["arrival_s"])
     if origin != 0.0:
         tr["arrival_s"] = tr["arrival_s"].to_numpy() - origin

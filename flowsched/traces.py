@@ -614,9 +614,24 @@ def validate_trace(
     return _validate(df, hosts, source, _frame_locator(df.index), infer_hosts, topology)
 
 
+def _load_trace(
+    trace: pd.DataFrame | str | os.PathLike[str], *, infer_hosts: bool = False, topology: Any = None,
+    pins_refused: str | None = None,
+) -> pd.DataFrame:
+    """:func:`read_trace` for a path, else :func:`validate_trace` (no host count but the
+    topology's): as :func:`flowsched.simulate` loads a trace. ``pins_refused``, when given,
+    says why no route may be pinned (no topology to pin them on): a ``path`` cell that pins
+    one is then an error naming its row, index label or line as any other bad cell."""
+    if isinstance(trace, (str, os.PathLike)):
+        return _read(trace, None, infer_hosts, topology, pins_refused)
+    if not isinstance(trace, pd.DataFrame):
+        raise TraceError(f"trace: a trace must be a pandas DataFrame, got {type(trace).__name__}")
+    return _validate(trace, None, "trace", _frame_locator(trace.index), infer_hosts, topology, pins_refused)
+
+
 def _validate(
     df: pd.DataFrame, hosts: int | None, source: str, locate: Locator, infer_hosts: bool = False,
-    topology: Any = None,
+    topology: Any = None, pins_refused: str | None = None,
 ) -> pd.DataFrame:
     if topology is not None:
         n = int(topology.n_hosts)
@@ -838,6 +853,11 @@ def _validate(
             paths, problem = resolve_paths(topology, paths, out["src"], out["dst"])
             if problem is not None:
                 raise _fail(source, locate(problem[0]), PATH_COLUMN, problem[1])
+        elif pins_refused is not None:
+            pinned = np.flatnonzero(np.fromiter((p is not None for p in paths), bool, len(paths)))
+            if pinned.size:
+                raise _fail(source, locate(int(pinned[0])), PATH_COLUMN,
+                            f"{pins_refused}; {pinned.size} row(s) pin one")
         out[PATH_COLUMN] = paths
 
     result = pd.DataFrame({c: out[c] for c in (*TRACE_COLUMNS, PATH_COLUMN) if c in out})
@@ -932,6 +952,11 @@ def read_trace(
     correct rounding, so files written by :func:`write_trace` read back bit
     for bit.
     """
+    return _read(path, hosts, infer_hosts, topology)
+
+
+def _read(path: str | os.PathLike[str], hosts: int | None, infer_hosts: bool, topology: Any,
+          pins_refused: str | None = None) -> pd.DataFrame:
     p = Path(path)
     suffix = _suffix(p)
     source = str(p)
@@ -942,7 +967,7 @@ def read_trace(
             raise TraceError(f"{source}: cannot read Parquet file: {exc}") from exc
         if not isinstance(df.index, pd.RangeIndex):
             df = df.reset_index(drop=True)
-        return _validate(df, hosts, source, _positions_locator(None, "row"), infer_hosts, topology)
+        return _validate(df, hosts, source, _positions_locator(None, "row"), infer_hosts, topology, pins_refused)
     try:
         raw = pd.read_csv(
             p,
@@ -970,7 +995,7 @@ def read_trace(
             f"{source}: line 1 (header): empty column name(s) (is there a trailing comma?); "
             f"allowed columns are {list(TRACE_COLUMNS)}"
         )
-    return _validate(raw, hosts, source, _positions_locator(lines, "line"), infer_hosts, topology)
+    return _validate(raw, hosts, source, _positions_locator(lines, "line"), infer_hosts, topology, pins_refused)
 
 
 def _float_strings(values: np.ndarray, *, empty_nan: bool = False) -> np.ndarray:

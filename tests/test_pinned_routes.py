@@ -318,3 +318,14 @@ def test_labels_that_read_alike_are_errors_not_guesses(tmp_path):
     assert validate_trace(one.assign(path=["a>1.5>b"]), topology=other)["path"].tolist() == [("a", 1.5, "b")]
     with pytest.raises(TraceError, match=r"1 \(int\) is not a node label: it equals node True \(bool\)"):
         validate_trace(one.assign(path=[["a", 1, "b"]]), topology=other)
+
+
+def test_pins_without_a_topology_name_the_index_label_or_line(tmp_path):
+    # As every other bad cell: the DataFrame's index label, a CSV file's line (header: 1).
+    tr = pd.DataFrame({"arrival_s": [0.0, 0.0], "src": [0, 0], "dst": [1, 1], "size_bytes": [1e4, 1e4],
+                       "path": [None, "h0>s>h1"]}, index=[10, 11])
+    tr.to_csv(tmp_path / "b.csv", index=False)
+    for trace, where in [(tr, "trace, row 11"), (tmp_path / "b.csv", "b.csv, line 3")]:
+        for topology in (None, BigSwitch(2)):
+            with pytest.raises(TraceError, match=rf"{where}, column 'path': routes are pinned on a Graph topology"):
+                simulate(trace, topology, "ps")
