@@ -60,7 +60,8 @@ class Graph:
 
 @final
 class PinnedRoutes:
-    """Routes pinned to the flows of one trace on a graph (``Graph.pin``): a simulator's ``topology``."""
+    """Routes pinned to the flows of one trace on a graph (``Graph.pin``): the ``topology`` of a
+    ``Simulator`` or ``PacketSimulator`` of that trace (the env configs refuse it)."""
     @property
     def n_flows(self) -> int: ...
     @property
@@ -131,7 +132,7 @@ class PacketSimulator:
         data_span_s: npt.NDArray[np.float64],
         size_known: npt.NDArray[np.bool_],
         *,
-        topology: str,
+        topology: str | Graph | PinnedRoutes,
         host_gbps: npt.NDArray[np.float64],
         tors: int = 0,
         hosts_per_tor: int = 0,
@@ -211,7 +212,7 @@ class TokenConfig:
     def __new__(
         cls,
         *,
-        topology: str | Graph | PinnedRoutes,
+        topology: str | Graph,
         host_gbps: npt.NDArray[np.float64],
         tors: int = 0,
         hosts_per_tor: int = 0,

@@ -329,3 +329,42 @@ def test_pins_without_a_topology_name_the_index_label_or_line(tmp_path):
         for topology in (None, BigSwitch(2)):
             with pytest.raises(TraceError, match=rf"{where}, column 'path': routes are pinned on a Graph topology"):
                 simulate(trace, topology, "ps")
+
+
+def test_the_type_stub_says_which_native_classes_take_pinned_routes():
+    # flowsched/_fabric.pyi's `topology` annotations against what the extension does.
+    import ast
+    from pathlib import Path
+
+    from flowsched import _fabric
+
+    topo = FatTree(4)
+    pinned = topo.pin([VIA_CORE0_A, None], np.array([0, 2]), np.array([4, 6]))
+    cfg = {**topo.native_config(), "topology": pinned}
+    arrays = (np.zeros(2), np.array([0, 2]), np.array([4, 6]), np.full(2, 1e4), np.full(2, np.nan), np.ones(2),
+              np.zeros(2), np.ones(2, bool))
+    make = {
+        "Simulator": lambda: _fabric.Simulator(*arrays, **cfg),
+        "PacketSimulator": lambda: _fabric.PacketSimulator(*arrays, **cfg),
+        "TokenConfig": lambda: _fabric.TokenConfig(**cfg, k=2, window=2, class_weights=[1.0],
+                                                   class_sizes_bytes=[1e4], class_deadlines_s=[1e-3], burst_size=2,
+                                                   burst_rate_hz=10.0, n_bursts=1),
+        "SwitchConfig": lambda: _fabric.SwitchConfig(**cfg, max_flows=4),
+    }
+    stub = ast.parse((Path(_fabric.__file__).parent / "_fabric.pyi").read_text())
+    annotations = {}
+    for node in stub.body:
+        if isinstance(node, ast.ClassDef) and node.name in make:
+            new = next(f for f in node.body if isinstance(f, ast.FunctionDef) and f.name == "__new__")
+            arg = next(a for a in new.args.kwonlyargs if a.arg == "topology")
+            annotations[node.name] = ast.unparse(arg.annotation)
+    assert set(annotations) == set(make)
+    for name, build in make.items():
+        try:
+            build()
+            takes = True
+        except ValueError as e:
+            assert "topology must be" in str(e), (name, e)
+            takes = False
+        assert takes == (name in ("Simulator", "PacketSimulator")), name
+        assert annotations[name] == ("str | Graph | PinnedRoutes" if takes else "str | Graph"), (name, annotations)
