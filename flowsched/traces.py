@@ -170,6 +170,7 @@ __all__ = [
     "PATH_COLUMN",
     "PATH_SEPARATOR",
     "path_strings",
+    "path_name_problem",
     "validate_trace",
     "read_trace",
     "write_trace",
@@ -538,12 +539,21 @@ def path_strings(paths: Any) -> np.ndarray:
             continue
         names = [str(x) for x in cell]
         for x in names:
-            if x == "" or x != x.strip() or PATH_SEPARATOR in x:
-                raise ValueError(f"row {i}: node name {x!r} cannot be written as a path string (names joined by "
-                                 f"{PATH_SEPARATOR!r} must be non-empty, without the separator or surrounding "
-                                 "whitespace)")
+            problem = path_name_problem(x)
+            if problem is not None:
+                raise ValueError(f"row {i}: {problem}")
         out[i] = PATH_SEPARATOR.join(names)
     return out
+
+
+def path_name_problem(name: Any) -> str | None:
+    """Why node ``name`` (a label, written as ``str(name)``) cannot be written in a path
+    string that reads back (:func:`path_strings`), or None if it can."""
+    x = str(name)
+    if x == "" or x != x.strip() or PATH_SEPARATOR in x:
+        return (f"node name {x!r} cannot be written as a path string (names joined by {PATH_SEPARATOR!r} must be "
+                "non-empty, without the separator or surrounding whitespace)")
+    return None
 
 
 # ----------------------------------------------------------------------------

@@ -368,3 +368,26 @@ def test_the_type_stub_says_which_native_classes_take_pinned_routes():
             takes = False
         assert takes == (name in ("Simulator", "PacketSimulator")), name
         assert annotations[name] == ("str | Graph | PinnedRoutes" if takes else "str | Graph"), (name, annotations)
+
+
+def test_cli_checks_node_names_for_out_before_the_run(tmp_path, capsys):
+    # --out writes routes as names joined by '>': a node named "s>0" cannot be written, and
+    # that is an error before the run (which printed its summary, then lost the output).
+    from flowsched.cli import main
+
+    g = nx.Graph()
+    for h in ("h0", "h1"):
+        g.add_edge(h, "s>0", gbps=10.0)
+        g.nodes[h]["host"] = int(h[1])
+    nx.write_graphml(g, tmp_path / "g.graphml")
+    write_trace(pd.DataFrame({"arrival_s": [0.0], "src": [0], "dst": [1], "size_bytes": [1e4], "path": [None]}),
+                tmp_path / "t.csv")
+    args = ["simulate", "--trace", str(tmp_path / "t.csv"), "--topology", str(tmp_path / "g.graphml"),
+            "--scheduler", "ps"]
+    capsys.readouterr()
+    assert main([*args, "--out", str(tmp_path / "f.csv")]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and not (tmp_path / "f.csv").exists()
+    assert "--out: the trace has a 'path' column, so --out writes each flow's route, but node name 's>0' cannot " \
+           "be written as a path string" in err
+    assert main(args) == 0  # without --out the route is never written
