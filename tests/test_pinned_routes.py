@@ -391,3 +391,18 @@ def test_cli_checks_node_names_for_out_before_the_run(tmp_path, capsys):
     assert "--out: the trace has a 'path' column, so --out writes each flow's route, but node name 's>0' cannot " \
            "be written as a path string" in err
     assert main(args) == 0  # without --out the route is never written
+
+
+def test_packet_hop_limit_names_the_path_column_for_a_pinned_route():
+    # h0 - s0 - s1 - h1, and a detour from s0 to s1 through 300 switches: pinned, the route
+    # is over the packet model's 255 links, and the error names the column that made it.
+    g = nx.Graph()
+    chain = ["s0", *(f"c{i}" for i in range(300)), "s1"]
+    for a, b in [("h0", "s0"), ("s0", "s1"), ("s1", "h1"), *zip(chain[:-1], chain[1:], strict=True)]:
+        g.add_edge(a, b, gbps=10.0)
+    topo = from_networkx(g, ["h0", "h1"])
+    tr = pd.DataFrame({"arrival_s": [0.0, 0.0], "src": [0, 0], "dst": [1, 1], "size_bytes": [1460.0, 1460.0]})
+    with pytest.raises(ValueError, match=r"flow at row 1, column 'path': its route has 303 links; the packet model "
+                                         r"takes routes of at most 255 links"):
+        simulate(tr.assign(path=[None, ["h0", *chain, "h1"]]), topo, "ps", model="packet")
+    assert simulate(tr, topo, "ps", model="packet").flows["fct_s"].notna().all()
