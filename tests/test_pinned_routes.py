@@ -48,7 +48,18 @@ def test_pinning_the_ecmp_path_is_bit_identical(fat_trace, scheduler):
     res = simulate(pinned, topo, scheduler)
     for col in FLOW_COLUMNS:
         pd.testing.assert_series_equal(res.flows[col], free.flows[col], check_exact=True)
+    # The routes reported, checked independently: each a shortest path of the graph (by
+    # networkx), and together they account for every link's bytes in the unpinned run.
     assert list(res.flows["path"]) == list(ecmp)  # ECMP's route for the unpinned rows too
+    g = nx.DiGraph([(topo.nodes[a], topo.nodes[b]) for a, b in zip(topo.link_from, topo.link_to, strict=True)])
+    carried = dict.fromkeys(free.links["link"], 0.0)
+    for (s, d, size), route in zip(fat_trace[["src", "dst", "size_bytes"]].to_numpy(), ecmp, strict=True):
+        assert route[0] == f"h{int(s)}" and route[-1] == f"h{int(d)}"
+        assert len(route) - 1 == nx.shortest_path_length(g, route[0], route[-1])
+        for a, b in zip(route[:-1], route[1:], strict=True):
+            carried[f"{a}->{b}"] += size
+    assert free.flows["finish_s"].notna().all()
+    np.testing.assert_allclose(free.links["bytes"], [carried[lk] for lk in free.links["link"]], rtol=1e-9)
     pd.testing.assert_frame_equal(res.links, free.links, check_exact=True)
     assert "path" not in free.flows  # no path column in, none out: FLOW_COLUMNS as before
     assert list(free.flows.columns) == list(FLOW_COLUMNS)
