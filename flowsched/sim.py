@@ -868,10 +868,12 @@ class Simulation:
             tr, topo = self._trace, self.topology
             pinned = (tr[PATH_COLUMN].to_numpy(dtype=object) if PATH_COLUMN in tr.columns
                       else np.full(len(tr), None, dtype=object))
-            out = np.empty(len(tr), dtype=object)
-            src, dst = tr["src"].to_numpy(np.int64), tr["dst"].to_numpy(np.int64)
-            for i, p in enumerate(pinned):
-                out[i] = p if p is not None or not isinstance(topo, Graph) else topo.route_of(i, src[i], dst[i])
+            mine = np.fromiter((p is not None for p in pinned), bool, len(pinned))
+            if isinstance(topo, Graph) and not mine.all():
+                out = topo.ecmp_routes(tr["src"].to_numpy(np.int64), tr["dst"].to_numpy(np.int64))
+                out[mine] = pinned[mine]
+            else:
+                out = pinned.copy()
             self._routes = out
         return self._routes.copy()
 

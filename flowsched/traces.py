@@ -495,14 +495,18 @@ def _path_cell(v: Any) -> tuple[Any, ...] | None:
     if isinstance(v, str):
         if v.strip() == "":
             return None
-        names = tuple(x.strip() for x in v.split(PATH_SEPARATOR))
-        if any(x == "" for x in names):
+        names = tuple(map(str.strip, v.split(PATH_SEPARATOR)))
+        if "" in names:
             raise ValueError(f"an empty node name in {v!r} (node names joined by {PATH_SEPARATOR!r})")
     elif isinstance(v, (list, tuple, np.ndarray, pd.Series)):
         names = tuple(v.tolist() if isinstance(v, (np.ndarray, pd.Series)) else v)
         if not names:
             return None
-        for x in names:
+        try:
+            plain = all(map(str.strip, names))  # non-blank strings, the usual names: nothing to check
+        except TypeError:  # a name that is not a string
+            plain = False
+        for x in () if plain else names:
             if _is_missing(x) or isinstance(x, (list, dict, set, np.ndarray)):
                 raise ValueError(f"{_show(x)} is not a node name")
             hash(x)

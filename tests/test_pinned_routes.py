@@ -417,3 +417,23 @@ def test_packet_hop_limit_names_the_path_column_for_a_pinned_route():
                                          r"takes routes of at most 255 links"):
         simulate(tr.assign(path=[None, ["h0", *chain, "h1"]]), topo, "ps", model="packet")
     assert simulate(tr, topo, "ps", model="packet").flows["fct_s"].notna().all()
+
+
+def test_routes_at_once_are_the_routes_one_by_one(fat_trace):
+    # Graph.ecmp_routes (one native call) and Graph.resolve (every cell at once) against
+    # their one-row forms, route_of and route_problem.
+    topo = FatTree(4, ecmp_seed=7)
+    src, dst = fat_trace["src"].to_numpy(), fat_trace["dst"].to_numpy()
+    at_once = topo.ecmp_routes(src, dst)
+    assert list(at_once) == [topo.route_of(i, s, d) for i, (s, d) in enumerate(zip(src, dst, strict=True))]
+    cells = np.array([None if i % 3 else ">".join(r).split(">") for i, r in enumerate(at_once)], dtype=object)
+    out, native, problem = topo.resolve(cells, src, dst)
+    assert problem is None and native.n_flows == len(cells)
+    assert [o for o in out if o is not None] == [tuple(c) for c in cells if c is not None]
+    # The first bad row is reported, whatever is wrong with later ones.
+    bad = cells.copy()
+    bad[3] = [*at_once[3][:-1], "h15" if at_once[3][-1] != "h15" else "h14"]  # row 3: wrong destination
+    bad[6] = ["nowhere", *at_once[6][1:]]  # row 6: an unknown node
+    assert topo.resolve(bad, src, dst)[2][0] == 3
+    bad[3] = None
+    assert topo.resolve(bad, src, dst)[2] == (6, topo.route_problem(src[6], dst[6], bad[6])[1])
