@@ -43,6 +43,9 @@ class Graph:
     def host_rates_gbps(self) -> npt.NDArray[np.float64]: ...
     def n_paths(self, src: int, dst: int) -> int: ...
     def path(self, flow_id: int, src: int, dst: int, ecmp_seed: int) -> list[int]: ...
+    def path_nodes(
+        self, src: npt.NDArray[np.int64], dst: npt.NDArray[np.int64], ecmp_seed: int
+    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]: ...
     def path_links(
         self, src: npt.NDArray[np.int64], dst: npt.NDArray[np.int64], ecmp_seed: int
     ) -> npt.NDArray[np.int64]: ...
@@ -60,7 +63,8 @@ class Graph:
 
 @final
 class PinnedRoutes:
-    """Routes pinned to the flows of one trace on a graph (``Graph.pin``): a simulator's ``topology``."""
+    """Routes pinned to the flows of one trace on a graph (``Graph.pin``): the ``topology`` of a
+    ``Simulator`` or ``PacketSimulator`` of that trace (the env configs refuse it)."""
     @property
     def n_flows(self) -> int: ...
     @property
@@ -131,7 +135,7 @@ class PacketSimulator:
         data_span_s: npt.NDArray[np.float64],
         size_known: npt.NDArray[np.bool_],
         *,
-        topology: str,
+        topology: str | Graph | PinnedRoutes,
         host_gbps: npt.NDArray[np.float64],
         tors: int = 0,
         hosts_per_tor: int = 0,
@@ -224,7 +228,7 @@ class TokenConfig:
     def __new__(
         cls,
         *,
-        topology: str | Graph | PinnedRoutes,
+        topology: str | Graph,
         host_gbps: npt.NDArray[np.float64],
         tors: int = 0,
         hosts_per_tor: int = 0,

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from flowsched import progress, workloads
 from flowsched.sim import ADMISSION_POLICIES, MODELS, SCHEDULERS, TRANSPORTS, simulate
-from flowsched.topology import BigSwitch, FatTree, LeafSpine, ParkingLot, Topology, read_graph
+from flowsched.topology import BigSwitch, FatTree, Graph, LeafSpine, ParkingLot, Topology, read_graph
 from flowsched.traces import (
     MAX_FLOWS,
     PATH_COLUMN,
@@ -29,6 +29,7 @@ from flowsched.traces import (
     TimeResolutionWarning,
     TraceError,
     check_hosts,
+    path_name_problem,
     path_strings,
     read_trace,
     write_trace,
@@ -224,6 +225,15 @@ def _simulate(a: argparse.Namespace) -> int:
         tr = read_trace(a.trace, hosts=a.hosts, infer_hosts=a.hosts is None)
         hosts = a.hosts if a.hosts is not None else max(int(max(tr["src"].max(), tr["dst"].max())) + 1, 2)
         topo = BigSwitch(hosts, a.link_gbps)
+    if a.out and PATH_COLUMN in tr.columns and isinstance(topo, Graph):
+        # --out writes each flow's route as node names joined by '>': check that every node's
+        # name can be, before the run rather than after it.
+        for v in topo.nodes:
+            problem = path_name_problem(v)
+            if problem is not None:
+                raise ValueError(f"--out: the trace has a {PATH_COLUMN!r} column, so --out writes each flow's route, "
+                                 f"but {problem}: rename the graph's node, or drop the trace's {PATH_COLUMN!r} "
+                                 "column")
     thresholds = None
     if a.pias_thresholds:
         try:

@@ -22,7 +22,7 @@ import pandas as pd
 from flowsched import _fabric, progress as _progress
 from flowsched.metrics import DEFAULT_BUCKETS_BYTES, Summary, compare, deadline_met, slowdown, summarize
 from flowsched.topology import BigSwitch, Graph, LeafSpine, Topology
-from flowsched.traces import PATH_COLUMN, TimeResolutionWarning, TraceError, read_trace, validate_trace
+from flowsched.traces import PATH_COLUMN, TimeResolutionWarning, _load_trace
 
 #: Native schedulers (``gtcp:<inner>`` takes any priority scheduler as inner).
 SCHEDULERS: tuple[str, ...] = tuple(_fabric.scheduler_names())
@@ -448,19 +448,11 @@ def prepare_trace(
     """
     if topology is not None and not isinstance(topology, (BigSwitch, LeafSpine, Graph)):
         raise TypeError(f"topology must be a BigSwitch, LeafSpine or Graph, got {type(topology).__name__}")
-    if isinstance(trace, (str, os.PathLike)):
-        tr = read_trace(trace, infer_hosts=topology is None, topology=topology)
-    else:
-        tr = validate_trace(trace, infer_hosts=topology is None, topology=topology)
+    tr = _load_trace(trace, infer_hosts=topology is None, topology=topology,
+                    pins_refused=None if topology is not None else
+                    "routes are pinned on a Graph topology only, and none was given (the default is a big switch)")
     if topology is None:
         topology = BigSwitch(max(int(max(tr["src"].max(), tr["dst"].max())) + 1, 2), link_gbps)
-        if PATH_COLUMN in tr.columns:
-            pinned = [i for i, p in enumerate(tr[PATH_COLUMN]) if p is not None]
-            if pinned:
-                source = str(trace) if isinstance(trace, (str, os.PathLike)) else "trace"
-                raise TraceError(f"{source}, row {pinned[0]}, column 'path': routes are pinned on a Graph topology "
-                                 f"only, and none was given (the default is a big switch); {len(pinned)} row(s) "
-                                 "pin one")
     origin = time_origin_s(tr["arrival_s"])
     if origin != 0.0:
         tr["arrival_s"] = tr["arrival_s"].to_numpy() - origin
@@ -916,15 +908,23 @@ class Simulation:
         """Each flow's route, in trace order, as a tuple of node labels: the pinned one (the
         trace's ``path``) or the path ECMP gave it, on a graph; None on a big switch or a
         leaf-spine. :attr:`Results.flows` has it as its ``path`` column when the trace has
-        a ``path`` column (the trace's own routes are known without a run)."""
+        a ``path`` column (the trace's own routes are known without a run).
+
+        Fed back as the trace's ``path`` column, these routes reproduce the run bit for bit,
+        except on a graph with parallel links (a networkx multigraph): there the node labels
+        do not say which of the parallel links ECMP gave a flow, and a route that crosses
+        them is refused as a pin (an error naming the two nodes) rather than resolved to one
+        of the links."""
         if self._routes is None:
             tr, topo = self._trace, self.topology
             pinned = (tr[PATH_COLUMN].to_numpy(dtype=object) if PATH_COLUMN in tr.columns
                       else np.full(len(tr), None, dtype=object))
-            out = np.empty(len(tr), dtype=object)
-            src, dst = tr["src"].to_numpy(np.int64), tr["dst"].to_numpy(np.int64)
-            for i, p in enumerate(pinned):
-                out[i] = p if p is not None or not isinstance(topo, Graph) else topo.route_of(i, src[i], dst[i])
+            mine = np.fromiter((p is not None for p in pinned), bool, len(pinned))
+            if isinstance(topo, Graph) and not mine.all():
+                out = topo.ecmp_routes(tr["src"].to_numpy(np.int64), tr["dst"].to_numpy(np.int64))
+                out[mine] = pinned[mine]
+            else:
+                out = pinned.copy()
             self._routes = out
         return self._routes.copy()
 

@@ -10,6 +10,7 @@ routes. Any other fabric is a :class:`Graph`, made from a networkx graph with
 """
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
@@ -129,6 +130,17 @@ class LeafSpine:
     _native = native_config  # the old private name, kept for now
 
 
+def _number_kind(x: Any) -> str | None:
+    """"bool", "integer" or "float" for a number of that kind (Python's or numpy's), else None."""
+    if isinstance(x, (bool, np.bool_)):
+        return "bool"
+    if isinstance(x, (int, np.integer)):
+        return "integer"
+    if isinstance(x, (float, np.floating)):
+        return "float"
+    return None
+
+
 class Graph:
     """A fabric given as a graph: nodes joined by unidirectional links, with the trace's
     hosts at some of the nodes and switches at every other node.
@@ -194,7 +206,7 @@ class Graph:
         if bad.size:
             raise ValueError(f"Graph: link {self._label(int(bad[0]))} has weight {self.link_weight[bad[0]]}; "
                              "weights are integers from 1 to 2**32 - 1")
-        self._labels: tuple[dict[Hashable, int], dict[str, int | None]] | None = None
+        self._labels: tuple[dict[Hashable, int], dict[str, list[int]], dict[str, int], set[str]] | None = None
         self.link_names: tuple[str, ...] = (
             tuple(link_names) if link_names is not None
             else tuple(f"{self.nodes[a]}->{self.nodes[b]}" for a, b in zip(self.link_from, self.link_to, strict=True)))
@@ -248,67 +260,152 @@ class Graph:
                                                   self.ecmp_seed), np.int64)
 
     def node_index(self, name: Hashable) -> int | None:
-        """The index of the node labelled ``name``, or of the one whose label written as a
-        string is ``name`` (a route read from a file names ``3`` as ``"3"``); None if there
-        is none, or several labels read the same as strings."""
+        """The index of the node that ``name`` names in a route (see :meth:`node_lookup`), or
+        None if it names none or is refused."""
+        v = self.node_lookup(name)
+        return v if isinstance(v, int) else None
+
+    def node_lookup(self, name: Hashable) -> int | str:
+        """The index of the node that ``name`` names in a trace's ``path`` cell, or why it
+        names none. A string names the node whose label written as a string is ``name`` (a
+        route read from a file names node ``3`` as ``"3"``, node ``"s0"`` as ``"s0"``); if
+        several labels read as that string (nodes ``3`` and ``"3"``) it is ambiguous and
+        names none. Any other name must be a label itself, and a number of the same kind:
+        ``True`` or ``1.0`` do not stand for node ``1`` (nor ``1`` for a node ``1.0``)."""
+        by_label, by_str, _, _ = self._label_tables()
+        if isinstance(name, str):
+            found = by_str.get(name, [])
+            if len(found) == 1:
+                return found[0]
+            if found:
+                shown = ", ".join(repr(self.nodes[j]) for j in found)
+                return (f"{name!r} is ambiguous: the labels of nodes {shown} all read {name!r} as strings, as "
+                        "a file writes them (relabel the graph so that no two labels read the same)")
+            return f"unknown node {name!r}"
+        try:
+            i = by_label.get(name)
+        except TypeError:  # unhashable
+            return f"{name!r} is not a node label"
+        if i is None:
+            return f"unknown node {name!r}"
+        kind, label_kind = _number_kind(name), _number_kind(self.nodes[i])
+        if kind != label_kind:
+            return (f"{name!r} ({type(name).__name__}) is not a node label: it equals node {self.nodes[i]!r} "
+                    f"({type(self.nodes[i]).__name__}), and a number names a node only when the label is a number "
+                    "of the same kind (bool, integer or float)")
+        return i
+
+    def _label_tables(self) -> tuple[dict[Hashable, int], dict[str, list[int]], dict[str, int], set[str]]:
+        """Node index by label; node indices by label written as a string; the node index of
+        each string that names exactly one node (:meth:`node_lookup`'s fast path); and those
+        of these strings that are that node's label itself."""
         if self._labels is None:
             by_label: dict[Hashable, int] = {}
-            by_str: dict[str, int | None] = {}
-            for i, v in enumerate(self.nodes):
-                by_label.setdefault(v, i)
-                k = str(v)
-                by_str[k] = None if k in by_str else i
-            self._labels = (by_label, by_str)
-        by_label, by_str = self._labels
-        try:
-            if name in by_label:
-                return by_label[name]
-        except TypeError:  # unhashable
-            return None
-        return by_str.get(name) if isinstance(name, str) else None
+            by_str: dict[str, list[int]] = {}
+            for k, v in enumerate(self.nodes):
+                by_label.setdefault(v, k)
+                by_str.setdefault(str(v), []).append(k)
+            one = {s: ks[0] for s, ks in by_str.items() if len(ks) == 1}
+            self._labels = (by_label, by_str, one, {s for s, k in one.items() if type(self.nodes[k]) is str})
+        return self._labels
+
+    def _route_nodes(self, paths: Sequence[Any] | np.ndarray) -> tuple[np.ndarray, np.ndarray, bool] | None:
+        """The node offsets and indices of a trace's ``path`` cells (tuples of names, None:
+        ECMP) as the core takes them (``_fabric.Graph.pin``), and whether every name is a
+        string label itself; or None if some name names no node (:meth:`route_problem`
+        says which and why). All names at once: one dict look-up each for the usual
+        string names."""
+        cells = [() if p is None else p for p in paths]
+        off = np.zeros(len(cells) + 1, np.int64)
+        np.cumsum(np.fromiter(map(len, cells), np.int64, len(cells)), out=off[1:])
+        names = list(itertools.chain.from_iterable(cells))
+        # A string names one node, or goes the slow way; so does any other name (never a key).
+        _, _, one, exact = self._label_tables()
+        flat: list[int | None] = list(map(one.get, names))
+        missed = None in flat
+        for j in (j for j, v in enumerate(flat) if v is None) if missed else ():
+            v = self.node_lookup(names[j])
+            if isinstance(v, str):
+                return None
+            flat[j] = v
+        labels = not missed and all(map(exact.__contains__, names))
+        return off, np.asarray(flat, np.int64), labels
+
+    def resolve(self, paths: Sequence[Any] | np.ndarray, src: np.ndarray, dst: np.ndarray, labels: bool = True
+                ) -> tuple[np.ndarray, _fabric.PinnedRoutes | None, tuple[int, str] | None]:
+        """A trace's ``path`` cells checked as routes on this graph: the cells with the
+        graph's own labels (tuples; None: ECMP; the cells as given when ``labels`` is
+        False) and the native pinned routes, or the first bad row and what is wrong with it
+        (:meth:`route_problem`)."""
+        src, dst = np.asarray(src, np.int64), np.asarray(dst, np.int64)
+        found = self._route_nodes(paths)
+        if found is not None:
+            off, nodes, already = found
+            try:
+                native = self._native.pin(src, dst, off, nodes)
+            except ValueError:
+                pass  # the per-row checks below say where and why
+            else:
+                if not labels or (already and set(map(type, paths)) <= {tuple, type(None)}):
+                    return np.asarray(paths, dtype=object), native, None  # tuples of the labels themselves
+                out = np.empty(len(paths), dtype=object)
+                names = list(map(self.nodes.__getitem__, nodes.tolist()))
+                bounds = off.tolist()
+                for i in np.flatnonzero(np.diff(off)).tolist():
+                    out[i] = tuple(names[bounds[i]:bounds[i + 1]])
+                return out, native, None
+        for i, p in enumerate(paths):
+            if p is not None:
+                _, problem = self.route_problem(int(src[i]), int(dst[i]), p)
+                if problem is not None:
+                    return np.asarray(paths, dtype=object), None, (i, problem)
+        raise AssertionError("pinned routes refused by the core but by no per-row check")  # pragma: no cover
 
     def route_problem(self, src: int, dst: int, names: Sequence[Hashable]) -> tuple[tuple[int, ...] | None, str | None]:
         """The node indices of a route from host ``src`` to host ``dst`` through the nodes
         ``names`` (labels, as a trace's ``path`` cell gives them), or what is wrong with it:
-        an unknown node, wrong ends, a host in the middle, a loop, consecutive nodes with no
-        link between them in that direction (the core's checks, nodes named by label)."""
+        an unknown or ambiguous node (:meth:`node_lookup`), wrong ends, a host in the
+        middle, a loop, consecutive nodes joined by no link or by parallel links in that
+        direction (the core's checks, nodes named by label)."""
         idx = []
         for k, name in enumerate(names):
-            i = self.node_index(name)
-            if i is None:
-                ambiguous = isinstance(name, str) and sum(str(v) == name for v in self.nodes) > 1
-                shown = ", ".join(repr(v) for v in self.nodes[:6]) + (", ..." if len(self.nodes) > 6 else "")
-                why = "several nodes' labels read as that string" if ambiguous else f"the graph's nodes are {shown}"
-                return None, f"unknown node {name!r} at position {k} ({why})"
+            i = self.node_lookup(name)
+            if isinstance(i, str):
+                if i.startswith("unknown node"):
+                    shown = ", ".join(repr(v) for v in self.nodes[:6]) + (", ..." if len(self.nodes) > 6 else "")
+                    return None, f"{i} at position {k} (the graph's nodes are {shown})"
+                return None, f"position {k}: {i}"
             idx.append(i)
         problem = self._native.check_route(int(src), int(dst), idx)
         return (None, self._relabel(problem)) if problem is not None else (tuple(idx), None)
 
     def route_of(self, row: int, src: int, dst: int) -> tuple[Hashable, ...]:
         """The labels of the nodes that the flow at trace row ``row`` from ``src`` to ``dst``
-        passes through when ECMP routes it (``path`` gives its links)."""
+        passes through when ECMP routes it (``path`` gives its links' names). On a graph
+        with parallel links, the labels do not say which of them the flow takes."""
         links = self._native.path(int(row), int(src), int(dst), self.ecmp_seed)
         return (self.nodes[self.link_from[links[0]]], *(self.nodes[self.link_to[lk]] for lk in links))
+
+    def ecmp_routes(self, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
+        """:meth:`route_of` for every flow of a trace at once (flow i is row i): an object
+        array of tuples of node labels."""
+        off, nodes = self._native.path_nodes(np.asarray(src, np.int64), np.asarray(dst, np.int64), self.ecmp_seed)
+        labels = list(map(self.nodes.__getitem__, nodes.tolist()))
+        b = off.tolist()
+        out = np.empty(len(b) - 1, dtype=object)
+        for i in range(len(b) - 1):
+            out[i] = tuple(labels[b[i]:b[i + 1]])
+        return out
 
     def pin(self, paths: Sequence[Any] | np.ndarray, src: np.ndarray, dst: np.ndarray) -> _fabric.PinnedRoutes:
         """The native pinned routes of a trace (``flowsched._fabric.PinnedRoutes``, passed to
         the simulators as their ``topology``): ``paths[i]`` is row i's route as node labels
         (None: ECMP); a route that is not valid is a ValueError naming its row."""
-        src, dst = np.asarray(src, np.int64), np.asarray(dst, np.int64)
-        off = np.zeros(len(paths) + 1, np.int64)
-        nodes: list[int] = []
-        for i, p in enumerate(paths):
-            if p is not None:
-                for name in p:
-                    v = self.node_index(name)
-                    if v is None:
-                        raise ValueError(f"flow at row {i}, column 'path': unknown node {name!r}")
-                    nodes.append(v)
-            off[i + 1] = len(nodes)
-        try:
-            return self._native.pin(src, dst, off, np.asarray(nodes, np.int64))
-        except ValueError as e:
-            raise ValueError(self._relabel(str(e))) from None
+        _, native, problem = self.resolve(paths, src, dst, labels=False)
+        if native is None:
+            row, why = problem if problem is not None else (-1, "refused")
+            raise ValueError(f"flow at row {row}, column 'path': {why}")
+        return native
 
     def native_config(self) -> dict[str, Any]:
         """The keyword arguments that describe this fabric to the native core
@@ -570,10 +667,5 @@ def resolve_paths(topology: Any, paths: np.ndarray, src: np.ndarray, dst: np.nda
                "flowsched.from_networkx" if isinstance(topology, LeafSpine) else "not a Graph")
         return paths, (int(pinned[0]), f"routes are pinned on a Graph topology only, not on a {kind} ({why}); "
                                        f"{pinned.size} row(s) pin one")
-    out = paths.copy()
-    for i in pinned.tolist():
-        idx, problem = topology.route_problem(int(src[i]), int(dst[i]), paths[i])
-        if problem is not None or idx is None:
-            return paths, (i, str(problem))
-        out[i] = tuple(topology.nodes[v] for v in idx)
-    return out, None
+    out, _, problem = topology.resolve(paths, src, dst)
+    return (paths, problem) if problem is not None else (out, None)

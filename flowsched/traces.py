@@ -53,9 +53,12 @@ names (the graph's own node labels, e.g. ``["h0", "edge0_0", "agg0_0",
 joined by :data:`PATH_SEPARATOR` (``">"``) as one string: ``"h0>edge0_0>
 agg0_0>core0>agg1_0>edge1_0>h4"``, which is how CSV and Parquet files hold
 it (whitespace around each name is dropped). A missing cell (empty string,
-NaN, None, an empty list) leaves that flow to ECMP. A name that is not a
-node label is matched against the labels written as strings (so ``"3"``
-finds node ``3`` of a graph with integer labels).
+NaN, None, an empty list) leaves that flow to ECMP. A string is matched
+against the labels written as strings (so ``"3"`` finds node ``3`` of a
+graph with integer labels); a string that several labels read as (nodes
+``3`` and ``"3"``) is an error, never resolved to one of them. Any other
+name must be a label itself, and a number of the same kind: ``True`` and
+``1.0`` do not stand for node ``1`` (see ``Graph.node_lookup``).
 
 Against a topology (``validate_trace(..., topology=)``, ``read_trace(...,
 topology=)``, and always in :func:`flowsched.simulate`) every route is
@@ -63,8 +66,10 @@ checked, and each of these is an error naming the row: a node the graph does
 not have, a first node that is not the flow's ``src`` host or a last that is
 not its ``dst`` host, a host in the middle (hosts never forward), a node
 visited twice (a loop), two consecutive nodes with no link from the first to
-the second (links have a direction; with parallel links the route takes the
-lowest-numbered one), and any pinned route on a ``BigSwitch`` (one path per
+the second (links have a direction), two consecutive nodes joined by several
+parallel links in that direction (a networkx multigraph's: node names cannot
+say which link, so such a route is refused rather than resolved to one of
+them), and any pinned route on a ``BigSwitch`` (one path per
 host pair) or ``LeafSpine`` (build it as a graph with ``from_networkx`` to
 pin spines). The normalized cell holds the graph's own labels as a tuple,
 or None for ECMP.
@@ -165,6 +170,7 @@ __all__ = [
     "PATH_COLUMN",
     "PATH_SEPARATOR",
     "path_strings",
+    "path_name_problem",
     "validate_trace",
     "read_trace",
     "write_trace",
@@ -489,14 +495,18 @@ def _path_cell(v: Any) -> tuple[Any, ...] | None:
     if isinstance(v, str):
         if v.strip() == "":
             return None
-        names = tuple(x.strip() for x in v.split(PATH_SEPARATOR))
-        if any(x == "" for x in names):
+        names = tuple(map(str.strip, v.split(PATH_SEPARATOR)))
+        if "" in names:
             raise ValueError(f"an empty node name in {v!r} (node names joined by {PATH_SEPARATOR!r})")
     elif isinstance(v, (list, tuple, np.ndarray, pd.Series)):
         names = tuple(v.tolist() if isinstance(v, (np.ndarray, pd.Series)) else v)
         if not names:
             return None
-        for x in names:
+        try:
+            plain = all(map(str.strip, names))  # non-blank strings, the usual names: nothing to check
+        except TypeError:  # a name that is not a string
+            plain = False
+        for x in () if plain else names:
             if _is_missing(x) or isinstance(x, (list, dict, set, np.ndarray)):
                 raise ValueError(f"{_show(x)} is not a node name")
             hash(x)
@@ -533,12 +543,21 @@ def path_strings(paths: Any) -> np.ndarray:
             continue
         names = [str(x) for x in cell]
         for x in names:
-            if x == "" or x != x.strip() or PATH_SEPARATOR in x:
-                raise ValueError(f"row {i}: node name {x!r} cannot be written as a path string (names joined by "
-                                 f"{PATH_SEPARATOR!r} must be non-empty, without the separator or surrounding "
-                                 "whitespace)")
+            problem = path_name_problem(x)
+            if problem is not None:
+                raise ValueError(f"row {i}: {problem}")
         out[i] = PATH_SEPARATOR.join(names)
     return out
+
+
+def path_name_problem(name: Any) -> str | None:
+    """Why node ``name`` (a label, written as ``str(name)``) cannot be written in a path
+    string that reads back (:func:`path_strings`), or None if it can."""
+    x = str(name)
+    if x == "" or x != x.strip() or PATH_SEPARATOR in x:
+        return (f"node name {x!r} cannot be written as a path string (names joined by {PATH_SEPARATOR!r} must be "
+                "non-empty, without the separator or surrounding whitespace)")
+    return None
 
 
 # ----------------------------------------------------------------------------
@@ -609,9 +628,24 @@ def validate_trace(
     return _validate(df, hosts, source, _frame_locator(df.index), infer_hosts, topology)
 
 
+def _load_trace(
+    trace: pd.DataFrame | str | os.PathLike[str], *, infer_hosts: bool = False, topology: Any = None,
+    pins_refused: str | None = None,
+) -> pd.DataFrame:
+    """:func:`read_trace` for a path, else :func:`validate_trace` (no host count but the
+    topology's): as :func:`flowsched.simulate` loads a trace. ``pins_refused``, when given,
+    says why no route may be pinned (no topology to pin them on): a ``path`` cell that pins
+    one is then an error naming its row, index label or line as any other bad cell."""
+    if isinstance(trace, (str, os.PathLike)):
+        return _read(trace, None, infer_hosts, topology, pins_refused)
+    if not isinstance(trace, pd.DataFrame):
+        raise TraceError(f"trace: a trace must be a pandas DataFrame, got {type(trace).__name__}")
+    return _validate(trace, None, "trace", _frame_locator(trace.index), infer_hosts, topology, pins_refused)
+
+
 def _validate(
     df: pd.DataFrame, hosts: int | None, source: str, locate: Locator, infer_hosts: bool = False,
-    topology: Any = None,
+    topology: Any = None, pins_refused: str | None = None,
 ) -> pd.DataFrame:
     if topology is not None:
         n = int(topology.n_hosts)
@@ -833,6 +867,11 @@ def _validate(
             paths, problem = resolve_paths(topology, paths, out["src"], out["dst"])
             if problem is not None:
                 raise _fail(source, locate(problem[0]), PATH_COLUMN, problem[1])
+        elif pins_refused is not None:
+            pinned = np.flatnonzero(np.fromiter((p is not None for p in paths), bool, len(paths)))
+            if pinned.size:
+                raise _fail(source, locate(int(pinned[0])), PATH_COLUMN,
+                            f"{pins_refused}; {pinned.size} row(s) pin one")
         out[PATH_COLUMN] = paths
 
     result = pd.DataFrame({c: out[c] for c in (*TRACE_COLUMNS, PATH_COLUMN) if c in out})
@@ -927,6 +966,11 @@ def read_trace(
     correct rounding, so files written by :func:`write_trace` read back bit
     for bit.
     """
+    return _read(path, hosts, infer_hosts, topology)
+
+
+def _read(path: str | os.PathLike[str], hosts: int | None, infer_hosts: bool, topology: Any,
+          pins_refused: str | None = None) -> pd.DataFrame:
     p = Path(path)
     suffix = _suffix(p)
     source = str(p)
@@ -937,7 +981,7 @@ def read_trace(
             raise TraceError(f"{source}: cannot read Parquet file: {exc}") from exc
         if not isinstance(df.index, pd.RangeIndex):
             df = df.reset_index(drop=True)
-        return _validate(df, hosts, source, _positions_locator(None, "row"), infer_hosts, topology)
+        return _validate(df, hosts, source, _positions_locator(None, "row"), infer_hosts, topology, pins_refused)
     try:
         raw = pd.read_csv(
             p,
@@ -965,7 +1009,7 @@ def read_trace(
             f"{source}: line 1 (header): empty column name(s) (is there a trailing comma?); "
             f"allowed columns are {list(TRACE_COLUMNS)}"
         )
-    return _validate(raw, hosts, source, _positions_locator(lines, "line"), infer_hosts, topology)
+    return _validate(raw, hosts, source, _positions_locator(lines, "line"), infer_hosts, topology, pins_refused)
 
 
 def _float_strings(values: np.ndarray, *, empty_nan: bool = False) -> np.ndarray:

@@ -5,6 +5,8 @@ FCT follows the pinned route's delays; every bad route is an error naming the ro
 column survives CSV and Parquet files and the CLI."""
 from __future__ import annotations
 
+import re
+
 import networkx as nx
 import numpy as np
 import pandas as pd
@@ -46,7 +48,18 @@ def test_pinning_the_ecmp_path_is_bit_identical(fat_trace, scheduler):
     res = simulate(pinned, topo, scheduler)
     for col in FLOW_COLUMNS:
         pd.testing.assert_series_equal(res.flows[col], free.flows[col], check_exact=True)
+    # The routes reported, checked independently: each a shortest path of the graph (by
+    # networkx), and together they account for every link's bytes in the unpinned run.
     assert list(res.flows["path"]) == list(ecmp)  # ECMP's route for the unpinned rows too
+    g = nx.DiGraph([(topo.nodes[a], topo.nodes[b]) for a, b in zip(topo.link_from, topo.link_to, strict=True)])
+    carried = dict.fromkeys(free.links["link"], 0.0)
+    for (s, d, size), route in zip(fat_trace[["src", "dst", "size_bytes"]].to_numpy(), ecmp, strict=True):
+        assert route[0] == f"h{int(s)}" and route[-1] == f"h{int(d)}"
+        assert len(route) - 1 == nx.shortest_path_length(g, route[0], route[-1])
+        for a, b in zip(route[:-1], route[1:], strict=True):
+            carried[f"{a}->{b}"] += size
+    assert free.flows["finish_s"].notna().all()
+    np.testing.assert_allclose(free.links["bytes"], [carried[lk] for lk in free.links["link"]], rtol=1e-9)
     pd.testing.assert_frame_equal(res.links, free.links, check_exact=True)
     assert "path" not in free.flows  # no path column in, none out: FLOW_COLUMNS as before
     assert list(free.flows.columns) == list(FLOW_COLUMNS)
@@ -249,3 +262,178 @@ def test_token_env_refuses_pinned_routes():
     with pytest.raises(ValueError, match="route every flow by ECMP"):
         native_trace(two_flows([VIA_CORE0_A, None]), FatTree(4), 10.0)
     native_trace(two_flows([None, None]), FatTree(4), 10.0)  # no route pinned: fine
+
+
+def test_parallel_links_are_never_pinned_silently():
+    # A multigraph: A and B joined by two parallel links (1 and 10 Gbps, equal cost), and a
+    # detour through C. ECMP spreads flows over both parallel links, but a route of node
+    # names cannot say which one: pinning it is an error naming the two nodes, never a
+    # silent choice of one link (which moved flows: their FCTs changed).
+    g = nx.MultiGraph()
+    for a, b, c in [("h0", "A", 10.0), ("h1", "B", 10.0), ("A", "B", 1.0), ("A", "B", 10.0), ("A", "C", 10.0),
+                    ("C", "B", 10.0)]:
+        g.add_edge(a, b, gbps=c)
+    topo = from_networkx(g, ["h0", "h1"])
+    n = 8
+    tr = pd.DataFrame({"arrival_s": np.arange(n) * 1.0, "src": [0] * n, "dst": [1] * n, "size_bytes": [1.25e6] * n})
+    free = simulate(tr, topo, "ps").flows
+    assert set(free["fct_s"].round(6)) == {1e-3, 1e-2}  # both parallel links in use
+    routes = Simulation(tr, topo, "ps").routes()
+    assert set(routes) == {("h0", "A", "B", "h1")}
+    with pytest.raises(TraceError, match=r"trace, row 0, column 'path': 2 parallel links from node 'A' to node 'B' "
+                                         r"\(positions 1 and 2\): a route given as nodes cannot say which"):
+        simulate(tr.assign(path=list(routes)), topo, "ps")
+    with pytest.raises(TraceError, match=r"row 1, column 'path': 2 parallel links from node 'B' to node 'A'"):
+        validate_trace(tr.iloc[:2].assign(src=[0, 1], dst=[1, 0], path=[None, "h1>B>A>h0"]), topology=topo)
+    # A route around the parallel links is pinned as usual: 10 Gbps, 1 ms.
+    res = simulate(tr.assign(path=["h0>A>C>B>h1"] + [None] * (n - 1)), topo, "ps").flows
+    assert res["fct_s"].iloc[0] == pytest.approx(1e-3, rel=1e-12)
+    assert res["path"].iloc[0] == ("h0", "A", "C", "B", "h1")
+
+
+def test_labels_that_read_alike_are_errors_not_guesses(tmp_path):
+    # Nodes 3 and "3" in parallel between hosts a and b (3 is the slow one): a route
+    # through 3 written to a file reads back as "3", which both labels read as.
+    g = nx.Graph()
+    for a, b, c in [("a", 3, 1.0), (3, "b", 1.0), ("a", "3", 10.0), ("3", "b", 10.0)]:
+        g.add_edge(a, b, gbps=c)
+    topo = from_networkx(g, ["a", "b"])
+    tr = pd.DataFrame({"arrival_s": [0.0], "src": [0], "dst": [1], "size_bytes": [1.25e6], "path": [["a", 3, "b"]]})
+    res = simulate(tr, topo, "ps").flows
+    assert res["path"].tolist() == [("a", 3, "b")] and res["fct_s"].tolist() == [pytest.approx(1e-2, rel=1e-12)]
+    write_trace(tr, tmp_path / "m.csv")
+    with pytest.raises(TraceError, match=r"m.csv, line 2, column 'path': position 1: '3' is ambiguous: the labels "
+                                         r"of nodes 3, '3' all read '3' as strings"):
+        simulate(tmp_path / "m.csv", topo, "ps")
+    with pytest.raises(TraceError, match=r"row 0, column 'path': position 1: '3' is ambiguous"):
+        validate_trace(tr.assign(path=[["a", "3", "b"]]), topology=topo)
+    assert topo.node_index("3") is None and topo.node_index(3) == 1
+    # Numbers stand only for labels of their own kind: True and 1.0 are not node 1.
+    line = nx.path_graph(4)
+    nx.set_edge_attributes(line, 10.0, "gbps")
+    ints = from_networkx(line, [0, 3])
+    one = pd.DataFrame({"arrival_s": [0.0], "src": [0], "dst": [1], "size_bytes": [1.0]})
+    for cell, shown in [([0, True, 2, 3], "True (bool)"), ([0, 1.0, 2, 3], "1.0 (float)"),
+                        ([0, np.float64(1.0), 2, 3], "np.float64(1.0) (float64)")]:
+        with pytest.raises(TraceError, match=rf"position 1: {re.escape(shown)} is not a node label: it equals node "
+                                             r"1 \(int\)"):
+            validate_trace(one.assign(path=[cell]), topology=ints)
+    assert validate_trace(one.assign(path=[[np.int64(0), 1, 2, "3"]]), topology=ints)["path"].tolist() == [(0, 1, 2, 3)]
+    # ... and labels that are bools or floats are named by themselves, or as strings.
+    g = nx.Graph()
+    for a, b in [("a", True), (True, "b"), ("a", 1.5), (1.5, "b")]:
+        g.add_edge(a, b, gbps=10.0)
+    other = from_networkx(g, ["a", "b"])
+    for cell in (["a", True, "b"], "a>True>b", ["a", np.True_, "b"]):
+        assert validate_trace(one.assign(path=[cell]), topology=other)["path"].tolist() == [("a", True, "b")]
+    assert validate_trace(one.assign(path=["a>1.5>b"]), topology=other)["path"].tolist() == [("a", 1.5, "b")]
+    with pytest.raises(TraceError, match=r"1 \(int\) is not a node label: it equals node True \(bool\)"):
+        validate_trace(one.assign(path=[["a", 1, "b"]]), topology=other)
+
+
+def test_pins_without_a_topology_name_the_index_label_or_line(tmp_path):
+    # As every other bad cell: the DataFrame's index label, a CSV file's line (header: 1).
+    tr = pd.DataFrame({"arrival_s": [0.0, 0.0], "src": [0, 0], "dst": [1, 1], "size_bytes": [1e4, 1e4],
+                       "path": [None, "h0>s>h1"]}, index=[10, 11])
+    tr.to_csv(tmp_path / "b.csv", index=False)
+    for trace, where in [(tr, "trace, row 11"), (tmp_path / "b.csv", "b.csv, line 3")]:
+        for topology in (None, BigSwitch(2)):
+            with pytest.raises(TraceError, match=rf"{where}, column 'path': routes are pinned on a Graph topology"):
+                simulate(trace, topology, "ps")
+
+
+def test_the_type_stub_says_which_native_classes_take_pinned_routes():
+    # flowsched/_fabric.pyi's `topology` annotations against what the extension does.
+    import ast
+    from pathlib import Path
+
+    from flowsched import _fabric
+
+    topo = FatTree(4)
+    pinned = topo.pin([VIA_CORE0_A, None], np.array([0, 2]), np.array([4, 6]))
+    cfg = {**topo.native_config(), "topology": pinned}
+    arrays = (np.zeros(2), np.array([0, 2]), np.array([4, 6]), np.full(2, 1e4), np.full(2, np.nan), np.ones(2),
+              np.zeros(2), np.ones(2, bool))
+    make = {
+        "Simulator": lambda: _fabric.Simulator(*arrays, **cfg),
+        "PacketSimulator": lambda: _fabric.PacketSimulator(*arrays, **cfg),
+        "TokenConfig": lambda: _fabric.TokenConfig(**cfg, k=2, window=2, class_weights=[1.0],
+                                                   class_sizes_bytes=[1e4], class_deadlines_s=[1e-3], burst_size=2,
+                                                   burst_rate_hz=10.0, n_bursts=1),
+        "SwitchConfig": lambda: _fabric.SwitchConfig(**cfg, max_flows=4),
+    }
+    stub = ast.parse((Path(_fabric.__file__).parent / "_fabric.pyi").read_text())
+    annotations = {}
+    for node in stub.body:
+        if isinstance(node, ast.ClassDef) and node.name in make:
+            new = next(f for f in node.body if isinstance(f, ast.FunctionDef) and f.name == "__new__")
+            arg = next(a for a in new.args.kwonlyargs if a.arg == "topology")
+            annotations[node.name] = ast.unparse(arg.annotation)
+    assert set(annotations) == set(make)
+    for name, build in make.items():
+        try:
+            build()
+            takes = True
+        except ValueError as e:
+            assert "topology must be" in str(e), (name, e)
+            takes = False
+        assert takes == (name in ("Simulator", "PacketSimulator")), name
+        assert annotations[name] == ("str | Graph | PinnedRoutes" if takes else "str | Graph"), (name, annotations)
+
+
+def test_cli_checks_node_names_for_out_before_the_run(tmp_path, capsys):
+    # --out writes routes as names joined by '>': a node named "s>0" cannot be written, and
+    # that is an error before the run (which printed its summary, then lost the output).
+    from flowsched.cli import main
+
+    g = nx.Graph()
+    for h in ("h0", "h1"):
+        g.add_edge(h, "s>0", gbps=10.0)
+        g.nodes[h]["host"] = int(h[1])
+    nx.write_graphml(g, tmp_path / "g.graphml")
+    write_trace(pd.DataFrame({"arrival_s": [0.0], "src": [0], "dst": [1], "size_bytes": [1e4], "path": [None]}),
+                tmp_path / "t.csv")
+    args = ["simulate", "--trace", str(tmp_path / "t.csv"), "--topology", str(tmp_path / "g.graphml"),
+            "--scheduler", "ps"]
+    capsys.readouterr()
+    assert main([*args, "--out", str(tmp_path / "f.csv")]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and not (tmp_path / "f.csv").exists()
+    assert "--out: the trace has a 'path' column, so --out writes each flow's route, but node name 's>0' cannot " \
+           "be written as a path string" in err
+    assert main(args) == 0  # without --out the route is never written
+
+
+def test_packet_hop_limit_names_the_path_column_for_a_pinned_route():
+    # h0 - s0 - s1 - h1, and a detour from s0 to s1 through 300 switches: pinned, the route
+    # is over the packet model's 255 links, and the error names the column that made it.
+    g = nx.Graph()
+    chain = ["s0", *(f"c{i}" for i in range(300)), "s1"]
+    for a, b in [("h0", "s0"), ("s0", "s1"), ("s1", "h1"), *zip(chain[:-1], chain[1:], strict=True)]:
+        g.add_edge(a, b, gbps=10.0)
+    topo = from_networkx(g, ["h0", "h1"])
+    tr = pd.DataFrame({"arrival_s": [0.0, 0.0], "src": [0, 0], "dst": [1, 1], "size_bytes": [1460.0, 1460.0]})
+    with pytest.raises(ValueError, match=r"flow at row 1, column 'path': its route has 303 links; the packet model "
+                                         r"takes routes of at most 255 links"):
+        simulate(tr.assign(path=[None, ["h0", *chain, "h1"]]), topo, "ps", model="packet")
+    assert simulate(tr, topo, "ps", model="packet").flows["fct_s"].notna().all()
+
+
+def test_routes_at_once_are_the_routes_one_by_one(fat_trace):
+    # Graph.ecmp_routes (one native call) and Graph.resolve (every cell at once) against
+    # their one-row forms, route_of and route_problem.
+    topo = FatTree(4, ecmp_seed=7)
+    src, dst = fat_trace["src"].to_numpy(), fat_trace["dst"].to_numpy()
+    at_once = topo.ecmp_routes(src, dst)
+    assert list(at_once) == [topo.route_of(i, s, d) for i, (s, d) in enumerate(zip(src, dst, strict=True))]
+    cells = np.array([None if i % 3 else ">".join(r).split(">") for i, r in enumerate(at_once)], dtype=object)
+    out, native, problem = topo.resolve(cells, src, dst)
+    assert problem is None and native.n_flows == len(cells)
+    assert [o for o in out if o is not None] == [tuple(c) for c in cells if c is not None]
+    # The first bad row is reported, whatever is wrong with later ones.
+    bad = cells.copy()
+    bad[3] = [*at_once[3][:-1], "h15" if at_once[3][-1] != "h15" else "h14"]  # row 3: wrong destination
+    bad[6] = ["nowhere", *at_once[6][1:]]  # row 6: an unknown node
+    assert topo.resolve(bad, src, dst)[2][0] == 3
+    bad[3] = None
+    assert topo.resolve(bad, src, dst)[2] == (6, topo.route_problem(src[6], dst[6], bad[6])[1])

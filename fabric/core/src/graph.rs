@@ -298,24 +298,21 @@ impl GraphRoutes {
         chosen
     }
 
-    /// The first link from node a to node b in link order (None if there is none; with
-    /// parallel links, a route given as nodes takes the lowest-numbered one).
-    pub fn link_between(&self, a: usize, b: usize) -> Option<u32> {
-        if a >= self.n_nodes {
-            return None;
-        }
-        self.out_links[self.out_start[a] as usize..self.out_start[a + 1] as usize]
-            .iter()
-            .copied()
-            .find(|&l| self.link_to[l as usize] as usize == b)
+    /// The links from node a to node b, in link order: none, one, or several (parallel
+    /// links, as a networkx multigraph makes them).
+    pub fn links_between(&self, a: usize, b: usize) -> impl Iterator<Item = u32> + '_ {
+        let outs: &[u32] = if a < self.n_nodes { &self.out_links[self.out_start[a] as usize..self.out_start[a + 1] as usize] } else { &[] };
+        outs.iter().copied().filter(move |&l| self.link_to[l as usize] as usize == b)
     }
 
     /// Appends to `out` the links of a route from host src to host dst given as its nodes
     /// (`nodes[0]` src's node, the last dst's node), or says what is wrong with it: fewer
     /// than two nodes, a node that does not exist, the wrong first or last node, a host in
     /// the middle (hosts never forward), a node visited twice (a loop), two consecutive
-    /// nodes with no link from the first to the second. Nodes are named `node <index>` in
-    /// the messages (the Python side puts the labels in). `out` is unchanged on error.
+    /// nodes with no link from the first to the second, or with several (parallel links:
+    /// the nodes cannot say which one the route takes, so such a route is refused, never
+    /// resolved to one of them). Nodes are named `node <index>` in the messages (the
+    /// Python side puts the labels in). `out` is unchanged on error.
     pub fn route_links(&self, src: usize, dst: usize, nodes: &[u32], out: &mut Vec<u32>) -> std::result::Result<(), String> {
         if src >= self.n_hosts() || dst >= self.n_hosts() || src == dst {
             return Err(format!("hosts {src} -> {dst}: not two different hosts of the graph's {}", self.n_hosts()));
@@ -347,16 +344,30 @@ impl GraphRoutes {
         }
         let start = out.len();
         for (i, w) in nodes.windows(2).enumerate() {
-            match self.link_between(w[0] as usize, w[1] as usize) {
-                Some(l) => out.push(l),
-                None => {
+            let mut links = self.links_between(w[0] as usize, w[1] as usize);
+            let first = links.next();
+            let more = links.count();
+            match first {
+                Some(l) if more == 0 => out.push(l),
+                _ => {
                     out.truncate(start);
-                    return Err(format!(
-                        "no link from node {} to node {} (positions {i} and {}): consecutive nodes must be joined by a link in that direction",
-                        w[0],
-                        w[1],
-                        i + 1
-                    ));
+                    return Err(if first.is_none() {
+                        format!(
+                            "no link from node {} to node {} (positions {i} and {}): consecutive nodes must be joined by a link in that direction",
+                            w[0],
+                            w[1],
+                            i + 1
+                        )
+                    } else {
+                        format!(
+                            "{} parallel links from node {} to node {} (positions {i} and {}): a route given as nodes cannot say which one it \
+                             takes, so routes are pinned only where consecutive nodes are joined by one link in that direction",
+                            more + 1,
+                            w[0],
+                            w[1],
+                            i + 1
+                        )
+                    });
                 }
             }
         }
@@ -552,5 +563,27 @@ mod tests {
         o.clear();
         g.route_links(0, 2, &[0, 3, 4, 5, 2], &mut o).unwrap();
         assert_eq!(g.path_number(0, 2, &o), None);
+    }
+
+    #[test]
+    fn route_links_refuses_parallel_links() {
+        // Hosts 0, 1 on switches 2, 3, which two parallel links join each way (links 4, 5
+        // from 2 to 3; 6, 7 back) and a third switch 4 another way round.
+        let from = vec![0, 2, 1, 3, 2, 2, 3, 3, 2, 4, 3, 4];
+        let to = vec![2, 0, 3, 1, 3, 3, 2, 2, 4, 2, 4, 3];
+        let n = from.len();
+        let g = GraphRoutes::new(5, from, to, vec![1; n], vec![0, 1], names(n), vec![0.0; n]).unwrap();
+        assert_eq!(g.links_between(2, 3).collect::<Vec<_>>(), vec![4, 5]);
+        assert_eq!(g.links_between(2, 4).collect::<Vec<_>>(), vec![8]);
+        assert_eq!(g.links_between(0, 3).count(), 0);
+        assert_eq!(g.links_between(9, 3).count(), 0);
+        let mut o = vec![7];
+        let e = g.route_links(0, 1, &[0, 2, 3, 1], &mut o).unwrap_err();
+        assert_eq!(o, vec![7]);
+        assert!(e.contains("2 parallel links from node 2 to node 3 (positions 1 and 2)"), "{e}");
+        assert!(e.contains("cannot say which one"), "{e}");
+        // Around them: one link per hop, a route of its own.
+        g.route_links(0, 1, &[0, 2, 4, 3, 1], &mut o).unwrap();
+        assert_eq!(o, vec![7, 0, 8, 11, 3]);
     }
 }

@@ -110,9 +110,9 @@ impl PinnedRoutes {
     /// Checks and converts pinned routes given as nodes: flow i from host `src[i]` to
     /// host `dst[i]` takes the route through nodes `nodes[node_off[i]..node_off[i + 1]]`
     /// (empty: not pinned). Each route must start at src's node and end at dst's, pass
-    /// through switches only, visit no node twice and join consecutive nodes by a link in
-    /// that direction (with parallel links, the lowest-numbered one); an error names the
-    /// flow's row (`SimError::InvalidFlow`, column `path`).
+    /// through switches only, visit no node twice and join consecutive nodes by exactly one
+    /// link in that direction (parallel links are refused: nodes cannot say which one); an
+    /// error names the flow's row (`SimError::InvalidFlow`, column `path`).
     pub fn new(routes: Arc<GraphRoutes>, src: &[usize], dst: &[usize], node_off: &[usize], nodes: &[u32]) -> Result<Self> {
         let n = src.len();
         if dst.len() != n || node_off.len() != n + 1 {

@@ -353,7 +353,50 @@ fn bad_routes_are_errors_naming_the_row() {
     assert!(e.contains("on a graph topology only"), "{e}");
     // Offsets that do not describe the nodes.
     let e = PinnedRoutes::new(routes_of(&topo), &[0, 1], &[4, 5], &[0, 3], &[0, 16, 4]).unwrap_err().to_string();
-    assert!(e.contains("3 route offsets (expected 3)") || e.contains("route offsets"), "{e}");
+    assert!(e.contains("pinned routes: 2 sources, 2 destinations and 2 route offsets (expected 3)"), "{e}");
     let e = PinnedRoutes::new(routes_of(&topo), &[0], &[4], &[0, 5], &[0, 16, 4]).unwrap_err().to_string();
     assert!(e.contains("offsets must rise from 0 to the 3 nodes given"), "{e}");
+}
+
+#[test]
+fn flows_share_a_path_id_only_on_the_same_links() {
+    // FatTree(4): host 0 under edge switch 16, host 4 under 18; aggregation switch 25 (pod
+    // 0) and 27 (pod 1) join cores 34 and 35. Two detours through edge switch 17, one per
+    // core, and a shortest path.
+    let topo = fat_tree(4, 0);
+    let via_34 = vec![0, 16, 24, 17, 25, 34, 27, 18, 4];
+    let via_35 = vec![0, 16, 24, 17, 25, 35, 27, 18, 4];
+    let shortest = vec![0, 16, 24, 32, 26, 18, 4];
+    let flows: Vec<FlowSpec> = (0..6).map(|_| FlowSpec::new(0.0, 0, 4, 1e4)).collect();
+    let nodes = [via_34.clone(), via_35.clone(), via_34.clone(), shortest.clone(), vec![], via_35];
+    let pinned = pin(&topo, &flows, &nodes).unwrap();
+    let ids: Vec<u128> = (0..6)
+        .map(|i| {
+            let mut links = vec![];
+            let id = pinned.path(i as u64, 0, 4, &mut links);
+            if !nodes[i].is_empty() {
+                assert_eq!(nodes_of(&pinned, &links), nodes[i], "flow {i}");
+            }
+            id
+        })
+        .collect();
+    // The same detour: one id; the other detour: another one.
+    assert_eq!(ids[0], ids[2]);
+    assert_eq!(ids[1], ids[5]);
+    assert_ne!(ids[0], ids[1]);
+    // Every ECMP path from host 0 to host 4 (flow ids drawn until all four are seen) has
+    // an id of its own, none a detour's; the pinned shortest path has its ECMP path's id.
+    let mut ecmp = std::collections::HashMap::new();
+    for f in 0..400u64 {
+        let mut links = vec![];
+        let id = topo.path(f, 0, 4, &mut links);
+        assert_eq!(*ecmp.entry(nodes_of(&topo, &links)).or_insert(id), id);
+    }
+    assert_eq!(ecmp.len(), 4);
+    assert_eq!(ecmp.values().collect::<std::collections::HashSet<_>>().len(), 4);
+    assert!(!ecmp.values().any(|&id| id == ids[0] || id == ids[1]));
+    assert_eq!(ecmp[&shortest], ids[3]);
+    // The unpinned flow keeps its ECMP path and id.
+    let mut links = vec![];
+    assert_eq!(topo.path(4, 0, 4, &mut links), ids[4]);
 }

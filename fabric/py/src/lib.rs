@@ -367,6 +367,35 @@ impl PyGraph {
         Ok(PyPinnedRoutes { graph: slf.clone().unbind(), pinned: Arc::new(pinned) })
     }
 
+    /// The nodes of each flow's ECMP path (flow i is row i), as `path` gives its links:
+    /// `nodes[off[i]..off[i + 1]]` (node indices, src's node first; none when src == dst).
+    #[allow(clippy::type_complexity)]
+    fn path_nodes<'py>(
+        &self,
+        py: Python<'py>,
+        src: PyReadonlyArray1<i64>,
+        dst: PyReadonlyArray1<i64>,
+        ecmp_seed: u64,
+    ) -> PyResult<(Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<i64>>)> {
+        let g = &self.routes;
+        let per_flow = self.map_paths(&src, &dst, ecmp_seed, |links| {
+            let mut v = Vec::with_capacity(links.len() + 1);
+            if let Some(&l) = links.first() {
+                v.push(g.link_from[l as usize] as i64);
+                v.extend(links.iter().map(|&l| g.link_to[l as usize] as i64));
+            }
+            v
+        })?;
+        let mut off = Vec::with_capacity(per_flow.len() + 1);
+        off.push(0i64);
+        let mut nodes = Vec::with_capacity(per_flow.iter().map(Vec::len).sum());
+        for v in per_flow {
+            nodes.extend_from_slice(&v);
+            off.push(nodes.len() as i64);
+        }
+        Ok((off.into_pyarray(py), nodes.into_pyarray(py)))
+    }
+
     /// The number of links of each flow's path (flow i is row i), as `path` gives them.
     fn path_links<'py>(
         &self,

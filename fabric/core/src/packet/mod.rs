@@ -557,9 +557,10 @@ impl PacketSimulator {
             // A packet counts its hops in a u8 (`Packet::hop`): longer routes are refused.
             let hops = (route.len() - before).max(rroute.len() - rbefore);
             if hops > MAX_HOPS {
+                let pinned = route.len() - before > MAX_HOPS && topo.pinned().is_some_and(|p| p.is_pinned(r));
                 return bad_flow(
                     r,
-                    "dst",
+                    if pinned { "path" } else { "dst" },
                     format!("its route has {hops} links; the packet model takes routes of at most {MAX_HOPS} links"),
                 );
             }
