@@ -783,7 +783,7 @@ impl<L: Lane> VecEnv<L> {
         if lens.iter().any(|&(got, want)| got != want) || reward.len() != n || terminated.len() != n || stats.len() != n * EPISODE_STATS {
             return Err(SimError::InvalidConfig(format!("output buffers of the wrong size for {n} envs")));
         }
-        let parts = self.pool.parts();
+        let parts = self.pool.chunks();
         let [mut o0, mut o1, mut o2] = obs;
         let (mut lanes, mut nr, mut rew, mut term, mut st) = (&mut self.envs[..], &mut self.needs_reset[..], reward, terminated, stats);
         let mut slots: Vec<std::sync::Mutex<Option<Part<'_, L>>>> = Vec::with_capacity(parts);
@@ -815,12 +815,13 @@ impl<L: Lane> VecEnv<L> {
     }
 }
 
-/// The threads of a [`VecEnv`]: a call's parts are claimed once each, part 0 by the
-/// calling thread, part `p` by worker `p - 1`, so a lane is stepped by the same thread
-/// from call to call (its simulator is allocated and freed in one malloc arena: no
-/// cross-thread frees contending on the arena's lock). When the calling thread has
-/// finished its part it also runs the parts whose worker has not claimed them yet (a
-/// worker descheduled on a busy machine does not stall the call). Between calls a
+/// The threads of a [`VecEnv`]: a call's lanes are cut into [`Pool::CHUNKS_PER_THREAD`]
+/// contiguous chunks per thread, each claimed once. Thread t (0: the caller, t: worker
+/// t) claims its own chunks first, so a lane is stepped by the same thread from call to
+/// call while the threads keep up (its simulator is allocated and freed in one malloc
+/// arena: no cross-thread frees contending on the arena's lock); then it takes the
+/// chunks nobody has claimed yet (a thread descheduled on a busy machine, or a worker
+/// slow to wake, holds the call up by one chunk at most). Between calls a
 /// worker spins for up to [`Pool::SPIN`] (while an agent runs, a call comes every few
 /// hundred microseconds), then sleeps until the next call wakes it.
 pub struct Pool {
@@ -879,14 +880,20 @@ impl Pool {
     /// How long an idle worker spins before it sleeps.
     pub const SPIN: Duration = Duration::from_micros(100);
 
+    /// Chunks of lanes per thread: a thread descheduled in the middle of its lanes (on
+    /// a busy machine) holds up the call by one chunk at most, the others being taken
+    /// by the threads that finished theirs.
+    pub const CHUNKS_PER_THREAD: usize = 4;
+
     fn new(parts: usize) -> Self {
         let parts = parts.max(1);
+        let chunks = if parts > 1 { parts * Self::CHUNKS_PER_THREAD } else { 1 };
         let shared = Arc::new(Shared {
             epoch: AtomicU64::new(0),
             job: UnsafeCell::new(None),
-            claimed: (0..parts).map(|_| AtomicU64::new(0)).collect(),
+            claimed: (0..chunks).map(|_| AtomicU64::new(0)).collect(),
             done: AtomicUsize::new(0),
-            errors: (0..parts).map(|_| Mutex::new(None)).collect(),
+            errors: (0..chunks).map(|_| Mutex::new(None)).collect(),
             shutdown: AtomicBool::new(false),
         });
         let workers = (1..parts)
@@ -898,8 +905,14 @@ impl Pool {
         Pool { shared, workers, pid: std::process::id() }
     }
 
+    /// Threads (the caller and the workers).
     fn parts(&self) -> usize {
         self.workers.len() + 1
+    }
+
+    /// Chunks of a call: thread t owns chunks `t * CHUNKS_PER_THREAD ..`.
+    fn chunks(&self) -> usize {
+        self.shared.claimed.len()
     }
 
     /// Runs `job(p)` for every part p and returns the first part's error (a panic as an
@@ -910,7 +923,8 @@ impl Pool {
                 .unwrap_or_else(|_| Err(SimError::Stalled("a worker thread panicked".into())));
         }
         let s = &*self.shared;
-        let parts = self.parts();
+        let chunks = self.chunks();
+        let own = Self::CHUNKS_PER_THREAD;
         // SAFETY: the lifetime is erased only while this call waits for every part.
         let ptr: Job = unsafe { std::mem::transmute::<*const (dyn Fn(usize) -> Result<()> + Sync + '_), Job>(job) };
         unsafe { *s.job.get() = Some(ptr) };
@@ -919,15 +933,15 @@ impl Pool {
         for w in &self.workers {
             w.thread().unpark();
         }
-        assert!(s.claim(0, e), "part 0 is the caller's");
-        s.run_part(0);
-        for p in 1..parts {
-            if s.claim(p, e) {
-                s.run_part(p); // its worker has not started: do it here
+        // its own chunks first, then, from the end of the batch (where the workers come
+        // last), those no worker has claimed yet
+        for c in (0..own).chain((own..chunks).rev()) {
+            if s.claim(c, e) {
+                s.run_part(c);
             }
         }
         let mut spins = 0u32;
-        while s.done.load(Ordering::Acquire) != parts {
+        while s.done.load(Ordering::Acquire) != chunks {
             if spins < 1 << 12 {
                 std::hint::spin_loop();
                 spins += 1;
@@ -987,8 +1001,13 @@ fn worker(s: &Shared, p: usize) {
         if s.shutdown.load(Ordering::Acquire) {
             return;
         }
-        if s.claim(p, e) {
-            s.run_part(p);
+        // its own chunks, then the others not claimed yet (after its own, round the batch)
+        let (chunks, own) = (s.claimed.len(), Pool::CHUNKS_PER_THREAD);
+        for k in 0..chunks {
+            let c = (p * own + k) % chunks;
+            if s.claim(c, e) {
+                s.run_part(c);
+            }
         }
     }
 }
