@@ -128,9 +128,10 @@ def main() -> int:
             assert r.returncode == 0, f"flowsched {' '.join(cmd)}: {r.returncode}\n{r.stdout}\n{r.stderr}"
             step(f"flowsched {cmd[0]}: ok ({len(r.stdout.splitlines())} lines of output)")
         # the CLI in-process: still nothing of the training stack
-        from flowsched.cli import main as cli_main
         import contextlib
         import io
+
+        from flowsched.cli import main as cli_main
         with contextlib.redirect_stdout(io.StringIO()):
             cli_main(["simulate", "--trace", trace, "--scheduler", "fair", "--hosts", "16"])
     assert not imported_training(), f"the envs or the CLI imported {imported_training()}"

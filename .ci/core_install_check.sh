@@ -13,6 +13,11 @@ start=$SECONDS
 # runs pip as PYO3_PYTHON, and cargo rebuilds pyo3 and _fabric (about a minute) when it changes
 pip wheel . --no-deps -q -w "$tmp/wheel"
 echo "[core-install] wheel built in $((SECONDS - start)) s: $(basename "$tmp"/wheel/*.whl)"
+# one wheel for every CPython >= 3.11 (the stable ABI; [tool.distutils.bdist_wheel] in pyproject.toml)
+case "$(basename "$tmp"/wheel/*.whl)" in
+    *-cp311-abi3-*) ;;
+    *) echo "[core-install] the wheel is not tagged cp311-abi3" >&2; exit 1 ;;
+esac
 python -m venv "$tmp/venv"
 "$tmp/venv/bin/python" -m pip install -q --disable-pip-version-check "$tmp"/wheel/*.whl
 "$tmp/venv/bin/python" -m pip check

@@ -23,7 +23,8 @@ _TRAIN_MODULES = {"omegaconf": "omegaconf", "hydra": "hydra-core", "torch": "tor
 _missing = [dist for mod, dist in _TRAIN_MODULES.items() if importlib.util.find_spec(mod) is None]
 if _missing:
     raise ImportError(f"flowsched.agents (training and evaluation) needs {', '.join(_missing)}, which the core "
-                      'install does not bring: pip install "flowsched[train]" (or, in a clone, pip install -e ".[train]")')
+                      'install does not bring: pip install "flowsched[train]" (or, in a clone, pip install -e '
+                      '".[train]")')
 
 from omegaconf import OmegaConf  # noqa: E402
 

@@ -21,15 +21,22 @@ class LinearEpsilon(BaseCallback):
 
     def __init__(self, start: float, end: float, fraction: float, total_timesteps: int) -> None:
         super().__init__()
-        self.start, self.end, self.fraction, self.total = float(start), float(end), float(fraction), int(total_timesteps)
+        self.start, self.end, self.fraction, self.total = (
+            float(start),
+            float(end),
+            float(fraction),
+            int(total_timesteps),
+        )
 
     def value(self, t: int) -> float:
         progress = min(1.0, t / max(1.0, self.fraction * self.total))
         return self.start + (self.end - self.start) * progress
 
     def _on_rollout_start(self) -> None:
-        self.model.policy.epsilon = self.value(self.num_timesteps)  # type: ignore[attr-defined]
-        self.logger.record("charts/epsilon", self.model.policy.epsilon)  # type: ignore[attr-defined]
+        epsilon = self.value(self.num_timesteps)
+        # epsilon is an attribute of flowsched's masked policies, not of SB3's BasePolicy
+        self.model.policy.epsilon = epsilon  # type: ignore[assignment]
+        self.logger.record("charts/epsilon", epsilon)
 
     def _on_step(self) -> bool:
         return True
@@ -45,7 +52,7 @@ class EpisodeCharts(BaseCallback):
         self.buf: dict[str, list[float]] = {}
 
     def _on_step(self) -> bool:
-        for done, info in zip(self.locals["dones"], self.locals["infos"]):
+        for done, info in zip(self.locals["dones"], self.locals["infos"], strict=True):
             if not done:
                 continue
             if "episode" in info:
@@ -125,27 +132,23 @@ class StopOnSignal(BaseCallback):
     """
 
     def __init__(self, signals: Sequence[int] = (signal.SIGINT, signal.SIGTERM)) -> None:
-        super().__init__()
-        self.signals = list(signals)
-        self.stopped_by: int | None = None
-        self.rollout_start_timesteps = 0
-        self._previous: dict[int, Any] = {}
+        from flowsched.agents.training import SignalStop  # the training loop's signal handling
 
-    def _handler(self, signum: int, frame: Any) -> None:
-        if self.stopped_by is not None:
-            signal.signal(signum, self._previous.get(signum, signal.SIG_DFL))
-            signal.raise_signal(signum)
-            return
-        self.stopped_by = signum
+        super().__init__()
+        self._signals = SignalStop(signals)
+        self.signals = self._signals.signals
+        self.rollout_start_timesteps = 0
+
+    @property
+    def stopped_by(self) -> int | None:
+        """The signal that stopped training, None while none was received."""
+        return self._signals.received
 
     def install(self) -> None:
-        for s in self.signals:
-            self._previous[s] = signal.signal(s, self._handler)
+        self._signals.install()
 
     def uninstall(self) -> None:
-        for s, h in self._previous.items():
-            signal.signal(s, h)
-        self._previous = {}
+        self._signals.uninstall()
 
     def _on_rollout_start(self) -> None:
         self.rollout_start_timesteps = self.num_timesteps

@@ -138,7 +138,9 @@ def sb3_candidates(run_dir: str | Path) -> list[Path]:
     return out + sorted(ckpts, key=step, reverse=True)
 
 
-def load_newest_readable(candidates: Sequence[Path], load: Callable[[Path], T], what: str = "checkpoint") -> tuple[T, Path]:
+def load_newest_readable(
+    candidates: Sequence[Path], load: Callable[[Path], T], what: str = "checkpoint"
+) -> tuple[T, Path]:
     """``load(c)`` for the first candidate that loads; each one that fails is named in a
     warning with its error. Raises ``FileNotFoundError`` when there is none, and
     ``RuntimeError`` naming every failure when none loads."""
@@ -153,7 +155,8 @@ def load_newest_readable(candidates: Sequence[Path], load: Callable[[Path], T], 
             warn(f"{what} {c} is damaged or unreadable ({type(e).__name__}: {e}); trying an older one")
             continue
         if failures:
-            warn(f"using {what} {c} (skipped {len(failures)} damaged: {', '.join(str(f).split(':')[0] for f in failures)})")
+            warn(f"using {what} {c} (skipped {len(failures)} damaged: "
+                 f"{', '.join(str(f).split(':')[0] for f in failures)})")
         return obj, c
     raise RuntimeError(f"no readable {what}; every candidate failed:\n  " + "\n  ".join(failures))
 

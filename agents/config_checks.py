@@ -66,6 +66,7 @@ def check_group_names(args: Sequence[str]) -> None:
         except Exception:  # noqa: BLE001 - a malformed override: Hydra's parser reports it
             continue
         group = o.key_or_group
+        values: list[str | None]
         if o.is_sweep_override():
             values = list(o.sweep_string_iterator())
         else:
@@ -91,7 +92,8 @@ def check_group_names(args: Sequence[str]) -> None:
 
 class _Checker:
     def __init__(self, cfg: DictConfig) -> None:
-        self.cfg, self.errors = cfg, []
+        self.cfg = cfg
+        self.errors: list[str] = []
 
     def get(self, key: str) -> Any:
         try:
@@ -120,8 +122,13 @@ class _Checker:
         v = self.get(key)
         if v is _BAD or (v is None and none):
             return
-        want = "must be a finite number" + (f" > {gt}" if gt is not None else "") + (f" >= {ge}" if ge is not None else "") + (
-            f" <= {le}" if le is not None else "") + (" or null" if none else "")
+        want = (
+            "must be a finite number"
+            + (f" > {gt}" if gt is not None else "")
+            + (f" >= {ge}" if ge is not None else "")
+            + (f" <= {le}" if le is not None else "")
+            + (" or null" if none else "")
+        )
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
             return self.fail(key, v, want)
         if (gt is not None and not v > gt) or (ge is not None and not v >= ge) or (le is not None and not v <= le):
@@ -159,8 +166,8 @@ class _Checker:
         allowed = list(allowed)
         for k in node.keys():
             if k not in allowed:
-                full = f"{key}.{k}" if key else str(k)
-                self.errors.append(f"{full}: unknown key ({unknown_name('key', k, allowed).split('; ', 1)[1]})")
+                full = f"{key}.{k!s}" if key else str(k)
+                self.errors.append(f"{full}: unknown key ({unknown_name('key', str(k), allowed).split('; ', 1)[1]})")
 
     def raise_errors(self, what: str) -> None:
         if self.errors:
@@ -175,7 +182,16 @@ EVALUATE_KEYS = ("env", "workload", "topology", "agent", "policies", "workloads"
                  "figures", "per_flow", "metric", "launcher", "ray", "reference")
 AGENT_KEYS = {
     "sb3": ("name", "kind", "masked", "env_families", "trainer", "model", "epsilon"),
-    "rllib": ("name", "kind", "masked", "env_families", "trainer", "num_env_runners", "num_envs_per_env_runner", "algo"),
+    "rllib": (
+        "name",
+        "kind",
+        "masked",
+        "env_families",
+        "trainer",
+        "num_env_runners",
+        "num_envs_per_env_runner",
+        "algo",
+    ),
     # rule: configs/agent/rule.yaml (runs saved before it have policy and env_families only)
     "baseline": ("name", "kind", "rule", "env_families", "policy", "trainer"),
 }
@@ -208,7 +224,7 @@ def _model_keys(c: _Checker, model: DictConfig) -> None:
     except Exception as e:  # noqa: BLE001
         c.errors.append(f"agent.model._target_={target!r}: cannot be imported ({e})")
         return
-    params = inspect.signature(cls.__init__).parameters
+    params = inspect.signature(cls.__init__).parameters  # type: ignore[misc]  # cls is a class, not an instance
     if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
         return
     allowed = [p for p in params if p not in ("self", "env")]
@@ -216,7 +232,8 @@ def _model_keys(c: _Checker, model: DictConfig) -> None:
         if str(k).startswith("_") and str(k).endswith("_"):
             continue
         if k not in allowed:
-            c.errors.append(f"agent.model.{k}: not an argument of {target} ({unknown_name('key', k, allowed).split('; ', 1)[1]})")
+            hint = unknown_name("key", str(k), allowed).split("; ", 1)[1]
+            c.errors.append(f"agent.model.{k!s}: not an argument of {target} ({hint})")
 
 
 def _rule(c: _Checker, cfg: DictConfig) -> None:
@@ -235,11 +252,11 @@ def _rule(c: _Checker, cfg: DictConfig) -> None:
         return
     if not isinstance(rule, str):
         return c.fail("agent.rule", rule, "must be the name of a rule-based baseline")
-    valid = list(baselines.BASELINES.get(family, ()))
-    if rule not in valid:
+    rules = list(baselines.BASELINES.get(family, ()))
+    if rule not in rules:
         others = baselines.families(rule)
         where = f" ({rule!r} is a baseline of env {', '.join(others)})" if others else ""
-        c.errors.append(f"agent.rule={rule!r}: " + unknown_name(f"{family} baseline", rule, valid) + where)
+        c.errors.append(f"agent.rule={rule!r}: " + unknown_name(f"{family} baseline", rule, rules) + where)
 
 
 def check_train_config(cfg: DictConfig) -> None:
@@ -314,7 +331,9 @@ def check_evaluate_config(cfg: DictConfig) -> None:
     ws = c.get("workloads")
     if isinstance(ws, list):
         valid = group_options("workload")
-        c.errors += [f"workloads: {unknown_name('workload', w, valid)}" for w in ws if isinstance(w, str) and w not in valid]
+        c.errors += [
+            f"workloads: {unknown_name('workload', w, valid)}" for w in ws if isinstance(w, str) and w not in valid
+        ]
     loads = c.get("loads")
     if loads is not _BAD:
         if not isinstance(loads, list) or not loads:
@@ -423,5 +442,18 @@ def merge_resume_overrides(saved: DictConfig, current: DictConfig, overrides: Se
     return merged, applied
 
 
-__all__ = ["ConfigError", "GROUPS", "RUN_FILES", "check_fresh_run_dir", "SAFE_AT_RESUME", "SEED_MAX", "check_evaluate_config", "check_group_names",
-           "check_train_config", "group_options", "merge_resume_overrides", "saved_choices", "unknown_name"]
+__all__ = [
+    "ConfigError",
+    "GROUPS",
+    "RUN_FILES",
+    "check_fresh_run_dir",
+    "SAFE_AT_RESUME",
+    "SEED_MAX",
+    "check_evaluate_config",
+    "check_group_names",
+    "check_train_config",
+    "group_options",
+    "merge_resume_overrides",
+    "saved_choices",
+    "unknown_name",
+]

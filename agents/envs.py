@@ -7,7 +7,7 @@ file (``configs/env/<name>.yaml``), no code here.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, cast
 
 import gymnasium as gym
 from gymnasium.envs.registration import load_env_creator
@@ -121,22 +121,27 @@ def _describe(space: Any) -> str:
 def make_env(cfg: DictConfig, **kwargs: Any) -> gym.Env:
     """One (unwrapped-by-TimeLimit) single env, for evaluation (per-flow results)."""
     spec = gym.spec(check_env_id(cfg.env.id))
-    return load_env_creator(spec.entry_point)(**env_kwargs(cfg, **kwargs))  # type: ignore[arg-type]
+    if spec.entry_point is None:
+        raise ValueError(f"{cfg.env.id} has no entry point")
+    creator = load_env_creator(spec.entry_point) if isinstance(spec.entry_point, str) else spec.entry_point
+    return cast(gym.Env, creator(**env_kwargs(cfg, **kwargs)))
 
 
 def make_vec_env(cfg: DictConfig, num_envs: int, *, masked: bool = True, normalize_reward: bool | None = None,
                  gamma: float = 0.99) -> Any:
     """The env's native vector env as an SB3 ``VecEnv`` (``VecMonitor`` on top, and
     ``VecNormalize`` of the reward only when ``env.normalize_reward``)."""
-    from stable_baselines3.common.vec_env import VecMonitor, VecNormalize
+    from stable_baselines3.common.vec_env import VecEnv, VecMonitor, VecNormalize
 
     from flowsched.envs.sb3 import SB3VecEnv
 
     spec = gym.spec(check_env_id(cfg.env.id))
     if spec.vector_entry_point is None:
         raise ValueError(f"{cfg.env.id} has no native vector env")
-    venv = load_env_creator(spec.vector_entry_point)(num_envs=int(num_envs), **env_kwargs(cfg, masked=masked))
-    env = VecMonitor(SB3VecEnv(venv))
+    ep = spec.vector_entry_point
+    creator = load_env_creator(ep) if isinstance(ep, str) else ep
+    venv = creator(num_envs=int(num_envs), **env_kwargs(cfg, masked=masked))
+    env: VecEnv = VecMonitor(SB3VecEnv(venv))
     if normalize_reward if normalize_reward is not None else cfg.env.get("normalize_reward", False):
         env = VecNormalize(env, norm_obs=False, norm_reward=True, gamma=gamma)
     return env

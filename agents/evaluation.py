@@ -16,18 +16,17 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
 from omegaconf import DictConfig, OmegaConf
 
-from flowsched import baselines
-from flowsched import metrics as flow_metrics
-from flowsched.baselines.types import Policy
+from flowsched import baselines, metrics as flow_metrics
 from flowsched.agents.checkpoints import dir_candidates, load_newest_readable, sb3_candidates
 from flowsched.agents.config_checks import ConfigError
 from flowsched.agents.envs import check_env_id, check_model_spaces, effective_load, make_env
+from flowsched.baselines.types import MaskablePolicy, Policy
 from flowsched.sim import FLOW_COLUMNS
 
 
@@ -83,7 +82,11 @@ def load_checkpoint(path: str | Path, device: str = "auto") -> tuple[PolicySpec,
     from hydra.utils import get_class
 
     p = Path(path).expanduser().resolve()
-    rl = p / "rllib_checkpoint" if dir_candidates(p / "rllib_checkpoint") else (p if p.name == "rllib_checkpoint" else None)
+    rl = (
+        p / "rllib_checkpoint"
+        if dir_candidates(p / "rllib_checkpoint")
+        else (p if p.name == "rllib_checkpoint" else None)
+    )
     if rl is not None:
         from flowsched.agents.rllib import RLlibPolicy
 
@@ -95,7 +98,7 @@ def load_checkpoint(path: str | Path, device: str = "auto") -> tuple[PolicySpec,
     ckpts, run_dir = checkpoint_candidates(path)
     cfg = run_config(run_dir)
     check_env_id(cfg.env.id, str(run_dir))  # a -v0 run: refused, naming the successor
-    cls = get_class(cfg.agent.model._target_)
+    cls: Any = get_class(cfg.agent.model._target_)  # an SB3 algorithm class (its load is a classmethod)
     model, ckpt = load_newest_readable(ckpts, lambda c: cls.load(str(c), device=device), "checkpoint")
     check_model_spaces(model, cfg, str(ckpt))  # saved against other spaces: refused, naming both
     label = f"{cfg.agent.name}@{run_dir.name}" + ("" if ckpt.name == "model.zip" else f":{ckpt.stem}")
@@ -115,11 +118,13 @@ def resolve_policies(names: Sequence[str], family: str, device: str = "auto",
         elif Path(name).expanduser().exists():
             spec, run_cfg = load_checkpoint(name, device)
             if run_cfg.env.family != family:
-                raise ConfigError(f"policies: {name} was trained on env {run_cfg.env.family!r}, evaluating on {family!r}")
+                raise ConfigError(f"policies: {name} was trained on env {run_cfg.env.family!r}, evaluating on "
+                                  f"{family!r}")
             out.append(spec)
         else:
             close = difflib.get_close_matches(name, valid, n=1, cutoff=0.6)
-            raise ConfigError(f"unknown policy {name!r}: not a {family} baseline ({', '.join(valid)}) and no checkpoint "
+            raise ConfigError(f"unknown policy {name!r}: not a {family} baseline ({', '.join(valid)}) and no "
+                              "checkpoint "
                               "or run directory at that path" + (f" (did you mean {close[0]!r}?)" if close else ""))
     return out
 
@@ -173,7 +178,8 @@ def run_episodes(spec: PolicySpec, cfg: DictConfig, seeds: Sequence[int], *, wor
         info: dict[str, Any] = {}
         while not done:
             if spec.uses_masks:
-                action, _ = spec.policy.predict(obs, deterministic=True, action_masks=env.action_masks())
+                masks = cast(Any, env).action_masks()  # the token env's (sb3-contrib's protocol)
+                action, _ = cast(MaskablePolicy, spec.policy).predict(obs, deterministic=True, action_masks=masks)
             else:
                 action, _ = spec.policy.predict(obs, deterministic=True)
             obs, r, terminated, truncated, info = env.step(action)
@@ -181,8 +187,15 @@ def run_episodes(spec: PolicySpec, cfg: DictConfig, seeds: Sequence[int], *, wor
             steps += 1
             masked += bool(info.get("masked_action", False))
             done = terminated or truncated
-        row: dict[str, Any] = {"seed": int(seed), "return": ret, "steps": steps, "masked_action_rate": masked / max(steps, 1)}
-        row.update({k: float(v) for k, v in info.items() if isinstance(v, (int, float, np.number)) and not isinstance(v, bool)})
+        row: dict[str, Any] = {
+            "seed": int(seed),
+            "return": ret,
+            "steps": steps,
+            "masked_action_rate": masked / max(steps, 1),
+        }
+        row.update(
+            {k: float(v) for k, v in info.items() if isinstance(v, (int, float, np.number)) and not isinstance(v, bool)}
+        )
         f = episode_flows(env) if per_flow else None
         if f is not None:
             row.update(episode_metrics(f))
@@ -193,8 +206,17 @@ def run_episodes(spec: PolicySpec, cfg: DictConfig, seeds: Sequence[int], *, wor
     return rows, (pd.concat(flows, ignore_index=True) if flows else None)
 
 
-def _run_task(source: str, family: str, bkw: dict[str, Any], device: str, cfg: dict, seeds: list[int],
-              wcfg: dict | None, load: float | None, per_flow: bool) -> tuple[list[dict[str, Any]], pd.DataFrame | None]:
+def _run_task(
+    source: str,
+    family: str,
+    bkw: dict[str, Any],
+    device: str,
+    cfg: dict,
+    seeds: list[int],
+    wcfg: dict | None,
+    load: float | None,
+    per_flow: bool,
+) -> tuple[list[dict[str, Any]], pd.DataFrame | None]:
     """One (policy, cell) of the grid inside a Ray task: the policy is rebuilt from its source."""
     import flowsched  # noqa: F401  (registers the envs in the worker)
 
@@ -220,10 +242,10 @@ def evaluate_grid(specs: Sequence[PolicySpec], cfg: DictConfig, cells: Sequence[
         rcfg = cfg.get("ray") or {}
         init_ray(rcfg.get("address"), rcfg.get("num_cpus"))
         task = ray.remote(num_cpus=1)(_run_task)
-        plain = OmegaConf.to_container(cfg, resolve=True)
+        plain = cast(dict, OmegaConf.to_container(cfg, resolve=True))
         bkw = baseline_kwargs(cfg)
         for ci, (_, wcfg, load) in enumerate(cells):
-            w = None if wcfg is None else OmegaConf.to_container(wcfg, resolve=True)
+            w = None if wcfg is None else cast(dict, OmegaConf.to_container(wcfg, resolve=True))
             for si, spec in enumerate(specs):
                 outs[ci, si] = task.remote(spec.source, cfg.env.family, bkw, str(cfg.get("device", "cpu")), plain,
                                            list(seeds), w, load, per_flow)
@@ -250,22 +272,21 @@ def evaluate_grid(specs: Sequence[PolicySpec], cfg: DictConfig, cells: Sequence[
 
 
 def t_quantile(n: int, q: float = 0.975) -> float:
-    """Student-t quantile with n - 1 degrees of freedom (normal for n > 30)."""
+    """Student-t quantile with n - 1 degrees of freedom."""
     if n < 2:
         return float("nan")
-    try:
-        from scipy import stats
+    from scipy import stats  # a core dependency (imported here: it is slow to import)
 
-        return float(stats.t.ppf(q, n - 1))
-    except ImportError:  # pragma: no cover
-        return 1.959964
+    return float(stats.t.ppf(q, n - 1))
 
 
-def summarize(results: pd.DataFrame, metrics: Sequence[str], by: Sequence[str] = ("policy", "workload", "load")) -> pd.DataFrame:
+def summarize(
+    results: pd.DataFrame, metrics: Sequence[str], by: Sequence[str] = ("policy", "workload", "load")
+) -> pd.DataFrame:
     """Mean, std, n and 95% confidence half-width (Student t) across seeds of each metric."""
     rows = []
     for key, g in results.groupby(list(by), sort=False, dropna=False):
-        row = dict(zip(by, key if isinstance(key, tuple) else (key,)))
+        row = dict(zip(by, key if isinstance(key, tuple) else (key,), strict=True))
         for m in metrics:
             if m not in g:
                 continue
@@ -318,7 +339,9 @@ def draw_figures(results: pd.DataFrame, flows: pd.DataFrame | None, out_dir: Pat
     difference of ``metric`` (and ``metrics``) to ``reference`` (default: the first policy) as
     dot and whisker, the FCT CDF (log x with labelled minor ticks, p99 marked) and FCT and
     slowdown by size bucket (smallest first); per workload with several loads, the metrics
-    against load, one line per policy. Long policy labels are shortened (:func:`short_labels`)."""
+    against load, one line per policy (``vs_load_<workload>.png``), and mean FCT, p99 FCT and
+    mean slowdown against load per size bucket (``vs_load_by_size_<workload>.png``). Long
+    policy labels are shortened (:func:`short_labels`)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -353,8 +376,12 @@ def draw_figures(results: pd.DataFrame, flows: pd.DataFrame | None, out_dir: Pat
     for wname, rw in results.groupby("workload", sort=False):
         if rw["load"].nunique() > 1:
             lt = "effective loads " + ", ".join(f"{x:.3g}" for x in sorted(rw["load"].dropna().unique()))
-            save(fig_vs_load(rw, mets, reference, cell_title(wname, None, settings, load_text=lt)),
-                 f"vs_load_{wname}.png")
+            wtitle = cell_title(str(wname), None, settings, load_text=lt)
+            save(fig_vs_load(rw, mets, reference, wtitle), f"vs_load_{wname!s}.png")
+            if bucket_rows is not None and not bucket_rows.empty:
+                b = bucket_rows[bucket_rows.workload == wname]
+                if b["load"].nunique() > 1:
+                    save(fig_vs_load_by_size(b, wtitle), f"vs_load_by_size_{wname!s}.png")
     return paths
 
 
@@ -431,7 +458,7 @@ def fig_paired(cell: pd.DataFrame, metric: str, reference: str, title: str) -> A
     ci = np.nan_to_num(cell[f"{metric}_diff_ci95"].to_numpy(float))
     ax.axvline(0.0, color="0.3", lw=1, ls="--", label=f"reference: {names.get(reference, reference)}")
     ax.errorbar(mean, y, xerr=ci, fmt="o", color="C0", ecolor="C0", capsize=4, label="mean paired Δ, 95% CI")
-    for yi, (_, r) in zip(y, cell.iterrows()):
+    for yi, (_, r) in zip(y, cell.iterrows(), strict=True):
         if r["policy"] != reference:
             ax.annotate(f"W/T/L {r[f'{metric}_wins']}/{r[f'{metric}_ties']}/{r[f'{metric}_losses']}",
                         (r[f"{metric}_diff_mean"], yi), textcoords="offset points", xytext=(0, 7), ha="center",
@@ -471,7 +498,7 @@ def fig_fct_cdf(sel: pd.DataFrame, title: str) -> Any:
         if not x.size:
             continue
         p99 = float(np.quantile(x, 0.99))
-        ax.plot(x, np.arange(1, x.size + 1) / x.size, color=f"C{i}", label=f"{names[pol]} (p99 {p99:.3g} ms)")
+        ax.plot(x, np.arange(1, x.size + 1) / x.size, color=f"C{i}", label=f"{names[str(pol)]} (p99 {p99:.3g} ms)")
         ax.plot([p99], [0.99], "o", color=f"C{i}", ms=5)
     ax.axhline(0.99, color="0.5", lw=0.8, ls=":", label="p99")
     ax.set_xscale("log")
@@ -509,6 +536,41 @@ def fig_by_size(b: pd.DataFrame, title: str) -> Any:
     return fig
 
 
+#: the per-bucket metrics of :func:`fig_vs_load_by_size` (rows), with their axis labels
+VS_LOAD_BY_SIZE_METRICS = (("mean_fct_ms", "mean FCT (ms)"), ("p99_fct_ms", "p99 FCT (ms)"),
+                           ("mean_slowdown", "mean slowdown"))
+
+
+def fig_vs_load_by_size(b: pd.DataFrame, title: str,
+                        metrics: Sequence[tuple[str, str]] = VS_LOAD_BY_SIZE_METRICS) -> Any:
+    """The papers' figure: per size bucket (columns, smallest first) and metric (rows: mean
+    FCT, p99 FCT, mean slowdown), the mean over episodes against the effective load, one line
+    per policy, with 95% CIs across episodes. ``b`` is :func:`bucket_episode_metrics` of one
+    workload at several loads."""
+    import matplotlib.pyplot as plt
+
+    pols = list(dict.fromkeys(b["policy"]))
+    names = short_labels(pols)
+    buckets = [c for c in b["bucket"].cat.categories if (b["bucket"] == c).any()]
+    loads = sorted(b["load"].dropna().unique())
+    s = summarize(b, [m for m, _ in metrics], by=("policy", "bucket", "load"))
+    with plt.rc_context({"font.size": FIG_STYLE["font_size"]}):
+        fig, axes = plt.subplots(len(metrics), len(buckets), squeeze=False,
+                                 figsize=(3.4 * len(buckets), 2.9 * len(metrics)))
+    for row, (m, lab) in zip(axes, metrics, strict=True):
+        for ax, bucket in zip(row, buckets, strict=True):
+            for i, pol in enumerate(pols):
+                sp = s[(s.policy == pol) & (s.bucket == bucket)].sort_values("load")
+                ax.errorbar(sp["load"], sp[f"{m}_mean"], yerr=sp[f"{m}_ci95"].fillna(0), marker="o", ms=3,
+                            capsize=2, color=f"C{i}", label=names[pol])
+            ax.set(xlabel="effective load", ylabel=lab, xticks=loads)
+            ax.set_ylim(bottom=0)
+            _style(ax, title, f"{lab}, flows {bucket}")
+    axes[0][0].legend(fontsize=7)
+    _finish(fig, title, names)
+    return fig
+
+
 def fig_vs_load(rw: pd.DataFrame, metrics: Sequence[str], reference: str, title: str) -> Any:
     """Per metric (rows): its mean against the effective load (left) and the paired
     difference to ``reference`` against load (right, zero line), one line per policy, 95% CIs."""
@@ -518,7 +580,7 @@ def fig_vs_load(rw: pd.DataFrame, metrics: Sequence[str], reference: str, title:
     s = summarize(rw, metrics, by=("policy", "load"))
     p = paired_differences(rw, metrics, reference, by=("policy", "load"))
     loads = sorted(rw["load"].dropna().unique())
-    for row, m in zip(axes, metrics):
+    for row, m in zip(axes, metrics, strict=True):
         for i, pol in enumerate(pols):
             sp = s[s.policy == pol].sort_values("load")
             row[0].errorbar(sp["load"], sp[f"{m}_mean"], yerr=sp[f"{m}_ci95"].fillna(0), marker="o", capsize=3,
@@ -557,8 +619,10 @@ def resolve_reference(reference: str | None, specs: Sequence[PolicySpec]) -> str
         return specs[0].label
     ref = str(reference)
     for s in specs:
-        if ref in (s.label, s.source) or (Path(ref).expanduser().exists()
-                                          and Path(s.source).resolve().is_relative_to(Path(ref).expanduser().resolve())):
+        if ref in (s.label, s.source) or (
+            Path(ref).expanduser().exists()
+            and Path(s.source).resolve().is_relative_to(Path(ref).expanduser().resolve())
+        ):
             return s.label
     raise ConfigError(f"reference={ref!r} is not one of the evaluated policies: {', '.join(s.label for s in specs)}")
 
@@ -584,7 +648,7 @@ def paired_differences(results: pd.DataFrame, metrics: Sequence[str], reference:
     merged = r.merge(ref[[*keys, "seed", *cols]], on=[*keys, "seed"], how="inner", suffixes=("", "__ref"))
     rows = []
     for key, g in merged.groupby(["policy", *keys], sort=False, dropna=False):
-        row = dict(zip(["policy", *keys], key if isinstance(key, tuple) else (key,)))
+        row = dict(zip(["policy", *keys], key if isinstance(key, tuple) else (key,), strict=True))
         for m in cols:
             d = (g[m] - g[f"{m}__ref"]).dropna().to_numpy(np.float64)
             n = d.size
@@ -628,8 +692,8 @@ def bucket_episode_metrics(flows: pd.DataFrame) -> pd.DataFrame:
                 labels.append(lab)
         for (pol, load, seed), g in fw.groupby(["policy", "load", "seed"], sort=False, dropna=False):
             bb = flow_metrics.summarize(g, quantiles=(0.99,), buckets=edges).by_bucket
-            for lab, b in bb.iterrows():
-                row = {"policy": pol, "workload": wname, "load": load, "seed": seed, "bucket": str(lab)}
+            for blab, b in bb.iterrows():
+                row = {"policy": pol, "workload": wname, "load": load, "seed": seed, "bucket": str(blab)}
                 row.update({m: float(b[c]) * s if c in b else float("nan") for m, (c, s) in BUCKET_METRICS.items()})
                 rows.append(row)
     out = pd.DataFrame(rows)

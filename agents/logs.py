@@ -59,10 +59,17 @@ def make_logger(cfg: DictConfig, run_dir: Path, run_name: str) -> tuple[Logger, 
 
         w = lg.wandb
         wandb_run = wandb.init(
-            project=w.project, entity=w.get("entity"), group=w.get("group"), name=run_name, mode=w.mode,
-            dir=str(run_dir), config=OmegaConf.to_container(cfg, resolve=True),  # type: ignore[arg-type]
+            project=w.project,
+            entity=w.get("entity"),
+            group=w.get("group"),
+            name=run_name,
+            mode=w.mode,
+            dir=str(run_dir),
+            config=OmegaConf.to_container(cfg, resolve=True),  # type: ignore[arg-type]
             # one W&B run per run directory: a resumed run continues it
-            sync_tensorboard=True, resume="allow", id=w.get("id") or hashlib.sha1(str(run_dir.resolve()).encode()).hexdigest()[:16],
+            sync_tensorboard=True,
+            resume="allow",
+            id=w.get("id") or hashlib.sha1(str(run_dir.resolve()).encode()).hexdigest()[:16],
         )
     formats: list[KVWriter] = []
     if lg.get("tensorboard"):
@@ -172,8 +179,12 @@ class LearningCurve:
         from flowsched.agents.checkpoints import atomic_path
 
         first = ["episodes", f"{self.metric}_mean", f"{self.metric}_ci95"]
-        self.baselines = pd.DataFrame([{"policy": k, **{c: v[c] for c in first if c in v},
-                                        **{c: x for c, x in v.items() if c not in first}} for k, v in summaries.items()])
+        self.baselines = pd.DataFrame(
+            [
+                {"policy": k, **{c: v[c] for c in first if c in v}, **{c: x for c, x in v.items() if c not in first}}
+                for k, v in summaries.items()
+            ]
+        )
         if "episodes" in self.baselines:
             self.baselines["episodes"] = self.baselines["episodes"].astype(int)
         with atomic_path(self.run_dir / CURVE_BASELINES_CSV) as tmp:

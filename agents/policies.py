@@ -36,7 +36,7 @@ class SymlogExtractor(BaseFeaturesExtractor):
 
     def __init__(self, observation_space: spaces.Dict) -> None:
         self.keys = sorted(observation_space.spaces)
-        dim = int(sum(np.prod(observation_space.spaces[k].shape) for k in self.keys))
+        dim = int(sum(int(np.prod(space_shape(observation_space.spaces[k]))) for k in self.keys))
         super().__init__(observation_space, features_dim=dim)
 
     def forward(self, observations: dict[str, th.Tensor]) -> th.Tensor:
@@ -86,9 +86,18 @@ class ArtemisPolicy(MaskableMultiInputActorCriticPolicy):
         return actions.reshape((-1, *self.action_space.shape)), values, log_prob  # type: ignore[misc]
 
 
-def slots_and_features(shape: tuple[int, ...], mask_shape: tuple[int, ...]) -> tuple[int, int]:
+def space_shape(space: spaces.Space) -> tuple[int, ...]:
+    """The shape of a space that has one (a ValueError for those that do not, e.g. a Dict)."""
+    if space.shape is None:
+        raise ValueError(f"{space} has no shape")
+    return space.shape
+
+
+def slots_and_features(shape: tuple[int, ...] | None, mask_shape: tuple[int, ...] | None) -> tuple[int, int]:
     """(slots, features per slot) of a per-slot observation key, laid out ``(slots,
     features)`` or flat ``(slots * features,)`` row-major; the mask has one entry per slot."""
+    if shape is None or mask_shape is None:
+        raise ValueError(f"a per-slot observation and its mask need shapes, got {shape} and {mask_shape}")
     n = int(mask_shape[0])
     size = int(np.prod(shape))
     if len(shape) == 2 and int(shape[0]) == n:
@@ -196,8 +205,10 @@ class TokenFeatures(BaseFeaturesExtractor):
     ``action_mask`` into one vector that :class:`RequestScorer` unflattens."""
 
     def __init__(self, observation_space: spaces.Dict) -> None:
-        w, f = slots_and_features(observation_space.spaces["requests"].shape, observation_space.spaces["action_mask"].shape)
-        self.window, self.n_request, self.n_active = int(w), int(f), int(observation_space.spaces["active"].shape[0])
+        w, f = slots_and_features(
+            observation_space.spaces["requests"].shape, observation_space.spaces["action_mask"].shape
+        )
+        self.window, self.n_request, self.n_active = int(w), int(f), space_shape(observation_space.spaces["active"])[0]
         super().__init__(observation_space, features_dim=self.window * (self.n_request + 1) + self.n_active)
 
     def forward(self, observations: dict[str, th.Tensor]) -> th.Tensor:

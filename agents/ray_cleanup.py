@@ -58,7 +58,7 @@ def _ray_dir() -> str:
 
 
 def _sessions_of_fds(pid: int) -> set[str]:
-    out = set()
+    out: set[str] = set()
     try:
         fds = os.listdir(f"/proc/{pid}/fd")
     except OSError:

@@ -10,13 +10,24 @@ from typing import Any
 import pandas as pd
 from omegaconf import DictConfig, OmegaConf
 
-from flowsched.metrics import DEADLINE_RTOL
 from flowsched.agents.config_checks import ConfigError, unknown_name
-from flowsched.agents.runlog import emit
 from flowsched.agents.evaluation import (
-    BUCKET_METRICS, baseline_kwargs, bucket_episode_metrics, draw_figures, evaluate_grid, format_paired_table,
-    format_table, higher_is_better, paired_differences, resolve_policies, resolve_reference, short_labels, summarize,
+    BUCKET_METRICS,
+    baseline_kwargs,
+    bucket_episode_metrics,
+    draw_figures,
+    evaluate_grid,
+    format_paired_table,
+    format_table,
+    higher_is_better,
+    paired_differences,
+    resolve_policies,
+    resolve_reference,
+    short_labels,
+    summarize,
 )
+from flowsched.agents.runlog import emit
+from flowsched.metrics import DEADLINE_RTOL
 
 log = logging.getLogger(__name__)
 
@@ -91,7 +102,9 @@ def evaluate(cfg: DictConfig, out_dir: Path) -> dict[str, Any]:
         if not bm.empty:
             bmet = list(BUCKET_METRICS)
             by = ("policy", "workload", "load", "bucket")
-            bs = summarize(bm, bmet, by=by).merge(paired_differences(bm, bmet, reference, by=by), on=list(by), how="left")
+            bs = summarize(bm, bmet, by=by).merge(
+                paired_differences(bm, bmet, reference, by=by), on=list(by), how="left"
+            )
             bs["bucket"] = pd.Categorical(bs["bucket"], categories=bm["bucket"].cat.categories, ordered=True)
             by_size = bs.sort_values(["workload", "load", "bucket"], kind="stable")
             by_size["bucket"] = by_size["bucket"].astype(str)
@@ -129,8 +142,10 @@ def _write_report(cfg: DictConfig, specs: list, summary: pd.DataFrame, metrics: 
         f"- workloads: {', '.join(map(str, cfg.workloads))}; effective loads: {eff} (requested: "
         f"{', '.join('the workload default' if x is None else str(x) for x in cfg.loads)})",
         f"- settings (every figure's title states them with its workload and effective load): {settings}",
-        f"- seeds {seeds[0]}..{seeds[-1]} ({len(seeds)} episodes per policy and cell; every policy plays the same traces)",
-        f"- env arguments: `{OmegaConf.to_container(cfg.env.kwargs, resolve=True)}`; topology: `{cfg.topology.get('_target_') if cfg.get('topology') else 'env default'}`",
+        f"- seeds {seeds[0]}..{seeds[-1]} ({len(seeds)} episodes per policy and cell; every policy plays the same "
+        "traces)",
+        f"- env arguments: `{OmegaConf.to_container(cfg.env.kwargs, resolve=True)}`; topology: "
+        f"`{cfg.topology.get('_target_') if cfg.get('topology') else 'env default'}`",
         "", "Mean ± 95% confidence half-width (Student t) across seeds:", "",
         format_table(summary, metrics, markdown=True), "",
     ]

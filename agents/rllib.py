@@ -20,6 +20,7 @@ try:
     import torch
     from ray.rllib.core.columns import Columns
     from ray.rllib.core.rl_module.apis import ValueFunctionAPI
+    from ray.rllib.core.rl_module.rl_module import RLModule
     from ray.rllib.core.rl_module.torch import TorchRLModule
     from ray.rllib.utils.torch_utils import FLOAT_MIN
 except ImportError as e:  # pragma: no cover - ray is an optional dependency
@@ -27,11 +28,22 @@ except ImportError as e:  # pragma: no cover - ray is an optional dependency
 
 from torch import nn
 
-from flowsched.agents.policies import RequestScorer, slots_and_features
+from flowsched.agents.policies import (
+    RequestScorer,
+    slots_and_features,
+    space_shape,
+    symlog as _squash,  # features in MB and ms span orders of magnitude
+)
 from flowsched.baselines.types import Observation, PolicyState, Prediction
-from flowsched.agents.policies import symlog as _squash  # features in MB and ms span orders of magnitude
 
 
+def _hidden(model_config: Any) -> list[int]:
+    """The ``hidden`` widths of a module's ``model_config`` (default ``[64, 64]``). RLlib
+    passes the dict given to ``RLModuleSpec``, or its ``DefaultModelConfig`` dataclass when
+    none was given (which has no ``hidden``; ``.get`` on it raised AttributeError)."""
+    if isinstance(model_config, dict) and model_config.get("hidden"):
+        return [int(h) for h in model_config["hidden"]]
+    return [64, 64]
 
 
 class MaskedTokenModule(TorchRLModule, ValueFunctionAPI):
@@ -46,10 +58,10 @@ class MaskedTokenModule(TorchRLModule, ValueFunctionAPI):
         if not isinstance(space, gym.spaces.Dict) or not {"requests", "active", "action_mask"} <= set(space.spaces):
             raise ValueError(f"MaskedTokenModule needs the token env's Dict observation, got {space}")
         window, n_req = slots_and_features(space["requests"].shape, space["action_mask"].shape)
-        n_act = space["active"].shape[0]
-        if self.action_space.n != window:
+        n_act = space_shape(space["active"])[0]
+        if not isinstance(self.action_space, gym.spaces.Discrete) or self.action_space.n != window:
             raise ValueError(f"action space {self.action_space} does not match the window of {window} requests")
-        hidden = list(self.model_config.get("hidden", [64, 64])) if self.model_config else [64, 64]
+        hidden = _hidden(self.model_config)
         self._net = RequestScorer(int(window), int(n_req), int(n_act), hidden)
         self._value_head = nn.Linear(self._net.latent_dim_vf, 1)
 
@@ -87,9 +99,9 @@ class SwitchScoreModule(TorchRLModule, ValueFunctionAPI):
             raise ValueError(f"SwitchScoreModule needs the switch env's Dict observation, got {space}")
         m, f = slots_and_features(space["flows"].shape, space["flow_mask"].shape)
         self._m, self._f = m, f
-        if self.action_space.shape != (m,):
+        if getattr(self.action_space, "shape", None) != (m,):
             raise ValueError(f"action space {self.action_space} does not match {m} flow slots")
-        hidden = list(self.model_config.get("hidden", [64, 64])) if self.model_config else [64, 64]
+        hidden = _hidden(self.model_config)
         h = hidden[-1]
         layers: list[nn.Module] = []
         inp = f
@@ -142,12 +154,34 @@ def module_for(env_id: str) -> type:
     raise ValueError(f"no RLModule for {env_id!r}; known: {', '.join(MODULES)} (any version)")
 
 
+def ray_logs_to_run_log() -> list[str]:
+    """Ray sets up its loggers (``ray``, ``ray.rllib``, ``ray.data``) with their own console
+    handlers and ``propagate = False``, so their records (Ray's start and shutdown messages,
+    RLlib's warnings) never reached the root logger's file handler: ``train.log`` and
+    ``evaluate.log`` did not have them. This adds the root logger's file handlers to each
+    such logger (their console output is unchanged) and returns the loggers' names.
+    Called by :func:`init_ray` before Ray starts; a no-op without a file handler."""
+    import logging
+
+    files = [h for h in logging.getLogger().handlers if isinstance(h, logging.FileHandler)]
+    names = []
+    for name, lg in list(logging.Logger.manager.loggerDict.items()):
+        if not (name == "ray" or name.startswith("ray.")) or not isinstance(lg, logging.Logger) or lg.propagate:
+            continue
+        names.append(name)
+        for h in files:
+            if h not in lg.handlers:
+                lg.addHandler(h)
+    return sorted(names)
+
+
 def init_ray(address: str | None = None, num_cpus: int | None = None) -> None:
     """Connects to the Ray cluster at ``address`` ("host:port"; Ray 2.60 clients use token
     authentication, ``RAY_AUTH_MODE=token`` with the cluster's token), or starts a fresh
     local Ray with ``num_cpus`` (default: the machine's) that never attaches to a running
     cluster by accident. Before a local start, leftovers of a local Ray whose driver was
-    killed with SIGKILL are stopped (:mod:`flowsched.agents.ray_cleanup`)."""
+    killed with SIGKILL are stopped (:mod:`flowsched.agents.ray_cleanup`). Ray's loggers also
+    write to the run's log file (:func:`ray_logs_to_run_log`)."""
     import logging
     import os
 
@@ -157,6 +191,7 @@ def init_ray(address: str | None = None, num_cpus: int | None = None) -> None:
 
     if ray.is_initialized():
         return
+    ray_logs_to_run_log()  # Ray's own log lines into train.log / evaluate.log too
     if address:
         os.environ.setdefault("RAY_AUTH_MODE", "token")
         ray.init(address=address, log_to_driver=False)
@@ -215,7 +250,7 @@ class RLlibPolicy:
     """A trained RLModule behind the ``predict()`` protocol of flowsched's baselines and
     SB3 models (greedy over the masked logits when ``deterministic``, sampled otherwise)."""
 
-    def __init__(self, module: TorchRLModule, seed: int | None = 0) -> None:
+    def __init__(self, module: RLModule, seed: int | None = 0) -> None:
         self.module = module
         self.rng = np.random.default_rng(seed)
 

@@ -28,12 +28,9 @@ FILE_FORMAT = "[%(asctime)s][%(name)s][%(levelname)s] - %(message)s"
 
 
 def _write(msg: str, stream: TextIO) -> None:
-    try:
-        from tqdm import tqdm
+    from tqdm import tqdm  # the [train] extra, which flowsched.agents needs
 
-        tqdm.write(msg, file=stream)
-    except ImportError:  # pragma: no cover
-        stream.write(msg + "\n")
+    tqdm.write(msg, file=stream)
     stream.flush()
 
 

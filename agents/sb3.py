@@ -126,7 +126,11 @@ class SB3Trainer:
             self.model.num_timesteps = cb.rollout_start_timesteps  # the cut rollout was not trained on
 
     def save(self, final: bool = False) -> Path:
-        path = self.run_dir / "model.zip" if final else self.run_dir / "checkpoints" / f"step_{self.model.num_timesteps}.zip"
+        path = (
+            self.run_dir / "model.zip"
+            if final
+            else self.run_dir / "checkpoints" / f"step_{self.model.num_timesteps}.zip"
+        )
         save_sb3(self.model, path)  # atomic: temporary file, fsync, rename
         return path
 

@@ -34,15 +34,24 @@ import pandas as pd
 from omegaconf import DictConfig, OmegaConf
 
 from flowsched.agents.checkpoints import atomic_write_text
-from flowsched.agents.runlog import also_log_to, emit
 from flowsched.agents.config_checks import (
-    ConfigError, check_fresh_run_dir, check_train_config, merge_resume_overrides, saved_choices,
+    ConfigError,
+    check_fresh_run_dir,
+    check_train_config,
+    merge_resume_overrides,
+    saved_choices,
 )
 from flowsched.agents.evaluation import (
-    PolicySpec, baseline_kwargs, format_table, resolve_policies, run_config, run_episodes, summarize,
+    PolicySpec,
+    baseline_kwargs,
+    format_table,
+    resolve_policies,
+    run_config,
+    run_episodes,
+    summarize,
 )
+from flowsched.agents.runlog import also_log_to, emit
 from flowsched.baselines.types import Policy
-
 
 log = logging.getLogger(__name__)
 
@@ -125,7 +134,8 @@ def build_trainer(cfg: DictConfig, run_dir: Path) -> Trainer:
         spec = OmegaConf.create({"_target_": DEFAULT_TRAINERS[str(cfg.agent.kind)]})
     target = spec.get("_target_")
     if not isinstance(target, str):
-        raise ConfigError(f"agent.trainer._target_={target!r}: must name a trainer class (flowsched.agents.training.Trainer)")
+        raise ConfigError(f"agent.trainer._target_={target!r}: must name a trainer class "
+                          "(flowsched.agents.training.Trainer)")
     extra = {str(k): v for k, v in spec.items() if not (str(k).startswith("_") and str(k).endswith("_"))}
     return get_object(target)(cfg=cfg, run_dir=Path(run_dir), **extra)
 
@@ -317,7 +327,9 @@ class _PeriodicEval:
         if self.schedule.every > 0 and run_dir is not None:
             from flowsched.agents.logs import LearningCurve
 
-            self.curve = LearningCurve(run_dir, self.metric, label, run_title(cfg), keep_until=start if resumed else None)
+            self.curve = LearningCurve(
+                run_dir, self.metric, label, run_title(cfg), keep_until=start if resumed else None
+            )
             # the run's wall clock: earlier sessions' (run.json, else the curve's last row) plus this one's
             self.wall_offset_s = max(float(wall_offset_s), self.curve.last_wall_s)
             self.curve.set_baselines(self.baseline_summaries)
@@ -516,8 +528,10 @@ def _train(cfg: DictConfig, run_dir: Path, overrides: list[str] | None,
         status["elapsed_s"] = previous_s + time.monotonic() - started
         report = _write_report(cfg, run_dir, summary, status)
         curve = periodic_eval.curve
-        _log(f"wrote {report}" + (f", {curve.csv.name} and {curve.png.name}" if curve is not None and curve.png.is_file()
-                                  else ""))
+        _log(
+            f"wrote {report}"
+            + (f", {curve.csv.name} and {curve.png.name}" if curve is not None and curve.png.is_file() else "")
+        )
     _write_status(run_dir, status)
     trainer.close()
     logger.close()
@@ -540,12 +554,6 @@ def main_config_check(cfg: DictConfig) -> None:
     wf = cfg.workload.get("env_families")
     if wf is not None and fam not in wf:
         raise SystemExit(f"workload {cfg.workload.name!r} is for env {list(wf)}, not {fam!r}")
-
-
-def resolve_device(device: str) -> str:
-    import torch
-
-    return ("cuda" if torch.cuda.is_available() else "cpu") if device == "auto" else device
 
 
 def __getattr__(name: str) -> Any:

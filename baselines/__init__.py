@@ -14,19 +14,28 @@ Every baseline, SB3 model and RLlib policy is a :class:`Policy` (a ``typing.Prot
 from __future__ import annotations
 
 from flowsched.baselines.base import MaskedRule
-from flowsched.baselines.types import EpisodeSeeded, MaskablePolicy, Observation, Policy, PolicyState, Prediction
 from flowsched.baselines.registry import (
-    BASELINES, accepted_kwargs, available, families, from_config, make, register, rules,
+    BASELINES,
+    accepted_kwargs,
+    available,
+    families,
+    from_config,
+    make,
+    register,
+    rules,
 )
+from flowsched.baselines.types import EpisodeSeeded, MaskablePolicy, Observation, Policy, PolicyState, Prediction
 
-# the rule modules register their rules on import
-from flowsched.baselines.token import TokenRule  # noqa: I001  (this order: token, switch, thresholds)
+# the rule modules register their rules on import, in this order: token, switch, thresholds
+# isort: off
+from flowsched.baselines.token import TokenRule
 from flowsched.baselines.switch import SwitchRule
 from flowsched.baselines.queues import ThresholdRule
 from flowsched.baselines.thresholds import mean_fct_mlfq, mean_slowdown_mlfq, optimal_thresholds, partial_moment
+# isort: on
 
 __all__ = [
     "BASELINES", "EpisodeSeeded", "MaskablePolicy", "MaskedRule", "Observation", "Policy", "PolicyState", "Prediction",
-    "SwitchRule", "ThresholdRule", "TokenRule", "accepted_kwargs", "available", "families", "from_config", "make", "mean_fct_mlfq",
-    "mean_slowdown_mlfq", "optimal_thresholds", "partial_moment", "register", "rules",
+    "SwitchRule", "ThresholdRule", "TokenRule", "accepted_kwargs", "available", "families", "from_config", "make",
+    "mean_fct_mlfq", "mean_slowdown_mlfq", "optimal_thresholds", "partial_moment", "register", "rules",
 ]

@@ -50,11 +50,12 @@ class MaskedRule(ABC):
             mask = mask[None]
         empty = ~mask.any(axis=-1)
         if self.needs_valid_action and empty.any():
-            raise ValueError(f"no valid action in observation(s) {np.flatnonzero(empty).tolist()}: every action is masked")
+            raise ValueError(f"no valid action in observation(s) {np.flatnonzero(empty).tolist()}: every action is "
+                             "masked")
         actions = np.asarray(self._act(observation, mask))
         return (actions[0] if single else actions), state
 
-    def seed_episode(self, seed: int) -> None:
+    def seed_episode(self, seed: int) -> None:  # noqa: B027  (an optional hook, a no-op by default)
         """Called by evaluation before each episode so that a randomized rule plays an
         episode the same way whatever it played before (deterministic rules ignore it)."""
 

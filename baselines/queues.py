@@ -7,8 +7,8 @@ import numpy as np
 
 from flowsched import workloads as wl
 from flowsched.baselines.registry import rules
-from flowsched.baselines.types import Prediction
 from flowsched.baselines.thresholds import optimal_thresholds
+from flowsched.baselines.types import Prediction
 
 
 @rules("thresholds", "threshold")

@@ -41,7 +41,11 @@ class Rule:
             params = params[1:]  # self
         params = params[1:]  # the rule name
         any_kw = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params)
-        names = [p.name for p in params if p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)]
+        names = [
+            p.name
+            for p in params
+            if p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+        ]
         return names, any_kw
 
 
@@ -161,4 +165,15 @@ class _Names(Mapping[str, tuple[str, ...]]):
 #: the old hand-kept dict)
 BASELINES: Mapping[str, tuple[str, ...]] = _Names()
 
-__all__ = ["BASELINES", "Rule", "accepted_kwargs", "available", "families", "from_config", "lookup", "make", "register", "rules"]
+__all__ = [
+    "BASELINES",
+    "Rule",
+    "accepted_kwargs",
+    "available",
+    "families",
+    "from_config",
+    "lookup",
+    "make",
+    "register",
+    "rules",
+]

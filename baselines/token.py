@@ -9,7 +9,6 @@ are float32: two keys closer than float32 resolution may tie here and not there)
 """
 from __future__ import annotations
 
-
 import numpy as np
 
 from flowsched.baselines.base import MaskedRule
@@ -85,7 +84,9 @@ class TokenRule(MaskedRule):
         # is still valid, so fall back to the first valid request when all are infinite
         best = np.argmin(key, axis=-1)
         first_valid = np.argmax(mask, axis=-1)
-        return np.where(np.isfinite(np.take_along_axis(key, best[..., None], -1)[..., 0]), best, first_valid).astype(np.int64)
+        return np.where(np.isfinite(np.take_along_axis(key, best[..., None], -1)[..., 0]), best, first_valid).astype(
+            np.int64
+        )
 
     def __repr__(self) -> str:
         return f"TokenRule({self.rule!r})"

@@ -8,14 +8,14 @@ and your own classes are interchangeable in evaluation, reports and ``train.py``
 """
 from __future__ import annotations
 
-from typing import Any, Protocol, Union, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
 #: one observation or a batch (leading axis): an array, or a Dict space's mapping of arrays
-Observation = Union[np.ndarray, dict[str, np.ndarray]]
+Observation = np.ndarray | dict[str, np.ndarray]
 #: a recurrent policy's hidden state (passed through unchanged by stateless policies)
-PolicyState = Union[tuple[np.ndarray, ...], None]
+PolicyState = tuple[np.ndarray, ...] | None
 #: ``(action, state)``, what ``predict`` returns
 Prediction = tuple[np.ndarray, Any]
 

@@ -69,10 +69,12 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--steps", type=int, default=200_000, help="steps per measurement (single env)")
     ap.add_argument("--batch", type=int, default=256)
-    ap.add_argument("--repeat", type=int, default=1, help="vector runs with 1 and 2 threads, alternately (medians reported)")
+    ap.add_argument("--repeat", type=int, default=1, help="vector runs with 1 and 2 threads, alternately (medians "
+                                                          "reported)")
     a = ap.parse_args()
     print(f"# {platform.machine()}, python {platform.python_version()}, random legal actions")
-    print(f"| env | single env (gym.make), steps/s | vector x{a.batch}, 1 thread, env-steps/s | vector x{a.batch}, 2 threads, env-steps/s |")
+    print(f"| env | single env (gym.make), steps/s | vector x{a.batch}, 1 thread, env-steps/s | vector x{a.batch}, 2 "
+          "threads, env-steps/s |")
     print("|---|---|---|---|")
     for env_id in ENV_IDS:
         if "Thresholds" in env_id:  # coarse steps: fewer of them, a batch of 8, no threads option
@@ -86,9 +88,10 @@ def main() -> None:
             ones.append(vector(env_id, 20 * a.steps, a.batch, 1))
             twos.append(vector(env_id, 20 * a.steps, a.batch, 2))
             if a.repeat > 1:
-                print(f"#   {env_id}: 1 thread {ones[-1]:,.0f}, 2 threads {twos[-1]:,.0f}, ratio {twos[-1] / ones[-1]:.2f}", flush=True)
+                print(f"#   {env_id}: 1 thread {ones[-1]:,.0f}, 2 threads {twos[-1]:,.0f}, ratio "
+                      f"{twos[-1] / ones[-1]:.2f}", flush=True)
         v1, v2 = statistics.median(ones), statistics.median(twos)
-        ratio = statistics.median(t / o for o, t in zip(ones, twos))
+        ratio = statistics.median(t / o for o, t in zip(ones, twos, strict=True))
         note = f" ({ratio:.2f}x, median of {a.repeat})" if a.repeat > 1 else ""
         print(f"| {env_id} | {s:,.0f} | {v1:,.0f} | {v2:,.0f}{note} |", flush=True)
 

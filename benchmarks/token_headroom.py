@@ -27,8 +27,7 @@ import gymnasium as gym
 import numpy as np
 
 import flowsched  # noqa: F401  (registers the envs)
-from flowsched import baselines
-from flowsched import workloads as wl
+from flowsched import baselines, workloads as wl
 
 FIRST_EVAL_SEED = 1_000_000  # train.py's held-out evaluation seeds start here
 
@@ -96,7 +95,8 @@ def main() -> None:
     print(f"Artemis workload A variant {args.variant}, load {load:.3f} ({rate:.2f} bursts/s), "
           f"seeds {FIRST_EVAL_SEED}..{FIRST_EVAL_SEED + args.episodes - 1}")
     print(f"{args.base:>12}: {res[:, 0].mean():.4f}")
-    print(f"{'rollout':>12}: {res[:, 1].mean():.4f}  ({diff.mean() * 100:+.2f} ± {ci * 100:.2f} points, 95% CI across episodes)")
+    print(f"{'rollout':>12}: {res[:, 1].mean():.4f}  ({diff.mean() * 100:+.2f} ± {ci * 100:.2f} points, 95% CI across "
+          "episodes)")
 
 
 if __name__ == "__main__":

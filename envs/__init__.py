@@ -9,11 +9,29 @@ Version history (each env's docstring has the details): the ``-v0`` ids were rem
 when v1 changed the spaces (finite bounds, 1-D Boxes) and made every action valid;
 ``gym.make`` of a ``-v0`` id raises Gymnasium's ``DeprecatedEnv`` naming its ``-v1``.
 """
+import importlib
+from typing import TYPE_CHECKING, Any
+
 import gymnasium as gym
 
-from flowsched.envs.switch import SwitchSchedulingEnv, SwitchSchedulingVecEnv
-from flowsched.envs.thresholds import QueueThresholdsEnv, QueueThresholdsVecEnv
-from flowsched.envs.token import TokenSchedulingEnv, TokenSchedulingVecEnv
+if TYPE_CHECKING:
+    from flowsched.envs.switch import SwitchSchedulingEnv, SwitchSchedulingVecEnv
+    from flowsched.envs.thresholds import QueueThresholdsEnv, QueueThresholdsVecEnv
+    from flowsched.envs.token import TokenSchedulingEnv, TokenSchedulingVecEnv
+
+# the classes are imported on first use (PEP 562): registering by entry-point strings needs
+# only gymnasium, so ``import flowsched`` does not import pandas and the simulator
+_CLASSES = {"SwitchSchedulingEnv": "switch", "SwitchSchedulingVecEnv": "switch",
+            "QueueThresholdsEnv": "thresholds", "QueueThresholdsVecEnv": "thresholds",
+            "TokenSchedulingEnv": "token", "TokenSchedulingVecEnv": "token"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _CLASSES:
+        return getattr(importlib.import_module(f"flowsched.envs.{_CLASSES[name]}"), name)
+    if name in ("switch", "thresholds", "token", "wrappers"):  # as before, when this module imported them
+        return importlib.import_module(f"flowsched.envs.{name}")
+    raise AttributeError(f"module 'flowsched.envs' has no attribute {name!r}")
 
 ENV_IDS = ("flowsched/TokenScheduling-v1", "flowsched/SwitchScheduling-v1", "flowsched/QueueThresholds-v1")
 #: removed ids and their successors

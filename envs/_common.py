@@ -55,7 +55,7 @@ def check_lane_actions(actions: Any, space: spaces.Box, live: np.ndarray, what: 
     bad = ~((a >= space.low) & (a <= space.high)).reshape(a.shape[0], -1).all(axis=1) & live
     if bad.any():
         lane = int(np.flatnonzero(bad)[0])
-        single = spaces.Box(space.low[lane], space.high[lane], dtype=space.dtype)
+        single = spaces.Box(space.low[lane], space.high[lane], dtype=np.float32)  # the actions are read as float32
         check_box_action(a[lane], single, f"env {lane}: {what}")
     out = np.ascontiguousarray(a, dtype=np.float32)
     if not live.all():

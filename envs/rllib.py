@@ -42,7 +42,8 @@ class ActionMaskingPPOModule(DefaultPPOTorchRLModule):
     def __init__(self, *args: Any, observation_space: gym.Space | None = None, **kwargs: Any) -> None:
         if not (isinstance(observation_space, gym.spaces.Dict)
                 and {"action_mask", "observations"} <= set(observation_space.spaces)):
-            raise ValueError("ActionMaskingPPOModule needs RLlib's masking observation Dict(action_mask=Box(0, 1, (n,)), "
+            raise ValueError("ActionMaskingPPOModule needs RLlib's masking observation Dict(action_mask=Box(0, 1, "
+                             "(n,)), "
                              f"observations=...) (the token env's obs_format='rllib'), got {observation_space}")
         self.observation_space_with_mask = observation_space
         super().__init__(*args, observation_space=observation_space["observations"], **kwargs)
@@ -52,7 +53,7 @@ class ActionMaskingPPOModule(DefaultPPOTorchRLModule):
         self.observation_space = self.observation_space_with_mask
 
     @staticmethod
-    def _split(batch: dict[str, Any]) -> tuple[torch.Tensor, dict[str, Any]]:
+    def _split(batch: dict[str, Any]) -> tuple[torch.Tensor | None, dict[str, Any]]:
         obs = batch[Columns.OBS]
         if not isinstance(obs, dict):  # already split (e.g. compute_values after a forward pass)
             return batch.get("action_mask"), batch
@@ -61,7 +62,10 @@ class ActionMaskingPPOModule(DefaultPPOTorchRLModule):
         return obs["action_mask"], inner
 
     @staticmethod
-    def _mask(out: dict[str, Any], mask: torch.Tensor) -> dict[str, Any]:
+    def _mask(out: dict[str, Any], mask: torch.Tensor | None) -> dict[str, Any]:
+        if mask is None:
+            raise ValueError("ActionMaskingPPOModule: the batch has no action_mask (neither in its observations nor "
+                             "beside them)")
         out[Columns.ACTION_DIST_INPUTS] = out[Columns.ACTION_DIST_INPUTS] + torch.clamp(torch.log(mask), min=FLOAT_MIN)
         return out
 
@@ -73,5 +77,5 @@ class ActionMaskingPPOModule(DefaultPPOTorchRLModule):
         mask, inner = self._split(batch)
         return self._mask(super()._forward_train(inner, **kwargs), mask)
 
-    def compute_values(self, batch: dict[str, Any], embeddings: Any = None) -> torch.Tensor:
+    def compute_values(self, batch: dict[str, Any], embeddings: Any = None) -> Any:  # the parent's TensorType
         return super().compute_values(self._split(batch)[1], embeddings)

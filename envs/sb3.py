@@ -24,7 +24,8 @@ class SB3VecEnv(VecEnv):
 
     def __init__(self, venv: Any) -> None:
         if not hasattr(venv, "reset_done"):
-            raise TypeError(f"SB3VecEnv wraps flowsched's native vector envs (with reset_done()), got {type(venv).__name__}")
+            raise TypeError("SB3VecEnv wraps flowsched's native vector envs (with reset_done()), got "
+                            f"{type(venv).__name__}")
         self.venv = venv
         self._actions: np.ndarray | None = None
         super().__init__(venv.num_envs, venv.single_observation_space, venv.single_action_space)
@@ -68,14 +69,18 @@ class SB3VecEnv(VecEnv):
         return [getattr(self.venv, attr_name) for _ in self._get_indices(indices)]
 
     def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
-        raise AttributeError(f"SB3VecEnv: the lanes of a native vector env share their attributes; cannot set {attr_name!r}")
+        raise AttributeError("SB3VecEnv: the lanes of a native vector env share their attributes; cannot set "
+                             f"{attr_name!r}")
 
-    def env_method(self, method_name: str, *method_args: Any, indices: VecEnvIndices = None, **method_kwargs: Any) -> list[Any]:
+    def env_method(
+        self, method_name: str, *method_args: Any, indices: VecEnvIndices = None, **method_kwargs: Any
+    ) -> list[Any]:
         if method_name == "action_masks":
             masks = self.venv.action_masks()
             return [masks[i] for i in self._get_indices(indices)]
         if not hasattr(self.venv, "call"):
-            raise AttributeError(f"SB3VecEnv: {type(self.venv).__name__} has no call(); cannot run {method_name!r} per lane")
+            raise AttributeError(f"SB3VecEnv: {type(self.venv).__name__} has no call(); cannot run {method_name!r} per "
+                                 "lane")
         out = self.venv.call(method_name, *method_args, **method_kwargs)
         return [out[i] for i in self._get_indices(indices)]
 

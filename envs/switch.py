@@ -1,7 +1,7 @@
 """Priority scheduling in the switch (pFabric / aSCC), single and vectorized."""
 from __future__ import annotations
 
-from typing import Any, SupportsFloat
+from typing import Any, SupportsFloat, cast
 
 import gymnasium as gym
 import numpy as np
@@ -11,11 +11,24 @@ from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from flowsched import _fabric
-from flowsched import workloads as wl
+from flowsched import _fabric, workloads as wl
 from flowsched.envs._common import (
-    BLUE, GREEN, GREY, ORANGE, RENDER_FPS, RENDER_MODES, Canvas, Feature, NativeVecMixin, check_box_action,
-    check_lane_actions, check_obs_format, check_render_mode, feature_bounds, fmt, log_frac,
+    BLUE,
+    GREEN,
+    GREY,
+    ORANGE,
+    RENDER_FPS,
+    RENDER_MODES,
+    Canvas,
+    Feature,
+    NativeVecMixin,
+    check_box_action,
+    check_lane_actions,
+    check_obs_format,
+    check_render_mode,
+    feature_bounds,
+    fmt,
+    log_frac,
 )
 from flowsched.envs.token import MAX_COUNT, MAX_SIZE_MB, MAX_TIME_MS, lane_seeds, native_trace, obs_limits
 from flowsched.sim import env_flow_table
@@ -58,7 +71,9 @@ class SwitchBounds:
         mask = spaces.Box(0.0, 1.0, (self.max_flows,), dtype=np.float32)
         if obs_format == "dict":
             return spaces.Dict({"flows": flows, "flow_mask": mask})
-        return spaces.Box(np.concatenate([mask.low, self.low]), np.concatenate([mask.high, self.high]), dtype=np.float32)
+        return spaces.Box(
+            np.concatenate([mask.low, self.low]), np.concatenate([mask.high, self.high]), dtype=np.float32
+        )
 
 
 
@@ -233,9 +248,10 @@ class SwitchSchedulingEnv(gym.Env[Any, np.ndarray]):
     ...     obs, reward, done, truncated, info = env.step(scores)
     >>> info["flows_finished"]
     100.0
-    """
+    """  # noqa: E501  (the docstring's Markdown tables: one row per line, rendered in the docs)
 
     metadata = {"render_modes": RENDER_MODES, "render_fps": RENDER_FPS}
+    action_space: spaces.Box
 
     def __init__(self, *, render_mode: str | None = None, obs_format: str = "dict", max_size_mb: float = MAX_SIZE_MB,
                  max_time_ms: float = MAX_TIME_MS, **kwargs: Any) -> None:
@@ -273,7 +289,7 @@ class SwitchSchedulingEnv(gym.Env[Any, np.ndarray]):
         ``weight``, ``bytes_sent`` and ``path_delay_s``)."""
         return env_flow_table(self._native.results(), self._source.topology, self._delay_us)
 
-    def render(self) -> str | np.ndarray | None:
+    def render(self) -> str | np.ndarray | None:  # type: ignore[override]  # gymnasium: an unbound RenderFrame TypeVar
         if self.render_mode is None or self._last is None:
             return None
         flows, mask = self._last
@@ -288,7 +304,8 @@ def render_text(flows: np.ndarray, mask: np.ndarray) -> str:
     for j in np.flatnonzero(mask):
         r = f[j]
         left = fmt(r[1], "7.3f") if r[2] else "      ?"
-        lines.append(f"  {j:4d}  {fmt(r[0], '7.3f')}  {left}  {fmt(r[3], '6.2f')}  {int(r[4]):8d}  {int(r[5]):4d}  {int(r[6]):4d}")
+        lines.append(f"  {j:4d}  {fmt(r[0], '7.3f')}  {left}  {fmt(r[3], '6.2f')}  {int(r[4]):8d}  {int(r[5]):4d}  "
+                     f"{int(r[6]):4d}")
     return "\n".join(lines)
 
 
@@ -301,9 +318,11 @@ def render_rgb(bounds: SwitchBounds, flows: np.ndarray, mask: np.ndarray) -> np.
     for j in np.flatnonzero(mask):
         sent, left = float(f[j, 0]), float(f[j, 1])
         x_sent = float(log_frac(sent, bounds.size_mb))
-        c.bar(j, 0.0, x_sent, GREY)
+        c.bar(int(j), 0.0, x_sent, GREY)
         color = ORANGE if not f[j, 2] else (GREEN if f[j, 4] else BLUE)
-        c.bar(j, x_sent, x_sent + float(log_frac(left, bounds.size_mb)) if f[j, 2] else 1.0, color, thin=not f[j, 2])
+        c.bar(
+            int(j), x_sent, x_sent + float(log_frac(left, bounds.size_mb)) if f[j, 2] else 1.0, color, thin=not f[j, 2]
+        )
     return c.img
 
 
@@ -318,6 +337,7 @@ class SwitchSchedulingVecEnv(NativeVecMixin, VectorEnv):
     """
 
     metadata = {"render_modes": RENDER_MODES, "render_fps": RENDER_FPS, "autoreset_mode": AutoresetMode.NEXT_STEP}
+    action_space: spaces.Box
 
     def __init__(self, num_envs: int = 8, *, threads: int = 1, copy: bool = True, obs_format: str = "dict",
                  max_size_mb: float = MAX_SIZE_MB, max_time_ms: float = MAX_TIME_MS,
@@ -332,10 +352,15 @@ class SwitchSchedulingVecEnv(NativeVecMixin, VectorEnv):
         self.single_observation_space = self.bounds.observation_space(self.obs_format)
         self.single_action_space = spaces.Box(-1.0, 1.0, (self.max_flows,), dtype=np.float32)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
-        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self.action_space = cast(spaces.Box, batch_space(self.single_action_space, self.num_envs))
         n, m = self.num_envs, self.max_flows
-        self._bufs = (np.zeros((n, m, FLOW_FEATURES), np.float32), np.zeros((n, m), np.float32), np.zeros(n, np.float64),
-                      np.zeros(n, bool), np.zeros((n, len(SWITCH_STATS)), np.float64))
+        self._bufs = (
+            np.zeros((n, m, FLOW_FEATURES), np.float32),
+            np.zeros((n, m), np.float32),
+            np.zeros(n, np.float64),
+            np.zeros(n, bool),
+            np.zeros((n, len(SWITCH_STATS)), np.float64),
+        )
         self._flows = self._bufs[0].reshape(n, m * FLOW_FEATURES)
         self._rngs: list[np.random.Generator] = []
         self._needs_reset = np.zeros(n, bool)
@@ -347,7 +372,9 @@ class SwitchSchedulingVecEnv(NativeVecMixin, VectorEnv):
         obs = {"flows": self._flows, "flow_mask": self._bufs[1]}
         return {k: v.copy() for k, v in obs.items()} if self.copy else obs
 
-    def reset(self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
+    def reset(
+        self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Any, dict[str, Any]]:
         if seed is not None or not self._rngs:
             self._rngs = [seeding.np_random(s)[0] for s in lane_seeds(seed, self.num_envs)]
         for lane, rng in enumerate(self._rngs):

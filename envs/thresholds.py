@@ -1,7 +1,7 @@
 """Priority-queue threshold tuning (PIAS / multi-level feedback queues)."""
 from __future__ import annotations
 
-from typing import Any, SupportsFloat
+from typing import TYPE_CHECKING, Any, SupportsFloat, cast
 
 import gymnasium as gym
 import numpy as np
@@ -12,12 +12,24 @@ from gymnasium.vector.utils import batch_space
 
 from flowsched import workloads as wl
 from flowsched.envs._common import (
-    BLUE, GREY, ORANGE, RED, RENDER_FPS, RENDER_MODES, Canvas, NativeVecMixin, check_box_action, check_lane_actions,
+    BLUE,
+    GREY,
+    ORANGE,
+    RED,
+    RENDER_FPS,
+    RENDER_MODES,
+    Canvas,
+    NativeVecMixin,
+    check_box_action,
+    check_lane_actions,
     check_render_mode,
 )
 from flowsched.envs.token import lane_seeds
 from flowsched.sim import flow_table, native_simulator, prepare_trace, simulate
 from flowsched.topology import BigSwitch, Topology
+
+if TYPE_CHECKING:
+    from flowsched import _fabric
 
 #: upper edges (bytes) of the size bins of the observation's histogram; the last bin is open
 SIZE_BIN_EDGES = (1e4, 1e5, 1e6, 1e7, 1e8)
@@ -37,7 +49,8 @@ def thresholds_from_action(action: np.ndarray, lo_bytes: float, hi_bytes: float)
     """
     a = np.asarray(action, dtype=np.float64)
     if not np.isfinite(a).all() or (np.abs(a) > 1.0).any():
-        raise ValueError(f"threshold actions must be finite and within [-1, 1] (the bounds; nothing is clipped), got {a.tolist()}")
+        raise ValueError("threshold actions must be finite and within [-1, 1] (the bounds; nothing is clipped), got "
+                         f"{a.tolist()}")
     lo, hi = np.log10(lo_bytes), np.log10(hi_bytes)
     th = 10.0 ** (lo + (hi - lo) * (np.sort(a) + 1.0) / 2.0)
     return [float(x) for x in np.unique(th)]
@@ -136,9 +149,11 @@ class QueueThresholdsEnv(gym.Env[np.ndarray, np.ndarray]):
     ...     obs, reward, done, truncated, info = env.step(action)
     >>> round(reward, 3)   # the PIAS table's own thresholds: as good as the reference
     -1.0
-    """
+    """  # noqa: E501  (the docstring's Markdown tables: one row per line, rendered in the docs)
 
     metadata = {"render_modes": RENDER_MODES, "render_fps": RENDER_FPS}
+    observation_space: spaces.Box
+    action_space: spaces.Box
 
     def __init__(
         self,
@@ -165,8 +180,12 @@ class QueueThresholdsEnv(gym.Env[np.ndarray, np.ndarray]):
         if interval_s is not None and not (np.isfinite(interval_s) and interval_s > 0):
             raise ValueError(f"interval_s must be > 0, got {interval_s!r}")
         if not (0 < min_threshold_bytes < max_threshold_bytes < np.inf):
-            raise ValueError(f"need 0 < min_threshold_bytes < max_threshold_bytes, got {min_threshold_bytes!r}, {max_threshold_bytes!r}")
-        self._loads = (float(load), float(load)) if np.isscalar(load) else (float(load[0]), float(load[1]))
+            raise ValueError(f"need 0 < min_threshold_bytes < max_threshold_bytes, got {min_threshold_bytes!r}, "
+                             f"{max_threshold_bytes!r}")
+        loads = np.atleast_1d(np.asarray(load, dtype=np.float64))
+        if loads.ndim != 1 or loads.size not in (1, 2):
+            raise ValueError(f"load must be a number or a range (low, high), got {load!r}")
+        self._loads = (float(loads[0]), float(loads[-1]))
         if not (0 < self._loads[0] <= self._loads[1] < 1):
             raise ValueError(f"load must be in (0, 1) (or a range within it), got {load!r}")
         self.workload = workload
@@ -177,7 +196,8 @@ class QueueThresholdsEnv(gym.Env[np.ndarray, np.ndarray]):
         self.lo, self.hi = float(min_threshold_bytes), float(max_threshold_bytes)
         if reference is None:
             if n_queues != 8 or not isinstance(workload, str):
-                raise ValueError("the default reference is the 8-queue PIAS table of a named workload: give reference=[...]")
+                raise ValueError("the default reference is the 8-queue PIAS table of a named workload: give "
+                                 "reference=[...]")
             reference = reference_thresholds(workload, float(np.mean(self._loads)))
         if len(reference) != n_queues - 1:
             raise ValueError(f"reference needs {n_queues - 1} thresholds, got {len(reference)}")
@@ -188,7 +208,7 @@ class QueueThresholdsEnv(gym.Env[np.ndarray, np.ndarray]):
         high = np.concatenate([np.ones(N_BINS), np.full(N_BINS, MAX_SLOWDOWN), [MAX_LOAD], np.ones(n_queues - 1)])
         self.observation_space = spaces.Box(np.zeros(n_obs, np.float32), high.astype(np.float32), dtype=np.float32)
         self.action_space = spaces.Box(-1.0, 1.0, (n_queues - 1,), dtype=np.float32)
-        self._sim = None
+        self._sim: _fabric.Simulator | None = None
         self._thresholds = self.reference
         self._last_obs = np.zeros(n_obs, np.float32)
 
@@ -196,7 +216,11 @@ class QueueThresholdsEnv(gym.Env[np.ndarray, np.ndarray]):
         if self.fixed_trace is not None:
             return self.fixed_trace
         load = float(self.np_random.uniform(*self._loads)) if self._loads[0] < self._loads[1] else self._loads[0]
-        tr = wl.poisson_all_to_all(self.dist, load, self.topology.n_hosts, self.link_gbps, self.n_flows, seed=self.np_random)
+        if self.dist is None:  # set whenever no fixed trace is
+            raise RuntimeError("QueueThresholdsEnv has neither a trace nor a workload")
+        tr = wl.poisson_all_to_all(
+            self.dist, load, self.topology.n_hosts, self.link_gbps, self.n_flows, seed=self.np_random
+        )
         return prepare_trace(tr, self.topology, self.link_gbps)[0]
 
     def _obs(self, ended: np.ndarray, dt: float) -> np.ndarray:
@@ -218,7 +242,9 @@ class QueueThresholdsEnv(gym.Env[np.ndarray, np.ndarray]):
         self._last_obs = obs.copy()
         return obs
 
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
         super().reset(seed=seed)
         self._trace = self._draw_trace()
         ref = simulate(self._trace, self.topology, "pias", pias_thresholds_bytes=self.reference)
@@ -262,7 +288,7 @@ class QueueThresholdsEnv(gym.Env[np.ndarray, np.ndarray]):
         out["reference_fct_s"] = self._ref_fct
         return out
 
-    def render(self) -> str | np.ndarray | None:
+    def render(self) -> str | np.ndarray | None:  # type: ignore[override]  # gymnasium: an unbound RenderFrame TypeVar
         if self.render_mode is None or self._sim is None:
             return None
         if self.render_mode == "rgb_array":
@@ -298,6 +324,10 @@ class QueueThresholdsVecEnv(NativeVecMixin, VectorEnv):
     """
 
     metadata = {"render_modes": RENDER_MODES, "render_fps": RENDER_FPS, "autoreset_mode": AutoresetMode.NEXT_STEP}
+    single_observation_space: spaces.Box
+    single_action_space: spaces.Box
+    observation_space: spaces.Box
+    action_space: spaces.Box
 
     def __init__(self, num_envs: int = 4, *, max_episode_steps: int | None = None, render_mode: str | None = None,
                  **kwargs: Any) -> None:
@@ -306,13 +336,15 @@ class QueueThresholdsVecEnv(NativeVecMixin, VectorEnv):
         self.num_envs = len(self.envs)
         self.single_observation_space = self.envs[0].observation_space
         self.single_action_space = self.envs[0].action_space
-        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
-        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self.observation_space = cast(spaces.Box, batch_space(self.single_observation_space, self.num_envs))
+        self.action_space = cast(spaces.Box, batch_space(self.single_action_space, self.num_envs))
         self._needs_reset = np.zeros(self.num_envs, bool)
         self._init_limit(max_episode_steps)
 
-    def reset(self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
-        obs = np.stack([e.reset(seed=s)[0] for e, s in zip(self.envs, lane_seeds(seed, self.num_envs))])
+    def reset(
+        self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        obs = np.stack([e.reset(seed=s)[0] for e, s in zip(self.envs, lane_seeds(seed, self.num_envs), strict=True)])
         self._needs_reset[:] = False
         self._steps[:] = 0
         self._obs = obs.copy()

@@ -10,14 +10,27 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from flowsched import _fabric
-from flowsched import workloads as wl
+from flowsched import _fabric, workloads as wl
 from flowsched.envs._common import (
-    BLUE, GREEN, GREY, ORANGE, RED, RENDER_FPS, RENDER_MODES, Canvas, Feature, NativeVecMixin, check_obs_format,
-    check_render_mode, feature_bounds, fmt, log_frac,
+    BLUE,
+    GREEN,
+    GREY,
+    ORANGE,
+    RED,
+    RENDER_FPS,
+    RENDER_MODES,
+    Canvas,
+    Feature,
+    NativeVecMixin,
+    check_obs_format,
+    check_render_mode,
+    feature_bounds,
+    fmt,
+    log_frac,
 )
 from flowsched.sim import env_flow_table, prepare_trace
 from flowsched.topology import BigSwitch, Topology
+from flowsched.workloads.arrivals import fixed_classes
 
 REQ_FEATURES, ACTIVE_FEATURES, STAT_NAMES = _fabric.token_layout()
 #: The features of each request of the window: they build the Box bounds, and the
@@ -77,19 +90,22 @@ class TokenBounds:
         self.act_low, self.act_high = feature_bounds(ACTIVE_TABLE, 1, size_mb, time_ms, MAX_COUNT)
         self.size_mb, self.time_ms = float(np.float32(size_mb)), float(np.float32(time_ms))
 
-    def spaces(self) -> dict[str, spaces.Box]:
+    def spaces(self) -> dict[str, gym.spaces.Space]:
         return {
             "requests": spaces.Box(self.req_low, self.req_high, dtype=np.float32),
             "active": spaces.Box(self.act_low, self.act_high, dtype=np.float32),
             "action_mask": spaces.Box(0.0, 1.0, (self.window,), dtype=np.float32),
         }
 
-    def observation_space(self, obs_format: str) -> spaces.Space:
+    def observation_space(self, obs_format: str) -> gym.spaces.Space:
         sp = self.spaces()
         if obs_format == "dict":
             return spaces.Dict(sp)
-        features = spaces.Box(np.concatenate([self.act_low, self.req_low]), np.concatenate([self.act_high, self.req_high]),
-                              dtype=np.float32)
+        features = spaces.Box(
+            np.concatenate([self.act_low, self.req_low]),
+            np.concatenate([self.act_high, self.req_high]),
+            dtype=np.float32,
+        )
         if obs_format == "rllib":
             return spaces.Dict({"action_mask": sp["action_mask"], "observations": features})
         return spaces.Box(np.concatenate([np.zeros(self.window, np.float32), features.low]),
@@ -109,17 +125,14 @@ def format_obs(obs_format: str, req: np.ndarray, act: np.ndarray, mask: np.ndarr
 
 def _classes(workload: Any) -> tuple[list[float], list[float], list[float]]:
     """(weights, sizes, deadlines) of a mixture of fixed sizes, the native generator's input."""
-    mix = wl.get_distribution(workload) if isinstance(workload, str) else workload
-    comps = mix.components if isinstance(mix, wl.Mixture) else (mix,)
-    if not all(isinstance(c, wl.Fixed) for c in comps):
+    classes = fixed_classes(wl.get_distribution(workload) if isinstance(workload, str) else workload)
+    if classes is None:
         raise ValueError(
             f"workload {workload!r}: the token env draws gather bursts natively from classes of fixed size "
             "(a Mixture of Fixed sizes, e.g. 'artemis_a1'); for other size distributions generate a trace "
             "(flowsched.workloads.gather_bursts) and pass trace=..."
         )
-    if isinstance(mix, wl.Mixture):
-        return [float(w) for w in mix.weights], [c.size_bytes for c in comps], [float(d) for d in mix.deadlines_s]
-    return [1.0], [comps[0].size_bytes], [float("nan")]
+    return classes
 
 
 def native_trace(trace: pd.DataFrame | str, topo: Topology | None, link_gbps: float) -> tuple[_fabric.Trace, Topology]:
@@ -211,7 +224,8 @@ def _check_masked_action(mode: str) -> str:
 
 
 def _out_of_range(action: int, window: int) -> ValueError:
-    return ValueError(f"action {action} is out of range of the action space Discrete({window}): expected 0 to {window - 1} "
+    return ValueError(f"action {action} is out of range of the action space Discrete({window}): expected 0 to "
+                      f"{window - 1} "
                       "(a position in the window)")
 
 
@@ -364,7 +378,7 @@ class TokenSchedulingEnv(gym.Env[Any, np.int64]):
     ...     total += r
     >>> total == info["deadlines_met"]
     True
-    """
+    """  # noqa: E501  (the docstring's Markdown tables: one row per line, rendered in the docs)
 
     metadata = {"render_modes": RENDER_MODES, "render_fps": RENDER_FPS}
 
@@ -436,7 +450,7 @@ class TokenSchedulingEnv(gym.Env[Any, np.int64]):
         """The same as :meth:`results` (its earlier name)."""
         return self.results()
 
-    def render(self) -> str | np.ndarray | None:
+    def render(self) -> str | np.ndarray | None:  # type: ignore[override]  # gymnasium: an unbound RenderFrame TypeVar
         if self.render_mode is None:
             return None
         req, act = self._last
@@ -472,9 +486,9 @@ def render_rgb(bounds: TokenBounds, req: np.ndarray, act: np.ndarray, mask: np.n
     for j in np.flatnonzero(mask):
         r = req[j]
         color = GREY if not r[5] else (GREEN if r[6] <= r[2] else RED)
-        c.bar(j, 0.0, float(log_frac(r[0], bounds.size_mb)), color)
+        c.bar(int(j), 0.0, float(log_frac(r[0], bounds.size_mb)), color)
         if r[5] and r[1] > 0:
-            c.tick(j, max(float(r[2]), 0.0) / float(r[1]), (235, 235, 235))
+            c.tick(int(j), max(float(r[2]), 0.0) / float(r[1]), (235, 235, 235))
     c.bar(w, 0.0, float(act[0]), ORANGE)
     c.bar(w + 1, 0.0, float(act[4]) / (4 * w), BLUE, thin=True)
     return c.img
@@ -531,8 +545,12 @@ class TokenSchedulingVecEnv(NativeVecMixin, VectorEnv):
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         n, w = self.num_envs, self.window
         self._bufs = (
-            np.zeros((n, w, REQ_FEATURES), np.float32), np.zeros((n, ACTIVE_FEATURES), np.float32),
-            np.zeros((n, w), np.float32), np.zeros(n, np.float64), np.zeros(n, bool), np.zeros((n, len(STAT_NAMES)), np.float64),
+            np.zeros((n, w, REQ_FEATURES), np.float32),
+            np.zeros((n, ACTIVE_FEATURES), np.float32),
+            np.zeros((n, w), np.float32),
+            np.zeros(n, np.float64),
+            np.zeros(n, bool),
+            np.zeros((n, len(STAT_NAMES)), np.float64),
         )
         self._req = self._bufs[0].reshape(n, w * REQ_FEATURES)  # a view: the flat layout of the Dict
         self._needs_reset = np.zeros(n, bool)
@@ -550,7 +568,9 @@ class TokenSchedulingVecEnv(NativeVecMixin, VectorEnv):
             obs = {key: v.copy() for key, v in obs.items()}
         return obs, {}
 
-    def reset(self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
+    def reset(
+        self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Any, dict[str, Any]]:
         if seed is None and not self._seeded:
             seed = int(np.random.SeedSequence().generate_state(1, np.uint64)[0] >> 1)
         seeds = None if seed is None else np.asarray(lane_seeds(seed, self.num_envs), dtype=np.uint64)
@@ -564,7 +584,8 @@ class TokenSchedulingVecEnv(NativeVecMixin, VectorEnv):
     def _actions(self, actions: Any) -> tuple[np.ndarray, np.ndarray | None]:
         a = np.asarray(actions)
         if a.shape != (self.num_envs,) or a.dtype.kind not in "iu":
-            raise ValueError(f"actions must be {self.num_envs} integers (shape ({self.num_envs},)), got dtype {a.dtype} and shape {a.shape}")
+            raise ValueError(f"actions must be {self.num_envs} integers (shape ({self.num_envs},)), got dtype "
+                             f"{a.dtype} and shape {a.shape}")
         a = np.ascontiguousarray(a, dtype=np.int64)
         resetting = self._any_reset  # those lanes reset: their action is ignored
         if (a.view(np.uint64) >= self.window).any():  # negative ones too, as unsigned

@@ -43,10 +43,10 @@ class NormalizeFeatures(gym.ObservationWrapper[Any, Any, Any], gym.utils.RecordC
         gym.utils.RecordConstructorArgs.__init__(self, epsilon=epsilon)
         gym.ObservationWrapper.__init__(self, env)
         space = env.observation_space
-        if isinstance(space, spaces.Dict) and "observations" in space.spaces:
+        inner = space.spaces.get("observations") if isinstance(space, spaces.Dict) else None
+        if isinstance(inner, spaces.Box):
             self._key: str | None = "observations"
-            feat = space["observations"]
-            self._mask = slice(0, 0)
+            feat, self._mask = inner, slice(0, 0)
         elif isinstance(space, spaces.Box) and len(space.shape) == 1:
             self._key, feat, self._mask = None, space, mask_slice(env)
         else:
@@ -59,7 +59,9 @@ class NormalizeFeatures(gym.ObservationWrapper[Any, Any, Any], gym.utils.RecordC
         low, high = feat.low.copy(), feat.high.copy()
         low[self._feat], high[self._feat] = unbounded.low, unbounded.high
         box = spaces.Box(low, high, dtype=np.float32)
-        self.observation_space = spaces.Dict({**space.spaces, "observations": box}) if self._key else box
+        self.observation_space = (
+            spaces.Dict({**space.spaces, "observations": box}) if isinstance(space, spaces.Dict) else box
+        )
         self.obs_rms = RunningMeanStd(shape=(int(self._feat.sum()),), dtype=np.float64)
         self.epsilon = epsilon
         self.update_running_mean = True

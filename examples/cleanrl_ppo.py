@@ -69,7 +69,9 @@ class Agent(nn.Module):
         super().__init__()
         self.n_actions = n_actions
         self.critic = nn.Sequential(nn.Linear(n_obs, 64), nn.Tanh(), nn.Linear(64, 64), nn.Tanh(), nn.Linear(64, 1))
-        self.actor = nn.Sequential(nn.Linear(n_obs, 64), nn.Tanh(), nn.Linear(64, 64), nn.Tanh(), nn.Linear(64, n_actions))
+        self.actor = nn.Sequential(
+            nn.Linear(n_obs, 64), nn.Tanh(), nn.Linear(64, 64), nn.Tanh(), nn.Linear(64, n_actions)
+        )
 
     def value(self, x: torch.Tensor) -> torch.Tensor:
         return self.critic(x).squeeze(-1)

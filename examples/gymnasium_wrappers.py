@@ -52,7 +52,8 @@ def main() -> None:
     obs, _ = keep.reset(seed=a.seed)
     for _ in range(20):
         obs, *_ = keep.step(0)
-    print(f"NormalizeFeatures: mask {obs[:window]} (unchanged), features rescaled to |x| <= {np.abs(obs[window:]).max():.2f}")
+    print(f"NormalizeFeatures: mask {obs[:window]} (unchanged), features rescaled to |x| <= "
+          f"{np.abs(obs[window:]).max():.2f}")
 
     venv = gym.make_vec(ENV_ID, num_envs=8, vectorization_mode="vector_entry_point", max_episode_steps=50)
     venv = gym.wrappers.vector.RecordEpisodeStatistics(gym.wrappers.vector.FlattenObservation(venv))

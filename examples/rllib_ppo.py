@@ -32,7 +32,9 @@ def main() -> None:
     ray.init(address="local", num_cpus=1, include_dashboard=False, log_to_driver=False)
     config = (
         PPOConfig()
-        .environment("flowsched:flowsched/TokenScheduling-v1", env_config={"obs_format": "rllib" if a.masking else "flat"})
+        .environment(
+            "flowsched:flowsched/TokenScheduling-v1", env_config={"obs_format": "rllib" if a.masking else "flat"}
+        )
         .env_runners(num_env_runners=0, num_envs_per_env_runner=1)
         .learners(num_learners=0)
         .training(train_batch_size_per_learner=a.batch, minibatch_size=min(128, a.batch), num_epochs=2)

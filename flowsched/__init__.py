@@ -16,7 +16,8 @@ __version__ = "0.1.0"
 _LAZY = {
     "Summary": "metrics", "compare": "metrics", "summarize": "metrics",
     "ADMISSION_POLICIES": "sim", "SCHEDULERS": "sim", "Results": "sim", "Simulation": "sim", "simulate": "sim",
-    "BigSwitch": "topology", "LeafSpine": "topology",
+    "BigSwitch": "topology", "LeafSpine": "topology", "Graph": "topology", "FatTree": "topology",
+    "ParkingLot": "topology", "from_networkx": "topology",
     "TimeResolutionWarning": "traces", "TraceError": "traces", "read_trace": "traces",
     "validate_trace": "traces", "write_trace": "traces",
 }
@@ -26,7 +27,7 @@ _SUBMODULES = ("metrics", "sim", "topology", "traces", "workloads", "queueing", 
 if TYPE_CHECKING:
     from flowsched.metrics import Summary, compare, summarize
     from flowsched.sim import ADMISSION_POLICIES, SCHEDULERS, Results, Simulation, simulate
-    from flowsched.topology import BigSwitch, LeafSpine
+    from flowsched.topology import BigSwitch, FatTree, Graph, LeafSpine, ParkingLot, from_networkx
     from flowsched.traces import TimeResolutionWarning, TraceError, read_trace, validate_trace, write_trace
 
 
@@ -50,13 +51,17 @@ __all__ = [
     "ADMISSION_POLICIES",
     "SCHEDULERS",
     "BigSwitch",
+    "FatTree",
+    "Graph",
     "LeafSpine",
+    "ParkingLot",
     "Results",
     "Simulation",
     "Summary",
     "TimeResolutionWarning",
     "TraceError",
     "compare",
+    "from_networkx",
     "read_trace",
     "simulate",
     "summarize",

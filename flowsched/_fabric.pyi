@@ -4,7 +4,50 @@ from typing import final
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["Simulator", "SwitchConfig", "Trace", "SwitchEnv", "SwitchVecEnv", "TokenConfig", "TokenEnv", "TokenVecEnv", "gather_bursts", "scheduler_names", "switch_layout", "token_layout"]
+__all__ = [
+    "Graph",
+    "PacketSimulator",
+    "Simulator",
+    "SwitchConfig",
+    "Trace",
+    "SwitchEnv",
+    "SwitchVecEnv",
+    "TokenConfig",
+    "TokenEnv",
+    "TokenVecEnv",
+    "gather_bursts",
+    "scheduler_names",
+    "switch_layout",
+    "token_layout",
+]
+
+@final
+class Graph:
+    """A graph topology's links and hosts with its routing tables (``flowsched.topology.Graph``)."""
+    def __new__(
+        cls,
+        n_nodes: int,
+        link_from: list[int],
+        link_to: list[int],
+        link_gbps: list[float],
+        link_weight: list[int],
+        host_nodes: list[int],
+        link_names: list[str],
+        link_delay_s: list[float] | None = None,
+    ) -> Graph: ...
+    @property
+    def n_hosts(self) -> int: ...
+    @property
+    def n_links(self) -> int: ...
+    def host_rates_gbps(self) -> npt.NDArray[np.float64]: ...
+    def n_paths(self, src: int, dst: int) -> int: ...
+    def path(self, flow_id: int, src: int, dst: int, ecmp_seed: int) -> list[int]: ...
+    def path_links(
+        self, src: npt.NDArray[np.int64], dst: npt.NDArray[np.int64], ecmp_seed: int
+    ) -> npt.NDArray[np.int64]: ...
+    def path_delay_s(
+        self, src: npt.NDArray[np.int64], dst: npt.NDArray[np.int64], ecmp_seed: int, delay_per_hop_s: float
+    ) -> npt.NDArray[np.float64]: ...
 
 @final
 class Simulator:
@@ -19,7 +62,7 @@ class Simulator:
         data_span_s: npt.NDArray[np.float64],
         size_known: npt.NDArray[np.bool_],
         *,
-        topology: str,
+        topology: str | Graph,
         host_gbps: npt.NDArray[np.float64],
         tors: int = 0,
         hosts_per_tor: int = 0,
@@ -57,6 +100,58 @@ class Simulator:
     def links(self) -> tuple[list[str], npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
     def stats(self) -> dict[str, int]: ...
 
+@final
+class PacketSimulator:
+    def __new__(
+        cls,
+        arrival_s: npt.NDArray[np.float64],
+        src: npt.NDArray[np.int64],
+        dst: npt.NDArray[np.int64],
+        size_bytes: npt.NDArray[np.float64],
+        deadline_s: npt.NDArray[np.float64],
+        weight: npt.NDArray[np.float64],
+        data_span_s: npt.NDArray[np.float64],
+        size_known: npt.NDArray[np.bool_],
+        *,
+        topology: str,
+        host_gbps: npt.NDArray[np.float64],
+        tors: int = 0,
+        hosts_per_tor: int = 0,
+        spines: int = 0,
+        core_gbps: float = 0.0,
+        ecmp_seed: int = 0,
+        scheduler: str = "ps",
+        transport: str | None = None,
+        mss_bytes: int = 1460,
+        header_bytes: int = 40,
+        buffer_bytes: int | None = None,
+        ecn_threshold_bytes: int = 97500,
+        init_cwnd_packets: float | None = None,
+        max_cwnd_packets: float | None = None,
+        min_rto_s: float | None = None,
+        delay_per_hop_s: float = 0.0,
+        pias_thresholds_bytes: list[float] = ...,
+        queue_sample_s: float | None = None,
+        sample_ports: list[int] | None = None,
+        terminate_missed: bool = False,
+        max_events: int | None = None,
+    ) -> PacketSimulator: ...
+    def run(self) -> None: ...
+    def step(self, until: float) -> bool: ...
+    @property
+    def now(self) -> float: ...
+    @property
+    def done(self) -> bool: ...
+    @property
+    def transport(self) -> str: ...
+    def results(self) -> dict[str, npt.NDArray[np.float64] | npt.NDArray[np.bool_] | npt.NDArray[np.uint32]]: ...
+    def stats(self) -> dict[str, int]: ...
+    def port_stats(self) -> dict[str, list[str] | npt.NDArray[np.uint64] | npt.NDArray[np.float64]]: ...
+    def queue_samples(self) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.uint32], npt.NDArray[np.uint32]]: ...
+    def set_score(self, i: int, score: float) -> None: ...
+    def set_pias_thresholds(self, thresholds_bytes: list[float]) -> None: ...
+    def links(self) -> tuple[list[str], npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
+
 def scheduler_names() -> list[str]: ...
 def gather_bursts(
     *,
@@ -71,7 +166,11 @@ def gather_bursts(
     dst: int,
     hosts: int,
 ) -> tuple[
-    npt.NDArray[np.float64], npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float64], npt.NDArray[np.float64]
+    npt.NDArray[np.float64],
+    npt.NDArray[np.int64],
+    npt.NDArray[np.int64],
+    npt.NDArray[np.float64],
+    npt.NDArray[np.float64],
 ]: ...
 
 @final
@@ -94,7 +193,7 @@ class TokenConfig:
     def __new__(
         cls,
         *,
-        topology: str,
+        topology: str | Graph,
         host_gbps: npt.NDArray[np.float64],
         tors: int = 0,
         hosts_per_tor: int = 0,
@@ -184,7 +283,7 @@ class SwitchConfig:
     def __new__(
         cls,
         *,
-        topology: str,
+        topology: str | Graph,
         host_gbps: npt.NDArray[np.float64],
         tors: int = 0,
         hosts_per_tor: int = 0,

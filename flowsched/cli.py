@@ -6,6 +6,7 @@ Examples::
     flowsched simulate --trace trace.parquet --scheduler srpt --hosts 144 --link-gbps 10 --out results.csv
     flowsched simulate --trace trace.parquet --scheduler pias --topology leafspine --tors 9 --hosts-per-tor 16 \\
         --spines 4 --link-gbps 10 --core-gbps 40
+    flowsched simulate --trace trace.parquet --scheduler ps --hosts 144 --model packet --transport dctcp --delay-us 0.2
 """
 from __future__ import annotations
 
@@ -19,8 +20,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from flowsched import progress, workloads
-from flowsched.sim import ADMISSION_POLICIES, SCHEDULERS, simulate
-from flowsched.topology import BigSwitch, LeafSpine
+from flowsched.sim import ADMISSION_POLICIES, MODELS, SCHEDULERS, TRANSPORTS, simulate
+from flowsched.topology import BigSwitch, FatTree, LeafSpine, ParkingLot, Topology, read_graph
 from flowsched.traces import (
     MAX_FLOWS,
     TRACE_SUFFIXES,
@@ -59,13 +60,21 @@ def _parser() -> argparse.ArgumentParser:
     s = sub.add_parser("simulate", help="simulate a trace and print the summary")
     s.add_argument("--trace", required=True, help="CSV or Parquet trace")
     s.add_argument("--scheduler", default="srpt", help=f"one of: {', '.join(SCHEDULERS)}")
-    s.add_argument("--topology", choices=("bigswitch", "leafspine"), default="bigswitch")
-    s.add_argument("--hosts", type=int, help="big switch hosts (default: as many as the trace names)")
+    s.add_argument("--topology", default="bigswitch",
+                   help="bigswitch, leafspine, fattree, parkinglot, or a graph file (.graphml or networkx "
+                        "node-link .json; hosts are the nodes with an integer 'host' attribute, link rates the "
+                        "edges' 'gbps')")
+    s.add_argument("--hosts", type=int, help="big switch hosts (default: as many as the trace names); parking lot "
+                   "hosts (default 8)")
     s.add_argument("--link-gbps", type=float, default=10.0, help="host link rate")
     s.add_argument("--tors", type=int, default=9)
     s.add_argument("--hosts-per-tor", type=int, default=16)
     s.add_argument("--spines", type=int, default=4)
-    s.add_argument("--core-gbps", type=float, default=40.0)
+    s.add_argument("--core-gbps", type=float, default=None,
+                   help="leaf-spine and parking lot: switch-to-switch rate (default 40); fat-tree: default "
+                        "--link-gbps")
+    s.add_argument("--fattree-k", type=int, default=4, help="fat-tree arity k (k^3/4 hosts)")
+    s.add_argument("--oversubscription", type=float, default=1.0, help="fat-tree: hosts per edge switch / (k/2)")
     s.add_argument("--delay-us", type=float, default=0.0, help="fixed delay per hop added to FCT")
     s.add_argument("--admission", choices=[a for a in ADMISSION_POLICIES if a != "external"], default=None)
     s.add_argument("-k", "--k", type=int, default=None, help="max active flows per destination")
@@ -81,6 +90,22 @@ def _parser() -> argparse.ArgumentParser:
                         "than under it, with the mean gain and loss (SCHED_TCP Table 2)")
     s.add_argument("-q", "--quiet", action="store_true", help="no progress display (shown on stderr only when "
                    "stdout and stderr are terminals and the run lasts more than 2 s)")
+    pk = s.add_argument_group("packet model (--model packet; docs/packet.md gives each default and its source)")
+    pk.add_argument("--model", choices=MODELS, default="fluid", help="fluid (default) or packet")
+    pk.add_argument("--transport", choices=TRANSPORTS, default=None,
+                    help="default: dctcp for ps and pias, pfabric for the priority schedulers")
+    pk.add_argument("--mss-bytes", type=int, default=None, help="payload per packet (1460)")
+    pk.add_argument("--header-bytes", type=int, default=None, help="headers per packet; an ACK's size (40)")
+    pk.add_argument("--buffer-bytes", type=int, default=None,
+                    help="buffer of every output port (360000 for tcp/dctcp, 36864 for pfabric)")
+    pk.add_argument("--ecn-threshold-bytes", type=int, default=None, help="DCTCP's marking threshold K (97500)")
+    pk.add_argument("--init-cwnd-packets", type=float, default=None, help="initial window (10; pfabric 12)")
+    pk.add_argument("--max-cwnd-packets", type=float, default=None, help="window bound (none; pfabric 15)")
+    pk.add_argument("--min-rto-s", type=float, default=None,
+                    help="tcp/dctcp: minimum RTO (1 s, RFC 6298); pfabric: the fixed RTO (45e-6)")
+    pk.add_argument("--queue-sample-us", type=float, default=None, help="sample the queues this often")
+    pk.add_argument("--sample-links", default=None, help="comma-separated link names to sample (default: all)")
+    pk.add_argument("--queue-samples-out", default=None, help="write the queue samples here (.csv or .parquet)")
     return p
 
 
@@ -139,10 +164,31 @@ def _simulate(a: argparse.Namespace) -> int:
     for option, path in (("--out", a.out), ("--summary-json", a.summary_json)):
         if path:
             _check_out_dir(path, option)
-    if a.topology == "leafspine":
-        if a.hosts is not None:
-            raise ValueError("--hosts applies to the big switch; a leaf-spine has --tors x --hosts-per-tor hosts")
-        topo = LeafSpine(a.tors, a.hosts_per_tor, a.spines, a.link_gbps, a.core_gbps, ecmp_seed=a.seed)
+    topo: Topology
+    if a.topology not in ("bigswitch", "leafspine", "fattree", "parkinglot") and \
+            Path(a.topology).suffix not in (".graphml", ".json"):
+        raise ValueError(f"--topology: expected bigswitch, leafspine, fattree, parkinglot or a .graphml/.json graph "
+                         f"file, got {a.topology!r}")
+    if a.topology == "bigswitch" and a.core_gbps is not None:
+        raise ValueError("--core-gbps applies to the leaf-spine, fat-tree and parking lot, not to the big switch")
+    if a.topology != "fattree" and (a.fattree_k != 4 or a.oversubscription != 1.0):
+        raise ValueError(f"--fattree-k and --oversubscription apply to --topology fattree, not to {a.topology!r}")
+    if a.topology != "bigswitch":
+        if a.hosts is not None and a.topology != "parkinglot":
+            raise ValueError(f"--hosts applies to the big switch and the parking lot, not to {a.topology!r}")
+        core = 40.0 if a.core_gbps is None else a.core_gbps
+        if a.topology == "leafspine":
+            topo = LeafSpine(a.tors, a.hosts_per_tor, a.spines, a.link_gbps, core, ecmp_seed=a.seed)
+        elif a.topology == "fattree":
+            core = a.link_gbps if a.core_gbps is None else a.core_gbps
+            topo = FatTree(a.fattree_k, a.link_gbps, core, a.oversubscription, ecmp_seed=a.seed)
+        elif a.topology == "parkinglot":
+            topo = ParkingLot(8 if a.hosts is None else a.hosts, a.link_gbps, core)
+        else:
+            if a.core_gbps is not None or a.link_gbps != 10.0:
+                raise ValueError(f"--link-gbps and --core-gbps do not apply to a graph file ({a.topology}): its "
+                                 "edges' 'gbps' attributes give the rates")
+            topo = read_graph(a.topology, ecmp_seed=a.seed)
         tr = read_trace(a.trace, hosts=topo.n_hosts)
     else:
         if a.hosts is not None:
@@ -155,11 +201,37 @@ def _simulate(a: argparse.Namespace) -> int:
         try:
             thresholds = [float(x) for x in a.pias_thresholds.split(",")]
         except ValueError:
-            raise ValueError(f"--pias-thresholds: expected comma-separated numbers of bytes, got {a.pias_thresholds!r}")
+            raise ValueError(
+                f"--pias-thresholds: expected comma-separated numbers of bytes, got {a.pias_thresholds!r}"
+            ) from None
+    packet: dict = {}
+    if a.model == "packet":
+        for name in ("mss_bytes", "header_bytes", "buffer_bytes", "ecn_threshold_bytes", "init_cwnd_packets",
+                     "max_cwnd_packets", "min_rto_s", "queue_sample_us"):
+            if getattr(a, name) is not None:
+                packet[name] = getattr(a, name)
+        if a.sample_links:
+            packet["sample_links"] = a.sample_links.split(",")
+        if a.transport is not None:
+            packet["transport"] = a.transport
+    else:
+        given = [f"--{n.replace('_', '-')}" for n in ("transport", "mss_bytes", "header_bytes", "buffer_bytes",
+                 "ecn_threshold_bytes", "init_cwnd_packets", "max_cwnd_packets", "min_rto_s", "queue_sample_us",
+                 "sample_links", "queue_samples_out") if getattr(a, n) is not None]
+        if given:
+            raise ValueError(f"{', '.join(given)}: options of the packet model; add --model packet")
+    if a.queue_samples_out:
+        if Path(a.queue_samples_out).suffix not in (".csv", ".parquet"):
+            raise ValueError(f"--queue-samples-out must end in .csv or .parquet, got {a.queue_samples_out!r}")
+        if a.queue_sample_us is None:
+            raise ValueError("--queue-samples-out needs --queue-sample-us")
+        _check_out_dir(a.queue_samples_out, "--queue-samples-out")
+
     def run(scheduler: str):
         return simulate(tr, topo, scheduler, admission=a.admission, k=a.k, window=a.window,
                         terminate_missed=a.terminate_missed, delay_us=a.delay_us, seed=a.seed,
-                        pias_thresholds_bytes=thresholds, progress=False if a.quiet else None)
+                        pias_thresholds_bytes=thresholds, progress=False if a.quiet else None, model=a.model,
+                        **packet)
 
     t0 = time.perf_counter()
     with warnings.catch_warnings():
@@ -170,6 +242,17 @@ def _simulate(a: argparse.Namespace) -> int:
     summ = res.summary()
     print(f"{len(tr)} flows, scheduler {a.scheduler}, {topo}: {wall:.2f} s wall, {res.stats['events']} events")
     print(summ)
+    if res.packet is not None:
+        p = res.packet
+        print(f"packet model, {p['transport']}: {p['data_packets']} data packets, {p['retransmissions']} "
+              f"retransmissions, {p['timeouts']} timeouts, {p['drops_overflow']} overflow drops, "
+              f"{p['drops_evicted']} pFabric evictions, {p['ecn_marks']} ECN marks")
+        if a.queue_samples_out and res.queue_samples is not None:
+            q = Path(a.queue_samples_out)
+            if q.suffix == ".parquet":
+                res.queue_samples.to_parquet(q, index=False)
+            else:
+                res.queue_samples.to_csv(q, index=False)
     if a.compare:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", TimeResolutionWarning)  # said for the first run

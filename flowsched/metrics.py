@@ -53,6 +53,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -197,7 +198,7 @@ def slowdown(
     return np.asarray(fct_s, dtype=np.float64) / np.asarray(ideal_fct_s, dtype=np.float64)
 
 
-def _validate_edges(edges: Sequence[float]) -> np.ndarray:
+def _validate_edges(edges: Sequence[float] | np.ndarray) -> np.ndarray:
     arr = np.asarray(list(edges), dtype=np.float64)
     if arr.ndim != 1:
         raise ValueError("bucket edges must be a flat sequence of byte counts")
@@ -208,7 +209,7 @@ def _validate_edges(edges: Sequence[float]) -> np.ndarray:
     return arr
 
 
-def bucket_labels(edges: Sequence[float] = DEFAULT_BUCKETS_BYTES) -> list[str]:
+def bucket_labels(edges: Sequence[float] | np.ndarray = DEFAULT_BUCKETS_BYTES) -> list[str]:
     """Readable labels of the left-closed size buckets defined by ``edges``.
 
     Parameters
@@ -227,14 +228,14 @@ def bucket_labels(edges: Sequence[float] = DEFAULT_BUCKETS_BYTES) -> list[str]:
         return ["all sizes"]
     names = [format_bytes(e) for e in arr]
     labels = [f"< {names[0]}"]
-    labels += [f"{lo} - {hi}" for lo, hi in zip(names[:-1], names[1:])]
+    labels += [f"{lo} - {hi}" for lo, hi in pairwise(names)]
     labels.append(f">= {names[-1]}")
     return labels
 
 
 def assign_buckets(
     size_bytes: Sequence[float] | np.ndarray | pd.Series,
-    edges: Sequence[float] = DEFAULT_BUCKETS_BYTES,
+    edges: Sequence[float] | np.ndarray = DEFAULT_BUCKETS_BYTES,
 ) -> pd.Categorical:
     """Assign each flow size to its left-closed bucket.
 
@@ -257,7 +258,9 @@ def assign_buckets(
     sizes = np.asarray(size_bytes, dtype=np.float64)
     codes = np.searchsorted(arr, sizes, side="right").astype(np.int64)
     codes[np.isnan(sizes)] = -1
-    return pd.Categorical.from_codes(codes, categories=labels, ordered=True)
+    # pandas-stubs make Categorical generic (here Categorical[str]); the runtime class cannot be
+    # subscripted, so the annotation stays the bare class
+    return pd.Categorical.from_codes(codes, categories=pd.Index(labels), ordered=True)  # type: ignore[return-value]
 
 
 def quantile_label(q: float) -> str:
@@ -645,7 +648,7 @@ def _summary_rows(quantiles: Sequence[float]) -> list[tuple[str, str, float, str
 
 
 def _format_summary(summary: Summary) -> str:
-    groups: list[tuple[str, Mapping[str, Any]]] = [(OVERALL_LABEL, summary.overall)]
+    groups: list[tuple[str, Mapping[Any, Any]]] = [(OVERALL_LABEL, summary.overall)]
     groups += [(str(label), row) for label, row in summary.by_bucket.to_dict(orient="index").items()]
 
     table: list[list[str]] = [["metric"] + [name for name, _ in groups]]
@@ -659,7 +662,7 @@ def _format_summary(summary: Summary) -> str:
     widths = [max(len(r[i]) for r in table) for i in range(len(table[0]))]
     lines = []
     for j, row in enumerate(table):
-        parts = [row[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(row[1:], widths[1:])]
+        parts = [row[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(row[1:], widths[1:], strict=True)]
         lines.append("  ".join(parts).rstrip())
         if j == 0:
             lines.append("  ".join("-" * w for w in widths))

@@ -42,13 +42,14 @@ def resolve(progress: bool | None, file: IO[str] | None = None) -> tuple[bool, f
     return progress, 0.0
 
 
-def _columns(stream: Any) -> int:
-    """The terminal's width, 0 where unknown (not a terminal, or a pty with no size, where
-    tqdm would take 0 columns and 0 rows and draw nothing)."""
+def _size(stream: Any) -> tuple[int, int]:
+    """The terminal's (columns, lines), 0 where unknown: not a terminal, or a pty with no
+    size, where tqdm would take 0 columns or -1 rows and draw nothing."""
     try:
-        return os.get_terminal_size(stream.fileno()).columns
+        size = os.get_terminal_size(stream.fileno())
+        return size.columns, size.lines
     except (AttributeError, ValueError, OSError, io.UnsupportedOperation):
-        return 0
+        return 0, 0
 
 
 class _Line:
@@ -110,23 +111,61 @@ class _Tracked:
 
 
 class _Bar:
-    """A tqdm bar whose :meth:`close` always leaves the cursor at the start of a line."""
+    """A tqdm bar, made (and tqdm imported) only once ``delay`` seconds have passed, so that
+    short runs pay nothing for it; :meth:`close` always leaves the cursor at the start of a
+    line."""
 
-    def __init__(self, stream: _Tracked, bar: Any) -> None:
-        self._stream, self._bar = stream, bar
+    def __init__(self, stream: IO[str], total: float | None, desc: str, unit: str, delay: float) -> None:
+        self._file, self._total, self._desc, self._unit = stream, total, desc, unit
+        self._t0 = time.perf_counter()
+        self._due = self._t0 + delay
+        self._stream = _Tracked(stream)
+        self._bar: Any = None
+        self.n: float = 0
+        self._postfix = ""
+
+    def _make(self) -> Any:
+        from tqdm import tqdm
+
+        cols, lines = _size(self._file)
+        sized = (cols > 0 and lines > 0) or not _isatty(self._file)  # else tqdm would draw nothing
+        b = tqdm(
+            total=self._total,
+            desc=self._desc,
+            unit=self._unit,
+            initial=self.n,
+            file=self._stream,
+            dynamic_ncols=sized and cols > 0,
+            ncols=None if sized else (cols or 100),
+            nrows=None if sized else 20,
+            unit_scale=self._total is None or self._total >= 10_000,
+            mininterval=0.2,
+            postfix=self._postfix or None,
+        )
+        b.start_t = b._time() - (time.perf_counter() - self._t0)  # elapsed time and rate from the start
+        b.initial = 0  # of the work, not from the bar's appearance
+        return b
 
     def update(self, n: float = 1) -> None:
-        self._bar.update(n)
+        self.n += n
+        if self._bar is not None:
+            self._bar.update(n)
+        elif time.perf_counter() >= self._due:
+            self._bar = self._make()
 
     def set_postfix_str(self, s: str, refresh: bool = True) -> None:
-        self._bar.set_postfix_str(s, refresh=refresh)
+        self._postfix = s
+        if self._bar is not None:
+            self._bar.set_postfix_str(s, refresh=refresh)
 
     def refresh(self) -> None:
-        self._bar.refresh()
+        if self._bar is not None:
+            self._bar.refresh()
 
     def close(self) -> None:
         try:
-            self._bar.close()
+            if self._bar is not None:
+                self._bar.close()
         finally:
             if self._stream.mid_line:
                 self._stream.write("\n")
@@ -142,15 +181,17 @@ def bar(total: float | None, desc: str, unit: str, *, progress: bool | None = No
         return None
     stream = sys.stderr if file is None else file
     try:
-        from tqdm import tqdm
-    except ImportError:
+        import importlib.util
+
+        has_tqdm = importlib.util.find_spec("tqdm") is not None
+    except (ImportError, ValueError):  # a None entry in sys.modules (tests), a broken install
+        has_tqdm = False
+    if not has_tqdm:
         return _Line(total, desc, unit, delay, stream)
-    cols = _columns(stream)
-    sized = cols > 0 or not _isatty(stream)  # a pty with no size: tqdm would take 0 x 0
-    tracked = _Tracked(stream)
-    return _Bar(tracked, tqdm(total=total, desc=desc, unit=unit, delay=delay, file=tracked, dynamic_ncols=cols > 0,
-                ncols=None if sized else 100, nrows=None if sized else 20,
-                unit_scale=total is None or total >= 10_000, mininterval=0.2))
+    b = _Bar(stream, total, desc, unit, delay)
+    if delay <= 0:
+        b._bar = b._make()
+    return b
 
 
 def track(items: Iterable[T], desc: str, unit: str = "it", *, total: int | None = None,

@@ -90,7 +90,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -160,7 +160,9 @@ def _check_load(load: float) -> float:
 
 
 def _check_link(link_gbps: float) -> float:
-    if not (isinstance(link_gbps, (int, float, np.integer, np.floating)) and math.isfinite(link_gbps) and link_gbps > 0):
+    if not (
+        isinstance(link_gbps, (int, float, np.integer, np.floating)) and math.isfinite(link_gbps) and link_gbps > 0
+    ):
         raise ValueError(f"link_gbps must be a finite number > 0, got {link_gbps!r}")
     return float(link_gbps)
 
@@ -248,7 +250,9 @@ def _objective(dist: wl.SizeDistribution, th: np.ndarray, lam: float, assignment
     return float(np.sum(_terms(_take(pw, slice(None, -1)), _take(pw, slice(1, None)), objective)))
 
 
-def _setup(dist: wl.SizeDistribution | str, load: float, link_gbps: float) -> tuple[wl.SizeDistribution, float, float, float]:
+def _setup(
+    dist: wl.SizeDistribution | str, load: float, link_gbps: float
+) -> tuple[wl.SizeDistribution, float, float, float]:
     dist = _get_dist(dist)
     load = _check_load(load)
     c_bytes = _check_link(link_gbps) * 1e9 / 8.0
@@ -404,6 +408,21 @@ def _cost(pa: _Pointwise, pb: _Pointwise, objective: str) -> np.ndarray:
     return _terms(col, row, objective)
 
 
+@overload
+def optimal_thresholds(
+    dist: wl.SizeDistribution | str, load: float, n_queues: int, link_gbps: float = ..., *, objective: str = ...,
+    assignment: str = ..., grid_points: int = ..., return_value: Literal[False] = ...,
+) -> list[float]: ...
+@overload
+def optimal_thresholds(
+    dist: wl.SizeDistribution | str, load: float, n_queues: int, link_gbps: float = ..., *, objective: str = ...,
+    assignment: str = ..., grid_points: int = ..., return_value: Literal[True],
+) -> tuple[list[float], float]: ...
+@overload
+def optimal_thresholds(
+    dist: wl.SizeDistribution | str, load: float, n_queues: int, link_gbps: float = ..., *, objective: str = ...,
+    assignment: str = ..., grid_points: int = ..., return_value: bool,
+) -> list[float] | tuple[list[float], float]: ...
 def optimal_thresholds(
     dist: wl.SizeDistribution | str,
     load: float,

@@ -19,10 +19,9 @@ from typing import IO, Any
 import numpy as np
 import pandas as pd
 
-from flowsched import _fabric
-from flowsched import progress as _progress
+from flowsched import _fabric, progress as _progress
 from flowsched.metrics import DEFAULT_BUCKETS_BYTES, Summary, compare, deadline_met, slowdown, summarize
-from flowsched.topology import BigSwitch, LeafSpine, Topology
+from flowsched.topology import BigSwitch, Graph, LeafSpine, Topology
 from flowsched.traces import TimeResolutionWarning, read_trace, validate_trace
 
 #: Native schedulers (``gtcp:<inner>`` takes any priority scheduler as inner).
@@ -73,7 +72,17 @@ class Results:
     links : one row per link: ``link, capacity_Bps, bytes``.
     duration_s : first arrival to the last finish or termination.
     scheduler : the scheduler's name.
-    stats : simulator counters (events, rate allocations).
+    stats : simulator counters (events, rate allocations; the packet model's counters
+        for ``model="packet"``).
+    model : ``"fluid"`` or ``"packet"``.
+    packet : ``model="packet"`` only: the transport and the run's packet counters
+        (``transport, events, data_packets, ack_packets, retransmissions, timeouts,
+        fast_retransmits, drops_overflow, drops_evicted, ecn_marks, duplicates, ...``);
+        None for the fluid model.
+    ports : ``model="packet"`` only: one row per output port (link): ``link,
+        peak_queue_bytes, mean_queue_bytes, drops_overflow, drops_evicted, ecn_marks``.
+    queue_samples : ``model="packet"`` with ``queue_sample_us``: one row per sample and
+        sampled port: ``time_s`` (trace clock), ``link``, ``queue_bytes`` (bytes waiting).
     """
 
     flows: pd.DataFrame
@@ -81,6 +90,10 @@ class Results:
     duration_s: float
     scheduler: str
     stats: dict[str, int] = field(default_factory=dict)
+    model: str = "fluid"
+    packet: dict[str, Any] | None = None
+    ports: pd.DataFrame | None = None
+    queue_samples: pd.DataFrame | None = None
 
     def summary(self, buckets: Sequence[float] = DEFAULT_BUCKETS_BYTES, **kwargs: Any) -> Summary:
         """FCT/slowdown statistics overall and by size bucket, deadline hit ratio, FPT,
@@ -108,6 +121,24 @@ _default_pias_thresholds = default_pias_thresholds  # the old private name, kept
 #: allocators where the scheduler has one), ``full`` recomputes every allocation from
 #: scratch (slower; needed by :meth:`Simulation.set_pias_thresholds`).
 ALLOCATORS = ("auto", "full")
+
+
+def _trace_columns(t: pd.DataFrame) -> tuple[np.ndarray, ...]:
+    """The trace's columns as the native simulators take them, positionally: arrival (on
+    the simulator's clock, rebased by :func:`time_origin_s`: a no-op for a trace from
+    :func:`prepare_trace`), src, dst, size, deadline, weight, data span, size known."""
+    arrival = t["arrival_s"].to_numpy(np.float64)
+    origin = time_origin_s(arrival)
+    return (
+        arrival - origin if origin else arrival,
+        t["src"].to_numpy(np.int64),
+        t["dst"].to_numpy(np.int64),
+        t["size_bytes"].to_numpy(np.float64),
+        t["deadline_s"].to_numpy(np.float64),
+        t["weight"].to_numpy(np.float64),
+        t["data_span_s"].to_numpy(np.float64),
+        t["size_known"].to_numpy(bool),
+    )
 
 
 def native_simulator(
@@ -160,18 +191,10 @@ def native_simulator(
     racs_p.update(racs or {})
     sdc_p = {"thresholds_bytes": (50 * 1460.0, 100 * 1460.0), "weights": (10.0, 5.0, 1.0)}
     sdc_p.update(sdc or {})
-    t = trace
-    arrival = t["arrival_s"].to_numpy(np.float64)
-    origin = time_origin_s(arrival)  # 0 for a trace from prepare_trace (already rebased)
+    sdc_thresholds = _floats(sdc_p["thresholds_bytes"], 2, "sdc['thresholds_bytes']")
+    sdc_weights = _floats(sdc_p["weights"], 3, "sdc['weights']")
     return _fabric.Simulator(
-        arrival - origin if origin else arrival,
-        t["src"].to_numpy(np.int64),
-        t["dst"].to_numpy(np.int64),
-        t["size_bytes"].to_numpy(np.float64),
-        t["deadline_s"].to_numpy(np.float64),
-        t["weight"].to_numpy(np.float64),
-        t["data_span_s"].to_numpy(np.float64),
-        t["size_known"].to_numpy(bool),
+        *_trace_columns(trace),
         scheduler=scheduler,
         admission=admission,
         k=int(k or 0),
@@ -180,9 +203,10 @@ def native_simulator(
         delay_per_hop_s=float(delay_us) * 1e-6,
         seed=int(seed),
         pias_thresholds_bytes=[float(x) for x in (pias_thresholds_bytes or [])],
-        racs=tuple(float(racs_p[x]) for x in ("w_min", "w_max", "a_per_byte", "update_interval_s")),
-        sdc_thresholds_bytes=tuple(float(x) for x in sdc_p["thresholds_bytes"]),
-        sdc_weights=tuple(float(x) for x in sdc_p["weights"]),
+        racs=(float(racs_p["w_min"]), float(racs_p["w_max"]), float(racs_p["a_per_byte"]),
+              float(racs_p["update_interval_s"])),
+        sdc_thresholds_bytes=(sdc_thresholds[0], sdc_thresholds[1]),
+        sdc_weights=(sdc_weights[0], sdc_weights[1], sdc_weights[2]),
         max_interval_s=max_interval_s,
         pause_on_flow_change=pause_on_flow_change,
         force_full_recompute=force_full_recompute,
@@ -191,6 +215,134 @@ def native_simulator(
 
 
 _make_native = native_simulator  # the old private name, kept for now
+
+#: The models :func:`simulate` runs: the fluid model (default) and the packet-level model
+#: (docs/packet.md).
+MODELS = ("fluid", "packet")
+#: The packet model's transports (``transport=``; None picks the scheduler's default:
+#: ``dctcp`` for ``ps`` and ``pias``, ``pfabric`` for the priority schedulers).
+TRANSPORTS = ("tcp", "dctcp", "pfabric")
+#: The packet model's options (``**packet_options`` of :func:`simulate`) and their defaults;
+#: None takes the transport's default (docs/packet.md gives each and its source).
+PACKET_OPTIONS: dict[str, Any] = {
+    "mss_bytes": 1460,
+    "header_bytes": 40,
+    "buffer_bytes": None,
+    "ecn_threshold_bytes": 97_500,
+    "init_cwnd_packets": None,
+    "max_cwnd_packets": None,
+    "min_rto_s": None,
+    "queue_sample_us": None,
+    "sample_links": None,
+    "max_events": None,
+}
+
+
+def native_packet_simulator(
+    trace: pd.DataFrame,
+    topology: Topology,
+    scheduler: str = "srpt",
+    *,
+    transport: str | None = None,
+    terminate_missed: bool = False,
+    delay_us: float = 0.0,
+    pias_thresholds_bytes: Sequence[float] | None = None,
+    **packet_options: Any,
+) -> _fabric.PacketSimulator:
+    """The native packet-level simulator (``flowsched._fabric.PacketSimulator``) of a trace
+    from :func:`prepare_trace`; :class:`Simulation` with ``model="packet"`` is the
+    documented way. ``packet_options`` are the keys of :data:`PACKET_OPTIONS`."""
+    unknown = set(packet_options) - set(PACKET_OPTIONS)
+    if unknown:
+        raise TypeError(f"unknown packet option(s) {sorted(unknown)}; known: {', '.join(PACKET_OPTIONS)}")
+    o = {**PACKET_OPTIONS, **packet_options}
+    if not isinstance(topology, (BigSwitch, LeafSpine, Graph)):
+        raise TypeError(f"topology must be a BigSwitch, LeafSpine or Graph, got {type(topology).__name__}")
+    if transport is not None and transport not in TRANSPORTS:
+        raise ValueError(f"unknown transport {transport!r}; known: {', '.join(TRANSPORTS)}")
+    if not (np.isfinite(delay_us) and delay_us >= 0):
+        raise ValueError(f"delay_us must be >= 0, got {delay_us!r}")
+    if pias_thresholds_bytes is None and scheduler.strip().lower() == "pias":
+        pias_thresholds_bytes = default_pias_thresholds()
+
+    def integer(name: str, low: int) -> int | None:
+        v = o[name]
+        if v is None:
+            return None
+        if isinstance(v, bool) or int(v) != v or v < low:
+            raise ValueError(f"{name} must be an integer >= {low}, got {v!r}")
+        return int(v)
+
+    sample_s = None
+    if o["queue_sample_us"] is not None:
+        q = float(o["queue_sample_us"])
+        if not (np.isfinite(q) and q > 0):
+            raise ValueError(f"queue_sample_us must be > 0, got {o['queue_sample_us']!r}")
+        sample_s = q * 1e-6
+    sample_ports = None
+    if o["sample_links"] is not None:
+        if sample_s is None:
+            raise ValueError("sample_links needs queue_sample_us (how often to sample)")
+        names = topology_link_names(topology)
+        index = {n: i for i, n in enumerate(names)}
+        sample_ports = []
+        for x in o["sample_links"]:
+            if isinstance(x, str):
+                if x not in index:
+                    shown = ", ".join(names[:6]) + (", ..." if len(names) > 6 else "")
+                    raise ValueError(f"unknown link {x!r} in sample_links; this topology's links are {shown} "
+                                     "(Results.links['link'])")
+                sample_ports.append(index[x])
+            elif int(x) == x and 0 <= x < len(names):
+                sample_ports.append(int(x))
+            else:
+                raise ValueError(f"sample_links: {x!r} is neither a link name nor a link index below {len(names)}")
+    for name in ("init_cwnd_packets", "max_cwnd_packets", "min_rto_s"):
+        if o[name] is not None and not np.isfinite(float(o[name])):
+            raise ValueError(f"{name} must be finite, got {o[name]!r}")
+    return _fabric.PacketSimulator(
+        *_trace_columns(trace),
+        scheduler=scheduler,
+        transport=transport,
+        mss_bytes=integer("mss_bytes", 1) or 0,
+        header_bytes=integer("header_bytes", 1) or 0,
+        buffer_bytes=integer("buffer_bytes", 1),
+        ecn_threshold_bytes=integer("ecn_threshold_bytes", 1) or 0,
+        init_cwnd_packets=None if o["init_cwnd_packets"] is None else float(o["init_cwnd_packets"]),
+        max_cwnd_packets=None if o["max_cwnd_packets"] is None else float(o["max_cwnd_packets"]),
+        min_rto_s=None if o["min_rto_s"] is None else float(o["min_rto_s"]),
+        delay_per_hop_s=float(delay_us) * 1e-6,
+        pias_thresholds_bytes=[float(x) for x in (pias_thresholds_bytes or [])],
+        queue_sample_s=sample_s,
+        sample_ports=sample_ports,
+        terminate_missed=bool(terminate_missed),
+        max_events=integer("max_events", 1),
+        **topology.native_config(),
+    )
+
+
+def topology_link_names(topology: Topology) -> list[str]:
+    """The names of a topology's links in link order (``up<h>``, ``down<h>``, and on a
+    leaf-spine ``tor<t>-spine<s>``, ``spine<s>-tor<t>``; a graph's own ``link_names``), as
+    ``Results.links["link"]``."""
+    if isinstance(topology, Graph):
+        return list(topology.link_names)
+    n = topology.n_hosts
+    names = [f"up{h}" for h in range(n)] + [f"down{h}" for h in range(n)]
+    cfg = topology.native_config()
+    if cfg["topology"] == "leafspine":
+        tors, spines = int(cfg["tors"]), int(cfg["spines"])
+        names += [f"tor{t}-spine{s}" for t in range(tors) for s in range(spines)]
+        names += [f"spine{s}-tor{t}" for s in range(spines) for t in range(tors)]
+    return names
+
+
+def _floats(values, n: int, name: str) -> list[float]:
+    """``values`` as ``n`` floats, or a ValueError naming the parameter."""
+    out = [float(x) for x in values]
+    if len(out) != n:
+        raise ValueError(f"{name} must have {n} values, got {len(out)}: {values!r}")
+    return out
 
 
 #: Relative resolution of a flow's FCT (a few float64 steps of the simulated time at its
@@ -225,8 +377,8 @@ def prepare_trace(
     this way). Warns (:class:`~flowsched.traces.TimeResolutionWarning`) when some flow's
     FCT cannot be resolved to :data:`FCT_RESOLUTION` in float64.
     """
-    if topology is not None and not isinstance(topology, (BigSwitch, LeafSpine)):
-        raise TypeError(f"topology must be a BigSwitch or LeafSpine, got {type(topology).__name__}")
+    if topology is not None and not isinstance(topology, (BigSwitch, LeafSpine, Graph)):
+        raise TypeError(f"topology must be a BigSwitch, LeafSpine or Graph, got {type(topology).__name__}")
     hosts = None if topology is None else topology.n_hosts
     if isinstance(trace, (str, os.PathLike)):
         tr = read_trace(trace, hosts=hosts, infer_hosts=topology is None)
@@ -313,9 +465,12 @@ def flow_table(trace: pd.DataFrame, outcome: Mapping[str, Any], time_origin_s: f
 
 def path_links(topology: Topology, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
     """How many links each flow's path crosses: 2 on a big switch and within a leaf-spine
-    ToR, 4 across ToRs (the core's fixed path delay is ``delay_us * 1e-6`` times this)."""
-    cfg = topology.native_config()
+    ToR, 4 across ToRs, the ECMP path's on a :class:`~flowsched.topology.Graph` (flow i is
+    trace row i) (the core's fixed path delay is ``delay_us * 1e-6`` times this)."""
     src, dst = np.asarray(src, np.int64), np.asarray(dst, np.int64)
+    if isinstance(topology, Graph):
+        return topology.path_links(src, dst)
+    cfg = topology.native_config()
     if cfg["topology"] == "leafspine":
         h = int(cfg["hosts_per_tor"])
         return np.where(src // h == dst // h, 2, 4)
@@ -328,8 +483,8 @@ def env_flow_table(episode: Mapping[str, Any], topology: Topology, delay_us: flo
     src, dst, size_bytes, deadline_s, finish_s, fct_s, ideal_fct_s, terminated``, on the
     simulator's clock) and, where they give them, ``id, weight, bytes_sent, path_delay_s``.
     Otherwise ``id`` is the row, ``weight`` 1, ``path_delay_s`` ``delay_us * 1e-6`` times
-    :func:`path_links` (what the core computes) and ``bytes_sent`` the size for a finished
-    flow and NaN (not known) for the others."""
+    :func:`path_links` plus a graph's own link delays (what the core computes) and
+    ``bytes_sent`` the size for a finished flow and NaN (not known) for the others."""
     n = len(episode["arrival_s"])
     size = np.asarray(episode["size_bytes"], np.float64)
     src, dst = np.asarray(episode["src"], np.int64), np.asarray(episode["dst"], np.int64)
@@ -341,7 +496,10 @@ def env_flow_table(episode: Mapping[str, Any], topology: Topology, delay_us: flo
     })
     outcome = dict(episode)
     if "path_delay_s" not in outcome:
-        outcome["path_delay_s"] = float(delay_us) * 1e-6 * path_links(topology, src, dst).astype(np.float64)
+        if isinstance(topology, Graph):  # per-link delays of its own, and path lengths by ECMP choice
+            outcome["path_delay_s"] = topology.path_delay_s(src, dst, float(delay_us))
+        else:
+            outcome["path_delay_s"] = float(delay_us) * 1e-6 * path_links(topology, src, dst).astype(np.float64)
     if "bytes_sent" not in outcome:
         done = np.isfinite(np.asarray(episode["finish_s"], np.float64)) & ~np.asarray(episode["terminated"], bool)
         outcome["bytes_sent"] = np.where(done, size, np.nan)
@@ -407,18 +565,49 @@ class Simulation:
         max_interval_s: float | None = None,
         link_gbps: float = 10.0,
         allocator: str = "auto",
+        model: str = "fluid",
+        transport: str | None = None,
+        **packet_options: Any,
     ) -> None:
+        if model not in MODELS:
+            raise ValueError(f"unknown model {model!r}; known: {', '.join(MODELS)}")
+        if model == "fluid" and (transport is not None or packet_options):
+            given = (["transport"] if transport is not None else []) + sorted(packet_options)
+            unknown = set(packet_options) - set(PACKET_OPTIONS)
+            if unknown:
+                raise TypeError(f"unknown option(s) {sorted(unknown)}")
+            raise ValueError(f"{', '.join(given)}: options of the packet model; pass model='packet'")
+        if model == "packet":
+            fluid_only = {"admission": admission, "k": k, "window": window, "racs": racs, "sdc": sdc,
+                          "max_interval_s": max_interval_s}
+            given = [name for name, v in fluid_only.items() if v is not None]
+            if allocator != "auto":
+                given.append("allocator")
+            if given:
+                raise ValueError(f"{', '.join(given)}: not supported by the packet model (destination admission, "
+                                 "racs, sdc, max_interval_s and allocator are fluid-model options; see docs/packet.md)")
         if admission == "external":
             raise ValueError("admission='external' needs a driver that makes the decisions (flowsched.envs."
                              "TokenSchedulingEnv, or native_simulator(...) with step()/admit())")
         if allocator not in ALLOCATORS:
             raise ValueError(f"unknown allocator {allocator!r}; known: {', '.join(ALLOCATORS)}")
         tr, topo = prepare_trace(trace, topology, link_gbps)
-        self._native = native_simulator(
-            tr, topo, scheduler, admission=admission, k=k, window=window, terminate_missed=terminate_missed,
-            delay_us=delay_us, seed=seed, pias_thresholds_bytes=pias_thresholds_bytes, racs=racs, sdc=sdc,
-            max_interval_s=max_interval_s, force_full_recompute=allocator == "full",
-        )
+        self._native: Any
+        if model == "packet":
+            self._native = native_packet_simulator(
+                tr, topo, scheduler, transport=transport, terminate_missed=terminate_missed, delay_us=delay_us,
+                pias_thresholds_bytes=pias_thresholds_bytes, **packet_options,
+            )
+        else:
+            self._native = native_simulator(
+                tr, topo, scheduler, admission=admission, k=k, window=window, terminate_missed=terminate_missed,
+                delay_us=delay_us, seed=seed, pias_thresholds_bytes=pias_thresholds_bytes, racs=racs, sdc=sdc,
+                max_interval_s=max_interval_s, force_full_recompute=allocator == "full",
+            )
+        #: ``"fluid"`` or ``"packet"``.
+        self.model: str = model
+        #: The packet model's transport (the given one or the scheduler's default); None for the fluid model.
+        self.transport: str | None = self._native.transport if model == "packet" else None
         self._trace = tr
         self._done = False
         self._admission = admission is not None or k is not None
@@ -463,6 +652,9 @@ class Simulation:
             raise ValueError(f"until = {until!r} s lies before now = {self.now!r} s: a simulation only goes forward")
         if self._done:
             return
+        if self.model == "packet":
+            self._done = bool(self._native.step(until - self.time_origin_s))
+            return
         kind, _ = self._native.step(until - self.time_origin_s)
         self._done = kind == "done"
 
@@ -479,6 +671,11 @@ class Simulation:
         bar = _progress.bar(len(self._trace), f"simulate {self.scheduler}", "flow", progress=progress, file=file)
         if bar is None:
             self._native.run()
+        elif self.model == "packet":
+            try:
+                self._run_shown_packet(bar)
+            finally:
+                bar.close()
         else:
             try:
                 self._run_shown(bar)
@@ -491,20 +688,27 @@ class Simulation:
         pausing there changes nothing: ``step`` returns after the events at ``until``
         without moving the fluid model), sized to about 0.1 s of wall time each."""
         native = self._native
-        arrivals = np.sort(self._trace["arrival_s"].to_numpy(np.float64))  # the simulator's clock
+        arrivals = self._trace["arrival_s"].to_numpy(np.float64)  # the simulator's clock
+        if len(arrivals) > 1 and not (arrivals[1:] >= arrivals[:-1]).all():
+            arrivals = np.sort(arrivals)
         n = len(arrivals)
         i = int(np.searchsorted(arrivals, native.now, side="right"))  # arrivals handled already
         chunk, shown = 64, 0
         ev0, t0 = native.stats()["events"], time.perf_counter()
-        count_waiting = self._admission
+        count_waiting, counted_at = self._admission, -np.inf
         while i < n:
             j = min(i + chunk, n) - 1
             ts = time.perf_counter()
             kind, _ = native.step(float(arrivals[j]))
             dt = time.perf_counter() - ts
             i = j + 1
+            if kind == "done":
+                break
             chunk = max(16, min(4 * chunk, int(chunk * 0.1 / max(dt, 1e-4))))
-            if count_waiting:  # admission holds flows back: count the finished ones
+            if count_waiting:  # admission holds flows back: count the ended ones, at most once a second
+                if time.perf_counter() - counted_at < 1.0:
+                    continue
+                counted_at = time.perf_counter()
                 res = native.results()
                 ended = int(np.count_nonzero(np.isfinite(res["finish_s"]) | res["terminated"]))
             else:
@@ -514,19 +718,46 @@ class Simulation:
             el = time.perf_counter() - t0
             bar.set_postfix_str(f"{native.now - self._t_first:.4g} s simulated, "
                                 f"{(native.stats()['events'] - ev0) / max(el, 1e-9):,.0f} events/s", refresh=False)
-            if kind == "done":
-                break
         native.run()  # the flows still active after the last arrival
         el = time.perf_counter() - t0
         bar.set_postfix_str(f"{native.now - self._t_first:.4g} s simulated, "
                             f"{(native.stats()['events'] - ev0) / max(el, 1e-9):,.0f} events/s", refresh=False)
         bar.update(n - shown)
 
+    def _run_shown_packet(self, bar: Any) -> None:
+        """:meth:`run` of the packet model in pieces of simulated time between arrivals
+        (pausing changes nothing: the model only handles events up to the pause)."""
+        native = self._native
+        arrivals = np.sort(self._trace["arrival_s"].to_numpy(np.float64))
+        i, chunk, shown = int(np.searchsorted(arrivals, native.now, side="right")), 64, 0
+        t0, ev0 = time.perf_counter(), native.stats()["events"]
+        while i < len(arrivals) and not native.done:
+            j = min(i + chunk, len(arrivals)) - 1
+            ts = time.perf_counter()
+            native.step(float(arrivals[j]))
+            chunk = max(16, min(4 * chunk, int(chunk * 0.1 / max(time.perf_counter() - ts, 1e-4))))
+            i = j + 1
+            res = native.results()
+            ended = int(np.count_nonzero(np.isfinite(res["finish_s"]) | res["terminated"]))
+            bar.update(ended - shown)
+            shown = ended
+            bar.set_postfix_str(f"{native.now - self._t_first:.4g} s simulated, "
+                                f"{(native.stats()['events'] - ev0) / max(time.perf_counter() - t0, 1e-9):,.0f} "
+                                "events/s", refresh=False)
+        native.run()
+        bar.update(len(arrivals) - shown)
+
+    def _fluid_only(self, what: str) -> None:
+        if self.model != "fluid":
+            raise ValueError(f"{what} gives the fluid model's rates; the packet model has no per-flow rate "
+                             "(see Results.flows and Results.packet)")
+
     def active(self) -> pd.DataFrame:
         """The flows active now (admitted, not finished), in trace order (the index is the
         trace row, as in :attr:`Results.flows`): ``id, src, dst, size_bytes, bytes_sent,
         remaining_bytes`` (bytes) and ``rate_Bps`` (bytes/s; 0 for a flow the scheduler
-        holds back now)."""
+        holds back now). Fluid model only."""
+        self._fluid_only("active()")
         rows = np.sort(self._native.active())
         sent = np.asarray(self._native.results()["bytes_sent"], np.float64)[rows]
         tr = self._trace
@@ -545,12 +776,18 @@ class Simulation:
         )
 
     def rates(self) -> np.ndarray:
-        """The current rate of every flow in trace order (bytes/s; 0 for flows not active now)."""
+        """The current rate of every flow in trace order (bytes/s; 0 for flows not active now).
+        Fluid model only."""
+        self._fluid_only("rates()")
         return np.asarray(self._native.rates(), np.float64)
 
     def set_pias_thresholds(self, thresholds_bytes: Sequence[float]) -> None:
         """Replace the PIAS demotion thresholds from now on (non-empty, positive, strictly
-        increasing bytes). Needs ``allocator="full"``."""
+        increasing bytes). Needs ``allocator="full"`` in the fluid model; in the packet model
+        (as many thresholds as before) the packets sent from now on are tagged with them."""
+        if self.model == "packet":
+            self._native.set_pias_thresholds([float(x) for x in thresholds_bytes])
+            return
         if self.allocator != "full":
             raise ValueError("set_pias_thresholds needs Simulation(..., allocator='full') (the incremental "
                              "allocators keep per-link orders that a change of thresholds would invalidate)")
@@ -563,6 +800,8 @@ class Simulation:
     def results(self) -> Results:
         """The :class:`Results` so far: the same as :func:`simulate`'s once :attr:`done`
         (before, flows not yet finished have NaN ``finish_s`` and ``fct_s``)."""
+        if self.model == "packet":
+            return _collect_packet(self._trace, self._native, self.scheduler)
         return _collect(self._trace, self._native, self.scheduler)
 
     def __repr__(self) -> str:
@@ -587,14 +826,17 @@ def simulate(
     max_interval_s: float | None = None,
     link_gbps: float = 10.0,
     progress: bool | None = None,
+    model: str = "fluid",
+    transport: str | None = None,
+    **packet_options: Any,
 ) -> Results:
     """Simulate a trace on a fabric under a scheduler.
 
     Parameters
     ----------
     trace : a trace DataFrame (see :mod:`flowsched.traces`) or a path to a CSV/Parquet trace.
-    topology : :class:`BigSwitch` or :class:`LeafSpine`; default a big switch with as
-        many hosts as the trace names, at ``link_gbps``.
+    topology : :class:`BigSwitch`, :class:`LeafSpine` or a :class:`~flowsched.topology.Graph`;
+        default a big switch with as many hosts as the trace names, at ``link_gbps``.
     scheduler : one of :data:`SCHEDULERS` (``fifo, ps, wps, srpt, asrpt, ga:<inner>, las,
         pias, edf, ssdf, lsdf, fair, racs, sdc, random, gtcp:<inner>``).
     admission, k, window : destination admission (Artemis token requests): at most ``k``
@@ -611,6 +853,18 @@ def simulate(
     max_interval_s : re-evaluate rates at least this often (default: only at events).
     progress : show progress on stderr (:meth:`Simulation.run`): None (default) for
         terminals only and after 2 s, True always, False never; the results are the same.
+    model : ``"fluid"`` (default) or ``"packet"``: the packet-level model (docs/packet.md),
+        which reads the same trace, topology and scheduler and returns the same
+        :class:`Results` plus ``Results.packet``, ``Results.ports`` and, with
+        ``queue_sample_us``, ``Results.queue_samples``. Its ``fct_s`` runs from arrival to
+        the last byte's arrival at the receiver (propagation and queueing included once);
+        ``ideal_fct_s`` and ``slowdown`` keep the fluid definitions. Not with admission,
+        ``racs``, ``sdc``, ``max_interval_s``, data spans or weights other than 1.
+    transport : packet model only: one of :data:`TRANSPORTS` (default: ``dctcp`` for
+        ``ps`` and ``pias``, ``pfabric`` for ``fifo, srpt, asrpt, las, edf``).
+    packet_options : packet model only: the keys of :data:`PACKET_OPTIONS`
+        (``mss_bytes, header_bytes, buffer_bytes, ecn_threshold_bytes, init_cwnd_packets,
+        max_cwnd_packets, min_rto_s, queue_sample_us, sample_links, max_events``).
 
     Returns
     -------
@@ -631,7 +885,7 @@ def simulate(
     sim = Simulation(
         trace, topology, scheduler, admission=admission, k=k, window=window, terminate_missed=terminate_missed,
         delay_us=delay_us, seed=seed, pias_thresholds_bytes=pias_thresholds_bytes, racs=racs, sdc=sdc,
-        max_interval_s=max_interval_s, link_gbps=link_gbps,
+        max_interval_s=max_interval_s, link_gbps=link_gbps, model=model, transport=transport, **packet_options,
     )
     sim.run(progress=progress)
     return sim.results()
@@ -652,3 +906,35 @@ def _collect(tr: pd.DataFrame, sim: _fabric.Simulator, scheduler: str) -> Result
     end = np.nanmax(ends) if np.isfinite(ends).any() else float(tr["arrival_s"].max())
     duration = float(end - tr["arrival_s"].min())
     return Results(flows=flows, links=links, duration_s=duration, scheduler=scheduler, stats=dict(sim.stats()))
+
+
+def _collect_packet(tr: pd.DataFrame, sim: _fabric.PacketSimulator, scheduler: str) -> Results:
+    """:func:`_collect` for the packet model: ``fct_s`` comes from the core as finish - arrival
+    (every propagation and queueing delay is in it already, nothing is added), and the
+    packet counters, per-port queues and queue samples come with it."""
+    res = sim.results()
+    origin = float(tr.attrs.get("time_origin_s", 0.0))
+    flows = flow_table(tr, res, origin)
+    names, cap, carried = sim.links()
+    links = pd.DataFrame({"link": names, "capacity_Bps": cap, "bytes": carried})
+    arrival = tr["arrival_s"].to_numpy()
+    t_term = arrival + flows["deadline_s"].to_numpy()  # a terminated flow stops at its deadline
+    ends = np.where(res["terminated"], t_term, res["finish_s"])
+    end = np.nanmax(ends) if np.isfinite(ends).any() else float(arrival.max())
+    duration = float(end - arrival.min())
+    stats = dict(sim.stats())
+    ps = sim.port_stats()
+    ports = pd.DataFrame({k: ps[k] for k in ("link", "peak_queue_bytes", "mean_queue_bytes", "drops_overflow",
+                                             "drops_evicted", "ecn_marks")})
+    t, sampled, values = sim.queue_samples()
+    samples = None
+    if len(sampled):
+        k = len(sampled)
+        samples = pd.DataFrame({
+            "time_s": np.repeat(np.asarray(t, np.float64) + origin, k),
+            "link": np.asarray(names, dtype=object)[np.tile(np.asarray(sampled, np.int64), len(t))],
+            "queue_bytes": np.asarray(values, np.int64),
+        })
+    packet = {"transport": sim.transport, **stats}
+    return Results(flows=flows, links=links, duration_s=duration, scheduler=scheduler, stats=stats, model="packet",
+                   packet=packet, ports=ports, queue_samples=samples)

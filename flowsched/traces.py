@@ -582,7 +582,8 @@ def _validate(
                 source=source,
                 locate=locate,
                 column=col,
-                what=f"host id above the largest fabric (MAX_HOSTS = 2**24 = {MAX_HOSTS} hosts, ids 0..{MAX_HOSTS - 1})",
+                what=f"host id above the largest fabric (MAX_HOSTS = 2**24 = {MAX_HOSTS} hosts, "
+                f"ids 0..{MAX_HOSTS - 1})",
             )
         if infer_hosts:
             _first_bad(
@@ -689,7 +690,8 @@ def _validate(
         _first_bad(
             ~np.isfinite(sp), sp, source=source, locate=locate, column="data_span_s", what="must be finite (and >= 0)"
         )
-        _first_bad(sp < 0, sp, source=source, locate=locate, column="data_span_s", what="must be >= 0 (negative data span)")
+        _first_bad(sp < 0, sp, source=source, locate=locate, column="data_span_s",
+                   what="must be >= 0 (negative data span)")
         _first_bad(
             sp > MAX_DATA_SPAN_S,
             sp,

@@ -44,5 +44,6 @@ def test_evaluate_refuses_a_v0_run_naming_its_successor(tmp_path):
     run = _copy_saved_run(tmp_path)
     conf = run / ".hydra" / "config.yaml"
     conf.write_text(conf.read_text().replace("flowsched/TokenScheduling-v1", "flowsched/TokenScheduling-v0"))
-    with pytest.raises(ValueError, match=r"TokenScheduling-v0, which was removed.*set env.id to flowsched/TokenScheduling-v1"):
+    with pytest.raises(ValueError, match=r"TokenScheduling-v0, which was removed.*set env.id to "
+                                         r"flowsched/TokenScheduling-v1"):
         load_checkpoint(run)

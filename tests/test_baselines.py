@@ -48,8 +48,8 @@ def test_threshold_rule_honours_the_protocol():
 
 
 def test_sb3_models_and_rllib_policies_are_policies():
-    from stable_baselines3 import PPO
     from sb3_contrib import MaskablePPO
+    from stable_baselines3 import PPO
 
     assert issubclass(PPO, Policy) and issubclass(MaskablePPO, MaskablePolicy)
 
@@ -89,7 +89,9 @@ def test_make_rejects_unknown_keyword_arguments(args, kwargs, message):
 def test_unknown_names_list_the_valid_ones():
     with pytest.raises(ValueError, match=r"unknown token-scheduling baseline 'sjf'; valid: fifo, edf, .*random"):
         baselines.make("token", "sjf")
-    with pytest.raises(ValueError, match=r"unknown switch-scheduling baseline 'lsa'; valid: .* \(did you mean 'las'\?\)"):
+    with pytest.raises(
+        ValueError, match=r"unknown switch-scheduling baseline 'lsa'; valid: .* \(did you mean 'las'\?\)"
+    ):
         baselines.make("switch", "lsa")
     with pytest.raises(ValueError, match="no baselines for env 'tokn'; known: token, switch, thresholds"):
         baselines.make("tokn", "fifo")

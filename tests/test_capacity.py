@@ -12,7 +12,22 @@ import flowsched
 from flowsched.sim import native_simulator
 
 RATES = [10.0, 25.0, 10.0, 40.0, 10.0]
-SCHEDULERS = ["fifo", "ps", "wps", "srpt", "asrpt", "las", "pias", "edf", "ssdf", "lsdf", "fair", "racs", "sdc", "random"]
+SCHEDULERS = [
+    "fifo",
+    "ps",
+    "wps",
+    "srpt",
+    "asrpt",
+    "las",
+    "pias",
+    "edf",
+    "ssdf",
+    "lsdf",
+    "fair",
+    "racs",
+    "sdc",
+    "random",
+]
 
 
 def trace(rng: np.random.Generator, n: int = 40) -> pd.DataFrame:

@@ -80,7 +80,7 @@ def _same(a, b) -> None:
             _same(a[k], b[k])
     elif isinstance(a, (tuple, list)):
         assert len(a) == len(b)
-        for x, y in zip(a, b):
+        for x, y in zip(a, b, strict=True):
             _same(x, y)
     else:
         np.testing.assert_array_equal(a, b)
@@ -303,7 +303,8 @@ def test_training_configs_with_a_removed_id_fail_with_the_successor_named():
     from flowsched.agents.envs import check_env_id
 
     assert check_env_id(TOKEN) == TOKEN
-    with pytest.raises(ValueError, match="TokenScheduling-v0, which was removed.*set env.id to flowsched/TokenScheduling-v1"):
+    with pytest.raises(ValueError, match="TokenScheduling-v0, which was removed.*set env.id to "
+                                         "flowsched/TokenScheduling-v1"):
         check_env_id("flowsched/TokenScheduling-v0", "run dir outputs/x")
 
 
@@ -332,7 +333,9 @@ def test_a_model_saved_against_the_v0_spaces_is_refused_with_both_spaces_named()
     with initialize_config_module(version_base="1.3", config_module="flowsched.configs"):
         cfg = compose(config_name="train", overrides=["env=token"])
     env = make_env(cfg)
-    check_model_spaces(SimpleNamespace(observation_space=env.observation_space, action_space=env.action_space), cfg, "ok")
+    check_model_spaces(
+        SimpleNamespace(observation_space=env.observation_space, action_space=env.action_space), cfg, "ok"
+    )
     inf = np.float32(np.inf)
     v0 = gym.spaces.Dict({  # TokenScheduling-v0's space at the last v0 commit
         "requests": gym.spaces.Box(np.tile(np.float32([0, 0, -inf, 0, 0, 0, 0]), (5, 1)),
@@ -343,10 +346,14 @@ def test_a_model_saved_against_the_v0_spaces_is_refused_with_both_spaces_named()
     with pytest.raises(ValueError, match=r"runs/x/model.zip was saved with the observation_space Dict\(.*requests: "
                                          r"Box\(5, 7\)\), but flowsched/TokenScheduling-v1 now has .*requests: "
                                          r"Box\(35,\)\) \(the shapes differ\).*retrain"):
-        check_model_spaces(SimpleNamespace(observation_space=v0, action_space=env.action_space), cfg, "runs/x/model.zip")
+        check_model_spaces(
+            SimpleNamespace(observation_space=v0, action_space=env.action_space), cfg, "runs/x/model.zip"
+        )
     cfg.env.id = "flowsched/TokenScheduling-v0"
     with pytest.raises(ValueError, match="was removed"):
-        check_model_spaces(SimpleNamespace(observation_space=v0, action_space=env.action_space), cfg, "runs/x/model.zip")
+        check_model_spaces(
+            SimpleNamespace(observation_space=v0, action_space=env.action_space), cfg, "runs/x/model.zip"
+        )
 
 
 @pytest.mark.parametrize("env_id,obs_format", [(TOKEN, "flat"), (TOKEN, "rllib"), (SWITCH, "flat")])

@@ -12,7 +12,9 @@ def test_token_docstring_table_is_the_feature_table():
     doc = token.TokenSchedulingEnv.__doc__
     for key, table, per_row in (("requests", token.REQUEST_TABLE, True), ("active", token.ACTIVE_TABLE, False)):
         rows = feature_rows(key, table, per_row)
-        assert rows in "\n".join(line.strip() for line in doc.splitlines()), f"docstring table of {key!r} differs from:\n{rows}"
+        assert rows in "\n".join(line.strip() for line in doc.splitlines()), (
+            f"docstring table of {key!r} differs from:\n{rows}"
+        )
     assert len(token.REQUEST_TABLE) == token.REQ_FEATURES and len(token.ACTIVE_TABLE) == token.ACTIVE_FEATURES
 
 

@@ -43,9 +43,23 @@ CASES = [
     ("token/vec3_rllib", TOKEN, "vec", {"num_envs": 3, "obs_format": "rllib", "reward": "neg_slowdown"}, 200, 2),
     ("token/sb3_4", TOKEN, "sb3", {"num_envs": 4}, 300, 4),
     ("switch/single", SWITCH, "single", {"n_flows": 100}, 500, 0),
-    ("switch/single_interval", SWITCH, "single", {"n_flows": 60, "decision_interval_s": 2e-4, "reward": "slowdown"}, 300, 1),
+    (
+        "switch/single_interval",
+        SWITCH,
+        "single",
+        {"n_flows": 60, "decision_interval_s": 2e-4, "reward": "slowdown"},
+        300,
+        1,
+    ),
     ("switch/vec3_t1", SWITCH, "vec", {"num_envs": 3, "threads": 1, "n_flows": 80}, 400, 3),
-    ("switch/vec4_t2_limit", SWITCH, "vec", {"num_envs": 4, "threads": 2, "n_flows": 80, "max_episode_steps": 90}, 300, 9),
+    (
+        "switch/vec4_t2_limit",
+        SWITCH,
+        "vec",
+        {"num_envs": 4, "threads": 2, "n_flows": 80, "max_episode_steps": 90},
+        300,
+        9,
+    ),
     ("switch/vec2_flat", SWITCH, "vec", {"num_envs": 2, "obs_format": "flat", "n_flows": 50}, 200, 6),
     ("thresholds/single", THRESH, "single", {}, 4, 0),
     ("thresholds/vec2", THRESH, "vec", {"num_envs": 2}, 3, 1),
@@ -141,8 +155,14 @@ def _rollout(env_id: str, kind: str, kwargs: dict[str, Any], steps: int, seed: i
     for _ in range(steps):
         mask = None
         if isinstance(venv.action_space, spaces.MultiDiscrete):
-            mask = obs["action_mask"] if isinstance(obs, dict) and "action_mask" in obs else np.asarray(obs)[:, : venv.single_action_space.n]
-        obs, r, term, trunc, info = venv.step(_vec_actions(rng, venv.action_space, np.asarray(mask) if mask is not None else None, n))
+            mask = (
+                obs["action_mask"]
+                if isinstance(obs, dict) and "action_mask" in obs
+                else np.asarray(obs)[:, : venv.single_action_space.n]
+            )
+        obs, r, term, trunc, info = venv.step(
+            _vec_actions(rng, venv.action_space, np.asarray(mask) if mask is not None else None, n)
+        )
         _update(h, (obs, r, term, trunc, info))
     venv.close()
     return h.hexdigest()[:16]

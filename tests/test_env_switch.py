@@ -8,12 +8,12 @@ import pandas as pd
 import pytest
 from gymnasium.utils.env_checker import check_env as gym_check_env
 from stable_baselines3.common.env_checker import check_env as sb3_check_env
+from test_env_token import assert_same
 
 import flowsched
 from flowsched import baselines, workloads
 from flowsched.envs import SwitchSchedulingEnv, SwitchSchedulingVecEnv
 from flowsched.envs.sb3 import SB3VecEnv
-from test_env_token import assert_same
 
 ID = "flowsched/SwitchScheduling-v1"
 SMALL = {"n_flows": 60, "hosts": 6, "max_flows": 32}
@@ -86,8 +86,9 @@ def test_static_order_baselines_equal_native_on_a_big_switch(rule):
     drive(env, baselines.make("switch", rule), seed=0)
     # the same schedule; the last bits differ because the native fifo/edf advance flows
     # with the incremental allocator's arithmetic
-    np.testing.assert_allclose(env.results()["finish_s"].to_numpy(), _native(env, trace, rule, flowsched.BigSwitch(8, 10.0)),
-                               rtol=1e-12)
+    np.testing.assert_allclose(
+        env.results()["finish_s"].to_numpy(), _native(env, trace, rule, flowsched.BigSwitch(8, 10.0)), rtol=1e-12
+    )
 
 
 @pytest.mark.parametrize("rule,alpha", [("srpt", 0.0), ("asrpt", 0.0), ("asrpt", 1.0), ("fifo", 1.0)])
@@ -100,8 +101,9 @@ def test_size_based_baselines_equal_native_on_one_link(rule, alpha):
         tr = workloads.add_data_span(tr, alpha, 10.0)
     env = SwitchSchedulingEnv(trace=tr, hosts=2, max_flows=256)
     drive(env, baselines.make("switch", rule), seed=0)
-    np.testing.assert_allclose(env.results()["finish_s"].to_numpy(), _native(env, tr, rule, flowsched.BigSwitch(2, 10.0)),
-                               rtol=1e-12)
+    np.testing.assert_allclose(
+        env.results()["finish_s"].to_numpy(), _native(env, tr, rule, flowsched.BigSwitch(2, 10.0)), rtol=1e-12
+    )
 
 
 def test_las_and_pias_baselines_approach_native_with_a_decision_interval():

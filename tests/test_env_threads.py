@@ -31,7 +31,7 @@ def _run(venv, steps: int) -> list[np.ndarray]:
 def test_threads_give_the_episodes_of_one_thread(make):
     one = _run(make(1), 150)
     for t in (2, 4):
-        for a, b in zip(one, _run(make(t), 150)):
+        for a, b in zip(one, _run(make(t), 150), strict=True):
             np.testing.assert_array_equal(a, b)
 
 

@@ -7,12 +7,12 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env as gym_check_env
 from stable_baselines3.common.env_checker import check_env as sb3_check_env
+from test_env_token import assert_same
 
 import flowsched
 from flowsched import baselines
 from flowsched.envs import QueueThresholdsEnv
 from flowsched.envs.thresholds import action_from_thresholds, thresholds_from_action
-from test_env_token import assert_same
 
 ID = "flowsched/QueueThresholds-v1"
 SMALL = {"n_flows": 600, "hosts": 8, "interval_flows": 100}
@@ -119,6 +119,8 @@ def test_bad_input():
         QueueThresholdsEnv(n_queues=4)
     with pytest.raises(ValueError, match="load"):
         QueueThresholdsEnv(load=1.0)
+    with pytest.raises(ValueError, match=r"a range \(low, high\)"):  # was read as (0.3, 0.5), 0.7 ignored
+        QueueThresholdsEnv(load=(0.3, 0.5, 0.7))
     with pytest.raises(ValueError, match="interval_flows"):
         QueueThresholdsEnv(interval_flows=0)
     env = QueueThresholdsEnv(**SMALL)

@@ -12,8 +12,8 @@ from stable_baselines3.common.env_checker import check_env as sb3_check_env
 import flowsched
 from flowsched import baselines
 from flowsched.envs import ENV_IDS, TokenSchedulingEnv, TokenSchedulingVecEnv
-from flowsched.envs.token import REQUEST_FEATURES
 from flowsched.envs.sb3 import SB3VecEnv
+from flowsched.envs.token import REQUEST_FEATURES
 
 ID = "flowsched/TokenScheduling-v1"
 SHORT = {"n_bursts": 4, "burst_rate_hz": 40.0}  # short, contended episodes
@@ -44,7 +44,7 @@ def assert_same(a, b):
             assert_same(a[k], b[k])
     elif isinstance(a, (tuple, list)):
         assert len(a) == len(b)
-        for x, y in zip(a, b):
+        for x, y in zip(a, b, strict=True):
             assert_same(x, y)
     else:
         np.testing.assert_array_equal(a, b)
@@ -140,7 +140,9 @@ def test_vector_lanes_equal_single_envs_across_autoresets():
     for _ in range(steps):
         for i in range(n):
             assert_same({k: v[i] for k, v in vobs.items()}, sobs[i])
-        acts = np.array([rng.choice(np.flatnonzero(vobs["action_mask"][i])) if not need_reset[i] else 0 for i in range(n)])
+        acts = np.array(
+            [rng.choice(np.flatnonzero(vobs["action_mask"][i])) if not need_reset[i] else 0 for i in range(n)]
+        )
         vobs, vr, vt, vtr, vinfo = venv.step(acts)
         for i, e in enumerate(singles):
             if need_reset[i]:  # next-step autoreset: this call reset lane i
@@ -179,6 +181,8 @@ def test_sb3_adapter_same_step_autoreset_matches_single_envs():
     obs = venv.reset()
     singles = [TokenSchedulingEnv(**SHORT) for _ in range(n)]
     sobs = [e.reset(seed=21 + i)[0] for i, e in enumerate(singles)]
+    for i in range(n):  # the first observations too
+        assert_same({k: v[i] for k, v in obs.items()}, sobs[i])
     rng = np.random.default_rng(2)
     ended = 0
     for _ in range(200):

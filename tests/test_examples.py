@@ -14,9 +14,15 @@ EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 CASES = {
     "sb3_ppo_a2c": (["--timesteps", "256", "--eval-episodes", "1", "--n-envs", "2"], ["PPO:", "A2C:"]),
-    "maskable_ppo": (["--timesteps", "256", "--eval-episodes", "1", "--n-envs", "2"], ["MaskablePPO:", "no masked action"]),
+    "maskable_ppo": (
+        ["--timesteps", "256", "--eval-episodes", "1", "--n-envs", "2"],
+        ["MaskablePPO:", "no masked action"],
+    ),
     "cleanrl_ppo": (["--total-timesteps", "256", "--num-envs", "2"], ["cleanrl_ppo", "1 iterations"]),
-    "gymnasium_wrappers": (["--steps", "200"], ["flat observation: 45 values", "truncated: True", "mask [1. 1. 1. 1. 1.]"]),
+    "gymnasium_wrappers": (
+        ["--steps", "200"],
+        ["flat observation: 45 values", "truncated: True", "mask [1. 1. 1. 1. 1.]"],
+    ),
 }
 SLOW_CASES = {  # RLlib starts a local Ray: about 30 s each on 2 CPUs
     "rllib_ppo": (["--iterations", "1", "--batch", "256"], ["iteration 1: episode_return_mean", "default module done"]),
@@ -70,7 +76,11 @@ def test_rllib_masking_module_masks_the_logits():
     with torch.no_grad():
         logits = module.forward_inference(batch)[Columns.ACTION_DIST_INPUTS][0].numpy()
         values = module.compute_values({Columns.OBS: {k: v.clone() for k, v in batch[Columns.OBS].items()}})
-    assert (logits[mask == 0] < -1e30).all() and np.isfinite(logits[mask == 1]).all() and (np.abs(logits[mask == 1]) < 1e3).all()
+    assert (
+        (logits[mask == 0] < -1e30).all()
+        and np.isfinite(logits[mask == 1]).all()
+        and (np.abs(logits[mask == 1]) < 1e3).all()
+    )
     assert values.shape == (1,)
     with pytest.raises(ValueError, match="obs_format='rllib'"):
         ActionMaskingPPOModule(observation_space=gym.make("flowsched/TokenScheduling-v1").observation_space,

@@ -100,7 +100,7 @@ def _name(req: str) -> str:
 def test_pyproject_extras():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     core = {_name(r): r for r in project["dependencies"]}
-    assert set(core) == {"numpy", "pandas", "pyarrow", "scipy", "gymnasium"}
+    assert set(core) == {"numpy", "pandas", "pyarrow", "scipy", "gymnasium", "networkx"}  # networkx: graph topologies
     assert "==" not in core["gymnasium"], "the core takes a range of Gymnasium versions; [ray] pins it"
     extras = project["optional-dependencies"]
     assert {"train", "ray", "wandb", "docs", "dev"} <= set(extras)
@@ -109,3 +109,15 @@ def test_pyproject_extras():
     assert {_name(r) for r in extras["docs"]} == {"mkdocs", "mkdocs-material", "mkdocstrings"}
     assert "flowsched[train,ray,wandb,docs]" in extras["dev"]
     assert {"pytest", "hypothesis", "mypy"} <= {_name(r) for r in extras["dev"]}
+
+
+def test_import_flowsched_registers_envs_without_pandas_or_the_simulator():
+    # registration needs only gymnasium (entry-point strings); the env classes, pandas and
+    # the compiled core load on first use, so ``import flowsched`` stays light
+    r = run_python("""
+        import sys, flowsched, gymnasium as gym
+        assert "flowsched/TokenScheduling-v1" in gym.registry
+        print(sorted({"pandas", "pyarrow", "flowsched._fabric"} & set(sys.modules)))
+        """)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip().splitlines()[-1] == "[]"

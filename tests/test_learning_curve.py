@@ -98,8 +98,9 @@ def test_train_writes_the_learning_curve(fake_run):
 
 def test_learning_curve_figure_axes(fake_run):
     rd, _ = fake_run
-    from flowsched.agents.training import run_title
     from omegaconf import OmegaConf
+
+    from flowsched.agents.training import run_title
 
     cfg = OmegaConf.load(rd / ".hydra" / "config.yaml")
     title = run_title(cfg)

@@ -8,9 +8,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from flowsched.metrics import (
     DEFAULT_BUCKETS_BYTES,
@@ -52,7 +50,7 @@ def make_flows(
     fct = finish - arrival + path_delay_s
     ideal = np.full(n, 0.5) if ideal_fct_s is None else np.asarray(ideal_fct_s, float)
     if deadline_met is None:
-        met = [NA if np.isnan(d) else (not t and f <= d) for d, t, f in zip(dl, term, fct)]
+        met = [NA if np.isnan(d) else (not t and f <= d) for d, t, f in zip(dl, term, fct, strict=True)]
     else:
         met = list(deadline_met)
     return pd.DataFrame(
@@ -492,7 +490,7 @@ def test_compare_duplicate_ids_and_size_mismatch():
     )
 )
 def test_buckets_partition_overall(rows):
-    arrival, dt, size, term, w = (np.array(x) for x in zip(*rows))
+    arrival, dt, size, term, w = (np.array(x) for x in zip(*rows, strict=True))
     term = term.astype(bool)
     flows = make_flows(
         arrival, arrival + dt, size_bytes=size, terminated=term, weight=w,

@@ -15,12 +15,18 @@ OBLIVIOUS = ["fifo", "ps", "wps", "las", "pias", "edf", "random", "asrpt", "ga:s
 def random_trace(rng: np.random.Generator, n: int = 12, hosts: int = 4) -> pd.DataFrame:
     src = rng.integers(0, hosts, n)
     dst = (src + 1 + rng.integers(0, hosts - 1, n)) % hosts
-    return pd.DataFrame({
-        "arrival_s": np.sort(rng.uniform(0, 2e-3, n)), "src": src, "dst": dst,
-        "size_bytes": rng.uniform(1e3, 1e6, n), "deadline_s": np.where(rng.random(n) < 0.5, rng.uniform(1e-3, 5e-3, n), np.nan),
-        "weight": rng.choice([1.0, 2.0, 0.5], n), "data_span_s": np.where(rng.random(n) < 0.6, rng.uniform(1e-4, 2e-3, n), 0.0),
-        "size_known": rng.random(n) < 0.3,
-    })
+    return pd.DataFrame(
+        {
+            "arrival_s": np.sort(rng.uniform(0, 2e-3, n)),
+            "src": src,
+            "dst": dst,
+            "size_bytes": rng.uniform(1e3, 1e6, n),
+            "deadline_s": np.where(rng.random(n) < 0.5, rng.uniform(1e-3, 5e-3, n), np.nan),
+            "weight": rng.choice([1.0, 2.0, 0.5], n),
+            "data_span_s": np.where(rng.random(n) < 0.6, rng.uniform(1e-4, 2e-3, n), 0.0),
+            "size_known": rng.random(n) < 0.3,
+        }
+    )
 
 
 @pytest.mark.parametrize("sched", OBLIVIOUS)

@@ -12,7 +12,11 @@ from scipy import stats
 
 from flowsched.agents.config_checks import ConfigError, check_evaluate_config
 from flowsched.agents.evaluation import (
-    PolicySpec, format_paired_table, higher_is_better, paired_differences, resolve_reference,
+    PolicySpec,
+    format_paired_table,
+    higher_is_better,
+    paired_differences,
+    resolve_reference,
 )
 
 

@@ -18,8 +18,7 @@ from collections import defaultdict
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 import flowsched
 
@@ -79,7 +78,7 @@ def path_of(topo, row: int, src: int, dst: int) -> tuple[str, ...]:
 
 
 def paths(topo, trace: pd.DataFrame) -> list[tuple[str, ...]]:
-    return [path_of(topo, i, int(s), int(d)) for i, (s, d) in enumerate(zip(trace["src"], trace["dst"]))]
+    return [path_of(topo, i, int(s), int(d)) for i, (s, d) in enumerate(zip(trace["src"], trace["dst"], strict=True))]
 
 
 # --------------------------------------------------------------------------- strategies
@@ -176,7 +175,9 @@ def check_invariants(trace, topo, res, *, delay_us=0.0, terminate_missed=False):
         assert np.isfinite(dl[term]).all()
         assert np.isnan(fin[term]).all() and np.isnan(fct[term]).all()
         window = np.maximum(dl[term] - delay[term], 0.0)
-        avail = np.where(span[term] > 0, size[term] * np.minimum(1.0, window / np.where(span[term] > 0, span[term], 1)), size[term])
+        avail = np.where(
+            span[term] > 0, size[term] * np.minimum(1.0, window / np.where(span[term] > 0, span[term], 1)), size[term]
+        )
         assert (sent[term] <= np.minimum(C * window, avail) * (1 + 1e-9) + 1e-6).all()
         assert (sent[term] <= size[term]).all()
         assert not f["deadline_met"][term].any()
@@ -201,7 +202,7 @@ def check_invariants(trace, topo, res, *, delay_us=0.0, terminate_missed=False):
             on_link[link][i] = True
     names = res.links["link"].tolist()
     assert len(set(names)) == len(names)
-    for link, cap, carried in zip(names, res.links["capacity_Bps"], res.links["bytes"]):
+    for link, cap, carried in zip(names, res.links["capacity_Bps"], res.links["bytes"], strict=True):
         on = on_link[link]
         assert cap == C
         assert carried == pytest.approx(sent[on].sum(), rel=1e-9, abs=1e-6), link
@@ -321,7 +322,11 @@ def test_single_link_work_conservation(trace, admission):
 
 # --------------------------------------------------------------------------- determinism
 @examples(80)
-@given(cases(), st.integers(0, 2**32 - 1), st.sampled_from(["random", "ps", "srpt", "las", "fair", "gtcp:las", "racs", "pias"]))
+@given(
+    cases(),
+    st.integers(0, 2**32 - 1),
+    st.sampled_from(["random", "ps", "srpt", "las", "fair", "gtcp:las", "racs", "pias"]),
+)
 def test_determinism(case, seed, sched):
     topo, trace = case
     trace = trace.assign(size_known=True)

@@ -46,6 +46,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import cache
+from itertools import pairwise
 
 import numpy as np
 import pandas as pd
@@ -91,7 +92,7 @@ class ServiceDist:
             b = a + 60 * self.moment(1)
             tail = integrate.quad(g, b, math.inf, epsabs=eps, epsrel=1e-10, limit=400)[0]
         pts = np.geomspace(a, b, 17) if a > 0 else np.linspace(a, b, 17)
-        body = sum(integrate.quad(g, lo, hi, epsabs=eps / 16, epsrel=1e-10, limit=400)[0] for lo, hi in zip(pts, pts[1:]))
+        body = sum(integrate.quad(g, lo, hi, epsabs=eps / 16, epsrel=1e-10, limit=400)[0] for lo, hi in pairwise(pts))
         return body + tail
 
 
@@ -258,7 +259,7 @@ def test_partial_moments_match_quadrature(case):
     d, _ = CASES[case]
     for x in (d.lo * 1.5, d.lo * 7, d.lo * 40):
         for k in (0, 1, 2):
-            num = integrate.quad(lambda t: t**k * d.pdf(t), d.lo, min(x, d.hi), epsrel=1e-12, limit=400)[0]
+            num = integrate.quad(lambda t, k=k: t**k * d.pdf(t), d.lo, min(x, d.hi), epsrel=1e-12, limit=400)[0]
             assert d.partial(k, x) == pytest.approx(num, rel=1e-9)
     assert d.partial(0, d.hi) == pytest.approx(1.0, rel=1e-12)
 
@@ -354,7 +355,7 @@ def test_busy_period_and_utilization():
         assert carried["down1"] == pytest.approx(tr["size_bytes"].sum(), rel=1e-9)
     # Busy-period recursion: end_i = max(end_{i-1}, a_i) + x_i.
     end = 0.0
-    for a, s in zip(tr["arrival_s"], tr["size_bytes"]):
+    for a, s in zip(tr["arrival_s"], tr["size_bytes"], strict=True):
         end = max(end, a) + s / C
     assert ends == pytest.approx([end] * len(POLICIES), rel=1e-9)
 
@@ -425,7 +426,7 @@ def test_fifo_matches_lindley_recursion():
     tr = _trace(d, rho, seed=17)
     fct = flowsched.simulate(tr, flowsched.BigSwitch(2, LINK_GBPS), "fifo").flows["fct_s"].to_numpy()
     end, want = 0.0, np.empty(len(tr))
-    for i, (a, s) in enumerate(zip(tr["arrival_s"], tr["size_bytes"])):
+    for i, (a, s) in enumerate(zip(tr["arrival_s"], tr["size_bytes"], strict=True)):
         end = max(end, a) + s / C
         want[i] = end - a
     np.testing.assert_allclose(fct, want, rtol=1e-9, atol=1e-15)

@@ -8,7 +8,14 @@ import os
 import numpy as np
 import pytest
 
-from flowsched.agents.rllib import MaskedTokenModule, RLlibPolicy, SwitchScoreModule, init_ray, ppo_config
+from flowsched.agents.rllib import (
+    MaskedTokenModule,
+    RLlibPolicy,
+    SwitchScoreModule,
+    init_ray,
+    ppo_config,
+    ray_logs_to_run_log,
+)
 from flowsched.envs import TokenSchedulingEnv, TokenSchedulingVecEnv
 
 
@@ -19,6 +26,35 @@ def local_ray():
     init_ray(num_cpus=2)  # a fresh local instance, never an existing cluster
     yield
     ray.shutdown()
+
+
+def test_ray_loggers_write_to_the_run_log(tmp_path):
+    """Ray's loggers have their own console handlers and do not propagate, so their records
+    missed the root's file handler (train.log); init_ray now adds it to them (no Ray started)."""
+    import logging
+
+    log = tmp_path / "train.log"
+    h = logging.FileHandler(log)
+    root = logging.getLogger()
+    root.addHandler(h)
+    names: list[str] = []
+    try:
+        logging.getLogger("ray.rllib").warning("before the call")
+        names = ray_logs_to_run_log()
+        assert {"ray", "ray.rllib"} <= set(names)
+        ray_logs_to_run_log()  # a second call adds nothing
+        logging.getLogger("ray.rllib").warning("from rllib")
+        logging.getLogger("ray._private.worker").info("from ray")
+        h.flush()
+        text = log.read_text()
+        assert text.count("from rllib") == 1 and "from ray" in text
+        assert "before the call" not in text  # what Ray's loggers did before: nothing in the file
+        assert any(type(x).__name__ != "FileHandler" for x in logging.getLogger("ray").handlers)  # console kept
+    finally:
+        root.removeHandler(h)
+        for n in names:
+            logging.getLogger(n).removeHandler(h)
+        h.close()
 
 
 def test_module_masks_and_is_permutation_equivariant():
@@ -38,10 +74,14 @@ def test_module_masks_and_is_permutation_equivariant():
     assert (logits[obs["action_mask"] == 0] < -1e30).all()
     # swapping two requests swaps their logits
     perm = {k: v.copy() for k, v in obs.items()}
-    req = perm["requests"].reshape(perm["requests"].shape[0], perm["action_mask"].shape[1], -1)  # a view: one row per slot
+    req = perm["requests"].reshape(
+        perm["requests"].shape[0], perm["action_mask"].shape[1], -1
+    )  # a view: one row per slot
     req[:, [0, 1]] = req[:, [1, 0]]
     perm["action_mask"][:, [0, 1]] = perm["action_mask"][:, [1, 0]]
-    lp = m.forward_inference({Columns.OBS: {k: torch.as_tensor(v) for k, v in perm.items()}})[Columns.ACTION_DIST_INPUTS]
+    lp = m.forward_inference({Columns.OBS: {k: torch.as_tensor(v) for k, v in perm.items()}})[
+        Columns.ACTION_DIST_INPUTS
+    ]
     np.testing.assert_allclose(lp.detach().numpy()[:, [1, 0]], logits[:, [0, 1]], rtol=1e-5)
 
 
@@ -121,10 +161,22 @@ def test_train_py_rllib_interrupt_resume_and_ray_evaluation(tmp_path):
 
     root = Path(__file__).resolve().parents[1]
     env = {**os.environ, "RAY_AUTH_MODE": "disabled"}
-    args = ["agent=rllib_ppo", "total_timesteps=3000", "agent.algo.train_batch_size=500", "agent.algo.num_epochs=1",
-            "agent.algo.hidden=[16]", "agent.num_envs_per_env_runner=2", "env.kwargs.n_bursts=5", "checkpoint.every=500",
-            "eval.final_episodes=2", "eval.baselines=[fifo]", "logger=none", "progress_bar=false", "ray.num_cpus=2",
-            "hydra.run.dir=run"]
+    args = [
+        "agent=rllib_ppo",
+        "total_timesteps=3000",
+        "agent.algo.train_batch_size=500",
+        "agent.algo.num_epochs=1",
+        "agent.algo.hidden=[16]",
+        "agent.num_envs_per_env_runner=2",
+        "env.kwargs.n_bursts=5",
+        "checkpoint.every=500",
+        "eval.final_episodes=2",
+        "eval.baselines=[fifo]",
+        "logger=none",
+        "progress_bar=false",
+        "ray.num_cpus=2",
+        "hydra.run.dir=run",
+    ]
     proc = subprocess.Popen([sys.executable, str(root / "train.py"), *args], cwd=tmp_path, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     ckpt = tmp_path / "run" / "rllib_checkpoint"
@@ -143,13 +195,29 @@ def test_train_py_rllib_interrupt_resume_and_ray_evaluation(tmp_path):
     status = json.loads((tmp_path / "run" / "run.json").read_text())
     assert status["status"] == "finished" and status["num_timesteps"] == 3000
     assert "rllib_ppo" in r.stdout and "fifo" in r.stdout
+    # Ray's own log lines (its loggers do not propagate) reach the run's log too
+    assert "Started a local Ray instance" in (tmp_path / "run" / "train.log").read_text()
 
     outs = {}
     for launcher in ("local", "ray"):
-        e = subprocess.run([sys.executable, str(root / "evaluate.py"), f"policies=[fifo,ssdf,{tmp_path / 'run'}]",
-                            "seeds=2", "env.kwargs.n_bursts=5", "figures=false", f"launcher={launcher}", "ray.num_cpus=2",
-                            f"hydra.run.dir=ev_{launcher}"], cwd=tmp_path, env=env, capture_output=True, text=True,
-                           timeout=300)
+        e = subprocess.run(
+            [
+                sys.executable,
+                str(root / "evaluate.py"),
+                f"policies=[fifo,ssdf,{tmp_path / 'run'}]",
+                "seeds=2",
+                "env.kwargs.n_bursts=5",
+                "figures=false",
+                f"launcher={launcher}",
+                "ray.num_cpus=2",
+                f"hydra.run.dir=ev_{launcher}",
+            ],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         assert e.returncode == 0, e.stdout[-3000:] + e.stderr[-3000:]
         outs[launcher] = pd.read_parquet(tmp_path / f"ev_{launcher}" / "results.parquet")
     pd.testing.assert_frame_equal(outs["local"], outs["ray"])

@@ -89,6 +89,8 @@ def test_same_seed_same_results_leafspine_random():
         ({"scheduler": "racs", "racs": {"speed": 1}}, "unknown racs parameter"),
         ({"scheduler": "gtcp:srpt", "k": 2}, "gtcp with destination admission"),
         ({"scheduler": "srpt", "delay_us": -1.0}, "delay_us"),
+        ({"scheduler": "sdc", "sdc": {"thresholds_bytes": (1e5,)}}, r"sdc\['thresholds_bytes'\] must have 2 values"),
+        ({"scheduler": "sdc", "sdc": {"weights": (4.0, 3.0, 2.0, 1.0)}}, r"sdc\['weights'\] must have 3 values"),
     ],
 )
 def test_bad_options_say_what_is_wrong(kwargs, match):
@@ -123,7 +125,10 @@ def test_heterogeneous_host_rates():
 def test_cli_generate_and_simulate(tmp_path: Path):
     trace = tmp_path / "t.csv"
     out = tmp_path / "r.parquet"
-    run = lambda *a: subprocess.run([sys.executable, "-m", "flowsched.cli", *a], capture_output=True, text=True)
+
+    def run(*a):
+        return subprocess.run([sys.executable, "-m", "flowsched.cli", *a], capture_output=True, text=True)
+
     g = run("generate", "--workload", "websearch", "--load", "0.5", "--hosts", "4", "--flows", "200",
             "--seed", "1", "--out", str(trace))
     assert g.returncode == 0, g.stderr

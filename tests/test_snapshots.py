@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -49,7 +49,7 @@ EXTRA = [
 ]
 
 
-@lru_cache(maxsize=None)
+@cache
 def _trace(variant: str):
     tr = wl.poisson_all_to_all("websearch", 0.8, 16, 10, N_FLOWS, seed=7)
     tr = wl.add_weights(tr, uniform=(0.5, 4.0), seed=7)

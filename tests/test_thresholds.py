@@ -27,6 +27,7 @@ the workloads module's own moments/CDF or by quadrature of a density written her
 from __future__ import annotations
 
 import math
+from itertools import pairwise
 
 import numpy as np
 import pandas as pd
@@ -34,8 +35,7 @@ import pytest
 from scipy import integrate
 
 import flowsched
-from flowsched import workloads as wl
-from flowsched import queueing as th
+from flowsched import queueing as th, workloads as wl
 
 LINK_GBPS = 10.0
 C = LINK_GBPS * 1e9 / 8  # bytes/s
@@ -61,7 +61,7 @@ def _quad(g, a: float, b: float) -> float:
     if b <= a:
         return 0.0
     pts = np.geomspace(a, b, 25)
-    return sum(integrate.quad(g, x, y, epsrel=1e-12, epsabs=0, limit=200)[0] for x, y in zip(pts, pts[1:]))
+    return sum(integrate.quad(g, x, y, epsrel=1e-12, epsabs=0, limit=200)[0] for x, y in pairwise(pts))
 
 
 # ============================================================================
@@ -114,8 +114,11 @@ PARAMETRIC = {
     "lomax": (wl.Pareto(3.0, 2e5), lambda x: 3.0 / 2e5 * (1 + x / 2e5) ** -4.0, 0.0, True),
     "lognormal": (
         wl.Lognormal(1e5, 1.2),
-        lambda x: math.exp(-((math.log(x) - (math.log(1e5) - 0.72)) ** 2) / (2 * 1.44)) / (x * 1.2 * math.sqrt(2 * math.pi))
-        if x > 0 else 0.0,
+        lambda x: (
+            math.exp(-((math.log(x) - (math.log(1e5) - 0.72)) ** 2) / (2 * 1.44)) / (x * 1.2 * math.sqrt(2 * math.pi))
+            if x > 0
+            else 0.0
+        ),
         0.0,
         False,
     ),
@@ -132,7 +135,7 @@ def test_parametric_partial_moments_vs_quadrature(case):
             if p == -1 and a == 0.0 and at_zero:
                 assert got == math.inf  # density > 0 at 0: E[1/S] diverges
                 continue
-            want = _quad(lambda x: x**p * pdf(x), max(a, lo, 1e-300), b)
+            want = _quad(lambda x, p=p: x**p * pdf(x), max(a, lo, 1e-300), b)
             assert got == pytest.approx(want, rel=1e-7, abs=1e-14 * max(1.0, want)), (a, b, p)
     # a mixture is the weighted sum of its parts
     mix = wl.Mixture([(0.3, d), (0.7, BP)])
@@ -317,10 +320,10 @@ def test_more_queues_never_worse(name, assignment):
     vals = []
     for k in (2, 3, 5):
         t, v = th.optimal_thresholds(d, 0.8, k, assignment=assignment, return_value=True, grid_points=300)
-        assert len(t) == k - 1 and t[0] > 0 and all(b > a for a, b in zip(t, t[1:]))
+        assert len(t) == k - 1 and t[0] > 0 and all(b > a for a, b in pairwise(t))
         assert v == pytest.approx(th.mean_fct_mlfq(t, d, 0.8, assignment=assignment), rel=1e-9)
         vals.append(v)
-    assert all(b <= a * (1 + 1e-8) for a, b in zip(vals, vals[1:])), vals  # 1e-8: see the docstring on empty queues
+    assert all(b <= a * (1 + 1e-8) for a, b in pairwise(vals)), vals  # 1e-8: see the docstring on empty queues
     assert vals[0] < _pk(d, 0.8)
 
 
@@ -331,12 +334,12 @@ def test_optimum_is_a_local_minimum():
         for f in (0.995, 1.005, 0.9, 1.1):
             tt = list(t)
             tt[i] *= f
-            if all(b > a for a, b in zip(tt, tt[1:])):
+            if all(b > a for a, b in pairwise(tt)):
                 assert th.mean_fct_mlfq(tt, d, 0.7) >= v * (1 - 1e-12)
         for dk in (-1, 1):  # neighbouring whole packets
             tt = list(t)
             tt[i] = (round(t[i] / PKT) + dk) * PKT
-            if all(b > a for a, b in zip(tt, tt[1:])):
+            if all(b > a for a, b in pairwise(tt)):
                 assert th.mean_fct_mlfq(tt, d, 0.7) >= v * (1 - 1e-12)
 
 
@@ -481,7 +484,7 @@ def test_fig16_optimal_threshold_web_search():
     loads = (0.1, 0.3, 0.5, 0.8)
     t = [th.optimal_thresholds(d, r, 2, objective="slowdown", assignment="size", grid_points=300)[0] for r in loads]
     assert t[0] == pytest.approx(880e3, rel=0.05)
-    assert all(b > a for a, b in zip(t, t[1:]))
+    assert all(b > a for a, b in pairwise(t))
     assert 1.2e6 < t[-1] < 1.5e6  # the model's value (1.37 MB), recorded: the paper says ~1.74 MB
     t_dem = th.optimal_thresholds(d, 0.1, 2, objective="slowdown", grid_points=300)[0]
     assert t_dem < 0.5 * t[0]

@@ -14,8 +14,7 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 import flowsched
 from flowsched import workloads as wl
@@ -96,7 +95,9 @@ def test_offsets_1e12_warn_and_the_rounded_input_is_simulated_exactly(trace: pd.
 
 
 def test_resolution_warning_threshold() -> None:
-    tr = pd.DataFrame({"arrival_s": [2.0**33, 2.0**33 + 2.0**-19], "src": [0, 1], "dst": [1, 0], "size_bytes": [1e3, 1e3]})
+    tr = pd.DataFrame(
+        {"arrival_s": [2.0**33, 2.0**33 + 2.0**-19], "src": [0, 1], "dst": [1, 0], "size_bytes": [1e3, 1e3]}
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("error", TimeResolutionWarning)
         flowsched.validate_trace(tr.assign(arrival_s=tr["arrival_s"] / 2))  # step 9.5e-7 s <= 1 us: silent

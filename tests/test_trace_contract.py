@@ -19,8 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 import flowsched
 from flowsched import workloads as wl
@@ -59,12 +58,21 @@ def two_flows(**cols: Any) -> pd.DataFrame:
 
 # (column, accepted values at row 1, rejected values at row 1, text of the error)
 LIMIT_CASES = [
-    ("size_bytes", [MIN_SIZE_BYTES, MAX_SIZE_BYTES], [MIN_SIZE_BYTES * 0.99, 1e-300, 5e-324, MAX_SIZE_BYTES * 1.01, 1e308],
-     "MIN_SIZE_BYTES, MAX_SIZE_BYTES"),
+    (
+        "size_bytes",
+        [MIN_SIZE_BYTES, MAX_SIZE_BYTES],
+        [MIN_SIZE_BYTES * 0.99, 1e-300, 5e-324, MAX_SIZE_BYTES * 1.01, 1e308],
+        "MIN_SIZE_BYTES, MAX_SIZE_BYTES",
+    ),
     ("arrival_s", [MAX_ARRIVAL_SPAN_S], [MAX_ARRIVAL_SPAN_S * 1.0000001, 1e308], "MAX_ARRIVAL_S"),
     ("deadline_s", [MAX_DEADLINE_S, 1e-300, math.nan], [MAX_DEADLINE_S * 1.01, 1e308], "MAX_DEADLINE_S"),
     ("data_span_s", [0.0, MAX_DATA_SPAN_S], [MAX_DATA_SPAN_S * 1.01, 1e308], "MAX_DATA_SPAN_S"),
-    ("weight", [MIN_WEIGHT, MAX_WEIGHT], [MIN_WEIGHT * 0.99, 1e-300, MAX_WEIGHT * 1.01, 1e308], "MIN_WEIGHT, MAX_WEIGHT"),
+    (
+        "weight",
+        [MIN_WEIGHT, MAX_WEIGHT],
+        [MIN_WEIGHT * 0.99, 1e-300, MAX_WEIGHT * 1.01, 1e308],
+        "MIN_WEIGHT, MAX_WEIGHT",
+    ),
     ("dst", [MAX_HOSTS - 1], [MAX_HOSTS, 50_000_000, 2_000_000_000, 2**62], "MAX_HOSTS"),
 ]
 
@@ -206,17 +214,21 @@ def valid_traces(draw: st.DrawFn, max_rows: int = 6) -> pd.DataFrame:
     src = draw(st.lists(st.integers(0, HOSTS - 1), min_size=n, max_size=n))
     dst = [(s + draw(st.integers(1, HOSTS - 1))) % HOSTS for s in src]
     floats = lambda lo, hi: st.lists(st.floats(lo, hi), min_size=n, max_size=n)  # noqa: E731
-    return pd.DataFrame({
-        "id": draw(st.permutations(range(n))),
-        "arrival_s": [min(base + o, MAX_ARRIVAL_S) for o in offs],
-        "src": src,
-        "dst": dst,
-        "size_bytes": draw(floats(MIN_SIZE_BYTES, MAX_SIZE_BYTES)),
-        "deadline_s": draw(st.lists(st.one_of(st.just(nan), st.floats(5e-324, MAX_DEADLINE_S)), min_size=n, max_size=n)),
-        "weight": draw(floats(MIN_WEIGHT, MAX_WEIGHT)),
-        "data_span_s": draw(floats(0.0, MAX_DATA_SPAN_S)),
-        "size_known": draw(st.lists(st.booleans(), min_size=n, max_size=n)),
-    })
+    return pd.DataFrame(
+        {
+            "id": draw(st.permutations(range(n))),
+            "arrival_s": [min(base + o, MAX_ARRIVAL_S) for o in offs],
+            "src": src,
+            "dst": dst,
+            "size_bytes": draw(floats(MIN_SIZE_BYTES, MAX_SIZE_BYTES)),
+            "deadline_s": draw(
+                st.lists(st.one_of(st.just(nan), st.floats(5e-324, MAX_DEADLINE_S)), min_size=n, max_size=n)
+            ),
+            "weight": draw(floats(MIN_WEIGHT, MAX_WEIGHT)),
+            "data_span_s": draw(floats(0.0, MAX_DATA_SPAN_S)),
+            "size_known": draw(st.lists(st.booleans(), min_size=n, max_size=n)),
+        }
+    )
 
 
 def _csv_cell(v: Any) -> str:
@@ -355,7 +367,9 @@ def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, s
         ("1e308,0,1,1000\n", "line 2, column 'arrival_s'"),
     ],
 )
-def test_cli_trace_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str], body: str, text: str) -> None:
+def test_cli_trace_errors_are_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], body: str, text: str
+) -> None:
     code, out, err = run_cli(capsys, "simulate", "--trace", str(csv(tmp_path, body)), "--scheduler", "srpt")
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and err.startswith("flowsched simulate: error: ") and text in err, err
@@ -390,7 +404,9 @@ def test_cli_options_out_of_range(tmp_path: Path, capsys: pytest.CaptureFixture[
 
 
 def test_cli_warns_once_about_coarse_arrivals(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = run_cli(capsys, "simulate", "--trace", str(csv(tmp_path, "1e12,0,1,1000\n1000000000000.001,1,0,10\n")))
+    code, out, err = run_cli(
+        capsys, "simulate", "--trace", str(csv(tmp_path, "1e12,0,1,1000\n1000000000000.001,1,0,10\n"))
+    )
     assert code == 0
     assert err.count("\n") == 1 and err.startswith("flowsched simulate: warning: ") and "resolved to 0.000122 s" in err
 

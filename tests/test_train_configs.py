@@ -6,7 +6,6 @@ from importlib import resources
 
 import numpy as np
 import pytest
-
 from hydra import compose, initialize_config_module
 from hydra.utils import instantiate
 
@@ -199,8 +198,12 @@ def test_request_scorer_permutes_logits_and_respects_masks():
             "action_mask": obs["action_mask"][:, perm]}
     policy = model.policy
     with th.no_grad():  # (the policy reuses one distribution object: read each before the next call)
-        p1 = policy.get_distribution(policy.obs_to_tensor(obs)[0], action_masks=obs["action_mask"]).distribution.probs.numpy()
-        p2 = policy.get_distribution(policy.obs_to_tensor(pobs)[0], action_masks=pobs["action_mask"]).distribution.probs.numpy()
+        p1 = policy.get_distribution(
+            policy.obs_to_tensor(obs)[0], action_masks=obs["action_mask"]
+        ).distribution.probs.numpy()
+        p2 = policy.get_distribution(
+            policy.obs_to_tensor(pobs)[0], action_masks=pobs["action_mask"]
+        ).distribution.probs.numpy()
         v1 = policy.predict_values(policy.obs_to_tensor(obs)[0]).numpy()
         v2 = policy.predict_values(policy.obs_to_tensor(pobs)[0]).numpy()
     np.testing.assert_allclose(p1[:, perm], p2, rtol=1e-5, atol=1e-6)  # the same request, the same probability

@@ -19,9 +19,20 @@ from omegaconf import OmegaConf
 
 import flowsched.agents  # noqa: F401  (resolvers)
 from flowsched.agents import unique_dir
-from flowsched.agents.checkpoints import atomic_path, atomic_write_text, load_newest_readable, replace_dir, sb3_candidates
+from flowsched.agents.checkpoints import (
+    atomic_path,
+    atomic_write_text,
+    load_newest_readable,
+    replace_dir,
+    sb3_candidates,
+)
 from flowsched.agents.config_checks import (
-    SEED_MAX, ConfigError, check_evaluate_config, check_group_names, check_train_config, group_options,
+    SEED_MAX,
+    ConfigError,
+    check_evaluate_config,
+    check_group_names,
+    check_train_config,
+    group_options,
     merge_resume_overrides,
 )
 
@@ -30,8 +41,15 @@ ENV = {**os.environ, "WANDB_MODE": "offline", "WANDB_SILENT": "true"}
 # a baseline agent on tiny episodes: train.py's whole path (Hydra, run dir, final table) in a few seconds
 TINY_BASELINE = ["agent=fifo", "eval.baselines=[edf]", "eval.final_episodes=1", "env.kwargs.n_bursts=2", "logger=none"]
 # 4 lanes x 128 steps: an update (and a checkpoint) every 512 steps
-TINY_PPO = ["experiment=smoke", "checkpoint.every=512", "eval.every=0", "eval.baselines=[fifo]", "eval.final_episodes=1",
-            "env.kwargs.n_bursts=2", "logger=none"]
+TINY_PPO = [
+    "experiment=smoke",
+    "checkpoint.every=512",
+    "eval.every=0",
+    "eval.baselines=[fifo]",
+    "eval.final_episodes=1",
+    "env.kwargs.n_bursts=2",
+    "logger=none",
+]
 
 
 def cfg_of(main: str, *overrides: str):
@@ -139,7 +157,8 @@ def test_train_py_unknown_experiment_exits_with_the_valid_names(tmp_path):
     ("eval.final_episodes=0", "eval.final_episodes=0: must be an integer >= 1"),
     ("env.num_envs=0", "env.num_envs=0: must be an integer >= 1"),
     ("progress_bar=maybe", "progress_bar='maybe': must be true or false"),
-    ("+eval.evry=100", "eval.evry: unknown key (valid: every, episodes, final_episodes, seed, baselines (did you mean 'every'?))"),
+    ("+eval.evry=100", "eval.evry: unknown key (valid: every, episodes, final_episodes, seed, baselines (did you mean "
+                       "'every'?))"),
     ("+agent.model.n_step=64", "agent.model.n_step: not an argument of sb3_contrib.MaskablePPO"),
     ("+total_timestep=5", "total_timestep: unknown key"),
     ("logger.wandb.mode=offlne", "unknown logger.wandb.mode 'offlne'"),
@@ -185,7 +204,9 @@ def test_evaluate_py_seeds_zero_and_unknown_policy(tmp_path):
     assert p.returncode == 1 and "seeds=0: must be an integer >= 1" in p.stderr and "KeyError" not in p.stderr, p.stderr
     from flowsched.agents.evaluation import resolve_policies
 
-    with pytest.raises(ConfigError, match=r"unknown policy 'fif': not a token baseline \(fifo, .*did you mean 'fifo'\?"):
+    with pytest.raises(
+        ConfigError, match=r"unknown policy 'fif': not a token baseline \(fifo, .*did you mean 'fifo'\?"
+    ):
         resolve_policies(["fifo", "fif"], "token")
 
 
@@ -340,7 +361,9 @@ def test_stale_ray_processes_finds_orphans_only(tmp_path):
     log.write_text("")
 
     def orphan(title: str) -> int:  # the subshell exits at once: its child is reparented
-        out = subprocess.run(["bash", "-c", f"({title} sleep 60 >>{log} 2>&1 & echo $!)"], capture_output=True, text=True)
+        out = subprocess.run(
+            ["bash", "-c", f"({title} sleep 60 >>{log} 2>&1 & echo $!)"], capture_output=True, text=True
+        )
         return int(out.stdout.split()[-1])
 
     ray_orphan, plain_orphan = orphan("exec -a ray::DashboardAgent"), orphan("exec")

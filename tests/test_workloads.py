@@ -139,7 +139,16 @@ def test_exact_moments_match_quadrature_of_the_sampling_map(name: str, rule: str
 
 @pytest.mark.parametrize(
     ("name", "rule"),
-    [("websearch", "ns2int"), ("websearch", "linear"), ("websearch", "step"), ("datamining", "ns2int"), ("datamining", "step"), ("fb_hadoop", "linear"), ("homa_w5_websearch", "step"), ("homa_w1_fb_memcached", "step")],
+    [
+        ("websearch", "ns2int"),
+        ("websearch", "linear"),
+        ("websearch", "step"),
+        ("datamining", "ns2int"),
+        ("datamining", "step"),
+        ("fb_hadoop", "linear"),
+        ("homa_w5_websearch", "step"),
+        ("homa_w1_fb_memcached", "step"),
+    ],
 )
 def test_sample_mean_converges(name: str, rule: str) -> None:
     d = EmpiricalCDF.from_file(name, rule)
@@ -653,7 +662,7 @@ def fluid_single_link(
         elif policy == "pias":
             thr = np.asarray(thresholds)
 
-            def queue(j: int) -> int:
+            def queue(j: int, thr: np.ndarray = thr) -> int:
                 return int(np.searchsorted(thr, att[j] + tol, side="left"))
 
             i = min(active, key=lambda j: (queue(j), arrival[j], j))

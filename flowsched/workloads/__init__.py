@@ -47,13 +47,13 @@ from __future__ import annotations
 # Re-exported for code written against the single-module flowsched.workloads
 # (not part of __all__): the trace contract it imported, its type aliases, and
 # _Pieces, so that EmpiricalCDF objects pickled before the split still load.
-from flowsched.traces import MAX_FLOWS, validate_trace
+from flowsched.traces import MAX_FLOWS as MAX_FLOWS, validate_trace as validate_trace
 from flowsched.workloads._common import (
     HEADER_FACTOR,
     PACKET_PAYLOAD_BYTES,
     PACKET_WIRE_BYTES,
     SAMPLING_RULES,
-    SamplingRule,
+    SamplingRule as SamplingRule,
 )
 from flowsched.workloads.adversarial import (
     fifo_adversarial_instance,
@@ -68,8 +68,8 @@ from flowsched.workloads.arrivals import (
     merge_traces,
     poisson_all_to_all,
 )
-from flowsched.workloads.empirical import CDFFormatError, EmpiricalCDF, _Pieces, shipped_cdf_names
-from flowsched.workloads.mixture import DistLike, Mixture, artemis_workload_a
+from flowsched.workloads.empirical import CDFFormatError, EmpiricalCDF, _Pieces as _Pieces, shipped_cdf_names
+from flowsched.workloads.mixture import DistLike as DistLike, Mixture, artemis_workload_a
 from flowsched.workloads.modifiers import add_data_span, add_deadlines, add_weights
 from flowsched.workloads.names import distribution_names, get_distribution
 from flowsched.workloads.pias import PIAS_THRESHOLDS_PACKETS, pias_thresholds

@@ -127,7 +127,7 @@ def fifo_adversarial_instance(
 def pias_adversarial_instance(
     n: int = 10,
     thresholds_bytes: Sequence[float] | None = None,
-    l: int | None = None,
+    l: int | None = None,  # noqa: E741  (the paper's name; a public keyword)
     *,
     link_gbps: float = 10.0,
     packet_bytes: float = PACKET_PAYLOAD_BYTES,

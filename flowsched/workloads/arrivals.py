@@ -87,7 +87,7 @@ def poisson_all_to_all(
     hosts: int,
     link_gbps: float,
     n_flows: int,
-    seed: int | None = 0,
+    seed: int | np.random.Generator | None = 0,
     header_factor: bool = False,
 ) -> pd.DataFrame:
     """Poisson all-to-all traffic at a target per-host load (pFabric/PIAS/aSCC setup).
@@ -115,8 +115,8 @@ def poisson_all_to_all(
         Host link rate in Gbit/s.
     n_flows : int
         Number of flows.
-    seed : int or None
-        Seed of the generator (``numpy.random.default_rng(seed)``).
+    seed : int, numpy.random.Generator or None
+        Seed of the generator (``numpy.random.default_rng(seed)``), or the generator to draw from.
     header_factor : bool
         Compute the rate with mean * 1500/1460 (PIAS/aSCC convention): the
         payload load is then load * 1460/1500.
@@ -133,7 +133,8 @@ def poisson_all_to_all(
     if n == 0:
         raise ValueError("poisson_all_to_all: n_flows must be >= 1")
     if n > MAX_FLOWS:
-        raise ValueError(f"poisson_all_to_all: n_flows must be at most MAX_FLOWS = {MAX_FLOWS} (the trace contract), got {n}")
+        raise ValueError(f"poisson_all_to_all: n_flows must be at most MAX_FLOWS = {MAX_FLOWS} (the trace contract), "
+                         f"got {n}")
     mean = d.mean_bytes
     if not math.isfinite(mean):
         raise ValueError(f"poisson_all_to_all: {d!r} has an infinite mean; no load can be set")
@@ -171,9 +172,9 @@ def _distinct_senders(
     return out
 
 
-def _fixed_classes(d: SizeDistribution) -> tuple[list[float], list[float], list[float]] | None:
+def fixed_classes(d: SizeDistribution) -> tuple[list[float], list[float], list[float]] | None:
     """(weights, sizes, deadlines) of the classes when every size is fixed (what the native
-    generator takes), else None."""
+    generator takes: :func:`gather_bursts` and the token env), else None."""
     if isinstance(d, Fixed):
         return [1.0], [float(d.size_bytes)], [math.nan]
     if isinstance(d, Mixture) and all(isinstance(c, Fixed) for c in d.components):
@@ -192,7 +193,8 @@ def _native_seed(seed: int | np.random.Generator | None) -> int:
     if isinstance(seed, np.random.Generator):
         return int(seed.integers(0, 2**64, dtype=np.uint64))
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**64:
-        raise ValueError(f"gather_bursts: seed must be an integer in [0, 2**64), a numpy Generator or None, got {seed!r}")
+        raise ValueError("gather_bursts: seed must be an integer in [0, 2**64), a numpy Generator or None, got "
+                         f"{seed!r}")
     return int(seed)
 
 
@@ -295,12 +297,20 @@ def gather_bursts(
                 f"composition='exact' needs burst_size * weight to be whole numbers, got {counts_f.tolist()}; "
                 "use composition='random'"
             )
-    classes = _fixed_classes(d)
+    classes = fixed_classes(d)
     if classes is not None:
         weights, sizes_c, deadlines_c = classes
         arrival, src, dst_col, sizes, deadlines = _fabric.gather_bursts(
-            seed=_native_seed(seed), class_weights=weights, class_sizes_bytes=sizes_c, class_deadlines_s=deadlines_c,
-            exact=composition == "exact", burst_size=burst_size, burst_rate_hz=rate, n_bursts=nb, dst=int(dst), hosts=hosts,
+            seed=_native_seed(seed),
+            class_weights=weights,
+            class_sizes_bytes=sizes_c,
+            class_deadlines_s=deadlines_c,
+            exact=composition == "exact",
+            burst_size=burst_size,
+            burst_rate_hz=rate,
+            n_bursts=nb,
+            dst=int(dst),
+            hosts=hosts,
         )
         df = _make_trace(arrival, src, dst_col, sizes, deadlines, hosts, "gather_bursts")
         df.attrs["burst_size"] = burst_size
@@ -470,7 +480,8 @@ def background_plus_queries(
     if isinstance(n_background, bool) or not isinstance(n_background, (int, np.integer)) or n_background < 0:
         raise ValueError(f"n_background must be an integer >= 0, got {n_background!r}")
     if hosts < n_background + 2:
-        raise ValueError(f"hosts={hosts} is too few for a receiver, {n_background} background senders and a query sender")
+        raise ValueError(f"hosts={hosts} is too few for a receiver, {n_background} background senders and a query "
+                         "sender")
     if not 0 <= receiver < hosts:
         raise ValueError(f"receiver must be in 0..{hosts - 1}, got {receiver!r}")
     rate = _check_pos("query_rate_hz", query_rate_hz)

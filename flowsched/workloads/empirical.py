@@ -362,7 +362,8 @@ class EmpiricalCDF(SizeDistribution):
         if sampling is None:
             if native is None:
                 raise ValueError(
-                    f"{source}: the header does not say how to sample the points; pass sampling= one of {list(SAMPLING_RULES)}"
+                    f"{source}: the header does not say how to sample the points; pass sampling= one of "
+                    f"{list(SAMPLING_RULES)}"
                 )
             sampling = native
         return cls(

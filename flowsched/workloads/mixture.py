@@ -59,7 +59,8 @@ class Mixture(SizeDistribution):
         for k, comp in enumerate(components):
             if not isinstance(comp, tuple) or len(comp) not in (2, 3):
                 raise ValueError(
-                    f"Mixture: component {k} must be (weight, dist_or_size) or (weight, dist_or_size, deadline_s), got {comp!r}"
+                    f"Mixture: component {k} must be (weight, dist_or_size) or (weight, dist_or_size, deadline_s), got "
+                    f"{comp!r}"
                 )
             w = float(comp[0])
             if not (math.isfinite(w) and w > 0):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from flowsched.workloads._common import PACKET_PAYLOAD_BYTES
 
-
 PIAS_THRESHOLDS_PACKETS: dict[str, dict[float, tuple[int, ...]]] = {
     # HKUST-SING/PIAS-NS2 scripts/run_pias_dctcp.py @5fb5867c (web-search values
     # last changed in d9eecc95); same values in pschuprikov/ascc scripts/config.toml.

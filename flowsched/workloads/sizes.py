@@ -404,7 +404,10 @@ class Pareto(SizeDistribution):
         return out
 
     def __repr__(self) -> str:
-        return f"Pareto(alpha={_num(self.alpha)}, scale_bytes={_num(self.scale_bytes)}, mean_bytes={_num(self.mean_bytes)})"
+        return (
+            f"Pareto(alpha={_num(self.alpha)}, scale_bytes={_num(self.scale_bytes)}, "
+            f"mean_bytes={_num(self.mean_bytes)})"
+        )
 
 
 @dataclass(frozen=True)

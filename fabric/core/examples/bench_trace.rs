@@ -40,7 +40,9 @@ fn main() {
         // The package's default: flowsched.workloads.pias_thresholds("websearch", 0.8).
         cfg.pias_thresholds_bytes = vec![1327140.0, 1940340.0, 2406080.0, 2861600.0, 3128780.0, 3412020.0, 3626640.0];
     }
-    cfg.force_full_recompute = a.get(4).is_some_and(|s| s == "full");
+    if a.get(4).is_some_and(|s| s == "full") {
+        cfg.allocator = AllocatorChoice::Full;
+    }
     let n = flows.len();
     let t0 = Instant::now();
     let mut s = Simulator::new(topo, flows, cfg).unwrap();

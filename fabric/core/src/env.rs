@@ -338,7 +338,9 @@ impl TokenEnv {
                 d.len()
             }
         };
-        c.force_full_recompute = self.cfg.k.saturating_mul(dsts) <= 64;
+        if self.cfg.k.saturating_mul(dsts) <= 64 {
+            c.allocator = crate::sim::AllocatorChoice::Full;
+        }
         c
     }
 

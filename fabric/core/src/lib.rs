@@ -4,6 +4,8 @@
 pub mod env;
 pub mod error;
 pub mod fill;
+pub mod graph;
+pub mod packet;
 pub mod rng;
 pub mod sched;
 pub mod sim;
@@ -12,6 +14,7 @@ pub mod verify;
 
 pub use env::{check_gather, gather_bursts, gather_bursts_seeded, run_until_ended, FlowClass, SwitchBatchOut, SwitchEnv, SwitchEnvConfig, SwitchReward, SwitchVecEnv, TokenBatchOut, TokenEnv, TokenEnvConfig, TokenReward, TokenVecEnv, TokenWorkload};
 pub use error::{Result, SimError};
+pub use packet::{PacketConfig, PacketSimulator, PacketStats, Transport};
 pub use sched::{AdmissionPolicy, GaInner, Scheduler, SCHEDULER_NAMES};
-pub use sim::{AdmissionConfig, FlowSpec, Outcome, RacsParams, SdcParams, SimConfig, Simulator, Stats, Status};
-pub use topology::{gbps_to_bytes_per_s, Topology, TopologyKind};
+pub use sim::{AdmissionConfig, AllocatorChoice, FlowSpec, Outcome, RacsParams, SdcParams, SimConfig, Simulator, Stats, Status};
+pub use topology::{ecmp_hash, gbps_to_bytes_per_s, GraphRoutes, Topology, TopologyKind};

@@ -1,6 +1,9 @@
 //! Topologies: a set of unidirectional links with capacities, and a path (list of
 //! links) for every flow. Rates are in bytes per second throughout the core.
+use std::sync::Arc;
+
 use crate::error::{Result, SimError};
+pub use crate::graph::GraphRoutes;
 use crate::rng::mix64;
 
 /// Gigabits per second to bytes per second.
@@ -14,6 +17,10 @@ pub enum TopologyKind {
     BigSwitch,
     /// Two-tier Clos: hosts under ToRs, every ToR connected to every spine.
     LeafSpine { tors: usize, hosts_per_tor: usize, spines: usize, ecmp_seed: u64 },
+    /// Any graph (`GraphRoutes`): a flow takes one of the equal-cost shortest paths from
+    /// its source host to its destination host, chosen by the same seeded per-flow hash as
+    /// the leaf-spine's spine (ECMP).
+    Graph { routes: Arc<GraphRoutes>, ecmp_seed: u64 },
 }
 
 /// The most hosts a topology may have (2^24 = 16,777,216). Above it, the constructors
@@ -57,6 +64,12 @@ fn alloc_links(n: usize) -> Result<Vec<f64>> {
     let mut v = Vec::new();
     v.try_reserve_exact(n).map_err(|_| SimError::OutOfMemory(format!("the capacities of {n} links ({} bytes)", 8 * n)))?;
     Ok(v)
+}
+
+/// The per-flow ECMP hash of (flow id, src, dst), seeded: the leaf-spine's spine and a
+/// graph's path index are this value modulo the number of choices.
+pub fn ecmp_hash(ecmp_seed: u64, flow_id: u64, src: usize, dst: usize) -> u64 {
+    mix64(ecmp_seed ^ mix64(flow_id.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ ((src as u64) << 32 | dst as u64)))
 }
 
 impl Topology {
@@ -128,6 +141,54 @@ impl Topology {
         Ok(Topology { kind: TopologyKind::LeafSpine { tors, hosts_per_tor, spines, ecmp_seed }, n_hosts: n, capacity })
     }
 
+    /// A graph topology: `routes` (nodes, links, hosts) with a capacity per link in Gbps.
+    /// Link l of the topology is link l of the graph.
+    pub fn graph(routes: GraphRoutes, link_gbps: &[f64], ecmp_seed: u64) -> Result<Self> {
+        Self::graph_shared(Arc::new(routes), link_gbps, ecmp_seed)
+    }
+
+    /// `graph` with routing tables shared with other topologies (built once).
+    pub fn graph_shared(routes: Arc<GraphRoutes>, link_gbps: &[f64], ecmp_seed: u64) -> Result<Self> {
+        let n_links = routes.n_links();
+        if link_gbps.len() != n_links {
+            return Err(SimError::InvalidConfig(format!(
+                "graph topology: {} link rates given for {n_links} links",
+                link_gbps.len()
+            )));
+        }
+        if n_links > MAX_LINKS {
+            return Err(SimError::InvalidConfig(format!("graph topology: {n_links} links, above the limit of {MAX_LINKS}")));
+        }
+        check_hosts(routes.n_hosts(), "graph topology")?;
+        for (l, &g) in link_gbps.iter().enumerate() {
+            if !(g.is_finite() && g > 0.0) {
+                return Err(SimError::InvalidConfig(format!(
+                    "graph topology: link {l} ({}) rate must be a positive finite number of Gbps, got {g}",
+                    routes.link_names[l]
+                )));
+            }
+        }
+        let mut capacity = alloc_links(n_links)?;
+        capacity.extend(link_gbps.iter().map(|&g| gbps_to_bytes_per_s(g)));
+        let n_hosts = routes.n_hosts();
+        Ok(Topology { kind: TopologyKind::Graph { routes, ecmp_seed }, n_hosts, capacity })
+    }
+
+    /// The propagation delay of link l of its own, seconds, on top of a run's delay per hop
+    /// (a graph's per-link delays; 0 on the big switch and the leaf-spine).
+    #[inline]
+    pub fn link_delay_s(&self, l: usize) -> f64 {
+        match self.kind {
+            TopologyKind::Graph { ref routes, .. } => routes.link_delay_s[l],
+            _ => 0.0,
+        }
+    }
+
+    /// Whether some link has a delay of its own (`link_delay_s` is not 0 everywhere; O(1)).
+    pub fn has_link_delays(&self) -> bool {
+        matches!(self.kind, TopologyKind::Graph { ref routes, .. } if routes.any_link_delay)
+    }
+
     pub fn n_links(&self) -> usize {
         self.capacity.len()
     }
@@ -144,12 +205,22 @@ impl Topology {
                 }
                 tors.checked_mul(spines)?.checked_mul(2)?.checked_add(n.checked_mul(2)?)?
             }
+            TopologyKind::Graph { ref routes, .. } => {
+                if routes.n_hosts() != n {
+                    return None;
+                }
+                routes.n_links()
+            }
         };
         (n >= 2 && l <= MAX_LINKS).then_some(l)
     }
 
-    /// The name of link l: `up{h}`, `down{h}`, `tor{t}-spine{s}` or `spine{s}-tor{t}`.
+    /// The name of link l: `up{h}`, `down{h}`, `tor{t}-spine{s}` or `spine{s}-tor{t}`;
+    /// a graph's own link names.
     pub fn name(&self, l: usize) -> String {
+        if let TopologyKind::Graph { ref routes, .. } = self.kind {
+            return routes.link_names[l].clone();
+        }
         let n = self.n_hosts;
         if l < n {
             return format!("up{l}");
@@ -167,7 +238,7 @@ impl Topology {
                     format!("spine{}-tor{}", k / tors, k % tors)
                 }
             }
-            TopologyKind::BigSwitch => format!("link{l}"),
+            TopologyKind::BigSwitch | TopologyKind::Graph { .. } => format!("link{l}"),
         }
     }
 
@@ -182,6 +253,11 @@ impl Topology {
     pub fn path(&self, flow_id: u64, src: usize, dst: usize, out: &mut Vec<u32>) -> u128 {
         let n = self.n_hosts;
         match self.kind {
+            TopologyKind::Graph { ref routes, ecmp_seed } => {
+                let h = ecmp_hash(ecmp_seed, flow_id, src, dst);
+                let r = routes.path(h, src, dst, out);
+                ((src * n + dst) as u128) << 64 | r as u128
+            }
             TopologyKind::BigSwitch => {
                 out.push(src as u32);
                 out.push((n + dst) as u32);
@@ -195,11 +271,7 @@ impl Topology {
                     out.push((n + dst) as u32);
                     (src * n + dst) as u128 * (spines as u128 + 1)
                 } else {
-                    let h = mix64(
-                        ecmp_seed
-                            ^ mix64(flow_id.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ ((src as u64) << 32 | dst as u64)),
-                    );
-                    let s = (h % spines as u64) as usize;
+                    let s = (ecmp_hash(ecmp_seed, flow_id, src, dst) % spines as u64) as usize;
                     out.push((2 * n + ts * spines + s) as u32);
                     out.push((2 * n + tors * spines + s * tors + td) as u32);
                     out.push((n + dst) as u32);

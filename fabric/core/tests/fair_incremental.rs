@@ -7,7 +7,7 @@ mod common;
 use common::random_flows;
 
 fn run(topo: &Topology, flows: &[FlowSpec], mut cfg: SimConfig, full: bool) -> (Vec<f64>, Vec<bool>, Vec<f64>) {
-    cfg.force_full_recompute = full;
+    cfg.allocator = if full { AllocatorChoice::Full } else { AllocatorChoice::Auto };
     let mut s = Simulator::new(topo.clone(), flows.to_vec(), cfg).unwrap();
     // Stop now and then (TimeReached) to exercise the lazy advance between events.
     let mut until = 1e-4;

@@ -7,7 +7,7 @@
 //! random scores), admission settings (k, window, every policy, external decisions),
 //! deadline termination and a list of pauses. It runs the scheduler's own allocator
 //! (the incremental one where there is one) paused at those times, and the full
-//! recomputation (`force_full_recompute`), and checks:
+//! recomputation (`AllocatorChoice::Full`), and checks:
 //! - no panic, and both finish within an event budget (`SimConfig::max_events`) with
 //!   no error (the progress guard turns a loop without progress into an error);
 //! - the finish times and terminations agree within `sim::incremental_tolerance`;
@@ -230,7 +230,7 @@ fn run(c: &Case, full: bool, paused: bool) -> TcResult<Run> {
     cfg.admission = c.admission.map(|(k, window, p)| AdmissionConfig { k, window, policy: AdmissionPolicy::parse(p).unwrap() });
     cfg.terminate_missed = c.terminate_missed;
     cfg.seed = c.seed;
-    cfg.force_full_recompute = full;
+    cfg.allocator = if full { AllocatorChoice::Full } else { AllocatorChoice::Auto };
     cfg.pause_on_flow_change = paused && c.pause_on_flow_change;
     cfg.max_events = Some(event_budget(c));
     let mut s = Simulator::new(c.topo.build(), c.flows.clone(), cfg).map_err(|e| TestCaseError::fail(format!("new: {e}")))?;

@@ -6,7 +6,7 @@ mod common;
 use common::random_flows;
 
 fn finish(topo: &Topology, flows: &[FlowSpec], mut cfg: SimConfig, full: bool) -> (Vec<f64>, Vec<bool>) {
-    cfg.force_full_recompute = full;
+    cfg.allocator = if full { AllocatorChoice::Full } else { AllocatorChoice::Auto };
     let mut s = Simulator::new(topo.clone(), flows.to_vec(), cfg).unwrap();
     s.run().unwrap();
     (s.finish_s().to_vec(), s.terminated())

@@ -1,5 +1,5 @@
 //! The LAS fast path (sim/las.rs) against the generic priority path
-//! (`force_full_recompute`), on random traces: the same floating-point operations, so the
+//! (`AllocatorChoice::Full`), on random traces: the same floating-point operations, so the
 //! finish times must be bit-identical.
 use fabric_core::rng::SplitMix64;
 use fabric_core::*;
@@ -8,7 +8,7 @@ mod common;
 use common::random_flows;
 
 fn finish(topo: &Topology, flows: &[FlowSpec], mut cfg: SimConfig, full: bool) -> (Vec<f64>, Vec<bool>, u64) {
-    cfg.force_full_recompute = full;
+    cfg.allocator = if full { AllocatorChoice::Full } else { AllocatorChoice::Auto };
     let mut s = Simulator::new(topo.clone(), flows.to_vec(), cfg).unwrap();
     s.run().unwrap();
     (s.finish_s().to_vec(), s.terminated(), s.stats().events)
@@ -52,7 +52,7 @@ fn las_fast_path_matches_generic_path() {
 /// fluid between events), pausing on flow changes and making external admission
 /// decisions; records every flow's bytes sent and rate at every pause.
 fn driven(topo: &Topology, flows: &[FlowSpec], mut cfg: SimConfig, full: bool, slice: f64) -> (Vec<f64>, Vec<u64>) {
-    cfg.force_full_recompute = full;
+    cfg.allocator = if full { AllocatorChoice::Full } else { AllocatorChoice::Auto };
     cfg.pause_on_flow_change = true;
     let mut s = Simulator::new(topo.clone(), flows.to_vec(), cfg).unwrap();
     let mut trace = Vec::new();

@@ -23,7 +23,7 @@ fn flows() -> Vec<FlowSpec> {
 fn run(full: bool) -> Simulator {
     let mut cfg = SimConfig::new(Scheduler::Pias);
     cfg.pias_thresholds_bytes = vec![1e6];
-    cfg.force_full_recompute = full;
+    cfg.allocator = if full { AllocatorChoice::Full } else { AllocatorChoice::Auto };
     let mut s = Simulator::new(Topology::big_switch(&[10.0; 4]).unwrap(), flows(), cfg).unwrap();
     s.run().unwrap();
     s

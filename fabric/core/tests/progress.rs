@@ -11,7 +11,7 @@ fn flows() -> Vec<FlowSpec> {
 fn stalled(name: &str, full: bool) -> String {
     let mut cfg = SimConfig::new(Scheduler::parse(name).unwrap());
     cfg.pias_thresholds_bytes = vec![1e5];
-    cfg.force_full_recompute = full;
+    cfg.allocator = if full { AllocatorChoice::Full } else { AllocatorChoice::Auto };
     cfg.inject_stall_at_s = Some(5e-4);
     let mut s = Simulator::new(Topology::big_switch(&[10.0; 4]).unwrap(), flows(), cfg).unwrap();
     let t0 = Instant::now();
@@ -59,7 +59,7 @@ fn without_injection_the_same_runs_finish() {
         for full in [false, true] {
             let mut cfg = SimConfig::new(Scheduler::parse(name).unwrap());
             cfg.pias_thresholds_bytes = vec![1e5];
-            cfg.force_full_recompute = full;
+            cfg.allocator = if full { AllocatorChoice::Full } else { AllocatorChoice::Auto };
             let mut s = Simulator::new(Topology::big_switch(&[10.0; 4]).unwrap(), flows(), cfg).unwrap();
             s.run().unwrap();
             assert!(s.finish_s().iter().all(|f| f.is_finite()));
@@ -79,7 +79,7 @@ fn gtcp_path_emptied_by_the_shadow_run_first_still_finishes() {
     let mut fins = Vec::new();
     for full in [false, true] {
         let mut cfg = SimConfig::new(Scheduler::parse("gtcp:edf").unwrap());
-        cfg.force_full_recompute = full;
+        cfg.allocator = if full { AllocatorChoice::Full } else { AllocatorChoice::Auto };
         let mut s = Simulator::new(topo.clone(), flows.clone(), cfg).unwrap();
         s.run().unwrap();
         fins.push(s.finish_s().to_vec());
@@ -108,7 +108,7 @@ fn catch_up_below_the_clock_resolution_finishes() {
     for full in [false, true] {
         let mut cfg = SimConfig::new(Scheduler::Fifo);
         cfg.admission = Some(AdmissionConfig { k: 1, window: 0, policy: AdmissionPolicy::Fifo });
-        cfg.force_full_recompute = full;
+        cfg.allocator = if full { AllocatorChoice::Full } else { AllocatorChoice::Auto };
         let mut s = Simulator::new(topo.clone(), flows.clone(), cfg).unwrap();
         s.run().unwrap();
         fins.push(s.finish_s().to_vec());

@@ -2,7 +2,7 @@
 //! returning fresh arrays, and a batched env writing into caller-owned numpy buffers
 //! with the GIL released.
 use fabric_core::{
-    FlowClass, Scheduler, SwitchBatchOut, SwitchEnv, SwitchEnvConfig, SwitchReward, SwitchVecEnv, TokenBatchOut, TokenEnv, TokenEnvConfig, TokenReward, TokenVecEnv, TokenWorkload,
+    Scheduler, SwitchBatchOut, SwitchEnv, SwitchEnvConfig, SwitchReward, SwitchVecEnv, TokenBatchOut, TokenEnv, TokenEnvConfig, TokenReward, TokenVecEnv, TokenWorkload,
 };
 use fabric_core::env::{ObsLimits, ACTIVE_FEATURES, EPISODE_STATS, FLOW_FEATURES, REQ_FEATURES};
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyArrayMethods, PyUntypedArrayMethods, PyReadonlyArray1, PyReadonlyArray2, PyReadwriteArray1, PyReadwriteArray2, PyReadwriteArray3};
@@ -10,7 +10,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use crate::{guarded, make_topology, to_py, PyTrace};
+use crate::{flow_classes, guarded, make_topology, to_py, PyTrace};
 
 /// The observation's saturation limits, each > 0 (infinite: none).
 fn obs_limits(mb: f64, ms: f64, count: f64) -> PyResult<ObsLimits> {
@@ -39,7 +39,7 @@ impl PyTokenConfig {
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
-        topology: &str,
+        topology: &Bound<'_, PyAny>,
         host_gbps: PyReadonlyArray1<f64>,
         tors: usize,
         hosts_per_tor: usize,
@@ -64,20 +64,10 @@ impl PyTokenConfig {
         obs_max_ms: f64,
         obs_max_count: f64,
     ) -> PyResult<Self> {
-        if class_sizes_bytes.len() != class_weights.len() || class_deadlines_s.len() != class_weights.len() {
-            return Err(PyValueError::new_err(format!(
-                "class_weights, class_sizes_bytes and class_deadlines_s must have the same length, got {}, {}, {}",
-                class_weights.len(),
-                class_sizes_bytes.len(),
-                class_deadlines_s.len()
-            )));
-        }
+        let classes = flow_classes(&class_weights, &class_sizes_bytes, &class_deadlines_s)?;
         if !(delay_per_hop_s.is_finite() && delay_per_hop_s >= 0.0) {
             return Err(PyValueError::new_err(format!("delay_per_hop_s must be >= 0, got {delay_per_hop_s}")));
         }
-        let classes = (0..class_weights.len())
-            .map(|j| FlowClass { weight: class_weights[j], size_bytes: class_sizes_bytes[j], deadline_s: class_deadlines_s[j] })
-            .collect();
         let inner = TokenEnvConfig {
             topo: make_topology(topology, &host_gbps, tors, hosts_per_tor, spines, core_gbps, ecmp_seed)?,
             scheduler: Scheduler::parse(scheduler).map_err(to_py)?,
@@ -366,7 +356,7 @@ impl PySwitchConfig {
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
-        topology: &str,
+        topology: &Bound<'_, PyAny>,
         host_gbps: PyReadonlyArray1<f64>,
         tors: usize,
         hosts_per_tor: usize,

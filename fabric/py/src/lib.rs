@@ -3,8 +3,10 @@
 //! exception.
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
+use std::sync::Arc;
+
 use fabric_core::{
-    AdmissionConfig, AdmissionPolicy, FlowClass, FlowSpec, Outcome, RacsParams, Scheduler, SdcParams, SimConfig, SimError, Simulator, Status,
+    ecmp_hash, GraphRoutes, AdmissionConfig, AdmissionPolicy, AllocatorChoice, FlowClass, FlowSpec, Outcome, RacsParams, Scheduler, SdcParams, SimConfig, SimError, Simulator, Status,
     Topology,
 };
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
@@ -13,6 +15,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 mod envs;
+mod packet;
 
 pub(crate) fn to_py(e: SimError) -> PyErr {
     match e {
@@ -42,6 +45,23 @@ pub(crate) fn same_len(n: usize, name: &str, len: usize) -> PyResult<()> {
         return Err(PyValueError::new_err(format!("column '{name}' has {len} rows, expected {n}")));
     }
     Ok(())
+}
+
+/// The flow classes of a gather workload from its three columns (weight, size, deadline
+/// or NaN), checked for equal length: the token env's config and `gather_bursts` take them
+/// the same way.
+pub(crate) fn flow_classes(weights: &[f64], sizes_bytes: &[f64], deadlines_s: &[f64]) -> PyResult<Vec<FlowClass>> {
+    if sizes_bytes.len() != weights.len() || deadlines_s.len() != weights.len() {
+        return Err(PyValueError::new_err(format!(
+            "class_weights, class_sizes_bytes and class_deadlines_s must have the same length, got {}, {}, {}",
+            weights.len(),
+            sizes_bytes.len(),
+            deadlines_s.len()
+        )));
+    }
+    Ok((0..weights.len())
+        .map(|j| FlowClass { weight: weights[j], size_bytes: sizes_bytes[j], deadline_s: deadlines_s[j] })
+        .collect())
 }
 
 /// Flows of a trace given as columns (rows checked for equal length and negative hosts;
@@ -85,8 +105,12 @@ pub(crate) fn flows_from_arrays(
     Ok(flows)
 }
 
+/// The native topology of the keyword arguments every native constructor takes:
+/// `topology` is "bigswitch", "leafspine" (with `tors`, `hosts_per_tor`, `spines`,
+/// `core_gbps`, `ecmp_seed`) or a `Graph` (with `ecmp_seed`); `host_gbps` is one rate per
+/// host (for a graph: the sum of each host's outgoing links, checked).
 pub(crate) fn make_topology(
-    kind: &str,
+    kind: &Bound<'_, PyAny>,
     host_gbps: &PyReadonlyArray1<f64>,
     tors: usize,
     hosts_per_tor: usize,
@@ -95,12 +119,182 @@ pub(crate) fn make_topology(
     ecmp_seed: u64,
 ) -> PyResult<Topology> {
     let rates = host_gbps.as_slice()?.to_vec();
-    match kind {
+    if let Ok(g) = kind.cast::<PyGraph>() {
+        let g = g.get();
+        if tors != 0 || hosts_per_tor != 0 || spines != 0 || core_gbps != 0.0 {
+            return Err(PyValueError::new_err(
+                "a graph topology takes no tors, hosts_per_tor, spines or core_gbps (the graph gives them)",
+            ));
+        }
+        let expected = g.host_gbps();
+        if rates.len() != expected.len() {
+            return Err(PyValueError::new_err(format!("host_gbps: {} rates for a graph of {} hosts", rates.len(), expected.len())));
+        }
+        for (h, (&a, &b)) in rates.iter().zip(&expected).enumerate() {
+            if (a - b).abs() > 1e-9 * b.abs() {
+                return Err(PyValueError::new_err(format!(
+                    "host_gbps[{h}] = {a} but host {h}'s outgoing links in the graph sum to {b} Gbps"
+                )));
+            }
+        }
+        return Topology::graph_shared(g.routes.clone(), &g.link_gbps, ecmp_seed).map_err(to_py);
+    }
+    let kind: String = kind.extract().map_err(|_| {
+        PyValueError::new_err(format!("topology must be 'bigswitch', 'leafspine' or a Graph, got {kind}"))
+    })?;
+    match kind.as_str() {
         "bigswitch" => Topology::big_switch(&rates),
         "leafspine" => Topology::leaf_spine(tors, hosts_per_tor, spines, &rates, core_gbps, ecmp_seed),
-        other => return Err(PyValueError::new_err(format!("unknown topology '{other}'; known: bigswitch, leafspine"))),
+        other => return Err(PyValueError::new_err(format!("unknown topology '{other}'; known: bigswitch, leafspine, or a Graph"))),
     }
     .map_err(to_py)
+}
+
+/// A graph topology's nodes, links and hosts, with its routing tables (built once; every
+/// simulator and env given it shares them).
+#[pyclass(name = "Graph", module = "flowsched._fabric", frozen)]
+pub(crate) struct PyGraph {
+    routes: Arc<GraphRoutes>,
+    link_gbps: Vec<f64>,
+}
+
+impl PyGraph {
+    fn host_gbps(&self) -> Vec<f64> {
+        let mut out = vec![0.0; self.routes.n_hosts()];
+        let mut node_host = std::collections::HashMap::new();
+        for (h, &v) in self.routes.host_node.iter().enumerate() {
+            node_host.insert(v, h);
+        }
+        for (l, &a) in self.routes.link_from.iter().enumerate() {
+            if let Some(&h) = node_host.get(&a) {
+                out[h] += self.link_gbps[l];
+            }
+        }
+        out
+    }
+
+    /// `f` of the links of each flow's path (flow i is row i, routed as the simulator routes
+    /// it; src == dst: no links), hosts checked.
+    fn map_paths<T>(
+        &self,
+        src: &PyReadonlyArray1<i64>,
+        dst: &PyReadonlyArray1<i64>,
+        ecmp_seed: u64,
+        f: impl Fn(&[u32]) -> T,
+    ) -> PyResult<Vec<T>> {
+        let (src, dst) = (src.as_slice()?, dst.as_slice()?);
+        same_len(src.len(), "dst", dst.len())?;
+        let mut out = Vec::with_capacity(src.len());
+        let mut buf = Vec::new();
+        for (i, (&a, &b)) in src.iter().zip(dst).enumerate() {
+            let (s, d) = (self.check_host("src", a)?, self.check_host("dst", b)?);
+            buf.clear();
+            if s != d {
+                self.routes.path(ecmp_hash(ecmp_seed, i as u64, s, d), s, d, &mut buf);
+            }
+            out.push(f(&buf));
+        }
+        Ok(out)
+    }
+
+    fn check_host(&self, what: &str, h: i64) -> PyResult<usize> {
+        if h < 0 || h as usize >= self.routes.n_hosts() {
+            return Err(PyValueError::new_err(format!("{what} host {h} is not one of the graph's {} hosts", self.routes.n_hosts())));
+        }
+        Ok(h as usize)
+    }
+}
+
+#[pymethods]
+impl PyGraph {
+    /// Checks the graph and builds its routing tables (equal-cost shortest paths by the
+    /// links' integer weights; hosts never forward).
+    #[new]
+    #[pyo3(signature = (n_nodes, link_from, link_to, link_gbps, link_weight, host_nodes, link_names, link_delay_s=None))]
+    fn new(
+        py: Python<'_>,
+        n_nodes: usize,
+        link_from: Vec<u32>,
+        link_to: Vec<u32>,
+        link_gbps: Vec<f64>,
+        link_weight: Vec<u32>,
+        host_nodes: Vec<u32>,
+        link_names: Vec<String>,
+        link_delay_s: Option<Vec<f64>>,
+    ) -> PyResult<Self> {
+        let delays = link_delay_s.unwrap_or_else(|| vec![0.0; link_from.len()]);
+        let routes =
+            py.detach(|| guarded(|| GraphRoutes::new(n_nodes, link_from, link_to, link_weight, host_nodes, link_names, delays)))?;
+        // Checks the rates once, here, with the same messages as the simulator.
+        let routes = Arc::new(routes);
+        Topology::graph_shared(routes.clone(), &link_gbps, 0).map_err(to_py)?;
+        Ok(PyGraph { routes, link_gbps })
+    }
+
+    #[getter]
+    fn n_hosts(&self) -> usize {
+        self.routes.n_hosts()
+    }
+
+    #[getter]
+    fn n_links(&self) -> usize {
+        self.routes.n_links()
+    }
+
+    /// The sum of each host's outgoing link rates (Gbps).
+    fn host_rates_gbps<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
+        self.host_gbps().into_pyarray(py)
+    }
+
+    /// The number of equal-cost shortest paths from host src to host dst.
+    fn n_paths(&self, src: i64, dst: i64) -> PyResult<u64> {
+        let (s, d) = (self.check_host("src", src)?, self.check_host("dst", dst)?);
+        if s == d {
+            return Err(PyValueError::new_err(format!("src and dst are both host {s}")));
+        }
+        Ok(self.routes.n_paths(s, d))
+    }
+
+    /// The links (indices) of the path the simulator gives flow `flow_id` (its row in the
+    /// trace) from src to dst under `ecmp_seed`.
+    fn path(&self, flow_id: u64, src: i64, dst: i64, ecmp_seed: u64) -> PyResult<Vec<u32>> {
+        let (s, d) = (self.check_host("src", src)?, self.check_host("dst", dst)?);
+        if s == d {
+            return Err(PyValueError::new_err(format!("src and dst are both host {s}")));
+        }
+        let mut out = Vec::new();
+        self.routes.path(ecmp_hash(ecmp_seed, flow_id, s, d), s, d, &mut out);
+        Ok(out)
+    }
+
+    /// The fixed path delay of each flow (flow i is row i): `delay_per_hop_s` per link of its
+    /// path plus the links' own delays, as the simulator computes it.
+    fn path_delay_s<'py>(
+        &self,
+        py: Python<'py>,
+        src: PyReadonlyArray1<i64>,
+        dst: PyReadonlyArray1<i64>,
+        ecmp_seed: u64,
+        delay_per_hop_s: f64,
+    ) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        let out = self.map_paths(&src, &dst, ecmp_seed, |links| {
+            let own: f64 = links.iter().map(|&l| self.routes.link_delay_s[l as usize]).sum();
+            delay_per_hop_s * links.len() as f64 + own
+        })?;
+        Ok(out.into_pyarray(py))
+    }
+
+    /// The number of links of each flow's path (flow i is row i), as `path` gives them.
+    fn path_links<'py>(
+        &self,
+        py: Python<'py>,
+        src: PyReadonlyArray1<i64>,
+        dst: PyReadonlyArray1<i64>,
+        ecmp_seed: u64,
+    ) -> PyResult<Bound<'py, PyArray1<i64>>> {
+        let out = self.map_paths(&src, &dst, ecmp_seed, |links| links.len() as i64)?;
+        Ok(out.into_pyarray(py))
+    }
 }
 
 /// A validated-by-shape trace (the flows of an episode) handed to the environment cores.
@@ -171,7 +365,7 @@ impl PySimulator {
         weight: PyReadonlyArray1<f64>,
         data_span_s: PyReadonlyArray1<f64>,
         size_known: PyReadonlyArray1<bool>,
-        topology: &str,
+        topology: &Bound<'_, PyAny>,
         host_gbps: PyReadonlyArray1<f64>,
         tors: usize,
         hosts_per_tor: usize,
@@ -211,7 +405,9 @@ impl PySimulator {
         };
         cfg.max_interval_s = max_interval_s;
         cfg.pause_on_flow_change = pause_on_flow_change;
-        cfg.force_full_recompute = force_full_recompute;
+        if force_full_recompute {
+            cfg.allocator = AllocatorChoice::Full;
+        }
         // Test only: forces the progress guard's error (SimConfig::inject_stall_at_s).
         cfg.inject_stall_at_s = inject_stall_at_s;
         let inner = py.detach(|| guarded(|| Simulator::new(topo, flows, cfg)))?;
@@ -246,7 +442,7 @@ impl PySimulator {
         Ok((outcome_name(out).0, ended.into_iter().map(|x| x as i64).collect::<Vec<_>>().into_pyarray(py)))
     }
 
-    /// Replaces the PIAS thresholds from now on (needs force_full_recompute=True).
+    /// Replaces the PIAS thresholds from now on (needs force_full_recompute=True: the full recomputation, AllocatorChoice::Full).
     fn set_pias_thresholds(&mut self, thresholds_bytes: Vec<f64>) -> PyResult<()> {
         guarded(|| self.inner.set_pias_thresholds(thresholds_bytes))
     }
@@ -346,11 +542,7 @@ fn gather_bursts<'py>(
     dst: usize,
     hosts: usize,
 ) -> PyResult<(Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<f64>>)> {
-    let n = class_weights.len();
-    same_len(n, "class_sizes_bytes", class_sizes_bytes.len())?;
-    same_len(n, "class_deadlines_s", class_deadlines_s.len())?;
-    let classes: Vec<FlowClass> =
-        (0..n).map(|j| FlowClass { weight: class_weights[j], size_bytes: class_sizes_bytes[j], deadline_s: class_deadlines_s[j] }).collect();
+    let classes = flow_classes(&class_weights, &class_sizes_bytes, &class_deadlines_s)?;
     let flows = py.detach(|| {
         guarded(|| fabric_core::gather_bursts_seeded(seed, &classes, exact, burst_size, burst_rate_hz, n_bursts, dst, hosts))
     })?;
@@ -368,7 +560,9 @@ fn gather_bursts<'py>(
 fn _fabric(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PySimulator>()?;
     m.add_class::<PyTrace>()?;
+    m.add_class::<PyGraph>()?;
     envs::register(m)?;
+    packet::register(m)?;
     m.add_function(wrap_pyfunction!(scheduler_names, m)?)?;
     m.add_function(wrap_pyfunction!(gather_bursts, m)?)?;
     Ok(())

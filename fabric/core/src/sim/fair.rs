@@ -56,12 +56,15 @@
 //!   (`EventHeap::set_later`), which spares most of the heap updates of a commit.
 //!
 //! Flows advance lazily and have flow events (completion, catching up with their data)
-//! in the heap of the priority allocator (incr.rs), whose machinery this shares.
-//! `SimConfig::force_full_recompute` runs the full recomputation instead; the test
+//! in a `LazyFlows` (incr.rs), the machinery this shares with the priority allocator.
+//! `AllocatorChoice::Full` runs the full recomputation instead; the test
 //! suite checks both give the same results.
 use std::cmp::Ordering;
+use std::collections::BinaryHeap;
 
-use super::{Simulator, Status, ALLOC_STEPS_PER_FLOW, INF};
+use super::allocator::Allocator;
+use super::incr::LazyFlows;
+use super::{filled, Core, Status, ALLOC_STEPS_PER_FLOW, INF};
 use crate::error::Result;
 use crate::sched::Scheduler;
 
@@ -187,19 +190,102 @@ pub(super) fn applies(s: &Scheduler) -> bool {
     matches!(s, Scheduler::Ps | Scheduler::Wps)
 }
 
-impl Simulator {
+/// The incremental fair-sharing allocator's own state. Flows are at their dense index
+/// in `active` (g below); a flow's "slots" are `g * maxp ..`, one per link of its path.
+/// The per-link lists (`link_flows`, of dense indices), the lazy flow state (`sent_at`, `active_pos`)
+/// and the flow event heap (`flow_events`) are the simulator's, shared with the incremental
+/// priority allocator.
+/// The incremental fair-sharing allocator (`ps`, `wps`, and the shadow run of `fair` and
+/// `gtcp:*`): max-min fair rates re-filled only where an event changes them (see the
+/// module doc).
+#[derive(Debug, Clone)]
+pub(super) struct IncrementalFairSharing {
+    /// The per-link lists (dense fill indices), flow events and flows to reschedule
+    /// (the machinery shared with the incremental priority allocator, incr.rs).
+    pub(super) lazy: LazyFlows,
+    /// The longest path, in links: the slots per flow.
+    pub(super) maxp: usize,
+    /// Per slot: the link.
+    pub(super) dpl: Vec<u32>,
+    /// Per dense flow: what every visit of the fill reads (`FairFlow`).
+    pub(super) ff: Vec<FairFlow>,
+    /// Per dense flow: the rest of its fill state (`FairCold`).
+    pub(super) fc: Vec<FairCold>,
+    /// Weighted fair sharing (`wps`): levels and weights are read from `fc`.
+    pub(super) fwt: bool,
+    /// Per slot: the flow's position in its link's list.
+    pub(super) lpos: Vec<u32>,
+    /// The real flows of this fill (dense indices).
+    pub(super) rlist: Vec<u32>,
+    /// Flows that arrived or changed since the last fill: the fill starts from them.
+    pub(super) seed_flows: Vec<u32>,
+    /// Links of flows that left since the last fill: the fill starts from them too.
+    pub(super) seed_links: Vec<u32>,
+    /// The current fill's stamp (the `*st` fields equal to it belong to this fill).
+    pub(super) stamp: u32,
+    /// Per slot: the stamp of the fill in which the flow is parked on that link.
+    pub(super) pst: Vec<u32>,
+    /// Per link: its fill state (`FairLink`).
+    pub(super) lk: Vec<FairLink>,
+    /// Scratch of a link's join: the flows it tracks.
+    pub(super) tq: Vec<u32>,
+    /// Tracked flows on two-link paths to turn real at once (see the module doc).
+    pub(super) fpromote: Vec<u32>,
+    /// The fill's events (`Item`): links saturating, virtual flows at their old level,
+    /// real flows at their cap.
+    pub(super) fheap: BinaryHeap<Item>,
+    /// Unfrozen flows of the fill, counted once per joined link they are unfrozen on.
+    pub(super) fopen: u32,
+    /// The level the next fill starts from (see the module doc: the floor).
+    pub(super) floor: f64,
+    /// Scratch of the floor: (level, rate, weight) of a link's flows.
+    pub(super) wl: Vec<(f64, f64, f64)>,
+    /// Scratch of the floor: the links it looks at.
+    pub(super) grow_links: Vec<u32>,
+}
+
+impl IncrementalFairSharing {
+    /// The allocator of a run of `n` flows on `n_links` links whose longest path has
+    /// `maxp` links (`weighted`: `wps`).
+    pub(super) fn new(n: usize, n_links: usize, maxp: usize, weighted: bool) -> Result<Self> {
+        Ok(IncrementalFairSharing {
+            lazy: LazyFlows::new(n, n_links)?,
+            maxp,
+            dpl: Vec::new(),
+            ff: Vec::new(),
+            fc: Vec::new(),
+            fwt: weighted,
+            lpos: Vec::new(),
+            rlist: Vec::new(),
+            seed_flows: Vec::new(),
+            seed_links: Vec::new(),
+            stamp: 0,
+            pst: Vec::new(),
+            lk: filled(n_links, FairLink::default(), "per-link state")?,
+            tq: Vec::new(),
+            fpromote: Vec::new(),
+            fheap: BinaryHeap::new(),
+            fopen: 0,
+            floor: INF,
+            wl: Vec::new(),
+            grow_links: Vec::new(),
+        })
+    }
+}
+
+impl IncrementalFairSharing {
     /// Flow i becomes active. The fair state of the active flows is dense, at their
     /// index in `active` (link lists hold these indices), so that a fill touches little
     /// memory.
-    pub(super) fn fair_activate(&mut self, i: usize) {
-        let a = self.active.len();
-        self.apos[i] = a as u32;
-        self.active.push(i as u32);
-        self.t0[i] = self.now;
-        self.rate[i] = 0.0;
-        let w = if self.fwt { self.flows[i].weight } else { 1.0 };
-        self.weight[i] = w;
-        self.cap[i] = INF;
+    pub(super) fn fair_activate(&mut self, core: &mut Core, i: usize) {
+        let a = core.active.len();
+        core.active_pos[i] = a as u32;
+        core.active.push(i as u32);
+        core.sent_at[i] = core.now;
+        core.rate[i] = 0.0;
+        let w = if self.fwt { core.flows[i].weight } else { 1.0 };
+        core.weight[i] = w;
+        core.cap[i] = INF;
         if self.ff.len() <= a {
             let n = a + 1;
             self.ff.resize(n, FairFlow::default());
@@ -211,51 +297,51 @@ impl Simulator {
         self.ff[a].rate = 0.0;
         self.fc[a].lev = 0.0;
         self.fc[a].w = w;
-        self.ff[a].span = self.flows[i].data_span_s > 0.0;
+        self.ff[a].span = core.flows[i].data_span_s > 0.0;
         self.fc[a].cap = INF;
-        let (p0, p1) = (self.path_off[i] as usize, self.path_off[i + 1] as usize);
+        let (p0, p1) = (core.path_off[i] as usize, core.path_off[i + 1] as usize);
         self.ff[a].plen = (p1 - p0) as u16;
-        self.fc[a].size = self.flows[i].size_bytes;
+        self.fc[a].size = core.flows[i].size_bytes;
         for k in 0..p1 - p0 {
-            let l = self.path_links[p0 + k] as usize;
+            let l = core.path_links[p0 + k] as usize;
             let s = a * self.maxp + k;
             self.dpl[s] = l as u32;
-            self.lpos[s] = self.lists[l].len() as u32;
+            self.lpos[s] = self.lazy.link_flows[l].len() as u32;
             // At rate 0 it changes neither the link's used capacity nor its highest level.
-            self.lists[l].push(a as u32);
+            self.lazy.link_flows[l].push(a as u32);
         }
         self.seed_flows.push(i as u32);
     }
 
     /// Takes an active flow out (finished or terminated): the flows on its links are re-solved.
-    pub(super) fn fair_remove(&mut self, i: usize) {
-        let a = self.apos[i] as usize;
+    pub(super) fn fair_remove(&mut self, core: &mut Core, i: usize) {
+        let a = core.active_pos[i] as usize;
         if self.ff[a].rate > 0.0 {
             self.floor = self.floor.min(self.flev(a));
         }
-        self.sent[i] = self.sent_now(i);
-        self.t0[i] = self.now;
-        self.rate[i] = 0.0;
-        self.fev.remove(i as u32);
+        core.sent[i] = core.sent_now(i);
+        core.sent_at[i] = core.now;
+        core.rate[i] = 0.0;
+        self.lazy.flow_events.remove(i as u32);
         for s in self.fair_slots(a) {
             let l = self.dpl[s] as usize;
             let pos = self.lpos[s] as usize;
-            self.lists[l].swap_remove(pos);
-            if pos < self.lists[l].len() {
-                let b = self.lists[l][pos] as usize;
+            self.lazy.link_flows[l].swap_remove(pos);
+            if pos < self.lazy.link_flows[l].len() {
+                let b = self.lazy.link_flows[l][pos] as usize;
                 let sb = self.fair_slot(b, l);
                 self.lpos[sb] = pos as u32;
             }
             self.seed_links.push(l as u32);
             self.lk[l].used = f64::NAN;
         }
-        self.active.swap_remove(a);
-        self.apos[i] = u32::MAX;
-        let last = self.active.len();
+        core.active.swap_remove(a);
+        core.active_pos[i] = u32::MAX;
+        let last = core.active.len();
         if a < last {
             // The last active flow moves to index a.
-            let j = self.active[a] as usize;
-            self.apos[j] = a as u32;
+            let j = core.active[a] as usize;
+            core.active_pos[j] = a as u32;
             self.ff[a] = self.ff[last];
             self.fc[a] = self.fc[last];
             let m = self.maxp;
@@ -263,9 +349,46 @@ impl Simulator {
                 let (s, t) = (a * m + k, last * m + k);
                 self.dpl[s] = self.dpl[t];
                 self.lpos[s] = self.lpos[t];
-                self.lists[self.dpl[s] as usize][self.lpos[s] as usize] = a as u32;
+                self.lazy.link_flows[self.dpl[s] as usize][self.lpos[s] as usize] = a as u32;
             }
         }
+    }
+
+    /// Handles the flow events due at t (completions, catching up with their data).
+    pub(super) fn flow_events_due(&mut self, core: &mut Core, t: f64) {
+        while let Some((te, i)) = self.lazy.flow_events.peek() {
+            if te > t {
+                break;
+            }
+            self.lazy.flow_events.pop();
+            let i = i as usize;
+            if core.status[i] != Status::Active {
+                continue;
+            }
+            if self.try_finish(core, i, t) {
+                continue;
+            }
+            // A catch-up: its cap changed; re-fill from it. Its next flow event is
+            // scheduled after the fill (by set_rate if the rate changes, else at its end).
+            self.fair_changed(i);
+            self.lazy.flow_events.remove(i as u32);
+            self.lazy.reschedule.push(i as u32);
+        }
+    }
+
+    /// Finishes flow i if all its bytes are sent and all its data has arrived.
+    pub(super) fn try_finish(&mut self, core: &mut Core, i: usize, t: f64) -> bool {
+        let size = core.flows[i].size_bytes;
+        if size - core.sent_now(i) <= core.finish_tol(i, t) && core.complete_or_due(i, t) {
+            self.fair_remove(core, i);
+            core.sent[i] = size;
+            core.status[i] = Status::Done;
+            core.finish[i] = t;
+            core.flows_changed = true;
+            core.release_slot(i);
+            return true;
+        }
+        false
     }
 
     /// Flow i's cap may have changed (it caught up with its data, or its data is complete).
@@ -275,7 +398,7 @@ impl Simulator {
 
     /// The floor (see the module doc) of the pending changes; the flows of `rlist` are
     /// the arriving and changing ones (their old rate: 0 for an arrival).
-    fn fair_floor(&mut self) -> f64 {
+    fn fair_floor(&mut self, core: &mut Core) -> f64 {
         let mut lam = std::mem::replace(&mut self.floor, INF);
         let st = self.stamp;
         let mut links = std::mem::take(&mut self.grow_links);
@@ -285,7 +408,7 @@ impl Simulator {
             if self.ff[s].rate > 0.0 {
                 lam = lam.min(self.flev(s));
             }
-            lam = lam.min(self.fair_cap(s) / self.fw(s));
+            lam = lam.min(self.fair_cap(core, s) / self.fw(s));
             links.extend_from_slice(&self.dpl[self.fair_slots(s)]);
         }
         links.sort_unstable();
@@ -295,7 +418,7 @@ impl Simulator {
             // Water level of l: the others at min(old rate, weight * level).
             self.wl.clear();
             let mut wrem = 0.0;
-            for &g in &self.lists[l] {
+            for &g in &self.lazy.link_flows[l] {
                 let g = g as usize;
                 let w = self.fw(g);
                 wrem += w;
@@ -304,7 +427,7 @@ impl Simulator {
                 }
             }
             self.wl.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
-            let c = self.topo.capacity[l];
+            let c = core.topo.capacity[l];
             let mut frozen = 0.0;
             let mut x = INF;
             for &(lev, r, w) in &self.wl {
@@ -332,7 +455,7 @@ impl Simulator {
             let mut used = 0.0;
             let mut mx = 0.0f64;
             let (ff, fc) = (&self.ff[..], &self.fc[..]);
-            for &h in &self.lists[l] {
+            for &h in &self.lazy.link_flows[l] {
                 let h = h as usize;
                 used += ff[h].rate;
                 mx = mx.max(if self.fwt { fc[h].lev } else { ff[h].rate });
@@ -346,9 +469,9 @@ impl Simulator {
     /// The cap of the active flow at dense index g (cap_now; a flow whose data is all
     /// there from the start has none, which spares a look at its spec).
     #[inline]
-    fn fair_cap(&self, g: usize) -> f64 {
+    fn fair_cap(&self, core: &Core, g: usize) -> f64 {
         if self.ff[g].span {
-            self.cap_now(self.active[g] as usize)
+            core.cap_now(core.active[g] as usize)
         } else {
             INF
         }
@@ -408,15 +531,15 @@ impl Simulator {
     /// a bottleneck elsewhere); a parked flow found above the level where l saturates is
     /// unparked and tracked (see fair_allocate), which only raises that level.
     #[inline]
-    fn fair_join(&mut self, l: usize, lam: f64, track_all: bool) {
+    fn fair_join(&mut self, core: &mut Core, l: usize, lam: f64, track_all: bool) {
         // Most calls find the link joined already: that test stays at the caller.
         if self.lk[l].stamp != self.stamp {
-            self.fair_join_new(l, lam, track_all);
+            self.fair_join_new(core, l, lam, track_all);
         }
     }
 
     #[inline(never)]
-    fn fair_join_new(&mut self, l: usize, lam: f64, track_all: bool) {
+    fn fair_join_new(&mut self, core: &mut Core, l: usize, lam: f64, track_all: bool) {
         let st = self.stamp;
         self.lk[l].stamp = st;
         // On a link of the event every virtual flow is tracked: no need for its old state.
@@ -424,13 +547,13 @@ impl Simulator {
             0.0
         } else {
             let (used, mx) = self.fair_old_state(l);
-            if used >= self.topo.capacity[l] * (1.0 - TOL) {
+            if used >= core.topo.capacity[l] * (1.0 - TOL) {
                 mx * (1.0 - TOL)
             } else {
                 INF
             }
         };
-        let mut res = self.topo.capacity[l];
+        let mut res = core.topo.capacity[l];
         let mut w = 0.0;
         let mut cnt = 0u32;
         let mut parked = 0u32;
@@ -439,7 +562,7 @@ impl Simulator {
         let (ff, pst, dpl) = (&mut self.ff[..], &mut self.pst[..], &self.dpl[..]);
         let (fc, fwt) = (&self.fc[..], self.fwt);
         let (tq, maxp) = (&mut self.tq, self.maxp);
-        for &g in &self.lists[l] {
+        for &g in &self.lazy.link_flows[l] {
             let g = g as usize;
             let f = &mut ff[g];
             let (lev, fw) = if fwt { (fc[g].lev, fc[g].w) } else { (f.rate, 1.0) };
@@ -517,8 +640,8 @@ impl Simulator {
     fn fair_undefer(&mut self, l: usize, sat: f64) {
         let st = self.stamp;
         let mut unp = INF;
-        for k in 0..self.lists[l].len() {
-            let g = self.lists[l][k] as usize;
+        for k in 0..self.lazy.link_flows[l].len() {
+            let g = self.lazy.link_flows[l][k] as usize;
             if self.ff[g].vst == st || self.ff[g].zst == st || self.ff[g].rst == st || (self.lk[l].pk > 0 && self.pst[self.fair_slot(g, l)] == st) {
                 continue;
             }
@@ -573,26 +696,26 @@ impl Simulator {
     }
 
     /// Flow g turns real: its cap, and its other links join the fill.
-    fn fair_make_real(&mut self, g: usize, lam: f64) {
+    fn fair_make_real(&mut self, core: &mut Core, g: usize, lam: f64) {
         self.ff[g].rst = self.stamp;
         self.rlist.push(g as u32);
-        self.fc[g].cap = self.fair_cap(g);
+        self.fc[g].cap = self.fair_cap(core, g);
         for p in self.fair_slots(g) {
-            self.fair_join(self.dpl[p] as usize, lam, false);
+            self.fair_join(core, self.dpl[p] as usize, lam, false);
         }
     }
 
     /// Virtual flow g goes on rising from level lam: unparked wherever it is parked, it
     /// turns real, with an event at its cap if it has one.
     #[inline]
-    fn fair_rise(&mut self, g: usize, lam: f64) {
+    fn fair_rise(&mut self, core: &mut Core, g: usize, lam: f64) {
         let st = self.stamp;
         for p in self.fair_slots(g) {
             if self.pst[p] == st && self.lk[self.dpl[p] as usize].stamp == st {
                 self.fair_unpark(g, p);
             }
         }
-        self.fair_make_real(g, lam);
+        self.fair_make_real(core, g, lam);
         let cap = self.fcap(g);
         if cap < INF {
             self.fheap.push(Item::new(cap / self.fw(g), 2, g, 0));
@@ -604,7 +727,7 @@ impl Simulator {
     /// (saturated, and no flow with a higher level); on links of the fill that saturate
     /// at lam (within TOL, and no parked flow above lam there), weight * the lowest of
     /// their levels, so that a link's slack of up to TOL is not left to its other flows.
-    fn fair_still_stops(&mut self, g: usize, lam: f64) -> Option<f64> {
+    fn fair_still_stops(&mut self, core: &mut Core, g: usize, lam: f64) -> Option<f64> {
         let st = self.stamp;
         let r = self.ff[g].rate;
         let cap = self.fcap(g);
@@ -618,7 +741,7 @@ impl Simulator {
             if self.lk[l].stamp == st {
                 if self.lk[l].cnt > 0 && self.pst[p] != st && self.lk[l].res.max(0.0) <= self.lk[l].w * lam * (1.0 + TOL) {
                     let hi = lam * (1.0 + TOL);
-                    let parked_above = self.lk[l].pk > 0 && self.lists[l].iter().any(|&h| {
+                    let parked_above = self.lk[l].pk > 0 && self.lazy.link_flows[l].iter().any(|&h| {
                         let h = h as usize;
                         self.ff[h].zst != st && self.ff[h].rst != st && self.ff[h].rate > self.fw(h) * hi && self.pst[self.fair_slot(h, l)] == st
                     });
@@ -628,7 +751,7 @@ impl Simulator {
                 }
             } else {
                 let (used, mx) = self.fair_old_state(l);
-                if used >= self.topo.capacity[l] * (1.0 - TOL) && lev >= mx * (1.0 - TOL) {
+                if used >= core.topo.capacity[l] * (1.0 - TOL) && lev >= mx * (1.0 - TOL) {
                     return Some(r);
                 }
             }
@@ -639,10 +762,10 @@ impl Simulator {
     /// Virtual flow g freezes at rate r (at most its cap), within TOL of its old rate,
     /// committed as a real flow's (its links outside the fill keep its old rate: a change
     /// within TOL).
-    fn fair_freeze_near(&mut self, g: usize, r: f64) {
+    fn fair_freeze_near(&mut self, core: &mut Core, g: usize, r: f64) {
         let old = self.ff[g].rate;
         let r = if self.ff[g].span {
-            self.fc[g].cap = self.fair_cap(g);
+            self.fc[g].cap = self.fair_cap(core, g);
             r.min(self.fc[g].cap)
         } else {
             r
@@ -659,24 +782,23 @@ impl Simulator {
 
     /// Re-runs the filling where it changes (see the module doc), commits the rates that
     /// changed, and computes the next event time.
-    pub(super) fn fair_allocate(&mut self) -> Result<()> {
-        self.stats.allocations += 1;
+    pub(super) fn fair_allocate(&mut self, core: &mut Core) -> Result<()> {
         self.stamp = self.stamp.wrapping_add(1);
         let st = self.stamp;
         self.rlist.clear();
         for k in 0..self.seed_flows.len() {
             let i = self.seed_flows[k] as usize;
-            if self.status[i] != Status::Active {
+            if core.status[i] != Status::Active {
                 continue;
             }
-            let s = self.apos[i] as usize;
+            let s = core.active_pos[i] as usize;
             if self.ff[s].rst != st {
                 self.ff[s].rst = st;
                 self.rlist.push(s as u32);
             }
         }
         self.seed_flows.clear();
-        let mut lam = self.fair_floor();
+        let mut lam = self.fair_floor(core);
         if lam == INF && !self.seed_links.is_empty() {
             lam = 0.0;
         }
@@ -685,17 +807,17 @@ impl Simulator {
         self.fopen = 0;
         for k in 0..self.rlist.len() {
             let g = self.rlist[k] as usize;
-            self.fc[g].cap = self.fair_cap(g);
+            self.fc[g].cap = self.fair_cap(core, g);
         }
         // The links of the event: every virtual flow there is tracked (their committed
         // rates do not tell the bottlenecks of the new state).
         for k in 0..self.seed_links.len() {
-            self.fair_join(self.seed_links[k] as usize, lam, true);
+            self.fair_join(core, self.seed_links[k] as usize, lam, true);
         }
         for k in 0..self.rlist.len() {
             let g = self.rlist[k] as usize;
             for p in self.fair_slots(g) {
-                self.fair_join(self.dpl[p] as usize, lam, true);
+                self.fair_join(core, self.dpl[p] as usize, lam, true);
             }
         }
         self.seed_links.clear();
@@ -707,22 +829,22 @@ impl Simulator {
             }
         }
         // Progress guard: a step per flow or link of the fill, about twice per flow.
-        let bound = ALLOC_STEPS_PER_FLOW * (self.active.len() as u64 + self.lk.len() as u64 + 1);
+        let bound = ALLOC_STEPS_PER_FLOW * (core.active.len() as u64 + self.lk.len() as u64 + 1);
         let mut steps = 0u64;
         loop {
             steps += 1;
             if steps > bound {
-                let flows: Vec<u32> = self.rlist.iter().take(64).map(|&s| self.active[s as usize]).collect();
+                let flows: Vec<u32> = self.rlist.iter().take(64).map(|&s| core.active[s as usize]).collect();
                 let what = format!(
                     "{steps} steps of one fill, and its heap does not drain \
                      (bound {ALLOC_STEPS_PER_FLOW} * (active flows + links + 1) = {bound})"
                 );
-                return Err(self.no_progress(&what, &flows));
+                return Err(core.no_progress(self.name(), &what, &flows));
             }
             while let Some(g) = self.fpromote.pop() {
                 let g = g as usize;
                 if self.ff[g].rst != st && self.ff[g].zst != st {
-                    self.fair_rise(g, lam);
+                    self.fair_rise(core, g, lam);
                 }
             }
             let Some(top) = self.fheap.peek().copied() else { break };
@@ -755,8 +877,8 @@ impl Simulator {
                     // parked flows keep their old rates; the margin covers rate vs
                     // weight * level rounding under wps).
                     let scan = self.lk[l].pk > 0 && self.lk[l].pmax > hi * (1.0 - 1e-12);
-                    for k in 0..if scan { self.lists[l].len() } else { 0 } {
-                        let g = self.lists[l][k] as usize;
+                    for k in 0..if scan { self.lazy.link_flows[l].len() } else { 0 } {
+                        let g = self.lazy.link_flows[l][k] as usize;
                         if self.ff[g].zst == st || self.ff[g].rst == st || self.ff[g].rate <= self.fw(g) * hi {
                             continue;
                         }
@@ -774,8 +896,8 @@ impl Simulator {
                         continue;
                     }
                     lam = lam.max(it.level());
-                    for k in 0..self.lists[l].len() {
-                        let g = self.lists[l][k] as usize;
+                    for k in 0..self.lazy.link_flows[l].len() {
+                        let g = self.lazy.link_flows[l][k] as usize;
                         if self.ff[g].zst == st {
                             continue;
                         }
@@ -795,7 +917,7 @@ impl Simulator {
                             // more than TOL) and are parked below it for good.
                             let (old, r) = (self.ff[g].rate, w * lam);
                             if old >= r * (1.0 - TOL) {
-                                self.fair_freeze_near(g, r);
+                                self.fair_freeze_near(core, g, r);
                             } else {
                                 self.fair_freeze(g, old);
                             }
@@ -804,7 +926,7 @@ impl Simulator {
                             let r = w * lam;
                             self.ff[g].nrate = r;
                             self.fair_freeze(g, r);
-                            self.fair_make_real(g, lam);
+                            self.fair_make_real(core, g, lam);
                         }
                     }
                 }
@@ -814,10 +936,10 @@ impl Simulator {
                         continue;
                     }
                     lam = lam.max(it.level());
-                    if let Some(r) = self.fair_still_stops(g, lam) {
-                        self.fair_freeze_near(g, r);
+                    if let Some(r) = self.fair_still_stops(core, g, lam) {
+                        self.fair_freeze_near(core, g, r);
                     } else {
-                        self.fair_rise(g, lam);
+                        self.fair_rise(core, g, lam);
                     }
                 }
                 _ => {
@@ -838,22 +960,22 @@ impl Simulator {
             debug_assert!(self.ff[f].zst == st, "a real flow is frozen at the end of the fill");
             let (r, old) = (self.ff[f].nrate, self.ff[f].rate);
             if (r - old).abs() > 1e-12 * r.max(old) || (r == 0.0) != (old == 0.0) {
-                let i = self.active[f] as usize;
+                let i = core.active[f] as usize;
                 if self.ff[f].span {
-                    self.set_rate(i, r);
+                    self.lazy.set_rate(core, i, r, &[]);
                 } else {
                     // set_rate for a flow with no data span (no cap, no PIAS threshold).
                     // The dense state mirrors the flow's: its old rate and size.
-                    debug_assert!(old.to_bits() == self.rate[i].to_bits() && self.fc[f].size == self.flows[i].size_bytes);
-                    let (now, size, r0) = (self.now, self.fc[f].size, old);
-                    let sent = if r0 == 0.0 { self.sent[i] } else { (self.sent[i] + r0 * (now - self.t0[i])).min(size) };
-                    self.sent[i] = sent;
-                    self.t0[i] = now;
-                    self.rate[i] = r;
+                    debug_assert!(old.to_bits() == core.rate[i].to_bits() && self.fc[f].size == core.flows[i].size_bytes);
+                    let (now, size, r0) = (core.now, self.fc[f].size, old);
+                    let sent = if r0 == 0.0 { core.sent[i] } else { (core.sent[i] + r0 * (now - core.sent_at[i])).min(size) };
+                    core.sent[i] = sent;
+                    core.sent_at[i] = now;
+                    core.rate[i] = r;
                     if r <= 0.0 {
-                        self.fev.remove(i as u32);
+                        self.lazy.flow_events.remove(i as u32);
                     } else {
-                        self.fev.set_later(i as u32, now + (size - sent) / r);
+                        self.lazy.flow_events.set_later(i as u32, now + (size - sent) / r);
                     }
                 }
                 self.ff[f].rate = r;
@@ -868,7 +990,8 @@ impl Simulator {
             }
         }
         self.rlist.clear();
-        self.incr_finish_allocation();
+        self.lazy.reschedule_pending(core, &[]);
+        core.next_event = self.lazy.next_event(core);
         Ok(())
     }
 }

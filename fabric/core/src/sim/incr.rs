@@ -7,15 +7,17 @@
 //! priority order, and an event re-evaluates only the flows it can affect: the flow it
 //! concerns and, transitively, the flows behind a flow whose rate changed. A worklist
 //! in priority order evaluates each affected flow once, after everything ahead of it.
-//! Flows advance lazily (bytes sent = sent at t0 + rate * (now - t0)), and every flow
+//! Flows advance lazily (bytes sent = sent at sent_at + rate * (now - sent_at)), and every flow
 //! has one pending "flow event" (completion, catching up with its data, a PIAS
 //! threshold) in a heap. Keys that move with time (SRPT's remaining size) keep the
 //! per-link orders right through crossing events between neighbours on a link.
-//! `SimConfig::force_full_recompute` runs the same schedulers through the full
+//! `AllocatorChoice::Full` runs the same schedulers through the full
 //! recomputation instead; the test suite checks both give the same results.
 use std::cmp::{Ordering, Reverse};
+use std::collections::BinaryHeap;
 
-use super::{tol_of, OrdF64, Simulator, Status, ALLOC_STEPS_PER_FLOW, INF};
+use super::allocator::Allocator;
+use super::{evheap, filled, Core, OrdF64, Status, ALLOC_STEPS_PER_FLOW, INF};
 use crate::error::Result;
 use crate::sched::{GaInner, Scheduler};
 
@@ -78,73 +80,239 @@ pub(crate) struct Cursor {
     res: f64,
 }
 
-impl Simulator {
-    /// A new cursor epoch: every link's scan starts again from the head of its list.
-    fn reset_cursors(&mut self) {
-        self.cepoch = self.cepoch.wrapping_add(1);
-        if self.cepoch == 0 {
-            for c in self.cursors.iter_mut() {
-                c.epoch = 0;
+/// What both incremental allocators (priority, fair sharing) keep beside their own state:
+/// the per-link lists, each active flow's own next event, and the flows to reschedule.
+/// Flows advance lazily under them: the core's `sent` holds bytes sent at `sent_at`.
+#[derive(Debug, Clone)]
+pub(super) struct LazyFlows {
+    /// Per link, its active flows: in priority order (incremental priority) or as dense
+    /// fill indices (incremental fair sharing).
+    pub(super) link_flows: Vec<Vec<u32>>,
+    /// Each active flow's next own event (completion, catching up with its data, a PIAS
+    /// threshold).
+    pub(super) flow_events: evheap::EventHeap,
+    /// Flows whose own event an allocation must schedule again although their rate may
+    /// not change (after a catch-up or a threshold).
+    pub(super) reschedule: Vec<u32>,
+}
+
+impl LazyFlows {
+    /// The lists of `n_links` links and the event heap of `n` flows.
+    pub(super) fn new(n: usize, n_links: usize) -> Result<Self> {
+        Ok(LazyFlows {
+            link_flows: filled(n_links, Vec::new(), "per-link lists")?,
+            flow_events: evheap::EventHeap::new(n),
+            reschedule: Vec::new(),
+        })
+    }
+
+    /// Sets flow i's rate from now on (its bytes sent brought up to now first) and
+    /// schedules its next own event. `pias_placement`: the PIAS placement (empty unless PIAS).
+    #[inline]
+    pub(super) fn set_rate(&mut self, core: &mut Core, i: usize, r: f64, pias_placement: &[u32]) {
+        core.sent[i] = core.sent_now(i);
+        core.sent_at[i] = core.now;
+        core.rate[i] = r;
+        self.schedule_flow_event(core, i, pias_placement);
+    }
+
+    /// The next time flow i needs attention: completion, catching up with its data,
+    /// or crossing a PIAS threshold (`pias_placement`: the PIAS placement, empty unless PIAS).
+    fn schedule_flow_event(&mut self, core: &Core, i: usize, pias_placement: &[u32]) {
+        let r = core.rate[i];
+        let t = core.now;
+        let sent = core.sent[i];
+        if !pias_placement.is_empty() && core.pias_queue(sent) > pias_placement[i] as usize {
+            // PIAS: its bytes sent reached a threshold (within its tolerance) while it was
+            // re-evaluated for another reason, e.g. stopped by a flow ahead a moment before
+            // its own threshold event. Re-place it at once, at this time (an event at now),
+            // whatever its rate: the full recomputation demotes it at its next event too.
+            self.flow_events.set(i as u32, t);
+            return;
+        }
+        if r <= 0.0 {
+            self.flow_events.remove(i as u32);
+            return;
+        }
+        let f = core.flows[i];
+        let mut next = t + (f.size_bytes - sent) / r;
+        if f.data_span_s > 0.0 && t < f.arrival_s + f.data_span_s {
+            let dr = f.size_bytes / f.data_span_s;
+            if r > dr * (1.0 + 1e-12) {
+                let gap = core.avail(i, t) - sent;
+                // Never at t itself (a gap too small to leave t would come back).
+                next = next.min((t + gap.max(0.0) / (r - dr)).max(t.next_up()));
             }
-            self.passed.fill(0);
-            self.cepoch = 1;
+        }
+        if !pias_placement.is_empty() {
+            // The next threshold above its queue. Never at t itself: a gap too small for
+            // t + gap / r to leave t would re-create the same event at the same time.
+            let th = &core.cfg.pias_thresholds_bytes;
+            let q = pias_placement[i] as usize;
+            if q < th.len() {
+                next = next.min((t + (th[q] - sent).max(0.0) / r).max(t.next_up()));
+            }
+        }
+        self.flow_events.set(i as u32, next);
+    }
+
+    /// Schedules again the own events of the flows re-evaluated without a rate change.
+    pub(super) fn reschedule_pending(&mut self, core: &mut Core, pias_placement: &[u32]) {
+        while let Some(i) = self.reschedule.pop() {
+            let i = i as usize;
+            if core.status[i] == Status::Active {
+                core.sent[i] = core.sent_now(i);
+                core.sent_at[i] = core.now;
+                self.schedule_flow_event(core, i, pias_placement);
+            }
         }
     }
 
-    fn prio(&self, i: usize) -> WorkItem {
-        // (PIAS: `key` reads the queue the flow is placed in, `pq`.)
-        let (k1, k2, _) = self.key(&self.cfg.scheduler, i);
-        WorkItem { k1, k2, arrival: self.flows[i].arrival_s, idx: i as u32 }
+    /// The next event as far as the flows' own events and the timed events go.
+    pub(super) fn next_event(&mut self, core: &Core) -> f64 {
+        let mut next = core.next_timed_event();
+        if let Some((te, _)) = self.flow_events.peek() {
+            next = next.min(te);
+        }
+        next
+    }
+}
+
+/// The incremental priority allocator (fifo, srpt, asrpt/ga:*, pias, edf, ssdf, lsdf,
+/// random): per-link lists in priority order, and a worklist that re-evaluates only the
+/// flows an event can affect (see the module doc).
+#[derive(Debug, Clone)]
+pub(super) struct IncrementalPriority {
+    /// The per-link lists, flow events and flows to reschedule (shared machinery).
+    pub(super) lazy: LazyFlows,
+    /// The worklist: flows to re-evaluate, in priority order (highest first).
+    pub(super) worklist: BinaryHeap<WorkItem>,
+    /// Whether each flow is on the worklist.
+    pub(super) on_worklist: Vec<bool>,
+    /// Crossing events (SRPT keys of neighbours on a link meeting): (time, link, version).
+    pub(super) crossing_heap: BinaryHeap<Reverse<(OrdF64, u32, u32)>>,
+    /// Each link's crossing version: a `crossing_heap` entry of another version is stale.
+    pub(super) crossing_version: Vec<u32>,
+    /// Whether each link's list changed in this allocation (its crossing time is then
+    /// recomputed), and those links.
+    pub(super) link_changed: Vec<bool>,
+    /// The links marked in `link_changed`.
+    pub(super) changed_links: Vec<u32>,
+    /// Scratch of a crossing: the links to re-sort.
+    pub(super) resort_queue: Vec<u32>,
+    /// Scratch of a crossing: the stamp of each link queued in this crossing.
+    pub(super) resort_stamp_of: Vec<u32>,
+    /// Scratch of a crossing: the current stamp of `resort_stamp_of`.
+    pub(super) resort_stamp: u32,
+    /// Scratch of a crossing: a list's new order.
+    pub(super) resort_order: Vec<WorkItem>,
+    /// Per-link scan positions of an allocation (see `Cursor`).
+    pub(super) cursors: Vec<Cursor>,
+    /// The cursor epoch in which a scan passed each flow.
+    pub(super) passed_in_epoch: Vec<u32>,
+    /// The current cursor epoch (one per allocation).
+    pub(super) cursor_epoch: u32,
+    /// The link that bounds each flow's rate (`u32::MAX`: its cap, or none).
+    pub(super) binding_link: Vec<u32>,
+    /// PIAS: the queue each active flow is placed in on its link lists. Its priority
+    /// reads this, never the queue its bytes sent would give now, so the lists stay in
+    /// priority order between the events that re-place it (empty for other schedulers).
+    pub(super) pias_placement: Vec<u32>,
+}
+
+impl IncrementalPriority {
+    /// The allocator of a run of `n` flows on `n_links` links (`pias`: under PIAS).
+    pub(super) fn new(n: usize, n_links: usize, pias: bool) -> Result<Self> {
+        Ok(IncrementalPriority {
+            lazy: LazyFlows::new(n, n_links)?,
+            worklist: BinaryHeap::new(),
+            on_worklist: vec![false; n],
+            crossing_heap: BinaryHeap::new(),
+            crossing_version: filled(n_links, 0, "per-link state")?,
+            link_changed: filled(n_links, false, "per-link state")?,
+            changed_links: Vec::new(),
+            resort_queue: Vec::new(),
+            resort_stamp_of: filled(n_links, 0, "per-link state")?,
+            resort_stamp: 0,
+            resort_order: Vec::new(),
+            cursors: filled(n_links, Cursor::default(), "per-link state")?,
+            passed_in_epoch: vec![0; n],
+            cursor_epoch: 0,
+            binding_link: vec![u32::MAX; n],
+            pias_placement: vec![0; if pias { n } else { 0 }],
+        })
+    }
+}
+
+impl IncrementalPriority {
+    /// A new cursor epoch: every link's scan starts again from the head of its list.
+    fn reset_cursors(&mut self) {
+        self.cursor_epoch = self.cursor_epoch.wrapping_add(1);
+        if self.cursor_epoch == 0 {
+            for c in self.cursors.iter_mut() {
+                c.epoch = 0;
+            }
+            self.passed_in_epoch.fill(0);
+            self.cursor_epoch = 1;
+        }
+    }
+
+    fn prio(&self, core: &Core, i: usize) -> WorkItem {
+        // PIAS: the queue the flow is placed in on its link lists (`pias_placement`), not
+        // the one its bytes sent give now: they differ between its reaching a threshold
+        // and its re-placement.
+        let (k1, k2, _) = core.key_by(&core.cfg.scheduler, i, |i, _| self.pias_placement[i] as usize);
+        WorkItem { k1, k2, arrival: core.flows[i].arrival_s, idx: i as u32 }
     }
 
     /// Slope of the key value per unit time (SRPT's remaining size falls at the rate).
-    fn key_slope(&self, i: usize) -> f64 {
-        let dynamic = match &self.cfg.scheduler {
+    fn key_slope(&self, core: &Core, i: usize) -> f64 {
+        let dynamic = match &core.cfg.scheduler {
             Scheduler::Srpt => true,
-            Scheduler::Ga(GaInner::Srpt) => self.complete[i],
+            Scheduler::Ga(GaInner::Srpt) => core.data_complete[i],
             _ => false,
         };
         if dynamic {
-            -self.rate[i]
+            -core.rate[i]
         } else {
             0.0
         }
     }
 
-    fn push_work(&mut self, i: usize) {
-        if !self.in_work[i] && self.status[i] == Status::Active {
-            self.in_work[i] = true;
-            let w = self.prio(i);
-            self.work.push(w);
+    fn push_work(&mut self, core: &mut Core, i: usize) {
+        if !self.on_worklist[i] && core.status[i] == Status::Active {
+            self.on_worklist[i] = true;
+            let w = self.prio(core, i);
+            self.worklist.push(w);
         }
     }
 
     fn mark_link(&mut self, l: usize) {
-        if !self.xdirty[l] {
-            self.xdirty[l] = true;
-            self.xdirty_list.push(l as u32);
+        if !self.link_changed[l] {
+            self.link_changed[l] = true;
+            self.changed_links.push(l as u32);
         }
     }
 
     /// Inserts flow i in link l's list at its place by priority; returns the position.
-    fn list_insert(&mut self, l: usize, i: usize) -> usize {
-        let p = self.prio(i);
-        let list = &self.lists[l];
+    fn list_insert(&mut self, core: &mut Core, l: usize, i: usize) -> usize {
+        let p = self.prio(core, i);
+        let list = &self.lazy.link_flows[l];
         let mut pos = list.len();
         for (k, &j) in list.iter().enumerate() {
-            if p.cmp_prio(&self.prio(j as usize)) == Ordering::Less {
+            if p.cmp_prio(&self.prio(core, j as usize)) == Ordering::Less {
                 pos = k;
                 break;
             }
         }
-        self.lists[l].insert(pos, i as u32);
+        self.lazy.link_flows[l].insert(pos, i as u32);
         self.mark_link(l);
         pos
     }
 
     fn list_remove(&mut self, l: usize, i: usize) -> usize {
-        let pos = self.lists[l].iter().position(|&x| x as usize == i).expect("flow is on its link list");
-        self.lists[l].remove(pos);
+        let pos = self.lazy.link_flows[l].iter().position(|&x| x as usize == i).expect("flow is on its link list");
+        self.lazy.link_flows[l].remove(pos);
         self.mark_link(l);
         pos
     }
@@ -153,183 +321,118 @@ impl Simulator {
     /// position, and pushes the flows whose rate this link now caps below their rate, or
     /// that this link bound and that now have room to grow. The others cannot be
     /// affected through l (their rate is set by another link or their cap).
-    fn push_affected(&mut self, l: usize, pos: usize, mut res: f64) {
-        let eps = 1e-12 * self.topo.capacity[l];
-        for k in pos..self.lists[l].len() {
-            let h = self.lists[l][k] as usize;
-            let rh = self.rate[h];
-            if res < rh - eps || (self.bind[h] as usize == l && res > rh + eps) {
-                self.push_work(h);
+    #[inline(never)]
+    fn push_affected(&mut self, core: &mut Core, l: usize, pos: usize, mut res: f64) {
+        let eps = 1e-12 * core.topo.capacity[l];
+        for k in pos..self.lazy.link_flows[l].len() {
+            let h = self.lazy.link_flows[l][k] as usize;
+            let rh = core.rate[h];
+            if res < rh - eps || (self.binding_link[h] as usize == l && res > rh + eps) {
+                self.push_work(core, h);
             }
             res -= rh;
         }
     }
 
-    pub(super) fn incr_activate(&mut self, i: usize) {
-        if self.fair {
-            return self.fair_activate(i);
+    pub(super) fn incr_activate(&mut self, core: &mut Core, i: usize) {
+        core.active_pos[i] = core.active.len() as u32;
+        core.active.push(i as u32);
+        core.sent_at[i] = core.now;
+        core.rate[i] = 0.0;
+        if !self.pias_placement.is_empty() {
+            self.pias_placement[i] = core.pias_queue(core.sent[i]) as u32;
         }
-        self.apos[i] = self.active.len() as u32;
-        self.active.push(i as u32);
-        self.t0[i] = self.now;
-        self.rate[i] = 0.0;
-        if !self.pq.is_empty() {
-            self.pq[i] = self.pias_queue(self.sent[i]) as u32;
-        }
-        let (a, b) = (self.path_off[i] as usize, self.path_off[i + 1] as usize);
+        let (a, b) = (core.path_off[i] as usize, core.path_off[i + 1] as usize);
         for p in a..b {
-            let l = self.path_links[p] as usize;
-            self.list_insert(l, i);
+            let l = core.path_links[p] as usize;
+            self.list_insert(core, l, i);
         }
-        self.push_work(i);
+        self.push_work(core, i);
     }
 
     /// Takes an active flow out (finished or terminated); the flows behind it may speed up.
-    pub(super) fn incr_remove(&mut self, i: usize) {
-        if self.fair {
-            return self.fair_remove(i);
-        }
-        self.sent[i] = self.sent_now(i);
-        self.t0[i] = self.now;
-        let had_rate = self.rate[i] > 0.0;
-        self.rate[i] = 0.0;
-        self.fev.remove(i as u32);
-        let (a, b) = (self.path_off[i] as usize, self.path_off[i + 1] as usize);
+    pub(super) fn incr_remove(&mut self, core: &mut Core, i: usize) {
+        core.sent[i] = core.sent_now(i);
+        core.sent_at[i] = core.now;
+        let had_rate = core.rate[i] > 0.0;
+        core.rate[i] = 0.0;
+        self.lazy.flow_events.remove(i as u32);
+        let (a, b) = (core.path_off[i] as usize, core.path_off[i + 1] as usize);
         for p in a..b {
-            let l = self.path_links[p] as usize;
+            let l = core.path_links[p] as usize;
             let pos = self.list_remove(l, i);
             if had_rate {
-                let ahead: f64 = self.lists[l][..pos].iter().map(|&h| self.rate[h as usize]).sum();
-                self.push_affected(l, pos, self.topo.capacity[l] - ahead);
+                let ahead: f64 = self.lazy.link_flows[l][..pos].iter().map(|&h| core.rate[h as usize]).sum();
+                self.push_affected(core, l, pos, core.topo.capacity[l] - ahead);
             }
         }
-        let k = self.apos[i] as usize;
-        self.active.swap_remove(k);
-        if k < self.active.len() {
-            self.apos[self.active[k] as usize] = k as u32;
+        let k = core.active_pos[i] as usize;
+        core.active.swap_remove(k);
+        if k < core.active.len() {
+            core.active_pos[core.active[k] as usize] = k as u32;
         }
-        self.apos[i] = u32::MAX;
+        core.active_pos[i] = u32::MAX;
     }
 
     /// Flow i's key or cap may have changed: re-place it on its links and re-evaluate it
     /// and everything behind it there.
-    pub(super) fn incr_changed(&mut self, i: usize, key_changed: bool) {
-        if self.fair {
-            return self.fair_changed(i);
-        }
+    pub(super) fn incr_changed(&mut self, core: &mut Core, i: usize, key_changed: bool) {
         if key_changed {
-            if !self.pq.is_empty() {
-                self.pq[i] = self.pias_queue(self.sent_now(i)) as u32;
+            if !self.pias_placement.is_empty() {
+                self.pias_placement[i] = core.pias_queue(core.sent_now(i)) as u32;
             }
             // The flows between its old and new places have a different set of flows
             // ahead of them now; the others behind it see only its rate change, which its
             // re-evaluation passes on (push_affected).
-            let (a, b) = (self.path_off[i] as usize, self.path_off[i + 1] as usize);
+            let (a, b) = (core.path_off[i] as usize, core.path_off[i + 1] as usize);
             for p in a..b {
-                let l = self.path_links[p] as usize;
+                let l = core.path_links[p] as usize;
                 let old = self.list_remove(l, i);
-                let new = self.list_insert(l, i);
+                let new = self.list_insert(core, l, i);
                 let (lo, hi) = (old.min(new), old.max(new));
                 for k in lo..=hi {
-                    let j = self.lists[l][k] as usize;
-                    self.push_work(j);
+                    let j = self.lazy.link_flows[l][k] as usize;
+                    self.push_work(core, j);
                 }
             }
         }
-        self.push_work(i);
-    }
-
-    pub(super) fn cap_now(&self, i: usize) -> f64 {
-        let f = &self.flows[i];
-        let t = self.now;
-        if f.data_span_s > 0.0 && t < f.arrival_s + f.data_span_s && self.sent_now(i) >= self.avail(i, t) - tol_of(f.size_bytes) {
-            f.size_bytes / f.data_span_s
-        } else {
-            INF
-        }
-    }
-
-    pub(super) fn set_rate(&mut self, i: usize, r: f64) {
-        self.sent[i] = self.sent_now(i);
-        self.t0[i] = self.now;
-        self.rate[i] = r;
-        self.schedule_flow_event(i);
-    }
-
-    /// The next time flow i needs attention: completion, catching up with its data,
-    /// or crossing a PIAS threshold.
-    fn schedule_flow_event(&mut self, i: usize) {
-        let r = self.rate[i];
-        let t = self.now;
-        let sent = self.sent[i];
-        if !self.pq.is_empty() && self.pias_queue(sent) > self.pq[i] as usize {
-            // PIAS: its bytes sent reached a threshold (within its tolerance) while it was
-            // re-evaluated for another reason, e.g. stopped by a flow ahead a moment before
-            // its own threshold event. Re-place it at once, at this time (an event at now),
-            // whatever its rate: the full recomputation demotes it at its next event too.
-            self.fev.set(i as u32, t);
-            return;
-        }
-        if r <= 0.0 {
-            self.fev.remove(i as u32);
-            return;
-        }
-        let f = self.flows[i];
-        let mut next = t + (f.size_bytes - sent) / r;
-        if f.data_span_s > 0.0 && t < f.arrival_s + f.data_span_s {
-            let dr = f.size_bytes / f.data_span_s;
-            if r > dr * (1.0 + 1e-12) {
-                let gap = self.avail(i, t) - sent;
-                // Never at t itself (a gap too small to leave t would come back).
-                next = next.min((t + gap.max(0.0) / (r - dr)).max(t.next_up()));
-            }
-        }
-        if !self.pq.is_empty() {
-            // The next threshold above its queue. Never at t itself: a gap too small for
-            // t + gap / r to leave t would re-create the same event at the same time.
-            let th = &self.cfg.pias_thresholds_bytes;
-            let q = self.pq[i] as usize;
-            if q < th.len() {
-                next = next.min((t + (th[q] - sent).max(0.0) / r).max(t.next_up()));
-            }
-        }
-        self.fev.set(i as u32, next);
+        self.push_work(core, i);
     }
 
     /// Handles the flow events due at t (completions, catch-ups, thresholds).
-    pub(super) fn incr_flow_events(&mut self, t: f64) {
-        while let Some((te, i)) = self.fev.peek() {
+    pub(super) fn incr_flow_events(&mut self, core: &mut Core, t: f64) {
+        while let Some((te, i)) = self.lazy.flow_events.peek() {
             if te > t {
                 break;
             }
-            self.fev.pop();
+            self.lazy.flow_events.pop();
             let i = i as usize;
-            if self.status[i] != Status::Active {
+            if core.status[i] != Status::Active {
                 continue;
             }
-            if self.incr_try_finish(i, t) {
+            if self.incr_try_finish(core, i, t) {
                 continue;
             }
             // A catch-up or a threshold: re-place (the key may have changed) and re-evaluate.
-            let key_changed = matches!(self.cfg.scheduler, Scheduler::Pias);
-            self.incr_changed(i, key_changed);
+            let key_changed = matches!(core.cfg.scheduler, Scheduler::Pias);
+            self.incr_changed(core, i, key_changed);
             // Its next flow event is scheduled after the re-evaluation (by set_rate if the
             // rate changes, otherwise in incr_allocate).
-            self.fev.remove(i as u32);
-            self.resched.push(i as u32);
+            self.lazy.flow_events.remove(i as u32);
+            self.lazy.reschedule.push(i as u32);
         }
         // Crossings between neighbours on a link.
-        while let Some(Reverse((OrdF64(te), l, v))) = self.xheap.peek().copied() {
+        while let Some(Reverse((OrdF64(te), l, v))) = self.crossing_heap.peek().copied() {
             if te > t {
                 break;
             }
-            self.xheap.pop();
+            self.crossing_heap.pop();
             let l = l as usize;
-            if v != self.xver[l] {
+            if v != self.crossing_version[l] {
                 continue;
             }
-            self.xver[l] = self.xver[l].wrapping_add(1);
-            self.incr_crossing(l);
+            self.crossing_version[l] = self.crossing_version[l].wrapping_add(1);
+            self.incr_crossing(core, l);
         }
     }
 
@@ -339,62 +442,62 @@ impl Simulator {
     /// from the first to the last changed position are re-evaluated: the others have the
     /// same flows ahead of them as before, and the rate changes of those ahead reach them
     /// through push_affected.
-    fn incr_crossing(&mut self, l: usize) {
-        self.xstamp = self.xstamp.wrapping_add(1);
-        if self.xstamp == 0 {
-            self.xseen.fill(0);
-            self.xstamp = 1;
+    fn incr_crossing(&mut self, core: &mut Core, l: usize) {
+        self.resort_stamp = self.resort_stamp.wrapping_add(1);
+        if self.resort_stamp == 0 {
+            self.resort_stamp_of.fill(0);
+            self.resort_stamp = 1;
         }
-        let st = self.xstamp;
-        self.xqueue.clear();
-        self.xqueue.push(l as u32);
-        self.xseen[l] = st;
+        let st = self.resort_stamp;
+        self.resort_queue.clear();
+        self.resort_queue.push(l as u32);
+        self.resort_stamp_of[l] = st;
         self.mark_link(l);
         let mut q = 0;
-        while q < self.xqueue.len() {
-            let m = self.xqueue[q] as usize;
+        while q < self.resort_queue.len() {
+            let m = self.resort_queue[q] as usize;
             q += 1;
             // The list in the order of the current keys (cmp_prio is a total order, so the
             // order is unique).
-            let mut sorted = std::mem::take(&mut self.xsorted);
+            let mut sorted = std::mem::take(&mut self.resort_order);
             sorted.clear();
-            sorted.extend(self.lists[m].iter().map(|&j| self.prio(j as usize)));
+            sorted.extend(self.lazy.link_flows[m].iter().map(|&j| self.prio(core, j as usize)));
             sorted.sort_unstable_by(|a, b| a.cmp_prio(b));
-            let list = &self.lists[m];
+            let list = &self.lazy.link_flows[m];
             let first = (0..list.len()).find(|&k| list[k] != sorted[k].idx);
             if let Some(first) = first {
                 let last = (first..list.len()).rev().find(|&k| list[k] != sorted[k].idx).unwrap();
                 for k in first..=last {
-                    let j = self.lists[m][k] as usize;
-                    self.lists[m][k] = sorted[k].idx;
-                    self.push_work(sorted[k].idx as usize);
+                    let j = self.lazy.link_flows[m][k] as usize;
+                    self.lazy.link_flows[m][k] = sorted[k].idx;
+                    self.push_work(core, sorted[k].idx as usize);
                     if j != sorted[k].idx as usize {
-                        let (a, b) = (self.path_off[j] as usize, self.path_off[j + 1] as usize);
+                        let (a, b) = (core.path_off[j] as usize, core.path_off[j + 1] as usize);
                         for p in a..b {
-                            let n = self.path_links[p] as usize;
-                            if self.xseen[n] != st {
-                                self.xseen[n] = st;
-                                self.xqueue.push(n as u32);
+                            let n = core.path_links[p] as usize;
+                            if self.resort_stamp_of[n] != st {
+                                self.resort_stamp_of[n] = st;
+                                self.resort_queue.push(n as u32);
                             }
                         }
                     }
                 }
                 self.mark_link(m);
             }
-            self.xsorted = sorted;
+            self.resort_order = sorted;
         }
     }
 
     /// Finishes flow i if all its bytes are sent and all its data has arrived.
-    pub(super) fn incr_try_finish(&mut self, i: usize, t: f64) -> bool {
-        let size = self.flows[i].size_bytes;
-        if size - self.sent_now(i) <= self.finish_tol(i, t) && self.complete_or_due(i, t) {
-            self.incr_remove(i);
-            self.sent[i] = size;
-            self.status[i] = Status::Done;
-            self.finish[i] = t;
-            self.changed = true;
-            self.release_slot(i);
+    pub(super) fn incr_try_finish(&mut self, core: &mut Core, i: usize, t: f64) -> bool {
+        let size = core.flows[i].size_bytes;
+        if size - core.sent_now(i) <= core.finish_tol(i, t) && core.complete_or_due(i, t) {
+            self.incr_remove(core, i);
+            core.sent[i] = size;
+            core.status[i] = Status::Done;
+            core.finish[i] = t;
+            core.flows_changed = true;
+            core.release_slot(i);
             return true;
         }
         false
@@ -402,52 +505,57 @@ impl Simulator {
 
     /// Re-evaluates the worklist in priority order, then the crossing times of the links
     /// that changed, then the next event time.
-    pub(super) fn incr_allocate(&mut self) -> Result<()> {
-        if self.fair {
-            return self.fair_allocate();
-        }
-        self.stats.allocations += 1;
+    pub(super) fn incr_allocate(&mut self, core: &mut Core) -> Result<()> {
         self.reset_cursors();
         // Progress guard: each active flow is re-evaluated about once.
-        let bound = ALLOC_STEPS_PER_FLOW * (self.active.len() as u64 + 1);
+        let bound = ALLOC_STEPS_PER_FLOW * (core.active.len() as u64 + 1);
         let mut steps = 0u64;
-        let inject = self.cfg.inject_stall_at_s.is_some_and(|ts| self.now >= ts);
-        while let Some(w) = self.work.pop() {
+        let inject = core.cfg.inject_stall_at_s.is_some_and(|ts| core.now >= ts);
+        while let Some(w) = self.worklist.pop() {
             let g = w.idx as usize;
-            self.in_work[g] = false;
+            self.on_worklist[g] = false;
             steps += 1;
             if steps > bound {
-                let mut flows: Vec<u32> = self.work.iter().map(|w| w.idx).collect();
+                let mut flows: Vec<u32> = self.worklist.iter().map(|w| w.idx).collect();
                 flows.push(g as u32);
                 let what = format!(
                     "{steps} re-evaluations of flows in one allocation, and the worklist does not drain \
                      (bound {ALLOC_STEPS_PER_FLOW} * (active flows + 1) = {bound})"
                 );
-                return Err(self.no_progress(&what, &flows));
+                return Err(core.no_progress(self.name(), &what, &flows));
             }
             if inject {
-                self.push_work(g); // test only: the worklist never drains
+                self.push_work(core, g); // test only: the worklist never drains
             }
-            if self.status[g] != Status::Active {
+            if core.status[g] != Status::Active {
                 continue;
             }
-            let (a, b) = (self.path_off[g] as usize, self.path_off[g + 1] as usize);
+            let (a, b) = (core.path_off[g] as usize, core.path_off[g + 1] as usize);
             // Residual capacity ahead of g on each of its links, and g's position there.
             // The worklist runs in priority order, which is each list's order, so each
             // link's scan goes on from where the previous flow's stopped (its cursor)
             // instead of from the head: the same subtractions in the same order. A flow
             // that a cursor already passed (a list out of priority order by rounding, or a
             // flow evaluated again) may change rate under the cursors, so they all restart.
-            if self.passed[g] == self.cepoch {
+            if self.passed_in_epoch[g] == self.cursor_epoch {
                 self.reset_cursors();
             }
-            let ep = self.cepoch;
-            let mut before = [0.0f64; 8];
-            let mut at = [0usize; 8];
-            let mut r = self.cap_now(g);
+            let ep = self.cursor_epoch;
+            // Per link of g's path: the residual before g and g's position in the list
+            // (on the stack for paths of up to 16 links; a graph's longer paths on the heap).
+            let (mut before_stack, mut at_stack) = ([0.0f64; 16], [0usize; 16]);
+            let (mut before_heap, mut at_heap) = (Vec::new(), Vec::new());
+            let (before, at): (&mut [f64], &mut [usize]) = if b - a <= 16 {
+                (&mut before_stack[..], &mut at_stack[..])
+            } else {
+                before_heap.resize(b - a, 0.0);
+                at_heap.resize(b - a, 0);
+                (&mut before_heap[..], &mut at_heap[..])
+            };
+            let mut r = core.cap_now(g);
             for (k, p) in (a..b).enumerate() {
-                let l = self.path_links[p] as usize;
-                let cap_l = self.topo.capacity[l];
+                let l = core.path_links[p] as usize;
+                let cap_l = core.topo.capacity[l];
                 let mut c = self.cursors[l];
                 if c.epoch != ep {
                     c = Cursor { epoch: ep, pos: 0, full: false, res: cap_l };
@@ -458,7 +566,7 @@ impl Simulator {
                     res = 0.0;
                     pos = usize::MAX;
                 } else {
-                    let list = &self.lists[l];
+                    let list = &self.lazy.link_flows[l];
                     let mut q = c.pos as usize;
                     let mut found = false;
                     while q < list.len() {
@@ -467,8 +575,8 @@ impl Simulator {
                             found = true;
                             break;
                         }
-                        c.res -= self.rate[h];
-                        self.passed[h] = ep;
+                        c.res -= core.rate[h];
+                        self.passed_in_epoch[h] = ep;
                         q += 1;
                         if c.res <= 1e-12 * cap_l {
                             // Nothing left for g here; its position is looked up if needed.
@@ -494,96 +602,86 @@ impl Simulator {
             let r = r.max(0.0);
             // The link that binds g (u32::MAX: its cap).
             let mut bind = u32::MAX;
-            let mut best = self.cap_now(g);
+            let mut best = core.cap_now(g);
             for (k, p) in (a..b).enumerate() {
                 if before[k] < best {
                     best = before[k];
-                    bind = self.path_links[p];
+                    bind = core.path_links[p];
                 }
             }
-            self.bind[g] = bind;
-            let old = self.rate[g];
+            self.binding_link[g] = bind;
+            let old = core.rate[g];
             if (r - old).abs() > 1e-12 * r.max(old) {
-                self.set_rate(g, r);
+                self.lazy.set_rate(core, g, r, &self.pias_placement);
                 for (k, p) in (a..b).enumerate() {
-                    let l = self.path_links[p] as usize;
+                    let l = core.path_links[p] as usize;
                     self.mark_link(l);
                     let pos = if at[k] == usize::MAX {
-                        self.lists[l].iter().position(|&x| x as usize == g).unwrap()
+                        self.lazy.link_flows[l].iter().position(|&x| x as usize == g).unwrap()
                     } else {
                         at[k]
                     };
-                    self.push_affected(l, pos + 1, before[k] - r);
+                    self.push_affected(core, l, pos + 1, before[k] - r);
                 }
             }
         }
-        self.incr_finish_allocation();
+        self.incr_finish_allocation(core);
         Ok(())
     }
 
     /// The flow events of the flows re-evaluated without a rate change, the crossing
     /// times of the links that changed, and the next event time.
-    pub(super) fn incr_finish_allocation(&mut self) {
-        while let Some(i) = self.resched.pop() {
-            let i = i as usize;
-            if self.status[i] == Status::Active {
-                self.sent[i] = self.sent_now(i);
-                self.t0[i] = self.now;
-                self.schedule_flow_event(i);
-            }
-        }
-        let dynamic = matches!(self.cfg.scheduler, Scheduler::Srpt | Scheduler::Ga(GaInner::Srpt));
-        while let Some(l) = self.xdirty_list.pop() {
+    pub(super) fn incr_finish_allocation(&mut self, core: &mut Core) {
+        self.lazy.reschedule_pending(core, &self.pias_placement);
+        let dynamic = matches!(core.cfg.scheduler, Scheduler::Srpt | Scheduler::Ga(GaInner::Srpt));
+        while let Some(l) = self.changed_links.pop() {
             let l = l as usize;
-            self.xdirty[l] = false;
+            self.link_changed[l] = false;
             if !dynamic {
                 continue;
             }
-            self.xver[l] = self.xver[l].wrapping_add(1);
+            self.crossing_version[l] = self.crossing_version[l].wrapping_add(1);
             let mut best = INF;
-            let soon = 1e-12 * self.now.max(1.0);
-            let list = &self.lists[l];
+            let soon = 1e-12 * core.now.max(1.0);
+            let list = &self.lazy.link_flows[l];
             let mut py = match list.first() {
-                Some(&y) => self.prio(y as usize),
+                Some(&y) => self.prio(core, y as usize),
                 None => continue,
             };
             for k in 1..list.len() {
                 let (x, y) = (list[k - 1] as usize, list[k] as usize);
                 let px = py;
-                py = self.prio(y);
+                py = self.prio(core, y);
                 if px.cmp_prio(&py) == Ordering::Greater {
                     // Already out of order: the keys met between two events (a crossing
                     // computed a rounding error late). Re-sort at once.
-                    best = best.min(self.now + soon);
+                    best = best.min(core.now + soon);
                     continue;
                 }
                 if px.k1 != py.k1 {
                     continue;
                 }
                 // Keys converge when the one ahead rises faster (or falls slower).
-                let (sx, sy) = (self.key_slope(x), self.key_slope(y));
+                let (sx, sy) = (self.key_slope(core, x), self.key_slope(core, y));
                 if sx > sy {
                     let dt = (py.k2 - px.k2) / (sx - sy);
-                    best = best.min(self.now + dt.max(soon));
+                    best = best.min(core.now + dt.max(soon));
                 }
             }
             if best < INF {
-                self.xheap.push(Reverse((OrdF64(best), l as u32, self.xver[l])));
+                self.crossing_heap.push(Reverse((OrdF64(best), l as u32, self.crossing_version[l])));
             }
         }
         // Next event.
-        let mut next = self.next_timed_event();
-        if let Some((te, _)) = self.fev.peek() {
-            next = next.min(te);
-        }
-        while let Some(Reverse((OrdF64(te), l, v))) = self.xheap.peek().copied() {
-            if v != self.xver[l as usize] {
-                self.xheap.pop();
+        let mut next = self.lazy.next_event(core);
+        while let Some(Reverse((OrdF64(te), l, v))) = self.crossing_heap.peek().copied() {
+            if v != self.crossing_version[l as usize] {
+                self.crossing_heap.pop();
                 continue;
             }
             next = next.min(te);
             break;
         }
-        self.next_event = next;
+        core.next_event = next;
     }
 }

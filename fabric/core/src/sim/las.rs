@@ -1,6 +1,6 @@
 //! A faster full recomputation for LAS (least attained service / foreground-background).
 //!
-//! It computes exactly what the generic priority path computes (the caps of `allocate`,
+//! It computes exactly what the generic priority path computes (the caps of `FullRecomputation::recompute`,
 //! `allocate_priority` with the key (0, sent, 1), `compute_next_event` with
 //! `next_crossing`, and the fluid advance and completions of `advance_to`), with the same
 //! floating-point operations in the same order where the order matters, so the results
@@ -18,11 +18,13 @@
 //!   priority order: the flow ahead on each link is the last one seen on that link, so no
 //!   per-link lists are built.
 //!
-//! `sent` and `rate` stay up to date alongside the records. `SimConfig::force_full_recompute`
+//! `sent` and `rate` stay up to date alongside the records. `AllocatorChoice::Full`
 //! keeps the generic path (the reference the tests compare this one against).
 use std::cmp::Ordering;
 
-use super::{finish_tol_of, tol_of, Simulator, Status, INF};
+use super::{filled, finish_tol_of, tol_of, Core, Status, INF};
+use crate::error::Result;
+use crate::fill::Filler;
 use crate::fill::{fill_one, fill_small_core, Paths, SMALL_N};
 
 /// Longest path the records hold (big switch: 2 links, leaf-spine: up to 4).
@@ -44,6 +46,47 @@ pub(super) struct LasRec {
     spanned: bool,
 }
 
+/// The LAS records allocator (`las` on paths of up to `MAX_PATH` links): the full
+/// recomputation of LAS at every event, on packed per-flow records (see the module doc).
+#[derive(Debug, Clone)]
+pub(super) struct LasRecords {
+    /// One record per active flow, in priority order (bytes sent, then arrival).
+    pub(super) recs: Vec<LasRec>,
+    /// Each flow's position in (arrival, index) order: the generic path's tie-breaks.
+    pub(super) rank: Vec<u32>,
+    /// Scratch of the next-event pass: per link, where the pass is (`LasLinkScan`).
+    pub(super) last: Vec<LasLinkScan>,
+    /// Flows left `active` since the records were last synced.
+    pub(super) removed: bool,
+    /// Progressive filling of each group of equal keys (fill.rs).
+    pub(super) filler: Filler,
+    /// Per link, the capacity not yet given out in the current allocation, bytes/s.
+    pub(super) residual: Vec<f64>,
+    /// LAS keys (bytes sent) this far apart per second of t are equal (`same`): what
+    /// the fastest link sends in a few ulps of t, the rounding of a crossing's time.
+    pub(super) key_abs_tol: f64,
+}
+
+impl LasRecords {
+    /// The allocator of a run whose flows arrive in `order` on links of capacities
+    /// `capacity` (bytes/s) with key tolerance `key_abs_tol` (`key_abs_tol_of`).
+    pub(super) fn new(order: &[u32], capacity: &[f64], key_abs_tol: f64) -> Result<Self> {
+        let mut rank = vec![0u32; order.len()];
+        for (p, &i) in order.iter().enumerate() {
+            rank[i as usize] = p as u32;
+        }
+        Ok(LasRecords {
+            recs: Vec::new(),
+            rank,
+            last: Vec::new(),
+            removed: false,
+            filler: Filler::try_new(capacity.len())?,
+            residual: filled(capacity.len(), 0.0, "per-link state")?,
+            key_abs_tol,
+        })
+    }
+}
+
 #[inline]
 fn rec_cmp(a: &LasRec, b: &LasRec) -> Ordering {
     a.sent.total_cmp(&b.sent).then(a.rank.cmp(&b.rank))
@@ -51,8 +94,8 @@ fn rec_cmp(a: &LasRec, b: &LasRec) -> Ordering {
 
 /// `same_key` of the generic path for keys (0, x, 1) and (0, y, 1).
 #[inline]
-fn same(x: f64, y: f64) -> bool {
-    (x - y).abs() <= tol_of(x.abs().max(y.abs()))
+fn same(x: f64, y: f64, abs: f64) -> bool {
+    (x - y).abs() <= tol_of(x.abs().max(y.abs())).max(abs)
 }
 
 /// Sets a flow's rate in its record and in `rate`, which always agree: `rate` is written
@@ -80,11 +123,11 @@ const NO_SCAN: LasLinkScan = LasLinkScan { last: (-1.0, 0.0), lead: -1.0, fast: 
 
 /// `crossing(x, y)` of the generic path for LAS: x = (sent, rate) ahead, y behind.
 #[inline]
-fn las_crossing((sx, rx): (f64, f64), (sy, ry): (f64, f64), t: f64, bump: f64) -> f64 {
-    if rx > 0.0 && sx >= 0.0 && rx > ry && !same(sx, sy) {
+fn las_crossing((sx, rx): (f64, f64), (sy, ry): (f64, f64), t: f64, abs: f64) -> f64 {
+    if rx > 0.0 && sx >= 0.0 && rx > ry && !same(sx, sy, abs) {
         let dt = (sy - sx) / (rx - ry);
         if dt >= 0.0 {
-            return (t + dt.max(bump)).max(t.next_up());
+            return (t + dt).max(t.next_up());
         }
     }
     INF
@@ -97,40 +140,40 @@ impl LasRec {
     }
 }
 
-impl Simulator {
+impl LasRecords {
     /// `advance_fluid` over the records (in sync with `active`: see `las_sync`).
-    pub(super) fn las_advance_fluid(&mut self, t: f64) {
-        let dt = t - self.now;
+    pub(super) fn las_advance_fluid(&mut self, core: &mut Core, t: f64) {
+        let dt = t - core.now;
         if dt > 0.0 {
-            for r in self.las_recs.iter_mut() {
+            for r in self.recs.iter_mut() {
                 if r.rate > 0.0 {
                     let mut s = r.sent + r.rate * dt;
                     if r.spanned {
-                        let f = &self.flows[r.idx as usize];
+                        let f = &core.flows[r.idx as usize];
                         s = s.min(f.size_bytes * ((t - f.arrival_s) / f.data_span_s).min(1.0));
                     }
                     let s = s.min(r.size);
                     r.sent = s;
-                    self.sent[r.idx as usize] = s;
+                    core.sent[r.idx as usize] = s;
                 }
             }
         }
-        self.now = t.max(self.now);
+        core.now = t.max(core.now);
     }
 
     /// The completion pass of `advance_to` over the records; true if any flow finished.
-    pub(super) fn las_completions(&mut self, t: f64) -> bool {
+    pub(super) fn las_completions(&mut self, core: &mut Core, t: f64) -> bool {
         let mut any_done = false;
-        for k in 0..self.las_recs.len() {
-            let r = self.las_recs[k];
+        for k in 0..self.recs.len() {
+            let r = self.recs[k];
             let i = r.idx as usize;
-            if r.size - r.sent <= finish_tol_of(r.size, r.rate, t) && self.complete_or_due(i, t) {
-                self.sent[i] = r.size;
-                self.las_recs[k].sent = r.size;
-                self.status[i] = Status::Done;
-                self.finish[i] = t;
+            if r.size - r.sent <= finish_tol_of(r.size, r.rate, t) && core.complete_or_due(i, t) {
+                core.sent[i] = r.size;
+                self.recs[k].sent = r.size;
+                core.status[i] = Status::Done;
+                core.finish[i] = t;
                 any_done = true;
-                self.release_slot(i);
+                core.release_slot(i);
             }
         }
         any_done
@@ -139,38 +182,38 @@ impl Simulator {
     /// Brings the records in line with `active` (flows that left are dropped, new ones
     /// appended, as `advance_to` and `activate` change `active`), then sorts them and
     /// `active` by (sent, arrival, index), as `sort_active_by_key` does for LAS.
-    fn las_sync_sort(&mut self) {
-        let old = self.las_recs.len();
+    fn las_sync_sort(&mut self, core: &mut Core) {
+        let old = self.recs.len();
         let mut w = old;
-        if self.las_removed {
-            self.las_removed = false;
+        if self.removed {
+            self.removed = false;
             // Drop the flows that left, keeping the order.
             w = 0;
             for k in 0..old {
-                let r = self.las_recs[k];
-                if self.status[r.idx as usize] == Status::Active {
-                    self.las_recs[w] = r;
+                let r = self.recs[k];
+                if core.status[r.idx as usize] == Status::Active {
+                    self.recs[w] = r;
                     w += 1;
                 }
             }
         }
         // `active` only loses flows (`advance_to`) and gains new ones at its end (`activate`).
-        debug_assert!(self.active.len() >= w && self.las_recs[..w].iter().zip(&self.active).all(|(r, &i)| r.idx == i));
-        if self.active.len() < w {
+        debug_assert!(core.active.len() >= w && self.recs[..w].iter().zip(&core.active).all(|(r, &i)| r.idx == i));
+        if core.active.len() < w {
             w = 0; // not expected: rebuild
         }
-        self.las_recs.truncate(w);
-        for k in w..self.active.len() {
-            let i = self.active[k] as usize;
-            let f = &self.flows[i];
-            let (pa, pb) = (self.path_off[i] as usize, self.path_off[i + 1] as usize);
+        self.recs.truncate(w);
+        for k in w..core.active.len() {
+            let i = core.active[k] as usize;
+            let f = &core.flows[i];
+            let (pa, pb) = (core.path_off[i] as usize, core.path_off[i + 1] as usize);
             let mut links = [0u32; MAX_PATH];
-            links[..pb - pa].copy_from_slice(&self.path_links[pa..pb]);
-            self.las_recs.push(LasRec {
-                sent: self.sent[i],
-                rate: self.rate[i],
+            links[..pb - pa].copy_from_slice(&core.path_links[pa..pb]);
+            self.recs.push(LasRec {
+                sent: core.sent[i],
+                rate: core.rate[i],
                 size: f.size_bytes,
-                rank: self.las_rank[i],
+                rank: self.rank[i],
                 idx: i as u32,
                 links,
                 np: (pb - pa) as u8,
@@ -178,8 +221,8 @@ impl Simulator {
             });
         }
         // Insertion sort: the previous order is nearly right (cost n + moves).
-        let n = self.las_recs.len();
-        let recs = &mut self.las_recs[..];
+        let n = self.recs.len();
+        let recs = &mut self.recs[..];
         let budget = 8 * n + 256;
         let mut moves = 0usize;
         let mut fallback = false;
@@ -203,35 +246,36 @@ impl Simulator {
         if fallback {
             recs.sort_by(rec_cmp);
         }
-        for (a, r) in self.active.iter_mut().zip(self.las_recs.iter()) {
+        for (a, r) in core.active.iter_mut().zip(self.recs.iter()) {
             *a = r.idx;
         }
     }
 
-    /// LAS allocation and next event (replaces all of `allocate` after its counter).
-    pub(super) fn allocate_las(&mut self) {
-        let t = self.now;
-        self.las_sync_sort();
-        // Caps from data availability (`allocate`); flows without a data span keep INF.
-        for r in &self.las_recs {
+    /// LAS allocation and next event (what `FullRecomputation::recompute` does for LAS).
+    pub(super) fn allocate_las(&mut self, core: &mut Core) {
+        let t = core.now;
+        self.las_sync_sort(core);
+        // Caps from data availability (as `recompute`); flows without a data span keep INF.
+        for r in &self.recs {
             if r.spanned {
                 let i = r.idx as usize;
-                let f = &self.flows[i];
-                self.cap[i] = if t < f.arrival_s + f.data_span_s && r.sent >= self.avail(i, t) - tol_of(f.size_bytes) {
+                let f = &core.flows[i];
+                core.cap[i] = if t < f.arrival_s + f.data_span_s && r.sent >= core.avail(i, t) - tol_of(f.size_bytes) {
                     f.size_bytes / f.data_span_s
                 } else {
                     INF
                 };
             }
         }
-        self.res.copy_from_slice(&self.topo.capacity);
+        self.residual.copy_from_slice(&core.topo.capacity);
         // Every weight is 1 (set in `Simulator::new`).
-        let n = self.las_recs.len();
+        let n = self.recs.len();
         let mut a = 0;
+        let abs = self.key_abs_tol * t;
         while a < n {
-            let first = self.las_recs[a].sent;
+            let first = self.recs[a].sent;
             let mut b = a + 1;
-            while b < n && same(first, self.las_recs[b].sent) {
+            while b < n && same(first, self.recs[b].sent, abs) {
                 b += 1;
             }
             // Members with a saturated link get rate 0 in `Filler::fill` (their links pop
@@ -242,73 +286,73 @@ impl Simulator {
             if b > a + 1 {
                 n_free = 0;
                 for k in a..b {
-                    let r = &mut self.las_recs[k];
-                    if r.path().iter().all(|&l| self.res[l as usize] > 0.0) {
+                    let r = &mut self.recs[k];
+                    if r.path().iter().all(|&l| self.residual[l as usize] > 0.0) {
                         free = k;
                         n_free += 1;
                     } else {
-                        set_rate(&mut self.rate, r, 0.0);
+                        set_rate(&mut core.rate, r, 0.0);
                     }
                 }
             }
             if n_free == 1 {
-                let r = &mut self.las_recs[free];
-                let cap = if r.spanned { self.cap[r.idx as usize] } else { INF };
-                let x = fill_one(r.path(), cap, &mut self.res);
-                set_rate(&mut self.rate, r, x);
+                let r = &mut self.recs[free];
+                let cap = if r.spanned { core.cap[r.idx as usize] } else { INF };
+                let x = fill_one(r.path(), cap, &mut self.residual);
+                set_rate(&mut core.rate, r, x);
             } else if n_free > 1 {
                 let mut out = [0.0; SMALL_N];
-                let (recs, capv) = (&self.las_recs[a..b], &self.cap);
+                let (recs, capv) = (&self.recs[a..b], &core.cap);
                 let cap_of = |p: usize| if recs[p].spanned { capv[recs[p].idx as usize] } else { INF };
-                if fill_small_core(b - a, |p| recs[p].path(), |_| 1.0, cap_of, &mut self.res, &mut out) {
-                    for (r, &x) in self.las_recs[a..b].iter_mut().zip(&out) {
-                        set_rate(&mut self.rate, r, x);
+                if fill_small_core(b - a, |p| recs[p].path(), |_| 1.0, cap_of, &mut self.residual, &mut out) {
+                    for (r, &x) in self.recs[a..b].iter_mut().zip(&out) {
+                        set_rate(&mut core.rate, r, x);
                     }
                 } else {
-                    let paths = Paths { off: &self.path_off, links: &self.path_links };
-                    self.filler.fill(&self.active[a..b], &paths, &self.weight, &self.cap, &mut self.res, &mut self.rate);
-                    for r in &mut self.las_recs[a..b] {
-                        r.rate = self.rate[r.idx as usize];
+                    let paths = Paths { off: &core.path_off, links: &core.path_links };
+                    self.filler.fill(&core.active[a..b], &paths, &core.weight, &core.cap, &mut self.residual, &mut core.rate);
+                    for r in &mut self.recs[a..b] {
+                        r.rate = core.rate[r.idx as usize];
                     }
                 }
             }
             a = b;
         }
-        self.las_next_event();
+        self.las_next_event(core);
     }
 
     /// `compute_next_event` for LAS: completions, data catch-up and crossings in one pass.
-    fn las_next_event(&mut self) {
-        let t = self.now;
-        let mut next = self.next_timed_event();
+    fn las_next_event(&mut self, core: &mut Core) {
+        let t = core.now;
+        let mut next = core.next_timed_event();
         // The flow ahead on each link (in priority order): (sent, rate); sent < 0: none yet.
-        self.las_last.clear();
-        self.las_last.resize(self.topo.n_links(), NO_SCAN);
-        let bump = 1e-12 * t;
+        self.last.clear();
+        self.last.resize(core.topo.n_links(), NO_SCAN);
+        let abs = self.key_abs_tol * t;
         let mut cross = INF;
-        for r in &self.las_recs {
+        for r in &self.recs {
             let (sy, ry) = (r.sent, r.rate);
             if ry > 0.0 {
                 next = next.min(t + (r.size - sy) / ry);
                 if r.spanned {
-                    next = next.min(self.catch_up_at(r.idx as usize, t, sy, ry));
+                    next = next.min(core.catch_up_at(r.idx as usize, t, sy, ry));
                 }
             }
             for &l in r.path() {
-                let k = &mut self.las_last[l as usize];
+                let k = &mut self.last[l as usize];
                 // `next_crossing`'s pairs: the flow ahead, and the fastest of the group before.
-                cross = cross.min(las_crossing(k.last, (sy, ry), t, bump));
-                if k.lead < 0.0 || !same(k.lead, sy) {
+                cross = cross.min(las_crossing(k.last, (sy, ry), t, abs));
+                if k.lead < 0.0 || !same(k.lead, sy, abs) {
                     (k.prev_fast, k.lead, k.fast) = (k.fast, sy, (sy, ry));
                 } else if ry > k.fast.1 {
                     k.fast = (sy, ry);
                 }
                 if k.prev_fast != k.last {
-                    cross = cross.min(las_crossing(k.prev_fast, (sy, ry), t, bump));
+                    cross = cross.min(las_crossing(k.prev_fast, (sy, ry), t, abs));
                 }
                 k.last = (sy, ry);
             }
         }
-        self.next_event = next.min(cross);
+        core.next_event = next.min(cross);
     }
 }

@@ -1,0 +1,290 @@
+"""aSCC (Davydow et al., "SRPT-based Congestion Control for Flows with Unknown Sizes";
+shared/papers/000_*), section VIII, Figs. 4 (data mining, DM) and 5 (web search, WS).
+
+The paper's setting: the pFabric/PIAS leaf-spine (9 ToRs x 16 hosts = 144 hosts, 4 spines,
+10 Gbps host links, 40 Gbps ToR-spine), Poisson all-to-all arrivals at load L, sizes from
+the web-search and data-mining CDFs, packet arrival times of a flow spread uniformly over
+[a_i, a_i + alpha * Delta t_i] (flowsched: ``workloads.add_data_span``). Four CCs: SRPT
+(clairvoyant: knows the size when the first packet arrives), ASCC (flowsched ``asrpt``:
+the size is known only once all of the flow's data has arrived, ``size_known=False``),
+PIAS (its 8-queue thresholds for the workload at the load, ``workloads.pias_thresholds``)
+and LAS. AFCT over all flows, mice (< 100 KB), medium (100 KB - 10 MB), elephants (> 10 MB);
+Figs. 4/5 (a-d) vary alpha from 0 to 2, (e-h) vary L from 0.5 to 0.9 at alpha = 1 (the
+text: "In Fig. 5(f), where we set alpha = 1"). The text does not give the load of the
+alpha sweeps; 0.8 is used here (PIAS's default load).
+
+Grids (flows per point; one seed):
+  --quick    2,000 flows, loads 0.5, 0.8, 0.9, alpha 0, 1, 2 (alpha sweep at 0.8)
+  default   10,000 flows, loads 0.5, 0.6, 0.7, 0.8, 0.9, alpha 0, 0.5, 1, 1.5, 2
+  --full    50,000 flows, loads 0.5 to 0.9 by 0.1, alpha 0 to 2 by 0.2
+The packet model runs 300 (quick) and 1,000 (default) flows per point on the same points.
+The paper's runs are longer (its figures are averages over long ns-2 runs); the quick grid is
+a smoke test whose elephant numbers rest on a few dozen flows.
+
+Packet model (--model packet/both): every CC over DCTCP end hosts as in the paper ("all four
+CCs use DCTCP-based control logic at end hosts"), with the switches' priorities from the
+scheduler; where the packet model refuses that combination the run falls back to its
+default transport for the scheduler and says so.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import reproduce_common as C  # noqa: E402
+
+import flowsched  # noqa: E402
+from flowsched import workloads  # noqa: E402
+
+PAPER = "aSCC (000), section VIII, Figs. 4-5"
+CCS = ("srpt", "asrpt", "pias", "las")
+LABEL = {"srpt": "SRPT", "asrpt": "ASCC", "pias": "PIAS", "las": "LAS"}
+WLS = {"WS": "websearch", "DM": "datamining"}
+ALPHA_SWEEP_LOAD = 0.8
+LOAD_SWEEP_ALPHA = 1.0
+
+
+def grid(mode: str) -> tuple[int, list[float], list[float]]:
+    if mode == "quick":
+        return 2000, [0.5, 0.8, 0.9], [0.0, 1.0, 2.0]
+    if mode == "full":
+        return 50_000, [0.5, 0.6, 0.7, 0.8, 0.9], [round(0.2 * i, 1) for i in range(11)]
+    return 10_000, [0.5, 0.6, 0.7, 0.8, 0.9], [0.0, 0.5, 1.0, 1.5, 2.0]
+
+
+def packet_flows(mode: str, n: int) -> int:
+    """The packet model runs fewer flows per point (about 200,000 packets/s here): 300 (quick),
+    1,000 (default), the fluid count (full)."""
+    return {"quick": 300, "default": 1000}.get(mode, n)
+
+
+def points(loads: list[float], alphas: list[float]) -> list[tuple[float, float]]:
+    pts = [(ALPHA_SWEEP_LOAD, a) for a in alphas] + [(load, LOAD_SWEEP_ALPHA) for load in loads]
+    return sorted(set(pts))
+
+
+def run_model(model: str, n: int, loads: list[float], alphas: list[float], seed: int) -> dict:
+    """{(wl, load, alpha, cc): {'all','mice','medium','elephant'} AFCT in s, or C.Unavailable}."""
+    topo = flowsched.LeafSpine()  # 9 x 16 hosts, 4 spines, 10/40 Gbps: the paper's fabric
+    out: dict = {}
+    for wl, dist in WLS.items():
+        for load in sorted({p[0] for p in points(loads, alphas)}):
+            base = workloads.poisson_all_to_all(dist, load=load, hosts=144, link_gbps=10, n_flows=n, seed=seed)
+            th = workloads.pias_thresholds(dist, load, nearest=True)
+            for (pl, alpha) in points(loads, alphas):
+                if pl != load:
+                    continue
+                tr = workloads.add_data_span(base, alpha, 10.0)
+                hidden = tr.assign(size_known=False)
+                for cc in CCS:
+                    t = tr if cc == "srpt" else hidden  # SRPT is clairvoyant; the others never read sizes
+                    kw = {"pias_thresholds_bytes": th} if cc == "pias" else {}
+                    try:
+                        try:
+                            r = C.simulate(t, topo, cc, model, transport="dctcp" if model == "packet" else None, **kw)
+                        except C.Unavailable:
+                            if model != "packet" or not C.packet_available():
+                                raise
+                            r = C.simulate(t, topo, cc, model, **kw)  # the model's default transport
+                        out[(wl, load, alpha, cc)] = C.afct_by_bucket(r.flows)
+                    except C.Unavailable as e:
+                        out[(wl, load, alpha, cc)] = e
+    return out
+
+
+def get(r: dict, wl: str, load: float, alpha: float, cc: str, bucket: str) -> float:
+    v = r[(wl, load, alpha, cc)]
+    if isinstance(v, C.Unavailable):
+        raise v
+    return v[bucket]
+
+
+def claims(loads: list[float], alphas: list[float]) -> list[C.Claim]:
+    L, A = ALPHA_SWEEP_LOAD, LOAD_SWEEP_ALPHA
+    hi = max(loads)
+    a_max = max(alphas)
+
+    def mice_srpt_las_best(r):
+        bad = []
+        for load in loads:
+            g = {cc: get(r, "WS", load, A, cc, "mice") for cc in CCS}
+            if not max(g["srpt"], g["las"]) < min(g["pias"], g["asrpt"]):
+                bad.append(load)
+        g = {cc: get(r, "WS", L, A, cc, "mice") for cc in CCS}
+        s = ", ".join(f"{LABEL[c]} {C.fmt_ms(v)}" for c, v in g.items())
+        return C.Verdict(not bad, f"L={L}: {s}" + (f"; fails at L={bad}" if bad else f"; holds at every L in {loads}"))
+
+    def ascc_is_srpt_at_alpha0(r):
+        a, s, p = (get(r, "WS", L, 0.0, cc, "mice") for cc in ("asrpt", "srpt", "pias"))
+        same = abs(a - s) <= 1e-6 * s
+        return C.Verdict(same and a < p, f"ASCC/SRPT {a / s:.4f}, ASCC {100 * (a / p - 1):+.0f}% vs PIAS")
+
+    def ascc_above_pias_at_alpha2(r):
+        a, p = get(r, "WS", L, a_max, "asrpt", "mice"), get(r, "WS", L, a_max, "pias", "mice")
+        return C.Verdict(a > p, f"ASCC {100 * (a / p - 1):+.0f}% vs PIAS at alpha={a_max}")
+
+    def ascc_srpt_same_growth(r):
+        da = get(r, "WS", L, a_max, "asrpt", "mice") - get(r, "WS", L, 1.0, "asrpt", "mice")
+        ds = get(r, "WS", L, a_max, "srpt", "mice") - get(r, "WS", L, 1.0, "srpt", "mice")
+        ok = ds > 0 and da > 0 and 0.75 <= da / ds <= 1.33
+        return C.Verdict(ok, f"growth alpha 1->{a_max}: ASCC {C.fmt_ms(da)}, SRPT {C.fmt_ms(ds)}")
+
+    def medium_starvation(r):
+        a = get(r, "WS", hi, A, "asrpt", "medium")
+        p, las = get(r, "WS", hi, A, "pias", "medium"), get(r, "WS", hi, A, "las", "medium")
+        return C.Verdict(p / a >= 1.5 and las / a >= 1.5, f"L={hi}: PIAS {p / a:.2f}x, LAS {las / a:.2f}x ASCC")
+
+    def ascc_near_srpt_medium(r):
+        worst = max(get(r, "WS", load, A, "asrpt", "medium") / get(r, "WS", load, A, "srpt", "medium")
+                    for load in loads)
+        return C.Verdict(worst <= 1.10, f"max ASCC/SRPT over L = {worst:.3f}")
+
+    def las_elephants(r):
+        out = []
+        for wl in WLS:
+            g = {cc: get(r, wl, L, A, cc, "elephant") for cc in CCS}
+            out.append((wl, g["las"] > max(g["srpt"], g["asrpt"], g["pias"]), g["las"] / g["srpt"],
+                        g["pias"] / g["srpt"]))
+        return C.Verdict(all(o[1] for o in out),
+                         ", ".join(f"{wl}: LAS/SRPT {x:.2f}, PIAS/SRPT {p:.2f}" for wl, _, x, p in out))
+
+    def pias_elephants(r):
+        ws = get(r, "WS", L, A, "pias", "elephant") / get(r, "WS", L, A, "srpt", "elephant")
+        dm = get(r, "DM", L, A, "pias", "elephant") / get(r, "DM", L, A, "srpt", "elephant")
+        return C.Verdict(ws < 1 and dm > 1, f"PIAS/SRPT: WS {ws:.2f}, DM {dm:.2f}")
+
+    def dm_mice_close(r):
+        spread = 0.0
+        for load in loads:
+            g = [get(r, "DM", load, A, cc, "mice") for cc in CCS]
+            spread = max(spread, max(g) / min(g) - 1)
+        return C.Verdict(spread <= 0.03, f"max spread over L = {100 * spread:.1f}%")
+
+    def dm_medium_ascc_beats_pias(r):
+        rel = {load: get(r, "DM", load, A, "asrpt", "medium") / get(r, "DM", load, A, "pias", "medium") - 1
+               for load in loads}
+        return C.Verdict(all(v < 0 for v in rel.values()), "ASCC vs PIAS: "
+                         + ", ".join(f"L={k}: {100 * v:+.0f}%" for k, v in rel.items() if k in (min(loads), hi)))
+
+    def unchanged_to_alpha1(r):
+        worst = 0.0
+        for wl in WLS:
+            for cc in ("srpt", "las", "pias"):
+                a0, a1 = get(r, wl, L, 0.0, cc, "all"), get(r, wl, L, 1.0, cc, "all")
+                worst = max(worst, abs(a1 / a0 - 1))
+        return C.Verdict(worst <= 1e-6, f"largest change of SRPT/LAS/PIAS AFCT from alpha 0 to 1: {100 * worst:.2g}%")
+
+    def srpt_best_overall(r):
+        bad = [load for load in loads for wl in WLS
+               if get(r, wl, load, A, "srpt", "all") > min(get(r, wl, load, A, cc, "all") for cc in CCS) * (1 + 1e-9)]
+        return C.Verdict(not bad, "SRPT lowest AFCT at every (workload, L)" if not bad else f"not lowest at {bad}")
+
+    return [
+        C.Claim("Fig. 5(b,f)", "WS mice: SRPT and LAS below PIAS and ASCC (every L, alpha=1)",
+                "SRPT, LAS near-optimal; PIAS, ASCC higher", mice_srpt_las_best,
+                "flowsched's fluid pias serves the flows of one queue one after another (per-flow FIFO); under "
+                "PIAS's DCTCP they share the queue, which is what puts PIAS near LAS on mice (issue 20 part 3)"),
+        C.Claim("Fig. 5(b)", "WS mice, alpha=0: ASCC is exactly SRPT and beats PIAS",
+                "ASCC = SRPT, 18% below PIAS", ascc_is_srpt_at_alpha0,
+                "per-flow FIFO inside a PIAS queue (see above) changes PIAS's mice AFCT"),
+        C.Claim("Fig. 5(b)", "WS mice, alpha=2: ASCC above PIAS", "ASCC 9% above PIAS", ascc_above_pias_at_alpha2,
+                "the fluid PIAS's per-flow FIFO makes its mice slower than the paper's, so ASCC stays below it"),
+        C.Claim("Fig. 5(b)", "WS mice: ASCC and SRPT grow alike from alpha 1 to 2 (lack of data dominates)",
+                "same rate of growth", ascc_srpt_same_growth, "the growths differ by more than a third"),
+        C.Claim("Fig. 5(g)", f"WS medium, L={hi}: PIAS and LAS >= 1.5x ASCC (mutual starvation)",
+                "PIAS 2x, LAS 2.3x ASCC at L=0.9", medium_starvation,
+                "the fluid PIAS and LAS starve medium flows less than the paper's, which it ascribes to mutual "
+                "starvation among concurrent medium flows under DCTCP (drops and timeouts not modelled)"),
+        C.Claim("Fig. 5(g)", "WS medium: ASCC never more than 10% above SRPT (alpha=1)", "<= 10%",
+                ascc_near_srpt_medium, "ASCC treats a flow as unknown (behind every known flow) until all its data has "
+                "arrived; the paper's own explanation of its <= 10% is that its higher (DCTCP) FCTs make that "
+                "period of uncertainty short relative to the FCT, and the fluid FCTs are shorter"),
+        C.Claim("Figs. 4-5(d,h)", "elephants: LAS worst of the four (WS and DM)", "LAS loses substantially",
+                las_elephants, "LAS does lose to SRPT and ASCC, but the fluid PIAS (per-flow FIFO in its last "
+                "queue) loses more on DM elephants"),
+        C.Claim("Figs. 4-5(d,h)", "elephants: PIAS below SRPT on WS, above it on DM",
+                "WS 10% lower, DM up to 25% higher", pias_elephants,
+                "the paper explains PIAS's WS elephants by drops and DCTCP dynamics, not modelled in the fluid model"),
+        C.Claim("Fig. 4(b,f)", "DM mice: the four CCs within 3% of each other", "never exceeds 3%", dm_mice_close,
+                "fluid pias per-flow FIFO delays single-packet flows behind other mice of the same queue"),
+        C.Claim("Fig. 4(g)", "DM medium: ASCC below PIAS at every L", "10% lower at 0.5, 33% at 0.9",
+                dm_medium_ascc_beats_pias, "not investigated here: on DM the fluid ASCC's medium flows wait as unknown "
+                "flows behind the known ones (see the claim above), which costs more than PIAS's DM thresholds"),
+        C.Claim("Section VIII", "alpha 0 -> 1: SRPT, LAS and PIAS do not change (data arrives faster than the link)",
+                "'we expect PIAS, SRPT, and LAS not to change'", unchanged_to_alpha1,
+                "data spacing changes flows' service even below alpha = 1"),
+        C.Claim("Figs. 4-5(a,e)", "all flows: clairvoyant SRPT has the lowest AFCT (every L, both workloads)",
+                "SRPT lowest", srpt_best_overall,
+                "SRPT is optimal only on one link; on the leaf-spine greedy SRPT need not be"),
+    ]
+
+
+def figure(results: dict, loads: list[float], alphas: list[float], args) -> None:
+    plt = C.pyplot(args)
+    if plt is None:
+        return
+    for wl in WLS:
+        fig, axes = plt.subplots(2, 4, figsize=(14, 6.5))
+        for j, bucket in enumerate(("all",) + C.BUCKET_NAMES):
+            for m, r in results.items():
+                if isinstance(r, C.Unavailable):
+                    continue
+                ls = "-" if m == "fluid" else "--"
+                for cc in CCS:
+                    try:
+                        ya = [get(r, wl, ALPHA_SWEEP_LOAD, a, cc, bucket) * 1e3 for a in alphas]
+                        yl = [get(r, wl, load, LOAD_SWEEP_ALPHA, cc, bucket) * 1e3 for load in loads]
+                    except C.Unavailable:
+                        continue
+                    axes[0, j].plot(alphas, ya, ls, marker="o", label=f"{LABEL[cc]} ({m})")
+                    axes[1, j].plot(loads, yl, ls, marker="o", label=f"{LABEL[cc]} ({m})")
+            axes[0, j].set_title(f"{wl} {bucket}: vs alpha (L={ALPHA_SWEEP_LOAD})")
+            axes[1, j].set_title(f"{wl} {bucket}: vs load (alpha={LOAD_SWEEP_ALPHA})")
+            axes[0, j].set_xlabel("alpha")
+            axes[1, j].set_xlabel("load")
+            axes[0, j].set_ylabel("AFCT (ms)")
+            axes[1, j].set_ylabel("AFCT (ms)")
+        axes[0, 0].legend(fontsize=7)
+        fig.suptitle(f"aSCC Fig. {4 if wl == 'DM' else 5} ({wl}), flowsched")
+        fig.tight_layout()
+        C.save(fig, args, f"ascc_fig{4 if wl == 'DM' else 5}_{wl.lower()}.png")
+        plt.close(fig)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = C.parser(__doc__).parse_args(argv)
+    C.header(PAPER, args)
+    n, loads, alphas = grid(C.mode(args))
+    results: dict = {}
+    for m in C.models(args):
+        t = C.Timer()
+        nm = packet_flows(C.mode(args), n) if m == "packet" else n
+        if m == "packet" and not C.packet_available():
+            results[m] = C.Unavailable(C.packet_unavailable_reason())
+        else:
+            results[m] = run_model(m, nm, loads, alphas, args.seed)
+        print(f"{m}: {len(points(loads, alphas)) * len(WLS) * len(CCS)} runs of {nm:,} flows in {t}")
+    numbers = {}
+    for m, r in results.items():
+        if isinstance(r, C.Unavailable):
+            continue
+        rows = []
+        for (wl, load, alpha, cc), v in sorted(r.items()):
+            if isinstance(v, C.Unavailable):
+                continue
+            rows.append({"workload": wl, "load": load, "alpha": alpha, "cc": LABEL[cc],
+                         **{k: v[k] * 1e3 for k in ("all",) + C.BUCKET_NAMES}})
+        df = pd.DataFrame(rows).set_index("workload")
+        C.print_frame(f"{m}: AFCT (ms) per bucket (mice < 100 KB, medium 100 KB-10 MB, elephant > 10 MB)", df)
+        numbers[m] = df.reset_index()
+    figure(results, loads, alphas, args)
+    grid_s = f"{n:,} flows/point, loads {loads} at alpha={LOAD_SWEEP_ALPHA}, alphas {alphas} at L={ALPHA_SWEEP_LOAD}"
+    return C.report(PAPER, claims(loads, alphas), results, args, numbers, grid_s)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,988 @@
+//! The packet-level model: the same traces (`FlowSpec`), topologies (`Topology`) and
+//! schedulers (`Scheduler`) as the fluid `Simulator`, simulated packet by packet.
+//!
+//! Every unidirectional link of the topology is one output port with its own queue (the
+//! hosts' uplinks are their NICs' queues). A flow's data packets follow the fluid model's
+//! path of link ids (so the leaf-spine's ECMP hash is the same); its ACKs follow the path
+//! from its destination back to its source. Packets are store-and-forward at every hop,
+//! serialized at the link's rate and delayed `delay_per_hop_s` per link. Time is integer
+//! picoseconds; events are kept in a binary heap ordered by (time, sequence number), so a
+//! run is deterministic bit for bit. There is no randomness in the model itself.
+//!
+//! A flow's sender starts at its arrival (no handshake) and it finishes when its last byte
+//! reaches the receiver: its FCT (finish - arrival) includes every propagation, queueing and
+//! serialization delay. See `docs/packet.md` for every default and its source.
+pub mod port;
+pub mod tcp;
+
+use std::cmp::Ordering;
+use std::collections::{BinaryHeap, VecDeque};
+
+use crate::error::{Result, SimError};
+use crate::sched::{GaInner, Scheduler};
+use crate::sim::FlowSpec;
+use crate::topology::Topology;
+use port::{Discipline, Enqueued, Packet, Port, ACK, CE, ECE, RETX};
+use tcp::{CcParams, Receiver, Sender, DCTCP_G, MAX_RTO_PS};
+
+/// The most links a route may have (a packet counts its hops in a u8).
+pub const MAX_HOPS: usize = 255;
+/// Picoseconds per second.
+pub const PS_PER_S: f64 = 1e12;
+/// The latest arrival (or time) the packet model takes: 1e6 s (u64 picoseconds reach 1.8e7 s).
+pub const MAX_TIME_S: f64 = 1e6;
+
+/// A packet-level transport.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Transport {
+    /// NewReno (RFC 5681, RFC 6582) with the RFC 6298 timer.
+    Tcp,
+    /// `Tcp` plus DCTCP (RFC 8257) over ECN-marking queues.
+    Dctcp,
+    /// pFabric's minimal rate control over pFabric priority queues.
+    PFabric,
+}
+
+/// The scheduler x transport pairs the packet model runs, for error messages and docs.
+pub const SUPPORTED: &str = "ps with tcp or dctcp (FIFO queues: drop-tail for tcp, ECN marking for dctcp); \
+pias with dctcp or tcp (strict-priority queues sharing the buffer, ECN per queue with dctcp); \
+fifo, srpt, asrpt (= ga:srpt), las, edf and external with pfabric (pFabric priority queues)";
+
+impl Transport {
+    pub fn parse(name: &str) -> Result<Self> {
+        match name.trim().to_ascii_lowercase().as_str() {
+            "tcp" => Ok(Transport::Tcp),
+            "dctcp" => Ok(Transport::Dctcp),
+            "pfabric" => Ok(Transport::PFabric),
+            _ => Err(SimError::InvalidConfig(format!("unknown transport '{name}'; known: tcp, dctcp, pfabric"))),
+        }
+    }
+    pub fn name(&self) -> &'static str {
+        match self {
+            Transport::Tcp => "tcp",
+            Transport::Dctcp => "dctcp",
+            Transport::PFabric => "pfabric",
+        }
+    }
+    /// The default transport of a scheduler: `dctcp` for `ps` and `pias` (PIAS runs over
+    /// DCTCP), `pfabric` for the priority schedulers; an error for the others.
+    pub fn default_for(s: &Scheduler) -> Result<Self> {
+        match s {
+            Scheduler::Ps | Scheduler::Pias => Ok(Transport::Dctcp),
+            Scheduler::Fifo | Scheduler::Srpt | Scheduler::Ga(GaInner::Srpt) | Scheduler::Las | Scheduler::Edf | Scheduler::External => {
+                Ok(Transport::PFabric)
+            }
+            other => Err(unsupported(other, None)),
+        }
+    }
+}
+
+fn unsupported(s: &Scheduler, t: Option<Transport>) -> SimError {
+    let what = match t {
+        Some(t) => format!("scheduler '{}' with transport '{}'", s.name(), t.name()),
+        None => format!("scheduler '{}'", s.name()),
+    };
+    SimError::Unsupported(format!("the packet model does not run {what}; supported: {SUPPORTED}"))
+}
+
+/// The options of a packet-level run. `None` fields take the transport's default
+/// (`PacketConfig::new` documents each).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PacketConfig {
+    pub scheduler: Scheduler,
+    /// None: `Transport::default_for(scheduler)`.
+    pub transport: Option<Transport>,
+    /// Payload bytes per packet (1460: Ethernet MTU 1500 minus 40 B of IPv4 + TCP headers).
+    pub mss_bytes: u32,
+    /// Header bytes per packet; an ACK is one header (40: IPv4 + TCP without options).
+    pub header_bytes: u32,
+    /// Buffer of every output port, bytes. None: 360,000 for tcp and dctcp (the buffer of
+    /// the ns-3 and YAPS reference runs), 36,864 for pfabric (pFabric's evaluation, about
+    /// 2 BDPs at 10 Gbps; YAPS's pfabric.conf).
+    pub buffer_bytes: Option<u64>,
+    /// DCTCP's marking threshold K in bytes (97,500 = 65 packets of 1,500 B, the DCTCP
+    /// paper's K at 10 Gbps).
+    pub ecn_threshold_bytes: u64,
+    /// None: 10 for tcp and dctcp (RFC 6928), 12 for pfabric (about one BDP; YAPS's pfabric.conf).
+    pub init_cwnd_packets: Option<f64>,
+    /// None: unbounded for tcp and dctcp, 15 for pfabric (YAPS's pfabric.conf).
+    pub max_cwnd_packets: Option<f64>,
+    /// tcp, dctcp: the lower bound of the RTO; None: 1 s (RFC 6298 2.4). pfabric: the
+    /// fixed RTO; None: 45 us (about 3 RTTs as the pFabric paper sets it; YAPS's pfabric.conf).
+    pub min_rto_s: Option<f64>,
+    /// Propagation delay of every link, seconds (the fluid model's `delay_per_hop_s`).
+    pub delay_per_hop_s: f64,
+    /// PIAS demotion thresholds (bytes sent), increasing; K = len + 1 queues.
+    pub pias_thresholds_bytes: Vec<f64>,
+    /// Sample every port's queue (bytes waiting) this often; None: no samples.
+    pub queue_sample_s: Option<f64>,
+    /// Only these ports (link ids) are sampled; None: all.
+    pub sample_ports: Option<Vec<u32>>,
+    /// Stop a flow's sender at its deadline (the flow counts as terminated).
+    pub terminate_missed: bool,
+    /// Fail with `SimError::Stalled` after this many events (None: no bound).
+    pub max_events: Option<u64>,
+}
+
+impl PacketConfig {
+    pub fn new(scheduler: Scheduler) -> Self {
+        PacketConfig {
+            scheduler,
+            transport: None,
+            mss_bytes: 1460,
+            header_bytes: 40,
+            buffer_bytes: None,
+            ecn_threshold_bytes: 97_500,
+            init_cwnd_packets: None,
+            max_cwnd_packets: None,
+            min_rto_s: None,
+            delay_per_hop_s: 0.0,
+            pias_thresholds_bytes: Vec::new(),
+            queue_sample_s: None,
+            sample_ports: None,
+            terminate_missed: false,
+            max_events: None,
+        }
+    }
+}
+
+/// Counters of a packet-level run.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PacketStats {
+    pub events: u64,
+    /// Data packets sent by the senders (retransmissions included).
+    pub data_packets: u64,
+    pub ack_packets: u64,
+    pub retransmissions: u64,
+    pub timeouts: u64,
+    pub fast_retransmits: u64,
+    /// Packets dropped because they did not fit in a buffer (data and ACKs).
+    pub drops_overflow: u64,
+    /// Packets evicted from a pFabric queue by a packet of smaller priority value.
+    pub drops_evicted: u64,
+    pub ecn_marks: u64,
+    /// Data packets that reached a receiver holding them already.
+    pub duplicates: u64,
+    /// Data packets that reached their receiver (duplicates included).
+    pub data_arrived: u64,
+    /// Data packets among the dropped and evicted ones.
+    pub data_dropped: u64,
+    /// The most events pending at once (the heap's peak size).
+    pub peak_pending_events: u64,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum EvKind {
+    /// The port's packet in transmission has left it.
+    TxDone(u32),
+    /// The first packet on link l's wire reaches the link's far end (the node feeding the
+    /// packet's `route[hop]`, or its endpoint past the route's end).
+    Arrive(u32),
+    Rto(u32),
+    Deadline(u32),
+    Sample,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Ev {
+    t: u64,
+    seq: u64,
+    kind: EvKind,
+}
+
+impl PartialEq for Ev {
+    fn eq(&self, o: &Self) -> bool {
+        self.t == o.t && self.seq == o.seq
+    }
+}
+impl Eq for Ev {}
+impl PartialOrd for Ev {
+    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Ev {
+    /// Reversed: the heap's top is the earliest (time, sequence number).
+    fn cmp(&self, o: &Self) -> Ordering {
+        (o.t, o.seq).cmp(&(self.t, self.seq))
+    }
+}
+
+#[derive(Debug, Clone)]
+struct Flow {
+    arrival_ps: u64,
+    size: u64,
+    /// Absolute deadline (ps) or u64::MAX.
+    deadline_ps: u64,
+    n: u32,
+    /// Score for `external` as an order-preserving integer of the f64.
+    ext: u64,
+}
+
+fn order_bits(x: f64) -> u64 {
+    let b = x.to_bits();
+    if b >> 63 == 1 {
+        !b
+    } else {
+        b | 1 << 63
+    }
+}
+
+/// A packet-level simulation of one trace.
+pub struct PacketSimulator {
+    cfg: PacketConfig,
+    transport: Transport,
+    cc: CcParams,
+    mss: u64,
+    hdr: u16,
+    ports: Vec<Port>,
+    /// Each link's own propagation delay (s), when the topology has any (a graph's); empty otherwise.
+    link_delay_s: Vec<f64>,
+    /// Per link, the packets propagating on it, in order (a link's delay is fixed, so they
+    /// arrive in the order they left; the heap holds one event per packet but no packet).
+    wires: Vec<VecDeque<(u64, Packet)>>,
+    flows: Vec<Flow>,
+    senders: Vec<Sender>,
+    receivers: Vec<Receiver>,
+    route: Vec<u32>,
+    route_off: Vec<u32>,
+    rroute: Vec<u32>,
+    rroute_off: Vec<u32>,
+    path_cap: Vec<f64>,
+    finish_ps: Vec<u64>,
+    terminated: Vec<bool>,
+    delivered: Vec<u64>,
+    rto_event_at: Vec<u64>,
+    heap: BinaryHeap<Ev>,
+    next_seq: u64,
+    now: u64,
+    n_ended: usize,
+    stats: PacketStats,
+    pias: Vec<u64>,
+    sample_ps: u64,
+    sample_ports: Vec<u32>,
+    sample_t: Vec<u64>,
+    sample_v: Vec<u32>,
+    first_arrival_ps: u64,
+    /// Flows in order of arrival (ties by row), and the next one to start: arrivals stay
+    /// out of the heap, which then holds only what is in flight (a few per active flow).
+    order: Vec<u32>,
+    next_start: usize,
+}
+
+fn to_ps(s: f64) -> u64 {
+    (s * PS_PER_S).round() as u64
+}
+
+impl PacketSimulator {
+    pub fn new(topo: &Topology, flows: &[FlowSpec], cfg: PacketConfig) -> Result<Self> {
+        let transport = match cfg.transport {
+            Some(t) => t,
+            None => Transport::default_for(&cfg.scheduler)?,
+        };
+        let s = &cfg.scheduler;
+        let ok = match transport {
+            Transport::Tcp | Transport::Dctcp => matches!(s, Scheduler::Ps | Scheduler::Pias),
+            Transport::PFabric => matches!(
+                s,
+                Scheduler::Fifo | Scheduler::Srpt | Scheduler::Ga(GaInner::Srpt) | Scheduler::Las | Scheduler::Edf | Scheduler::External
+            ),
+        };
+        if !ok {
+            return Err(unsupported(s, Some(transport)));
+        }
+        let bad = |m: String| Err(SimError::InvalidConfig(m));
+        if !(536..=9000).contains(&cfg.mss_bytes) {
+            return bad(format!("mss_bytes must be in 536..=9000 (RFC 879's minimum to a jumbo frame), got {}", cfg.mss_bytes));
+        }
+        if !(20..=120).contains(&cfg.header_bytes) {
+            return bad(format!("header_bytes must be in 20..=120, got {}", cfg.header_bytes));
+        }
+        let wire = cfg.mss_bytes + cfg.header_bytes;
+        let buffer = cfg.buffer_bytes.unwrap_or(if transport == Transport::PFabric { 36_864 } else { 360_000 });
+        if buffer < wire as u64 || buffer > 1 << 40 {
+            return bad(format!("buffer_bytes must hold at least one packet ({wire} B) and be at most 2^40, got {buffer}"));
+        }
+        if cfg.ecn_threshold_bytes == 0 {
+            return bad("ecn_threshold_bytes must be > 0".into());
+        }
+        let init = cfg.init_cwnd_packets.unwrap_or(if transport == Transport::PFabric { 12.0 } else { 10.0 });
+        let maxc = cfg.max_cwnd_packets.unwrap_or(if transport == Transport::PFabric { 15.0 } else { f64::INFINITY });
+        if !(init.is_finite() && init >= 1.0) {
+            return bad(format!("init_cwnd_packets must be >= 1, got {init}"));
+        }
+        if !(maxc >= init) {
+            return bad(format!("max_cwnd_packets must be >= init_cwnd_packets ({init}), got {maxc}"));
+        }
+        let min_rto = cfg.min_rto_s.unwrap_or(if transport == Transport::PFabric { 45e-6 } else { 1.0 });
+        if !(min_rto.is_finite() && min_rto >= 1e-9 && min_rto <= 60.0) {
+            return bad(format!("min_rto_s must be in [1e-9, 60] s, got {min_rto}"));
+        }
+        if !(cfg.delay_per_hop_s.is_finite() && cfg.delay_per_hop_s >= 0.0 && cfg.delay_per_hop_s <= 1.0) {
+            return bad(format!("delay per hop must be in [0, 1] s, got {}", cfg.delay_per_hop_s));
+        }
+        let th = &cfg.pias_thresholds_bytes;
+        if matches!(s, Scheduler::Pias) {
+            check_thresholds(th)?;
+        } else if !th.is_empty() {
+            return bad(format!("pias_thresholds_bytes are only read by the pias scheduler, not '{}'", s.name()));
+        }
+        if let Some(q) = cfg.queue_sample_s {
+            if !(q.is_finite() && q >= 1e-9) {
+                return bad(format!("queue sample interval must be >= 1 ns, got {q}"));
+            }
+        }
+        if topo.expected_links() != Some(topo.n_links()) || topo.n_links() > u32::MAX as usize {
+            return bad("topology's link count does not match its kind".into());
+        }
+        if flows.len() > u32::MAX as usize / 2 {
+            return bad(format!("{} flows: at most 2^31", flows.len()));
+        }
+        let dp = to_ps(cfg.delay_per_hop_s);
+        // A port's propagation (delay per hop plus a graph link's own delay) is bounded as
+        // the delay per hop is, so that picosecond times cannot overflow.
+        for l in 0..topo.n_links() {
+            let d = cfg.delay_per_hop_s + topo.link_delay_s(l);
+            if d > 1.0 {
+                return bad(format!(
+                    "link {l} ({}): delay per hop + its own delay = {d} s; the packet model takes at most 1 s per link",
+                    topo.name(l)
+                ));
+            }
+        }
+        let disc = match (transport, s) {
+            (Transport::PFabric, _) => Discipline::PFabric,
+            (t, Scheduler::Pias) => Discipline::MultiQueue { queues: (th.len() + 1) as u8, ecn: t == Transport::Dctcp },
+            (Transport::Dctcp, _) => Discipline::EcnFifo,
+            (Transport::Tcp, _) => Discipline::DropTail,
+        };
+        let ports: Vec<Port> =
+            // A port's propagation: the run's delay per hop plus its link's own (a graph's
+            // per-link delays; 0 on the big switch and the leaf-spine).
+            topo.capacity
+                .iter()
+                .enumerate()
+                .map(|(l, &c)| Port::new(disc, buffer, cfg.ecn_threshold_bytes, PS_PER_S / c, dp + to_ps(topo.link_delay_s(l))))
+                .collect();
+
+        let mss = cfg.mss_bytes as u64;
+        let n = flows.len();
+        let mut fl = Vec::with_capacity(n);
+        let mut route = Vec::with_capacity(2 * n);
+        let mut route_off = Vec::with_capacity(n + 1);
+        let mut rroute = Vec::with_capacity(2 * n);
+        let mut rroute_off = Vec::with_capacity(n + 1);
+        let mut path_cap = Vec::with_capacity(n);
+        let mut senders = Vec::with_capacity(n);
+        route_off.push(0);
+        rroute_off.push(0);
+        let cc = CcParams {
+            transport,
+            init_cwnd: init,
+            max_cwnd: maxc,
+            min_rto_ps: to_ps(min_rto),
+            max_rto_ps: MAX_RTO_PS,
+            dctcp_g: DCTCP_G,
+        };
+        let bad_flow = |row: usize, field: &'static str, message: String| Err(SimError::InvalidFlow { row, field, message });
+        for (r, f) in flows.iter().enumerate() {
+            if f.src >= topo.n_hosts || f.dst >= topo.n_hosts {
+                return bad_flow(r, "src", format!("hosts {} -> {} outside the topology's {} hosts", f.src, f.dst, topo.n_hosts));
+            }
+            if f.src == f.dst {
+                return bad_flow(r, "dst", format!("source and destination are both host {}", f.src));
+            }
+            if !(f.arrival_s.is_finite() && f.arrival_s >= 0.0 && f.arrival_s <= MAX_TIME_S) {
+                return bad_flow(r, "arrival_s", format!("must be in [0, {MAX_TIME_S}] s in the packet model, got {}", f.arrival_s));
+            }
+            if !(f.size_bytes.is_finite() && f.size_bytes >= 1.0 && f.size_bytes <= 1e12) {
+                return bad_flow(r, "size_bytes", format!("must be in [1, 1e12] bytes in the packet model, got {}", f.size_bytes));
+            }
+            if f.weight != 1.0 {
+                return bad_flow(r, "weight", format!("no packet-level transport honours weights; got {} (use weight 1)", f.weight));
+            }
+            if f.data_span_s != 0.0 {
+                return bad_flow(r, "data_span_s", format!("data arriving over time is not modelled at packet level yet; got {}", f.data_span_s));
+            }
+            if !f.size_known && s.uses_size() {
+                return bad_flow(r, "size_known", format!("scheduler '{}' reads sizes, and this flow's size is hidden", s.name()));
+            }
+            let dl = if f.deadline_s.is_nan() {
+                u64::MAX
+            } else if f.deadline_s.is_finite() && f.deadline_s > 0.0 && f.deadline_s <= MAX_TIME_S {
+                to_ps(f.arrival_s + f.deadline_s)
+            } else {
+                return bad_flow(r, "deadline_s", format!("must be NaN (none) or in (0, {MAX_TIME_S}] s, got {}", f.deadline_s));
+            };
+            let size = f.size_bytes.ceil() as u64;
+            let npk = size.div_ceil(mss);
+            if npk > u32::MAX as u64 / 2 {
+                return bad_flow(r, "size_bytes", format!("{npk} packets: at most 2^31 per flow"));
+            }
+            let before = route.len();
+            let rbefore = rroute.len();
+            topo.path(r as u64, f.src, f.dst, &mut route);
+            topo.path(r as u64, f.dst, f.src, &mut rroute);
+            // A packet counts its hops in a u8 (`Packet::hop`): longer routes are refused.
+            let hops = (route.len() - before).max(rroute.len() - rbefore);
+            if hops > MAX_HOPS {
+                return bad_flow(
+                    r,
+                    "dst",
+                    format!("its route has {hops} links; the packet model takes routes of at most {MAX_HOPS} links"),
+                );
+            }
+            route_off.push(route.len() as u32);
+            rroute_off.push(rroute.len() as u32);
+            let links = &route[before..];
+            let cap = links.iter().map(|&l| topo.capacity[l as usize]).fold(f64::INFINITY, f64::min);
+            path_cap.push(cap);
+            // unloaded RTT: a full packet through the data path, an ACK back
+            let rb = rroute_off[r] as usize;
+            let mut rtt0 = 0u64;
+            for &l in links {
+                rtt0 += ports[l as usize].ser_ps(wire as u16) + ports[l as usize].prop_ps;
+            }
+            for &l in &rroute[rb..] {
+                rtt0 += ports[l as usize].ser_ps(cfg.header_bytes as u16) + ports[l as usize].prop_ps;
+            }
+            senders.push(Sender::new(npk as u32, &cc, rtt0));
+            fl.push(Flow { arrival_ps: to_ps(f.arrival_s), size, deadline_ps: dl, n: npk as u32, ext: order_bits(0.0) });
+        }
+        let mut sim = PacketSimulator {
+            transport,
+            cc,
+            mss,
+            hdr: cfg.header_bytes as u16,
+            wires: vec![VecDeque::new(); ports.len()],
+            link_delay_s: if topo.has_link_delays() { (0..ports.len()).map(|l| topo.link_delay_s(l)).collect() } else { Vec::new() },
+            ports,
+            receivers: vec![Receiver::default(); n],
+            senders,
+            route,
+            route_off,
+            rroute,
+            rroute_off,
+            path_cap,
+            finish_ps: vec![u64::MAX; n],
+            terminated: vec![false; n],
+            delivered: vec![0; n],
+            rto_event_at: vec![u64::MAX; n],
+            heap: BinaryHeap::with_capacity(n + 1024),
+            next_seq: 0,
+            now: 0,
+            n_ended: 0,
+            stats: PacketStats::default(),
+            pias: th.iter().map(|&x| x.ceil() as u64).collect(),
+            sample_ps: cfg.queue_sample_s.map(to_ps).unwrap_or(0),
+            sample_ports: Vec::new(),
+            sample_t: Vec::new(),
+            sample_v: Vec::new(),
+            first_arrival_ps: fl.iter().map(|f| f.arrival_ps).min().unwrap_or(0),
+            order: Vec::new(),
+            next_start: 0,
+            flows: fl,
+            cfg,
+        };
+        if let Some(sp) = &sim.cfg.sample_ports {
+            for &p in sp {
+                if p as usize >= sim.ports.len() {
+                    return bad(format!("sample port {p} outside the topology's {} links", sim.ports.len()));
+                }
+            }
+            sim.sample_ports = sp.clone();
+        } else if sim.sample_ps > 0 {
+            sim.sample_ports = (0..sim.ports.len() as u32).collect();
+        }
+        let mut order: Vec<u32> = (0..n as u32).collect();
+        order.sort_by_key(|&i| (sim.flows[i as usize].arrival_ps, i));
+        sim.order = order;
+        for i in 0..n {
+            if sim.cfg.terminate_missed && sim.flows[i].deadline_ps != u64::MAX {
+                let d = sim.flows[i].deadline_ps;
+                sim.push(d, EvKind::Deadline(i as u32));
+            }
+        }
+        if sim.sample_ps > 0 && n > 0 {
+            sim.push(sim.first_arrival_ps, EvKind::Sample);
+        }
+        sim.now = sim.first_arrival_ps;
+        Ok(sim)
+    }
+
+    #[inline]
+    fn push(&mut self, t: u64, kind: EvKind) {
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        self.heap.push(Ev { t, seq, kind });
+        if self.heap.len() as u64 > self.stats.peak_pending_events {
+            self.stats.peak_pending_events = self.heap.len() as u64;
+        }
+    }
+
+    pub fn transport(&self) -> Transport {
+        self.transport
+    }
+    pub fn n_flows(&self) -> usize {
+        self.flows.len()
+    }
+    /// Simulated time, seconds.
+    pub fn now_s(&self) -> f64 {
+        self.now as f64 / PS_PER_S
+    }
+    pub fn now_ps(&self) -> u64 {
+        self.now
+    }
+    /// Whether every flow has finished or was terminated.
+    pub fn done(&self) -> bool {
+        self.n_ended == self.flows.len()
+    }
+
+    /// Runs to the end.
+    pub fn run(&mut self) -> Result<()> {
+        self.run_until_ps(u64::MAX)
+    }
+
+    /// Handles every event at or before `until_s`; simulated time is then `until_s` (or the
+    /// last event's time when the run ended before).
+    pub fn step(&mut self, until_s: f64) -> Result<()> {
+        if until_s.is_nan() || until_s < 0.0 {
+            return Err(SimError::InvalidAction(format!("until must be a time >= 0, got {until_s}")));
+        }
+        let u = if until_s >= MAX_TIME_S * 10.0 { u64::MAX } else { to_ps(until_s) };
+        if u < self.now {
+            return Err(SimError::InvalidAction(format!("until = {until_s} s lies before now = {} s", self.now_s())));
+        }
+        self.run_until_ps(u)
+    }
+
+    fn run_until_ps(&mut self, until: u64) -> Result<()> {
+        while !self.done() {
+            // the next arrival goes before heap events at the same time
+            if let Some(&f) = self.order.get(self.next_start) {
+                let t = self.flows[f as usize].arrival_ps;
+                if self.heap.peek().is_none_or(|top| t <= top.t) {
+                    if t > until {
+                        self.now = until;
+                        return Ok(());
+                    }
+                    self.next_start += 1;
+                    self.now = t;
+                    self.count_event()?;
+                    self.send_window(f as usize);
+                    continue;
+                }
+            }
+            let Some(top) = self.heap.peek() else {
+                return Err(SimError::Stalled(format!(
+                    "no event left at {} s with {} of {} flows unfinished",
+                    self.now_s(),
+                    self.flows.len() - self.n_ended,
+                    self.flows.len()
+                )));
+            };
+            if top.t > until {
+                self.now = until;
+                return Ok(());
+            }
+            let Some(ev) = self.heap.pop() else { break };
+            self.now = ev.t;
+            self.count_event()?;
+            match ev.kind {
+                EvKind::TxDone(l) => self.tx_done(l as usize),
+                EvKind::Arrive(l) => {
+                    if let Some((_, p)) = self.wires[l as usize].pop_front() {
+                        self.arrive(p);
+                    }
+                }
+                EvKind::Rto(f) => self.rto(f as usize, ev.t),
+                EvKind::Deadline(f) => self.deadline(f as usize),
+                EvKind::Sample => self.sample(),
+            }
+        }
+        let now = self.now;
+        for p in &mut self.ports {
+            p.close(now);
+        }
+        Ok(())
+    }
+
+    #[inline]
+    fn count_event(&mut self) -> Result<()> {
+        self.stats.events += 1;
+        if let Some(m) = self.cfg.max_events {
+            if self.stats.events > m {
+                return Err(SimError::Stalled(format!("event budget of {m} events spent at {} s", self.now_s())));
+            }
+        }
+        Ok(())
+    }
+
+    /// The priority tag of flow f's next packet (smaller first).
+    #[inline]
+    fn prio(&self, f: usize) -> u64 {
+        let fl = &self.flows[f];
+        let s = &self.senders[f];
+        let sent = (s.high as u64 * self.mss).min(fl.size);
+        // pFabric tags are at least 1: ACKs carry 0, the highest priority, so no data
+        // packet ever evicts an ACK.
+        1 + match self.cfg.scheduler {
+            Scheduler::Fifo => fl.arrival_ps,
+            Scheduler::Srpt | Scheduler::Ga(_) => fl.size - (s.snd_una as u64 * self.mss).min(fl.size),
+            Scheduler::Las => sent,
+            Scheduler::Edf => {
+                if fl.deadline_ps != u64::MAX {
+                    fl.deadline_ps
+                } else {
+                    (1 << 62) + fl.arrival_ps
+                }
+            }
+            Scheduler::Pias => return self.pias.iter().take_while(|&&t| t <= sent).count() as u64,
+            Scheduler::External => fl.ext.min(u64::MAX - 1),
+            _ => return 0,
+        }
+    }
+
+    fn send_window(&mut self, f: usize) {
+        if self.terminated[f] {
+            return;
+        }
+        while self.senders[f].can_send() {
+            let seq = self.senders[f].snd_nxt;
+            self.senders[f].snd_nxt += 1;
+            self.emit(f, seq);
+        }
+        self.arm_timer(f);
+    }
+
+    fn emit(&mut self, f: usize, seq: u32) {
+        let prio = self.prio(f);
+        let s = &mut self.senders[f];
+        let retx = seq < s.high;
+        if !retx {
+            s.high = seq + 1;
+        }
+        s.on_send(self.now, &self.cc);
+        let fl = &self.flows[f];
+        let payload = if seq + 1 == fl.n { fl.size - seq as u64 * self.mss } else { self.mss };
+        self.stats.data_packets += 1;
+        if retx {
+            self.stats.retransmissions += 1;
+        }
+        let p = Packet {
+            flow: f as u32,
+            seq,
+            prio,
+            tx_ps: self.now,
+            wire_bytes: (payload as u16) + self.hdr,
+            hop: 0,
+            flags: if retx { RETX } else { 0 },
+        };
+        let l = self.route[self.route_off[f] as usize];
+        self.to_port(l as usize, p);
+    }
+
+    fn arm_timer(&mut self, f: usize) {
+        let t = self.senders[f].timer_ps;
+        if t != u64::MAX && self.rto_event_at[f] > t {
+            self.rto_event_at[f] = t;
+            self.push(t, EvKind::Rto(f as u32));
+        }
+    }
+
+    /// A packet reaches port l's queue. A port that is idle with an empty queue starts
+    /// sending it at once; otherwise it waits, and the port has a `TxDone` event at the end
+    /// of its current transmission (only ports with a queue need one: a packet through an
+    /// idle port costs one event, its arrival at the far end).
+    #[inline]
+    fn to_port(&mut self, l: usize, p: Packet) {
+        let now = self.now;
+        let port = &mut self.ports[l];
+        if now >= port.busy_until && port.is_empty() {
+            self.transmit(l, p);
+            return;
+        }
+        let (dropped, evicted) = match port.enqueue(p, now) {
+            Enqueued::Queued { marked, evicted } => {
+                if marked {
+                    self.stats.ecn_marks += 1;
+                }
+                (false, evicted)
+            }
+            Enqueued::Dropped { evicted } => (true, evicted),
+        };
+        if !port.txdone_pending && !port.is_empty() {
+            port.txdone_pending = true;
+            let t = port.busy_until.max(now);
+            self.push(t, EvKind::TxDone(l as u32));
+        }
+        if dropped {
+            self.stats.drops_overflow += 1;
+            if !p.is_ack() {
+                self.stats.data_dropped += 1;
+            }
+        }
+        // evicted packets have larger priority values than the arriving one, so never an ACK (0)
+        self.stats.drops_evicted += evicted as u64;
+        self.stats.data_dropped += evicted as u64;
+    }
+
+    /// Port l starts sending p now: it is on the link's wire until it reaches the far end.
+    #[inline]
+    fn transmit(&mut self, l: usize, mut p: Packet) {
+        let port = &mut self.ports[l];
+        let done = self.now + port.ser_ps(p.wire_bytes);
+        port.busy_until = done;
+        let arrive = done + port.prop_ps;
+        p.hop += 1;
+        self.wires[l].push_back((arrive, p));
+        self.push(arrive, EvKind::Arrive(l as u32));
+    }
+
+    /// Port l has finished a transmission and has packets waiting: it sends the next.
+    fn tx_done(&mut self, l: usize) {
+        let now = self.now;
+        let port = &mut self.ports[l];
+        port.txdone_pending = false;
+        let Some(nx) = port.dequeue(now) else { return };
+        self.transmit(l, nx);
+        let port = &mut self.ports[l];
+        if !port.is_empty() {
+            port.txdone_pending = true;
+            let t = port.busy_until;
+            self.push(t, EvKind::TxDone(l as u32));
+        }
+    }
+
+    fn arrive(&mut self, p: Packet) {
+        let f = p.flow as usize;
+        let (off, end) = if p.is_ack() {
+            (self.rroute_off[f] as usize, self.rroute_off[f + 1] as usize)
+        } else {
+            (self.route_off[f] as usize, self.route_off[f + 1] as usize)
+        };
+        let h = off + p.hop as usize;
+        if h < end {
+            let l = if p.is_ack() { self.rroute[h] } else { self.route[h] };
+            self.to_port(l as usize, p);
+            return;
+        }
+        if p.is_ack() {
+            self.on_ack(f, p);
+        } else {
+            self.on_data(f, p);
+        }
+    }
+
+    fn on_data(&mut self, f: usize, p: Packet) {
+        self.stats.data_arrived += 1;
+        let n = self.flows[f].n;
+        if self.receivers[f].on_data(p.seq, n) {
+            let fl = &self.flows[f];
+            self.delivered[f] += if p.seq + 1 == fl.n { fl.size - p.seq as u64 * self.mss } else { self.mss };
+        } else {
+            self.stats.duplicates += 1;
+        }
+        if self.receivers[f].rcv_nxt >= n && self.finish_ps[f] == u64::MAX && !self.terminated[f] {
+            self.finish_ps[f] = self.now;
+            self.n_ended += 1;
+        }
+        let mut flags = ACK;
+        if p.flags & CE != 0 {
+            flags |= ECE;
+        }
+        if p.flags & RETX != 0 {
+            flags |= RETX;
+        }
+        let a = Packet { flow: p.flow, seq: self.receivers[f].rcv_nxt, prio: 0, tx_ps: p.tx_ps, wire_bytes: self.hdr, hop: 0, flags };
+        self.stats.ack_packets += 1;
+        let l = self.rroute[self.rroute_off[f] as usize];
+        self.to_port(l as usize, a);
+    }
+
+    fn on_ack(&mut self, f: usize, a: Packet) {
+        if self.senders[f].done() || self.terminated[f] {
+            return;
+        }
+        let act = self.senders[f].on_ack(&a, self.now, &self.cc);
+        if act.fast_retransmit {
+            self.stats.fast_retransmits += 1;
+        }
+        if let Some(seq) = act.retransmit {
+            self.emit(f, seq);
+        }
+        self.send_window(f);
+    }
+
+    fn rto(&mut self, f: usize, t: u64) {
+        if self.rto_event_at[f] != t {
+            return; // superseded by an earlier timer event
+        }
+        self.rto_event_at[f] = u64::MAX;
+        if self.terminated[f] || self.senders[f].done() {
+            return;
+        }
+        let due = self.senders[f].timer_ps;
+        if due == u64::MAX {
+            return;
+        }
+        if due > self.now {
+            self.arm_timer(f); // the timer was restarted since: wait for its new time
+            return;
+        }
+        self.stats.timeouts += 1;
+        self.senders[f].on_timeout(self.now, &self.cc);
+        self.send_window(f);
+    }
+
+    fn deadline(&mut self, f: usize) {
+        if self.finish_ps[f] == u64::MAX && !self.terminated[f] {
+            self.terminated[f] = true;
+            self.senders[f].timer_ps = u64::MAX;
+            self.n_ended += 1;
+        }
+    }
+
+    fn sample(&mut self) {
+        self.sample_t.push(self.now);
+        for &l in &self.sample_ports {
+            self.sample_v.push(self.ports[l as usize].queued_bytes.min(u32::MAX as u64) as u32);
+        }
+        if !self.done() {
+            let t = self.now + self.sample_ps;
+            self.push(t, EvKind::Sample);
+        }
+    }
+
+    /// Sets flow i's priority for the `external` scheduler (lower first), read by the
+    /// packets it sends from now on.
+    pub fn set_score(&mut self, i: usize, score: f64) -> Result<()> {
+        if !matches!(self.cfg.scheduler, Scheduler::External) {
+            return Err(SimError::InvalidAction(format!("set_score needs the external scheduler, not '{}'", self.cfg.scheduler.name())));
+        }
+        if i >= self.flows.len() {
+            return Err(SimError::InvalidAction(format!("flow index {i} out of range ({} flows)", self.flows.len())));
+        }
+        if !score.is_finite() {
+            return Err(SimError::InvalidAction(format!("score of flow {i} must be finite, got {score}")));
+        }
+        self.flows[i].ext = order_bits(score);
+        Ok(())
+    }
+
+    /// Replaces the PIAS thresholds from now on (packets sent from now on are tagged with
+    /// them); the number of queues may not change.
+    pub fn set_pias_thresholds(&mut self, th: Vec<f64>) -> Result<()> {
+        if !matches!(self.cfg.scheduler, Scheduler::Pias) {
+            return Err(SimError::InvalidAction(format!("set_pias_thresholds needs the pias scheduler, not '{}'", self.cfg.scheduler.name())));
+        }
+        check_thresholds(&th)?;
+        if th.len() != self.pias.len() {
+            return Err(SimError::InvalidAction(format!(
+                "the ports have {} queues: give {} thresholds, got {}",
+                self.pias.len() + 1,
+                self.pias.len(),
+                th.len()
+            )));
+        }
+        self.pias = th.iter().map(|&x| x.ceil() as u64).collect();
+        Ok(())
+    }
+
+    pub fn stats(&self) -> &PacketStats {
+        &self.stats
+    }
+
+    /// Per flow: the time its last byte reached the receiver (s, NaN if not).
+    pub fn finish_s(&self) -> Vec<f64> {
+        self.finish_ps.iter().map(|&t| if t == u64::MAX { f64::NAN } else { t as f64 / PS_PER_S }).collect()
+    }
+    /// Per flow: finish - arrival, computed in picoseconds (s, NaN if not finished).
+    pub fn fct_s(&self) -> Vec<f64> {
+        self.finish_ps
+            .iter()
+            .zip(&self.flows)
+            .map(|(&t, f)| if t == u64::MAX { f64::NAN } else { (t - f.arrival_ps) as f64 / PS_PER_S })
+            .collect()
+    }
+    pub fn fct_ps(&self, i: usize) -> Option<u64> {
+        let t = self.finish_ps[i];
+        (t != u64::MAX).then(|| t - self.flows[i].arrival_ps)
+    }
+    /// Per flow: propagation along its data path (s), part of its FCT.
+    pub fn path_delay_s(&self) -> Vec<f64> {
+        (0..self.flows.len())
+            .map(|i| {
+                let (a, b) = (self.route_off[i] as usize, self.route_off[i + 1] as usize);
+                let per_hop = self.cfg.delay_per_hop_s * (b - a) as f64;
+                if self.link_delay_s.is_empty() {
+                    per_hop
+                } else {
+                    // the same sum as the fluid model's Simulator::path_delay_s
+                    per_hop + self.route[a..b].iter().map(|&l| self.link_delay_s[l as usize]).sum::<f64>()
+                }
+            })
+            .collect()
+    }
+    /// Per flow: the fluid model's ideal FCT (payload at the path's bottleneck rate plus propagation).
+    pub fn ideal_fct_s(&self, sizes: &[f64]) -> Vec<f64> {
+        let d = self.path_delay_s();
+        (0..self.flows.len()).map(|i| sizes[i] / self.path_cap[i] + d[i]).collect()
+    }
+    pub fn terminated(&self) -> &[bool] {
+        &self.terminated
+    }
+    /// Per flow: payload bytes delivered in order to the receiver, each byte once.
+    pub fn delivered_bytes(&self) -> &[u64] {
+        &self.delivered
+    }
+    /// Per link: payload bytes delivered by the flows whose data path crosses it (as the
+    /// fluid model counts a link's bytes; retransmissions and headers not included).
+    pub fn link_bytes(&self) -> Vec<f64> {
+        let mut b = vec![0.0; self.ports.len()];
+        for i in 0..self.flows.len() {
+            for &l in &self.route[self.route_off[i] as usize..self.route_off[i + 1] as usize] {
+                b[l as usize] += self.delivered[i] as f64;
+            }
+        }
+        b
+    }
+    /// Per flow: duplicate data packets its receiver got.
+    pub fn duplicates(&self) -> Vec<u32> {
+        self.receivers.iter().map(|r| r.duplicates).collect()
+    }
+    /// Per port: (peak bytes waiting, mean bytes waiting from the first arrival to now,
+    /// overflow drops, pFabric evictions, ECN marks).
+    pub fn port_stats(&self) -> Vec<(u64, f64, u64, u64, u64)> {
+        let span = self.now.saturating_sub(self.first_arrival_ps).max(1) as f64;
+        self.ports.iter().map(|p| (p.peak_bytes, p.area as f64 / span, p.drops, p.evictions, p.marks)).collect()
+    }
+    /// Queue samples: the sample times (s), the sampled ports, and bytes waiting
+    /// (sample-major: `values[k * ports.len() + j]`).
+    pub fn queue_samples(&self) -> (Vec<f64>, &[u32], &[u32]) {
+        (self.sample_t.iter().map(|&t| t as f64 / PS_PER_S).collect(), &self.sample_ports, &self.sample_v)
+    }
+    /// The sender of flow i (its window and state), for tests and diagnostics.
+    pub fn sender(&self, i: usize) -> &Sender {
+        &self.senders[i]
+    }
+    /// Data packets in the network now: waiting, in transmission or propagating.
+    pub fn data_in_network(&self) -> u64 {
+        let ports: u64 = self.ports.iter().map(|p| p.data_packets()).sum(); // the one in transmission is on the wire
+        let flying = self.wires.iter().flatten().filter(|(_, p)| !p.is_ack()).count() as u64;
+        ports + flying
+    }
+    /// Bytes waiting at port l now.
+    pub fn queued_bytes(&self, l: usize) -> u64 {
+        self.ports[l].queued_bytes
+    }
+}
+
+fn check_thresholds(th: &[f64]) -> Result<()> {
+    if th.is_empty() || th.len() > 31 || th.iter().any(|t| !(t.is_finite() && *t > 0.0)) || th.windows(2).any(|w| w[1] <= w[0]) {
+        return Err(SimError::InvalidConfig(format!(
+            "PIAS thresholds must be 1 to 31 positive, strictly increasing byte counts, got {th:?}"
+        )));
+    }
+    Ok(())
+}

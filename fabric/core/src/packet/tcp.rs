@@ -1,0 +1,462 @@
+//! Senders' congestion control and loss recovery, in whole packets (the window is a float
+//! of packets: one packet is one MSS, as RFC 5681 counts SMSS):
+//! - `tcp`: NewReno, RFC 5681 (slow start, congestion avoidance, fast retransmit on the
+//!   third duplicate ACK) and RFC 6582 (fast recovery with partial ACKs, `recover`,
+//!   the "impatient" timer reset on the first partial ACK), retransmission timer as
+//!   RFC 6298 (SRTT/RTTVAR, min RTO, doubling backoff up to 60 s, Karn's rule);
+//! - `dctcp`: `tcp` plus RFC 8257 (alpha with gain g once per window of data, the window
+//!   cut by alpha/2 at most once per window on ECN echoes);
+//! - `pfabric`: pFabric's minimal rate control (start at `init_cwnd`, slow start then
+//!   additive increase up to `max_cwnd`, no fast retransmit, a fixed RTO, and on each
+//!   timeout ssthresh = cwnd/2 and a window of one packet, go-back-N).
+//!
+//! The receiver keeps out-of-order packets and acknowledges every packet with a cumulative
+//! ACK (no delayed ACKs, no SACK).
+use super::port::{Packet, ECE, RETX};
+use super::Transport;
+
+/// Per-run constants of the senders.
+#[derive(Debug, Clone, Copy)]
+pub struct CcParams {
+    pub transport: Transport,
+    pub init_cwnd: f64,
+    pub max_cwnd: f64,
+    pub min_rto_ps: u64,
+    pub max_rto_ps: u64,
+    /// DCTCP's gain g (RFC 8257: 1/16).
+    pub dctcp_g: f64,
+}
+
+/// RFC 6298 (2.5): an upper bound on the RTO may be placed, at least 60 s.
+pub const MAX_RTO_PS: u64 = 60_000_000_000_000;
+/// RFC 8257 section 3.3: g = 1/16.
+pub const DCTCP_G: f64 = 1.0 / 16.0;
+/// RFC 6298's clock granularity G, here the core's tick (1 ps).
+const G_PS: f64 = 1.0;
+
+/// What the simulator must do after an ACK or a timeout.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Action {
+    /// Retransmit this packet now (fast retransmit, or a partial ACK's hole).
+    pub retransmit: Option<u32>,
+    /// A window of data was cut (loss or ECN), counted in the statistics.
+    pub fast_retransmit: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct Sender {
+    /// Packets in the flow.
+    pub n: u32,
+    /// First packet not yet acknowledged.
+    pub snd_una: u32,
+    /// Next packet to send (set back to `snd_una` on a timeout: go-back-N).
+    pub snd_nxt: u32,
+    /// One past the highest packet ever sent (a packet below it is a retransmission).
+    pub high: u32,
+    pub cwnd: f64,
+    pub ssthresh: f64,
+    dupacks: u32,
+    pub in_recovery: bool,
+    /// RFC 6582's `recover`, as one past the highest packet sent when it was set.
+    recover: u32,
+    partial_seen: bool,
+    srtt_ps: f64,
+    rttvar_ps: f64,
+    base_rto_ps: u64,
+    backoff: u32,
+    /// When the retransmission timer fires (u64::MAX: stopped).
+    pub timer_ps: u64,
+    pub consecutive_timeouts: u32,
+    // DCTCP (RFC 8257 section 3.3)
+    pub alpha: f64,
+    win_end: u32,
+    acked_in_win: u32,
+    marked_in_win: u32,
+    /// No further ECN cut until `snd_una` passes this (once per window).
+    cwr_end: Option<u32>,
+}
+
+impl Sender {
+    /// A sender of `n` packets whose path has an unloaded round-trip time of `rtt0_ps`:
+    /// SRTT = R and RTTVAR = R/2 as after a first RTT sample (RFC 6298 2.2), standing in for
+    /// the sample that the handshake, which is not modelled, would give.
+    pub fn new(n: u32, p: &CcParams, rtt0_ps: u64) -> Self {
+        let srtt = rtt0_ps as f64;
+        let mut s = Sender {
+            n,
+            snd_una: 0,
+            snd_nxt: 0,
+            high: 0,
+            cwnd: p.init_cwnd,
+            ssthresh: f64::INFINITY, // RFC 5681 3.1: arbitrarily high
+            dupacks: 0,
+            in_recovery: false,
+            recover: 0,
+            partial_seen: false,
+            srtt_ps: srtt,
+            rttvar_ps: srtt / 2.0,
+            base_rto_ps: 0,
+            backoff: 0,
+            timer_ps: u64::MAX,
+            consecutive_timeouts: 0,
+            alpha: 1.0, // RFC 8257 3.3 leaves it to the implementation; 1 is the conservative start (Linux, ns-3)
+            win_end: 0,
+            acked_in_win: 0,
+            marked_in_win: 0,
+            cwr_end: None,
+        };
+        if p.transport == Transport::PFabric {
+            s.ssthresh = f64::INFINITY;
+        }
+        s.base_rto_ps = s.compute_rto(p);
+        s
+    }
+
+    fn compute_rto(&self, p: &CcParams) -> u64 {
+        if p.transport == Transport::PFabric {
+            return p.min_rto_ps; // a fixed timeout (pFabric: about 3 RTTs)
+        }
+        let r = self.srtt_ps + (4.0 * self.rttvar_ps).max(G_PS);
+        (r.round() as u64).clamp(p.min_rto_ps, p.max_rto_ps)
+    }
+
+    /// The current RTO, with backoff (RFC 6298 5.5), bounded by `max_rto_ps`.
+    pub fn rto_ps(&self, p: &CcParams) -> u64 {
+        if p.transport == Transport::PFabric {
+            return p.min_rto_ps;
+        }
+        let shift = self.backoff.min(40);
+        self.base_rto_ps.saturating_mul(1u64 << shift).min(p.max_rto_ps)
+    }
+
+    /// Whether the window allows sending packet `snd_nxt` now.
+    #[inline]
+    pub fn can_send(&self) -> bool {
+        self.snd_nxt < self.n && ((self.snd_nxt - self.snd_una) as f64) < self.cwnd.floor().max(1.0)
+    }
+
+    /// Records that a packet was sent at `now` (RFC 6298 5.1: start the timer if it is off).
+    #[inline]
+    pub fn on_send(&mut self, now: u64, p: &CcParams) {
+        if self.timer_ps == u64::MAX {
+            self.timer_ps = now + self.rto_ps(p);
+        }
+    }
+
+    pub fn done(&self) -> bool {
+        self.snd_una >= self.n
+    }
+
+    /// An ACK arrives at `now`.
+    pub fn on_ack(&mut self, a: &Packet, now: u64, p: &CcParams) -> Action {
+        let mut act = Action::default();
+        let ack = a.seq.min(self.n);
+        let ece = a.flags & ECE != 0;
+        if ack > self.snd_nxt {
+            self.snd_nxt = ack; // after a go-back-N: data the receiver already holds
+        }
+        if ack > self.high {
+            self.high = ack;
+        }
+        let newly = ack.saturating_sub(self.snd_una);
+        if p.transport == Transport::Dctcp {
+            self.dctcp_on_ack(newly, ece, ack);
+        }
+        if newly > 0 {
+            self.snd_una = ack;
+            self.consecutive_timeouts = 0;
+            // Karn: no sample from an ACK of a retransmission.
+            if a.flags & RETX == 0 && p.transport != Transport::PFabric && now >= a.tx_ps {
+                let r = (now - a.tx_ps) as f64;
+                self.rttvar_ps = 0.75 * self.rttvar_ps + 0.25 * (self.srtt_ps - r).abs();
+                self.srtt_ps = 0.875 * self.srtt_ps + 0.125 * r;
+                self.base_rto_ps = self.compute_rto(p);
+                self.backoff = 0;
+            }
+            match p.transport {
+                Transport::PFabric => self.grow(1, p),
+                _ => {
+                    if self.in_recovery {
+                        if ack >= self.recover {
+                            // full ACK (RFC 6582 3.2 step 3, option 1)
+                            let flight = (self.snd_nxt - self.snd_una) as f64;
+                            self.cwnd = self.ssthresh.min(flight.max(1.0) + 1.0);
+                            self.in_recovery = false;
+                            self.dupacks = 0;
+                        } else {
+                            // partial ACK: retransmit the next hole, deflate (step 4)
+                            act.retransmit = Some(self.snd_una);
+                            self.cwnd = (self.cwnd - newly as f64 + 1.0).max(1.0);
+                            if !self.partial_seen {
+                                self.partial_seen = true;
+                                self.timer_ps = now + self.rto_ps(p);
+                            }
+                        }
+                    } else {
+                        self.dupacks = 0;
+                        self.grow(newly, p);
+                    }
+                }
+            }
+            if self.done() {
+                self.timer_ps = u64::MAX; // RFC 6298 5.2
+            } else if !(self.in_recovery && act.retransmit.is_some() && self.partial_seen) || self.timer_ps == u64::MAX {
+                self.timer_ps = now + self.rto_ps(p); // 5.3
+            }
+            if p.transport == Transport::Dctcp && ece {
+                self.dctcp_cut();
+            }
+            return act;
+        }
+        // no new data acknowledged
+        if p.transport == Transport::Dctcp && ece {
+            self.dctcp_cut();
+        }
+        if p.transport == Transport::PFabric || ack < self.snd_una || self.snd_nxt == self.snd_una {
+            return act; // pFabric: no fast retransmit; an old or idle ACK
+        }
+        self.dupacks += 1;
+        if self.in_recovery {
+            self.cwnd += 1.0; // RFC 6582 step 2 / RFC 5681: inflate
+        } else if self.dupacks == 3 && ack >= self.recover {
+            // fast retransmit (RFC 6582 3.2 step 1)
+            let flight = (self.snd_nxt - self.snd_una) as f64;
+            self.ssthresh = (flight / 2.0).max(2.0);
+            self.cwnd = self.ssthresh + 3.0;
+            self.recover = self.high;
+            self.in_recovery = true;
+            self.partial_seen = false;
+            act.retransmit = Some(self.snd_una);
+            act.fast_retransmit = true;
+        }
+        act
+    }
+
+    /// Slow start (cwnd += min(N, 1) per ACK, RFC 5681 3.1) or congestion avoidance
+    /// (cwnd += 1/cwnd per ACK, RFC 5681 eq. 3), bounded by `max_cwnd`.
+    fn grow(&mut self, newly: u32, p: &CcParams) {
+        if self.cwnd < self.ssthresh {
+            self.cwnd += (newly as f64).min(1.0);
+        } else {
+            self.cwnd += 1.0 / self.cwnd;
+        }
+        if self.cwnd > p.max_cwnd {
+            self.cwnd = p.max_cwnd;
+        }
+    }
+
+    /// RFC 8257 3.3: count acknowledged and marked data; at the end of each window of data
+    /// (when `snd_una` passes the window's end), alpha = (1 - g) alpha + g F.
+    fn dctcp_on_ack(&mut self, newly: u32, ece: bool, ack: u32) {
+        self.acked_in_win += newly;
+        if ece {
+            self.marked_in_win += newly;
+        }
+        if ack > self.win_end {
+            if self.acked_in_win > 0 {
+                let f = self.marked_in_win as f64 / self.acked_in_win as f64;
+                self.alpha = (1.0 - DCTCP_G) * self.alpha + DCTCP_G * f;
+            }
+            self.acked_in_win = 0;
+            self.marked_in_win = 0;
+            self.win_end = self.snd_nxt;
+        }
+    }
+
+    /// RFC 8257 3.4: on an ECN echo, cwnd = cwnd (1 - alpha/2), at most once per window
+    /// (not during loss recovery, which already cut it).
+    fn dctcp_cut(&mut self) {
+        if self.in_recovery {
+            return;
+        }
+        if let Some(end) = self.cwr_end {
+            if self.snd_una <= end {
+                return;
+            }
+        }
+        self.cwnd = (self.cwnd * (1.0 - self.alpha / 2.0)).max(2.0);
+        self.ssthresh = self.cwnd;
+        self.cwr_end = Some(self.snd_nxt.max(self.snd_una));
+    }
+
+    /// The retransmission timer fired at `now` (RFC 6298 5.4-5.7, RFC 5681 eq. 4, RFC 6582:
+    /// record `recover`, leave fast recovery; pFabric: ssthresh = cwnd / 2, window 1).
+    pub fn on_timeout(&mut self, now: u64, p: &CcParams) {
+        let flight = (self.snd_nxt - self.snd_una) as f64;
+        self.ssthresh = match p.transport {
+            Transport::PFabric => (self.cwnd / 2.0).max(2.0),
+            _ => (flight / 2.0).max(2.0),
+        };
+        self.cwnd = 1.0;
+        self.snd_nxt = self.snd_una;
+        self.recover = self.high;
+        self.in_recovery = false;
+        self.dupacks = 0;
+        self.consecutive_timeouts += 1;
+        if p.transport != Transport::PFabric {
+            self.backoff += 1;
+        }
+        self.timer_ps = now + self.rto_ps(p);
+    }
+}
+
+/// The receiver of one flow: the next packet it expects and the packets it holds beyond it.
+#[derive(Debug, Clone, Default)]
+pub struct Receiver {
+    pub rcv_nxt: u32,
+    /// Out-of-order packets held (bit i = packet i of the flow), allocated on the first
+    /// out-of-order packet for the whole flow (n / 8 bytes).
+    ooo: Vec<u64>,
+    /// Packets received that were already held or delivered.
+    pub duplicates: u32,
+}
+
+impl Receiver {
+    /// A data packet `seq` of a flow of `n` packets arrives. Returns whether it was new.
+    pub fn on_data(&mut self, seq: u32, n: u32) -> bool {
+        if seq < self.rcv_nxt || seq >= n {
+            self.duplicates += 1;
+            return false;
+        }
+        if seq > self.rcv_nxt {
+            let i = seq as usize;
+            if self.ooo.is_empty() {
+                self.ooo = vec![0u64; (n as usize).div_ceil(64)];
+            }
+            let (w, b) = (i / 64, i % 64);
+            if self.ooo[w] >> b & 1 == 1 {
+                self.duplicates += 1;
+                return false;
+            }
+            self.ooo[w] |= 1 << b;
+            return true;
+        }
+        self.rcv_nxt += 1;
+        while !self.ooo.is_empty() && self.rcv_nxt < n {
+            let i = self.rcv_nxt as usize;
+            let (w, b) = (i / 64, i % 64);
+            if self.ooo[w] >> b & 1 == 0 {
+                break;
+            }
+            self.ooo[w] &= !(1 << b);
+            self.rcv_nxt += 1;
+        }
+        if self.rcv_nxt >= n {
+            self.ooo = Vec::new();
+        }
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params(t: Transport) -> CcParams {
+        CcParams { transport: t, init_cwnd: 10.0, max_cwnd: f64::INFINITY, min_rto_ps: 1_000_000_000, max_rto_ps: MAX_RTO_PS, dctcp_g: DCTCP_G }
+    }
+    fn ack(seq: u32, flags: u8) -> Packet {
+        Packet { flow: 0, seq, prio: 0, tx_ps: 0, wire_bytes: 40, hop: 0, flags: super::super::port::ACK | flags }
+    }
+
+    #[test]
+    fn slow_start_then_congestion_avoidance() {
+        let p = params(Transport::Tcp);
+        let mut s = Sender::new(1000, &p, 10_000);
+        s.snd_nxt = 10;
+        s.high = 10;
+        for a in 1..=10 {
+            s.on_ack(&ack(a, 0), 100, &p);
+        }
+        assert_eq!(s.cwnd, 20.0);
+        s.ssthresh = 20.0;
+        s.snd_nxt = 30;
+        s.high = 30;
+        s.on_ack(&ack(11, 0), 200, &p);
+        assert!((s.cwnd - 20.05).abs() < 1e-12);
+    }
+
+    #[test]
+    fn newreno_fast_retransmit_and_recovery() {
+        let p = params(Transport::Tcp);
+        let mut s = Sender::new(100, &p, 10_000);
+        s.snd_nxt = 10;
+        s.high = 10;
+        // packet 0 lost: packets 1..=3 give three duplicate ACKs of 0
+        assert_eq!(s.on_ack(&ack(0, 0), 1, &p), Action::default());
+        assert_eq!(s.on_ack(&ack(0, 0), 2, &p), Action::default());
+        let a = s.on_ack(&ack(0, 0), 3, &p);
+        assert_eq!(a.retransmit, Some(0));
+        assert!(s.in_recovery);
+        assert_eq!(s.ssthresh, 5.0);
+        assert_eq!(s.cwnd, 8.0);
+        s.on_ack(&ack(0, 0), 4, &p);
+        assert_eq!(s.cwnd, 9.0);
+        // partial ACK up to 5 (packet 5 was lost too): retransmit 5, deflate by 5, add 1
+        let a = s.on_ack(&ack(5, RETX), 5, &p);
+        assert_eq!(a.retransmit, Some(5));
+        assert_eq!(s.cwnd, 5.0);
+        // full ACK: leave recovery with cwnd = min(ssthresh, flight + 1)
+        s.on_ack(&ack(10, RETX), 6, &p);
+        assert!(!s.in_recovery);
+        assert_eq!(s.cwnd, 2.0); // min(ssthresh, max(flight, 1) + 1)
+    }
+
+    #[test]
+    fn rto_backoff_and_karn() {
+        let p = params(Transport::Tcp);
+        let mut s = Sender::new(100, &p, 10_000);
+        assert_eq!(s.rto_ps(&p), 1_000_000_000); // min RTO
+        s.on_timeout(0, &p);
+        assert_eq!(s.rto_ps(&p), 2_000_000_000);
+        s.on_timeout(0, &p);
+        assert_eq!(s.rto_ps(&p), 4_000_000_000);
+        assert_eq!(s.cwnd, 1.0);
+        // an ACK of a retransmission gives no sample and keeps the backoff (Karn)
+        s.on_ack(&ack(1, RETX), 10, &p);
+        assert_eq!(s.rto_ps(&p), 4_000_000_000);
+        s.snd_nxt = 5;
+        s.on_ack(&ack(2, 0), 10, &p);
+        assert_eq!(s.rto_ps(&p), 1_000_000_000);
+    }
+
+    #[test]
+    fn dctcp_alpha_and_once_per_window_cut() {
+        let p = params(Transport::Dctcp);
+        let mut s = Sender::new(1000, &p, 10_000);
+        s.snd_nxt = 10;
+        s.high = 10;
+        s.cwnd = 10.0;
+        s.ssthresh = 10.0;
+        // every packet of the first window marked: F = 1, alpha stays 1
+        s.on_ack(&ack(1, ECE), 1, &p);
+        assert_eq!(s.alpha, 1.0);
+        let c = s.cwnd;
+        assert!((c - 5.05).abs() < 1e-12, "{c}"); // 10 + 1/10 (AI), then cut by alpha/2 = 1/2
+        s.on_ack(&ack(2, ECE), 2, &p);
+        assert!(s.cwnd >= c, "cut at most once per window");
+        // the next window ends when snd_una passes 10: acks 2..=11, one of ten marked
+        s.snd_nxt = 40;
+        s.high = 40;
+        for a in 3..=11 {
+            s.on_ack(&ack(a, 0), 3, &p);
+        }
+        let want = 15.0 / 16.0 + 0.1 / 16.0;
+        assert!((s.alpha - want).abs() < 1e-12, "{}", s.alpha);
+    }
+
+    #[test]
+    fn receiver_delivers_each_packet_once() {
+        let mut r = Receiver::default();
+        assert!(r.on_data(1, 4));
+        assert!(!r.on_data(1, 4));
+        assert_eq!(r.rcv_nxt, 0);
+        assert!(r.on_data(0, 4));
+        assert_eq!(r.rcv_nxt, 2);
+        assert!(!r.on_data(0, 4));
+        assert!(r.on_data(3, 4));
+        assert!(r.on_data(2, 4));
+        assert_eq!(r.rcv_nxt, 4);
+        assert_eq!(r.duplicates, 2);
+    }
+}

@@ -1,0 +1,191 @@
+"""The packet-level model through the Python API: the same Results as the fluid model,
+timing that a hand computation gives, the packet counters and queue samples, refusals,
+determinism, stepping, and the CLI."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import flowsched
+from flowsched import _fabric
+from flowsched.cli import main
+from flowsched.sim import FLOW_COLUMNS, PACKET_OPTIONS, Simulation, simulate
+
+T_PKT = 1.2e-6  # 1500 B at 10 Gbps
+
+
+def one(size: float, **kw) -> pd.DataFrame:
+    return pd.DataFrame({"arrival_s": [0.0], "src": [0], "dst": [1], "size_bytes": [size], **kw})
+
+
+def mixed(n: int = 120, hosts: int = 8, seed: int = 0) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    src = rng.integers(0, hosts, n)
+    dst = (src + rng.integers(1, hosts, n)) % hosts
+    return pd.DataFrame({"arrival_s": np.sort(rng.uniform(0, 2e-3, n)), "src": src, "dst": dst,
+                         "size_bytes": rng.choice([2_000.0, 30_000.0, 400_000.0, 2e6], n)})
+
+
+@pytest.mark.parametrize("scheduler, transport", [("ps", "tcp"), ("ps", "dctcp"), ("srpt", "pfabric")])
+def test_one_flow_on_an_idle_path_takes_exactly_serialization_and_propagation(scheduler, transport):
+    # 10 packets (the initial window): the last leaves the NIC at 10 T, the switch at 11 T,
+    # and arrives 2 x 0.2 us later. FCT counts that once (no path delay added on top).
+    r = simulate(one(14_600.0), flowsched.BigSwitch(2, 10), scheduler, model="packet", transport=transport,
+                 delay_us=0.2)
+    f = r.flows.iloc[0]
+    assert f["fct_s"] == pytest.approx(11 * T_PKT + 0.4e-6, abs=1e-15)
+    assert f["finish_s"] - f["arrival_s"] == pytest.approx(f["fct_s"], abs=1e-15)
+    # the fluid model's ideal: payload at the bottleneck rate plus propagation
+    fluid = simulate(one(14_600.0), flowsched.BigSwitch(2, 10), "srpt", delay_us=0.2)
+    assert f["ideal_fct_s"] == fluid.flows["ideal_fct_s"].iloc[0]
+    assert f["path_delay_s"] == pytest.approx(0.4e-6)
+    assert f["slowdown"] == pytest.approx(f["fct_s"] / f["ideal_fct_s"])
+    assert r.model == "packet" and r.packet["transport"] == transport
+    assert r.packet["data_packets"] == 10 and r.packet["retransmissions"] == 0
+
+
+def test_results_have_the_fluid_columns_and_summary():
+    tr = mixed()
+    for topo in (flowsched.BigSwitch(8, 10), flowsched.LeafSpine(2, 4, 2, 10, 40)):
+        r = simulate(tr, topo, "pias", model="packet", delay_us=1.0)
+        assert list(r.flows.columns) == list(FLOW_COLUMNS)
+        assert {c: str(t) for c, t in r.flows.dtypes.items()} == FLOW_COLUMNS
+        assert r.flows["fct_s"].notna().all() and not r.flows["terminated"].any()
+        assert (r.flows["bytes_sent"] == tr["size_bytes"]).all()
+        assert (r.flows["fct_s"] >= r.flows["ideal_fct_s"] * 0.97).all()  # headers make packets slower than payload
+        s = r.summary()
+        assert s.to_dict()
+        assert list(r.ports["link"]) == list(r.links["link"])
+        assert (r.links["bytes"] > 0).any()
+        assert r.queue_samples is None
+        assert r.packet["transport"] == "dctcp"
+
+
+def test_packet_counters_and_queue_samples():
+    tr = pd.DataFrame({"arrival_s": [0.0] * 6, "src": [1, 2, 3, 4, 5, 6], "dst": [0] * 6, "size_bytes": [3e5] * 6})
+    r = simulate(tr, flowsched.BigSwitch(7, 10), "ps", model="packet", transport="tcp", buffer_bytes=30_000,
+                 min_rto_s=1e-3, delay_us=1.0, queue_sample_us=5, sample_links=["down0"])
+    p = r.packet
+    assert p["drops_overflow"] > 0 and p["retransmissions"] > 0
+    # every data packet sent arrived, was dropped (and counted), or was still in flight at the end
+    in_flight = p["data_packets"] - p["data_arrived"] - p["data_dropped"]
+    assert 0 <= in_flight < 60
+    assert r.ports.set_index("link").loc["down0", "drops_overflow"] == p["drops_overflow"] - r.ports[
+        r.ports["link"] != "down0"]["drops_overflow"].sum()
+    q = r.queue_samples
+    assert set(q["link"]) == {"down0"}
+    assert np.allclose(np.diff(q["time_s"]), 5e-6)
+    assert q["queue_bytes"].max() <= 30_000
+    assert q["queue_bytes"].max() == r.ports.set_index("link").loc["down0", "peak_queue_bytes"]
+
+
+def test_dctcp_marks_and_pfabric_evicts():
+    tr = mixed(200)
+    d = simulate(tr, flowsched.BigSwitch(8, 10), "ps", model="packet", ecn_threshold_bytes=15_000)
+    assert d.packet["transport"] == "dctcp" and d.packet["ecn_marks"] > 0
+    p = simulate(tr, flowsched.BigSwitch(8, 10), "srpt", model="packet", buffer_bytes=12_000)
+    assert p.packet["drops_evicted"] > 0 and p.flows["fct_s"].notna().all()
+
+
+def test_same_seed_same_results_and_stepping_changes_nothing():
+    tr = mixed(150, seed=3)
+    a = simulate(tr, flowsched.LeafSpine(2, 4, 2, 10, 40), "srpt", model="packet", delay_us=0.5)
+    b = simulate(tr, flowsched.LeafSpine(2, 4, 2, 10, 40), "srpt", model="packet", delay_us=0.5)
+    pd.testing.assert_frame_equal(a.flows, b.flows)
+    assert a.packet == b.packet
+    sim = Simulation(tr, flowsched.LeafSpine(2, 4, 2, 10, 40), "srpt", model="packet", delay_us=0.5)
+    for t in np.linspace(1e-4, 3e-3, 7):
+        sim.step(t)
+        assert sim.now == pytest.approx(t) or sim.done
+    sim.run()
+    pd.testing.assert_frame_equal(sim.results().flows, a.flows)
+
+
+def test_pias_thresholds_change_during_a_packet_run():
+    sim = Simulation(mixed(), flowsched.BigSwitch(8, 10), "pias", model="packet", pias_thresholds_bytes=[1e4, 1e5])
+    sim.step(2e-4)
+    sim.set_pias_thresholds([5e3, 5e4])
+    with pytest.raises(ValueError, match="3 queues"):
+        sim.set_pias_thresholds([5e3])
+    sim.run()
+    changed = sim.results().flows
+    assert changed["fct_s"].notna().all()
+
+    def run(switch_to: list[float] | None) -> pd.DataFrame:
+        s = Simulation(mixed(), flowsched.BigSwitch(8, 10), "pias", model="packet", pias_thresholds_bytes=[1e4, 1e5])
+        s.step(2e-4)
+        if switch_to is not None:
+            s.set_pias_thresholds(switch_to)
+        s.run()
+        return s.results().flows
+
+    same = run(None)
+    # Setting the thresholds it already has changes nothing, bit for bit; new ones take effect
+    # from then on: flows that ended before the change keep their times, later ones move.
+    assert run([1e4, 1e5])["fct_s"].equals(same["fct_s"])
+    before = same["finish_s"] <= 2e-4  # step(2e-4): the change happens at 2e-4 s of the trace's clock
+    assert before.sum() >= 3
+    assert changed.loc[before, "fct_s"].equals(same.loc[before, "fct_s"])
+    assert not changed["fct_s"].equals(same["fct_s"])
+
+
+def test_terminate_missed_in_the_packet_model():
+    tr = pd.DataFrame({"arrival_s": [0.0, 0.0], "src": [0, 0], "dst": [1, 1], "size_bytes": [1e7, 1e4],
+                       "deadline_s": [1e-3, 1e-3]})
+    r = simulate(tr, flowsched.BigSwitch(2, 10), "edf", model="packet", terminate_missed=True)
+    assert r.flows["terminated"].tolist() == [True, False]
+    assert r.flows["deadline_met"].tolist() == [False, True]
+    assert r.duration_s == pytest.approx(1e-3)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"scheduler": "srpt", "transport": "tcp"}, "does not run scheduler 'srpt' with transport 'tcp'; supported: ps"),
+    ({"scheduler": "wps"}, "does not run scheduler 'wps'"),
+    ({"scheduler": "ps", "transport": "quic"}, "unknown transport 'quic'"),
+    ({"scheduler": "ps", "admission": "fifo", "k": 2}, "admission, k: not supported by the packet model"),
+    ({"scheduler": "racs", "racs": {"w_min": 1.0}}, "racs: not supported by the packet model"),
+    ({"scheduler": "ps", "buffer_bytes": 100}, "buffer_bytes must hold at least one packet"),
+    ({"scheduler": "ps", "min_rto_s": 0.0}, "min_rto_s"),
+    ({"scheduler": "ps", "sample_links": ["down0"]}, "sample_links needs queue_sample_us"),
+    ({"scheduler": "ps", "queue_sample_us": 1, "sample_links": ["nowhere"]}, "unknown link 'nowhere'"),
+])
+def test_refusals(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        simulate(one(1e4), flowsched.BigSwitch(2, 10), model="packet", **kwargs)
+
+
+def test_refusals_of_trace_columns_and_options():
+    with pytest.raises(ValueError, match="'weight'"):
+        simulate(one(1e4, weight=[2.0]), flowsched.BigSwitch(2, 10), "ps", model="packet")
+    with pytest.raises(ValueError, match="data_span_s"):
+        simulate(one(1e4, data_span_s=[1e-3]), flowsched.BigSwitch(2, 10), "ps", model="packet")
+    with pytest.raises(ValueError, match="size_known"):
+        simulate(one(1e4, size_known=[False]), flowsched.BigSwitch(2, 10), "srpt", model="packet")
+    with pytest.raises(TypeError, match="unknown packet option"):
+        simulate(one(1e4), flowsched.BigSwitch(2, 10), "ps", model="packet", buffer=1)
+    with pytest.raises(ValueError, match="options of the packet model; pass model='packet'"):
+        simulate(one(1e4), flowsched.BigSwitch(2, 10), "ps", transport="tcp")
+    with pytest.raises(ValueError, match="unknown model"):
+        simulate(one(1e4), flowsched.BigSwitch(2, 10), "ps", model="packets")
+    sim = Simulation(one(1e4), flowsched.BigSwitch(2, 10), "ps", model="packet")
+    with pytest.raises(ValueError, match="no per-flow rate"):
+        sim.rates()
+    with pytest.raises(RuntimeError, match="event budget"):
+        simulate(one(1e6), flowsched.BigSwitch(2, 10), "ps", model="packet", max_events=10)
+    assert set(PACKET_OPTIONS) >= {"mss_bytes", "buffer_bytes", "min_rto_s", "queue_sample_us"}
+    assert "PacketSimulator" in dir(_fabric)
+
+
+def test_cli_packet_model(tmp_path, capsys):
+    tr = tmp_path / "t.csv"
+    mixed(60).assign(id=range(60))[["id", "arrival_s", "src", "dst", "size_bytes"]].to_csv(tr, index=False)
+    q = tmp_path / "q.csv"
+    assert main(["simulate", "--trace", str(tr), "--hosts", "8", "--scheduler", "ps", "--model", "packet",
+                 "--transport", "tcp", "--min-rto-s", "1e-3", "--delay-us", "0.2", "--queue-sample-us", "10",
+                 "--sample-links", "down0,down1", "--queue-samples-out", str(q), "-q"]) == 0
+    out = capsys.readouterr().out
+    assert "packet model, tcp:" in out
+    assert set(pd.read_csv(q)["link"]) == {"down0", "down1"}
+    assert main(["simulate", "--trace", str(tr), "--transport", "tcp", "-q"]) == 2
+    assert "add --model packet" in capsys.readouterr().err
