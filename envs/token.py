@@ -401,7 +401,11 @@ class TokenSchedulingEnv(gym.Env[Any, np.int64]):
 
     def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
         # range, episode state and masked actions are checked by the core (masked_action)
-        self._native.step_one(_as_action(action))
+        a = _as_action(action)
+        if not -(2**63) <= a < 2**63:  # past int64: out of range, before the core reads it
+            raise ValueError(f"action {a} is out of range of the action space Discrete({self.window}): expected 0 to "
+                             f"{self.window - 1} (a position in the window)")
+        self._native.step_one(a)
         info: dict[str, Any] = {"masked_action": True} if self._masked[0] else {}
         terminated = bool(self._terminated[0])
         if terminated:

@@ -553,7 +553,7 @@ impl TokenEnv {
         let mut remaining = std::mem::take(&mut self.remaining);
         remaining.clear();
         let mut least = f64::INFINITY;
-        let mut cap = f64::NAN;
+        let mut last_active = None;
         for &i in &self.pending {
             let i = i as usize;
             let f = sim.flow(i);
@@ -565,8 +565,10 @@ impl TokenEnv {
             if !f.deadline_s.is_nan() {
                 least = least.min(f.arrival_s + f.deadline_s - now);
             }
-            cap = sim.topology().capacity[*sim.path(i).last().expect("a path has links") as usize];
+            last_active = Some(i);
         }
+        // the destination's link (the last of an active flow's path): looked up once
+        let cap = last_active.map_or(f64::NAN, |i| sim.topology().capacity[*sim.path(i).last().expect("a path has links") as usize]);
         for (j, &i) in q.iter().take(n).enumerate() {
             let f = sim.flow(i as usize);
             let o = &mut req[j * REQ_FEATURES..(j + 1) * REQ_FEATURES];
