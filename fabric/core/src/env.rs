@@ -438,6 +438,11 @@ impl TokenEnv {
     /// and runs to the next decision or the end. Returns (reward, terminated).
     pub fn step(&mut self, action: i64) -> Result<(f64, bool)> {
         self.check_action(action)?;
+        self.step_checked(action)
+    }
+
+    /// [`TokenEnv::step`] of an action [`TokenEnv::check_action`] accepted.
+    fn step_checked(&mut self, action: i64) -> Result<(f64, bool)> {
         let dst = self.dst;
         let sim = self.sim.as_mut().expect("checked");
         let q = sim.waiting(dst);
@@ -665,7 +670,7 @@ pub trait Lane: Clone + Send {
     /// Starts an episode, reseeding the lane's generator when `seed` is given, and runs
     /// to its first decision.
     fn reset_lane(&mut self, seed: Option<u64>) -> Result<()>;
-    /// Acts and runs to the next decision.
+    /// Acts and runs to the next decision (the action passed [`Lane::check_action`]).
     fn step_lane(&mut self, action: &[Self::Act]) -> Result<Stepped>;
     /// Writes the observation: one slice per part, of the sizes of [`Lane::obs_sizes`].
     fn write_lane_obs(&mut self, obs: [&mut [f32]; MAX_OBS_PARTS]);
@@ -1246,7 +1251,7 @@ impl Lane for TokenEnv {
         self.reset(seed)
     }
     fn step_lane(&mut self, action: &[i64]) -> Result<Stepped> {
-        let (reward, terminated) = self.step(action[0])?;
+        let (reward, terminated) = self.step_checked(action[0])?; // VecEnv::step checked it
         Ok(Stepped { reward, terminated, masked: self.last_masked })
     }
     fn write_lane_obs(&mut self, [req, act, mask]: [&mut [f32]; MAX_OBS_PARTS]) {
@@ -1660,7 +1665,9 @@ impl SwitchEnv {
             return Err(SimError::InvalidAction(format!("expected {m} scores, got {}", scores.len())));
         }
         let outside = |x: &f32| !(*x >= -1.0 && *x <= 1.0);
-        if let Some(j) = scores.iter().position(outside) {
+        // without an early exit, so that it vectorizes: every score is checked at every step
+        if scores.iter().fold(false, |bad, x| bad | outside(x)) {
+            let j = scores.iter().position(outside).expect("one is outside");
             let count = scores.iter().filter(|x| outside(x)).count();
             return Err(SimError::InvalidAction(format!(
                 "action (one score per flow slot): element {j} is {}; actions must be within [-1, 1], the action \
@@ -1680,6 +1687,11 @@ impl SwitchEnv {
     /// score (+inf-like, equal: they share what is left). Returns (reward, terminated).
     pub fn step(&mut self, scores: &[f32]) -> Result<(f64, bool)> {
         self.check_action(scores)?;
+        self.step_checked(scores)
+    }
+
+    /// [`SwitchEnv::step`] of scores [`SwitchEnv::check_action`] accepted.
+    fn step_checked(&mut self, scores: &[f32]) -> Result<(f64, bool)> {
         let n = self.n_slots();
         let sim = self.sim.as_mut().expect("checked");
         for (j, &i) in self.slots.iter().enumerate() {
@@ -1797,7 +1809,7 @@ impl Lane for SwitchEnv {
         self.reset()
     }
     fn step_lane(&mut self, scores: &[f32]) -> Result<Stepped> {
-        let (reward, terminated) = self.step(scores)?;
+        let (reward, terminated) = self.step_checked(scores)?; // VecEnv::step checked them
         Ok(Stepped { reward, terminated, masked: false })
     }
     fn write_lane_obs(&mut self, [flows, mask, _]: [&mut [f32]; MAX_OBS_PARTS]) {
