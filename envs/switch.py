@@ -22,8 +22,6 @@ from flowsched.envs._common import (
     Canvas,
     Feature,
     NativeVecMixin,
-    check_box_action,
-    check_lane_actions,
     check_obs_format,
     check_render_mode,
     feature_bounds,
@@ -148,6 +146,15 @@ def switch_config(
 
 
 
+def as_scores(action: Any, shape: tuple[int, ...], what: str, where: str) -> np.ndarray:
+    """``action`` as C-contiguous float32 scores if it has ``shape`` (and numbers), else
+    a ``ValueError``; the bounds are checked by the core (on the float32 values)."""
+    a = np.asarray(action)
+    if a.shape != shape or a.dtype.kind not in "fiu":
+        raise ValueError(f"{what} must be numbers of shape {shape} {where}, got dtype {a.dtype} and shape {a.shape}")
+    return a if a.dtype == np.float32 and a.flags.c_contiguous else np.ascontiguousarray(a, dtype=np.float32)
+
+
 class SwitchSchedulingEnv(gym.Env[Any, np.ndarray]):
     """Priority scheduling of flows in the switch (pFabric, aSCC).
 
@@ -261,41 +268,47 @@ class SwitchSchedulingEnv(gym.Env[Any, np.ndarray]):
         self._delay_us = float(kwargs.get("delay_us", 0.0))  # switch_config's default
         self.max_flows = cfg.max_flows
         self.bounds = SwitchBounds(self.max_flows, float(max_size_mb), float(max_time_ms))
-        self._native = _fabric.SwitchEnv(cfg)
+        # the single env is the native vector env's one-lane form (no autoreset): one
+        # code path for both, and its output buffers are bound once, here
+        self._native = _fabric.SwitchVecEnv(cfg, 1, single=True)
+        flows, mask, _, self._reward, self._terminated, _, _, stats = self._native.buffers
+        self._flows, self._mask, self._stats = flows[0], mask[0], stats[0]  # lane 0's views
         self.observation_space = self.bounds.observation_space(self.obs_format)
         self.action_space = spaces.Box(-1.0, 1.0, (self.max_flows,), dtype=np.float32)
-        self._last: tuple[np.ndarray, np.ndarray] | None = None
+        self._started = False
 
-    def _obs(self, flows: np.ndarray, mask: np.ndarray) -> Any:
-        flows = flows.reshape(-1)  # saturated at the bounds by the core
-        self._last = (flows, mask)
-        return _format(self.obs_format, flows.copy(), mask.copy())
+    def _obs(self) -> Any:
+        # copies: the buffers are overwritten by the next step (saturated at the bounds by the core)
+        return _format(self.obs_format, self._flows.copy(), self._mask.copy())
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
         super().reset(seed=seed)
-        self._native.set_next_trace(self._source.draw(self.np_random))
-        return self._obs(*self._native.reset()), {}
+        self._native.set_next_trace(0, self._source.draw(self.np_random))
+        self._native.reset()
+        self._started = True
+        return self._obs(), {}
 
     def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
-        scores = check_box_action(action, self.action_space, "action (one score per flow slot)")
-        flows, mask, reward, terminated = self._native.step(scores)
-        info = dict(self._native.episode_stats()) if terminated else {}
-        return self._obs(flows, mask), float(reward), bool(terminated), False, info
+        # the bounds (nothing is clipped) and the episode state are checked by the core
+        self._native.step(as_scores(action, self.action_space.shape, "action (one score per flow slot)",
+                                    f"(the action space {self.action_space})"))
+        terminated = bool(self._terminated[0])
+        info = dict(zip(SWITCH_STATS, self._stats.tolist(), strict=True)) if terminated else {}
+        return self._obs(), float(self._reward[0]), terminated, False, info
 
     def results(self) -> pd.DataFrame:
         """Per-flow outcome of the current episode (trace order), in the columns, units and
         dtypes of :attr:`flowsched.Results.flows` (``FLOW_COLUMNS``; times on the
         simulator's clock; see :func:`flowsched.sim.env_flow_table` for ``id``,
         ``weight``, ``bytes_sent`` and ``path_delay_s``)."""
-        return env_flow_table(self._native.results(), self._source.topology, self._delay_us)
+        return env_flow_table(self._native.results(0), self._source.topology, self._delay_us)
 
     def render(self) -> str | np.ndarray | None:  # type: ignore[override]  # gymnasium: an unbound RenderFrame TypeVar
-        if self.render_mode is None or self._last is None:
+        if self.render_mode is None or not self._started:
             return None
-        flows, mask = self._last
         if self.render_mode == "rgb_array":
-            return render_rgb(self.bounds, flows, mask)
-        return f"t = {self._native.now * 1e3:.3f} ms, " + render_text(flows, mask)
+            return render_rgb(self.bounds, self._flows, self._mask)
+        return f"t = {self._native.now(0) * 1e3:.3f} ms, " + render_text(self._flows, self._mask)
 
 
 def render_text(flows: np.ndarray, mask: np.ndarray) -> str:
@@ -348,29 +361,23 @@ class SwitchSchedulingVecEnv(NativeVecMixin, VectorEnv):
         self.max_flows = cfg.max_flows
         self.bounds = SwitchBounds(self.max_flows, float(max_size_mb), float(max_time_ms))
         self.num_envs, self.copy = int(num_envs), copy
-        self._native = _fabric.SwitchVecEnv(cfg, self.num_envs, threads=int(threads))
+        self._init_limit(max_episode_steps)
+        self._native = _fabric.SwitchVecEnv(cfg, self.num_envs, threads=int(threads), max_episode_steps=self._limit)
         self.single_observation_space = self.bounds.observation_space(self.obs_format)
         self.single_action_space = spaces.Box(-1.0, 1.0, (self.max_flows,), dtype=np.float32)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = cast(spaces.Box, batch_space(self.single_action_space, self.num_envs))
-        n, m = self.num_envs, self.max_flows
-        self._bufs = (
-            np.zeros((n, m, FLOW_FEATURES), np.float32),
-            np.zeros((n, m), np.float32),
-            np.zeros(n, np.float64),
-            np.zeros(n, bool),
-            np.zeros((n, len(SWITCH_STATS)), np.float64),
-        )
-        self._flows = self._bufs[0].reshape(n, m * FLOW_FEATURES)
+        # the buffers the core writes in place, bound once
+        self._flows, self._mask, _, self._reward, self._terminated, self._truncated, _, self._stats = \
+            self._native.buffers
         self._rngs: list[np.random.Generator] = []
-        self._needs_reset = np.zeros(n, bool)
-        self._init_limit(max_episode_steps)
 
     def _obs(self) -> Any:
         if self.obs_format != "dict":
-            return _format(self.obs_format, self._flows, self._bufs[1])
-        obs = {"flows": self._flows, "flow_mask": self._bufs[1]}
-        return {k: v.copy() for k, v in obs.items()} if self.copy else obs
+            return _format(self.obs_format, self._flows, self._mask)
+        if self.copy:
+            return {"flows": self._flows.copy(), "flow_mask": self._mask.copy()}
+        return {"flows": self._flows, "flow_mask": self._mask}
 
     def reset(
         self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None
@@ -379,35 +386,26 @@ class SwitchSchedulingVecEnv(NativeVecMixin, VectorEnv):
             self._rngs = [seeding.np_random(s)[0] for s in lane_seeds(seed, self.num_envs)]
         for lane, rng in enumerate(self._rngs):
             self._native.set_next_trace(lane, self._source.draw(rng))
-        self._native.reset(*self._bufs)
-        self._needs_reset[:] = False
-        self._steps[:] = 0
+        self._native.reset()
         return self._obs(), {}
 
     def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        scores = check_lane_actions(actions, self.action_space, ~self._needs_reset, "action (one score per flow slot)")
-        was_reset = self._needs_reset.copy()
-        self._native.step(scores, *self._bufs)
-        reward, terminated, stats = self._bufs[2].copy(), self._bufs[3].copy(), self._bufs[4]
-        truncated = self._count_steps(was_reset, terminated)
-        if truncated.any():
-            self._native.truncate(truncated)
+        # the bounds of the live lanes (nothing is clipped), autoreset and the step limit: in the core
+        self._native.step(as_scores(actions, self.action_space.shape, "actions", "(one row per lane)"))
+        reward, terminated, truncated = self._reward.copy(), self._terminated.copy(), self._truncated.copy()
         infos: dict[str, Any] = {}
         if terminated.any():
             for j, name in enumerate(SWITCH_STATS):
-                infos[name] = np.where(terminated, stats[:, j], 0.0)
+                infos[name] = np.where(terminated, self._stats[:, j], 0.0)
                 infos["_" + name] = terminated.copy()
         for lane in np.flatnonzero(terminated | truncated):  # the trace its autoreset will start
             self._native.set_next_trace(int(lane), self._source.draw(self._rngs[lane]))
-        self._needs_reset = terminated | truncated
         return self._obs(), reward, terminated, truncated, infos
 
     def reset_done(self) -> Any:
         """Resets now the lanes whose episode just ended or was truncated (same-step
         autoreset, for the SB3 adapter)."""
-        self._native.reset_done(*self._bufs)
-        self._steps[self._needs_reset] = 0
-        self._needs_reset[:] = False
+        self._native.reset_done()
         return self._obs()
 
     def _lane_call(self, name: str, lane: int, *args: Any, **kwargs: Any) -> Any:
@@ -415,7 +413,7 @@ class SwitchSchedulingVecEnv(NativeVecMixin, VectorEnv):
             raise AttributeError("the switch env has no action mask (every score vector is valid); see flow_mask")
         if self.render_mode is None:
             return None
-        flows, mask = self._flows[lane], self._bufs[1][lane]
+        flows, mask = self._flows[lane], self._mask[lane]
         if self.render_mode == "rgb_array":
             return render_rgb(self.bounds, flows, mask)
         return f"env {lane}: " + render_text(flows, mask)

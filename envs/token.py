@@ -177,9 +177,11 @@ def token_config(
     exact_composition: bool = True,
     trace: pd.DataFrame | str | None = None,
     obs_limits: tuple[float, float, float] = (np.inf, np.inf, np.inf),
+    masked_action: str = "oldest",
 ) -> TokenSetup:
     """The native config (and the native trace, when a fixed trace is given) of the token env;
-    ``obs_limits`` are where the observation saturates: (MB, ms, count)."""
+    ``obs_limits`` are where the observation saturates: (MB, ms, count); ``masked_action``
+    is what a masked action does (``"oldest"`` or ``"raise"``, checked by the core)."""
     if reward not in REWARDS:
         raise ValueError(f"unknown reward {reward!r}; known: {', '.join(REWARDS)}")
     for name, v in (("k", k), ("window", window), ("burst_size", burst_size), ("n_bursts", n_bursts)):
@@ -202,6 +204,7 @@ def token_config(
         class_weights=weights, class_sizes_bytes=sizes, class_deadlines_s=deadlines, exact=bool(exact_composition),
         burst_size=int(burst_size), burst_rate_hz=float(burst_rate_hz), n_bursts=int(n_bursts), dst=0,
         obs_max_mb=float(obs_limits[0]), obs_max_ms=float(obs_limits[1]), obs_max_count=float(obs_limits[2]),
+        masked_action=masked_action,
     )
     return TokenSetup(cfg, fixed, topology, float(delay_us))
 
@@ -217,26 +220,6 @@ def lane_seeds(seed: int | list[int] | None, num_envs: int) -> list[int | None]:
     if len(seed) != num_envs:
         raise ValueError(f"expected {num_envs} seeds, got {len(seed)}")
     return [int(x) for x in seed]
-
-
-def _check_masked_action(mode: str) -> str:
-    if mode not in MASKED_ACTIONS:
-        raise ValueError(f"masked_action must be 'oldest' (the default: a masked action admits the oldest waiting "
-                         f"request) or 'raise' (strict: a masked action raises), got {mode!r}")
-    return mode
-
-
-def _out_of_range(action: int, window: int) -> ValueError:
-    return ValueError(f"action {action} is out of range of the action space Discrete({window}): expected 0 to "
-                      f"{window - 1} "
-                      "(a position in the window)")
-
-
-def _masked_error(action: int, n: int, lane: str = "") -> ValueError:
-    valid = f"valid: 0 to {n - 1}" if n > 1 else "valid: 0"
-    return ValueError(f"{lane}action {action} is masked: only {n} request(s) wait in the window ({valid}); "
-                      "masked_action='raise' rejects masked actions, masked_action='oldest' (the default) "
-                      "admits the oldest waiting request instead")
 
 
 def _as_action(action: Any) -> int:
@@ -388,54 +371,54 @@ class TokenSchedulingEnv(gym.Env[Any, np.int64]):
     def __init__(self, *, render_mode: str | None = None, masked_action: str = "oldest", obs_format: str = "dict",
                  max_size_mb: float = MAX_SIZE_MB, max_time_ms: float = MAX_TIME_MS, **kwargs: Any) -> None:
         self.render_mode = check_render_mode(type(self).__name__, render_mode)
-        self.masked_action = _check_masked_action(masked_action)
         self.obs_format = check_obs_format(type(self).__name__, obs_format, OBS_FORMATS)
-        setup = token_config(**kwargs, obs_limits=obs_limits(max_size_mb, max_time_ms))
+        setup = token_config(**kwargs, obs_limits=obs_limits(max_size_mb, max_time_ms), masked_action=masked_action)
+        self.masked_action = masked_action
         self._cfg, fixed, self._topology, self._delay_us = setup
-        self._native = _fabric.TokenEnv(self._cfg)
+        # the single env is the native vector env's one-lane form (no autoreset): one
+        # code path for both, and its output buffers are bound once, here
+        self._native = _fabric.TokenVecEnv(self._cfg, 1, single=True)
         if fixed is not None:
             self._native.set_trace(fixed)
+        req, act, mask, self._reward, self._terminated, _, self._masked, stats = self._native.buffers
+        self._req, self._act, self._mask, self._stats = req[0], act[0], mask[0], stats[0]  # lane 0's views
         self.window, self.k = self._cfg.window, int(kwargs.get("k", 10))
         self.bounds = TokenBounds(self.window, self.k, float(max_size_mb), float(max_time_ms))
         self.observation_space = self.bounds.observation_space(self.obs_format)
         self.action_space = spaces.Discrete(self.window)
-        self._oldest = self.masked_action == "oldest"
-        self._mask = np.zeros(self.window, np.float32)
-        self._last = (np.zeros(self.window * REQ_FEATURES, np.float32), np.zeros(ACTIVE_FEATURES, np.float32))
         self._seeded = False
 
-    def _obs(self, req: np.ndarray, act: np.ndarray, mask: np.ndarray) -> Any:
-        req = req.reshape(-1)  # saturated at the bounds by the core
-        self._mask, self._last = mask, (req, act)
+    def _obs(self) -> Any:
+        # copies: the buffers are overwritten by the next step (saturated at the bounds by the core)
         if self.obs_format == "dict":
-            return {"requests": req, "active": act, "action_mask": mask.copy()}  # fresh arrays from the core
-        return format_obs(self.obs_format, req, act, mask.copy())
+            return {"requests": self._req.copy(), "active": self._act.copy(), "action_mask": self._mask.copy()}
+        return format_obs(self.obs_format, self._req, self._act, self._mask.copy())
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
         super().reset(seed=seed)
         if seed is None and not self._seeded:
             seed = int(self.np_random.integers(2**63))
         self._seeded = True
-        return self._obs(*self._native.reset(None if seed is None else int(seed))), {}
+        self._native.reset(None if seed is None else np.array([seed], np.uint64))
+        return self._obs(), {}
 
     def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
+        # range, episode state and masked actions are checked by the core (masked_action)
         a = _as_action(action)
-        info: dict[str, Any] = {}
-        if not 0 <= a < self.window:
-            raise _out_of_range(a, self.window)
-        if not self._mask[a] and self._mask.any():  # an all-zero mask: never reset (the core says so)
-            if not self._oldest:
-                raise _masked_error(a, int(self._mask.sum()))
-            a, info["masked_action"] = 0, True
-        req, act, mask, reward, terminated = self._native.step(a)
+        if not -(2**63) <= a < 2**63:  # past int64: out of range, before the core reads it
+            raise ValueError(f"action {a} is out of range of the action space Discrete({self.window}): expected 0 to "
+                             f"{self.window - 1} (a position in the window)")
+        self._native.step_one(a)
+        info: dict[str, Any] = {"masked_action": True} if self._masked[0] else {}
+        terminated = bool(self._terminated[0])
         if terminated:
-            info.update(episode_info(self._native.episode_stats()))
-        return self._obs(req, act, mask), float(reward), bool(terminated), False, info
+            info.update(episode_info(dict(zip(STAT_NAMES, self._stats.tolist(), strict=True))))
+        return self._obs(), float(self._reward[0]), terminated, False, info
 
     @property
     def decision_dst(self) -> int:
         """The destination whose admission the pending decision makes."""
-        return int(self._native.decision_dst)
+        return int(self._native.decision_dst(0))
 
     def action_masks(self) -> np.ndarray:
         """Valid actions of the pending decision (for sb3-contrib's MaskablePPO); after
@@ -447,7 +430,7 @@ class TokenSchedulingEnv(gym.Env[Any, np.int64]):
         columns, units and dtypes of :attr:`flowsched.Results.flows` (``FLOW_COLUMNS``;
         times on the simulator's clock; see :func:`flowsched.sim.env_flow_table` for
         ``id``, ``weight``, ``bytes_sent`` and ``path_delay_s``)."""
-        return env_flow_table(self._native.episode(), self._topology, self._delay_us)
+        return env_flow_table(self._native.episode(0), self._topology, self._delay_us)
 
     def episode(self) -> pd.DataFrame:
         """The same as :meth:`results` (its earlier name)."""
@@ -456,11 +439,10 @@ class TokenSchedulingEnv(gym.Env[Any, np.int64]):
     def render(self) -> str | np.ndarray | None:  # type: ignore[override]  # gymnasium: an unbound RenderFrame TypeVar
         if self.render_mode is None:
             return None
-        req, act = self._last
         if self.render_mode == "rgb_array":
-            return render_rgb(self.bounds, req, act, self._mask)
-        head = f"t = {self._native.now * 1e3:.3f} ms, destination {self._native.decision_dst}: "
-        return head + render_text(self.bounds, req, act, self._mask)
+            return render_rgb(self.bounds, self._req, self._act, self._mask)
+        head = f"t = {self._native.now(0) * 1e3:.3f} ms, destination {self._native.decision_dst(0)}: "
+        return head + render_text(self.bounds, self._req, self._act, self._mask)
 
 
 def render_text(bounds: TokenBounds, req: np.ndarray, act: np.ndarray, mask: np.ndarray) -> str:
@@ -512,8 +494,16 @@ class TokenSchedulingVecEnv(NativeVecMixin, VectorEnv):
     truncated by ``max_episode_steps``) resets that lane (its action is ignored) and
     returns the new episode's first observation with reward 0. The whole batch is
     stepped in one native call with the GIL released, split over ``threads`` OS
-    threads, into observation buffers allocated once (``copy=False`` returns those
-    buffers themselves, overwritten by the next call; only with ``obs_format="dict"``).
+    threads. Masked actions, the step limit and autoreset are handled in the core, as
+    for the single env (which is this env's one-lane form).
+
+    Buffers and ``copy``: observations, rewards, terminated, truncated and masked flags
+    are written in place, by every call, into numpy buffers allocated once at
+    construction. ``copy=True`` (default) returns copies of the observation arrays;
+    ``copy=False`` returns the buffers themselves (``obs_format="dict"`` only; the
+    flat formats build a new array each call), valid until the next call overwrites
+    them. Rewards, terminated and truncated are always fresh arrays (Gymnasium's
+    ``copy`` is about observations).
 
     Seeding: ``reset(seed=s)`` seeds lane ``i`` with ``s + i`` (a list gives one seed
     per lane); lane ``i`` then follows exactly the episodes of a single env reset with
@@ -531,45 +521,35 @@ class TokenSchedulingVecEnv(NativeVecMixin, VectorEnv):
                  obs_format: str = "dict", max_size_mb: float = MAX_SIZE_MB, max_time_ms: float = MAX_TIME_MS,
                  max_episode_steps: int | None = None,
                  render_mode: str | None = None, **kwargs: Any) -> None:
-        self.masked_action = _check_masked_action(masked_action)
+        self.masked_action = masked_action
         self.render_mode = check_render_mode(type(self).__name__, render_mode)
         self.obs_format = check_obs_format(type(self).__name__, obs_format, OBS_FORMATS)
-        cfg, fixed, _, _ = token_config(**kwargs, obs_limits=obs_limits(max_size_mb, max_time_ms))
+        cfg, fixed, _, _ = token_config(**kwargs, obs_limits=obs_limits(max_size_mb, max_time_ms),
+                                        masked_action=masked_action)
         self.window, self.k = cfg.window, int(kwargs.get("k", 10))
         self.bounds = TokenBounds(self.window, self.k, float(max_size_mb), float(max_time_ms))
-        self._native = _fabric.TokenVecEnv(cfg, int(num_envs), threads=int(threads))
+        self.num_envs = int(num_envs)
+        self._init_limit(max_episode_steps)
+        self._native = _fabric.TokenVecEnv(cfg, self.num_envs, threads=int(threads), max_episode_steps=self._limit)
         if fixed is not None:
             self._native.set_trace(fixed)
-        self.num_envs = int(num_envs)
         self.copy = copy
         self.single_observation_space = self.bounds.observation_space(self.obs_format)
         self.single_action_space = spaces.Discrete(self.window)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
-        n, w = self.num_envs, self.window
-        self._bufs = (
-            np.zeros((n, w, REQ_FEATURES), np.float32),
-            np.zeros((n, ACTIVE_FEATURES), np.float32),
-            np.zeros((n, w), np.float32),
-            np.zeros(n, np.float64),
-            np.zeros(n, bool),
-            np.zeros((n, len(STAT_NAMES)), np.float64),
-        )
-        self._req = self._bufs[0].reshape(n, w * REQ_FEATURES)  # a view: the flat layout of the Dict
-        self._needs_reset = np.zeros(n, bool)
-        self._any_reset = False
-        self._lanes = np.arange(n)
-        self._init_limit(max_episode_steps)
+        # the buffers the core writes in place, bound once
+        (self._req, self._act, self._mask, self._reward, self._terminated, self._truncated, self._masked,
+         self._stats) = self._native.buffers
         self._seeded = False
 
     def _out(self) -> tuple[Any, dict[str, Any]]:
-        req, act, mask = self._req, self._bufs[1], self._bufs[2]  # saturated at the bounds by the core
+        req, act, mask = self._req, self._act, self._mask  # saturated at the bounds by the core
         if self.obs_format != "dict":
             return format_obs(self.obs_format, req, act, mask.copy()), {}
-        obs = {"requests": req, "active": act, "action_mask": mask}
         if self.copy:
-            obs = {key: v.copy() for key, v in obs.items()}
-        return obs, {}
+            return {"requests": req.copy(), "active": act.copy(), "action_mask": mask.copy()}, {}
+        return {"requests": req, "active": act, "action_mask": mask}, {}
 
     def reset(
         self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None
@@ -578,60 +558,27 @@ class TokenSchedulingVecEnv(NativeVecMixin, VectorEnv):
             seed = int(np.random.SeedSequence().generate_state(1, np.uint64)[0] >> 1)
         seeds = None if seed is None else np.asarray(lane_seeds(seed, self.num_envs), dtype=np.uint64)
         self._seeded = True
-        self._native.reset(seeds, *self._bufs)
-        self._needs_reset[:] = False
-        self._any_reset = False
-        self._steps[:] = 0
+        self._native.reset(seeds)
         return self._out()
 
-    def _actions(self, actions: Any) -> tuple[np.ndarray, np.ndarray | None]:
+    def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         a = np.asarray(actions)
         if a.shape != (self.num_envs,) or a.dtype.kind not in "iu":
             raise ValueError(f"actions must be {self.num_envs} integers (shape ({self.num_envs},)), got dtype "
                              f"{a.dtype} and shape {a.shape}")
-        a = np.ascontiguousarray(a, dtype=np.int64)
-        resetting = self._any_reset  # those lanes reset: their action is ignored
-        if (a.view(np.uint64) >= self.window).any():  # negative ones too, as unsigned
-            live = ~self._needs_reset
-            outside = live & ((a < 0) | (a >= self.window))
-            if outside.any():
-                lane = int(np.flatnonzero(outside)[0])
-                raise ValueError(f"env {lane}: " + str(_out_of_range(int(a[lane]), self.window)))
-            a = np.where(live, a, 0)
-        masked = self._bufs[2][self._lanes, a] == 0
-        if resetting:
-            masked &= ~self._needs_reset
-        if not masked.any():
-            return a, None
-        if self.masked_action == "raise":
-            lane = int(np.flatnonzero(masked)[0])
-            raise _masked_error(int(a[lane]), int(self._bufs[2][lane].sum()), f"env {lane}: ")
-        return np.where(masked, 0, a), masked
-
-    def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        a, masked = self._actions(actions)
-        was_reset = self._needs_reset
-        self._native.step(a, *self._bufs)
+        if a.dtype != np.int64 or not a.flags.c_contiguous:
+            a = np.ascontiguousarray(a, dtype=np.int64)
+        # range, masked actions (masked_action), autoreset and the step limit: in the core
+        self._native.step(a)
         obs, _ = self._out()
-        reward, terminated = self._bufs[3].copy(), self._bufs[4].copy()
-        if self._limit is None:
-            truncated = np.zeros(self.num_envs, bool)
-            self._needs_reset = self._bufs[4].copy()
-        else:
-            truncated = self._count_steps(was_reset, terminated)
-            if truncated.any():
-                self._native.truncate(truncated)
-            self._needs_reset = terminated | truncated
-        self._any_reset = bool(self._needs_reset.any())
-        infos = self._infos(terminated) if self._any_reset else {}
-        if masked is not None:
-            infos["masked_action"], infos["_masked_action"] = masked, masked.copy()
-        return obs, reward, terminated, truncated, infos
+        terminated, truncated = self._terminated.copy(), self._truncated.copy()
+        infos = self._infos(terminated) if terminated.any() else {}
+        if self._masked.any():
+            infos["masked_action"], infos["_masked_action"] = self._masked.copy(), self._masked.copy()
+        return obs, self._reward.copy(), terminated, truncated, infos
 
     def _infos(self, done: np.ndarray) -> dict[str, Any]:
-        if not done.any():
-            return {}
-        stats = self._bufs[5]
+        stats = self._stats
         infos: dict[str, Any] = {}
         for j, name in enumerate(STAT_NAMES):
             infos[name] = np.where(done, stats[:, j], 0.0)
@@ -645,22 +592,19 @@ class TokenSchedulingVecEnv(NativeVecMixin, VectorEnv):
     def reset_done(self) -> Any:
         """Resets now the lanes whose episode just ended or was truncated (same-step
         autoreset, used by the SB3 adapter) and returns the observation of the batch."""
-        self._native.reset_done(*self._bufs)
-        self._steps[self._needs_reset] = 0
-        self._needs_reset[:] = False
-        self._any_reset = False
+        self._native.reset_done()
         return self._out()[0]
 
     def action_masks(self) -> np.ndarray:
         """(num_envs, window) booleans: the valid actions of every lane."""
-        return self._bufs[2] > 0
+        return self._mask > 0
 
     def _lane_call(self, name: str, lane: int, *args: Any, **kwargs: Any) -> Any:
         if name == "action_masks":
-            return self._bufs[2][lane] > 0
+            return self._mask[lane] > 0
         if self.render_mode is None:
             return None
-        req, act, mask = self._req[lane], self._bufs[1][lane], self._bufs[2][lane]
+        req, act, mask = self._req[lane], self._act[lane], self._mask[lane]
         if self.render_mode == "rgb_array":
             return render_rgb(self.bounds, req, act, mask)
         return f"env {lane}: " + render_text(self.bounds, req, act, mask)

@@ -383,3 +383,41 @@ def test_fair_slack_prefers_the_feasible_request_with_most_slack():
     assert rule.predict(obs)[0][0] == 0
     obs["action_mask"][0, 0] = 0
     assert rule.predict(obs)[0][0] == 1  # the infeasible one before the one without a deadline
+
+
+def test_vector_masked_actions_raise_in_strict_mode_naming_the_lane_once():
+    venv = TokenSchedulingVecEnv(3, masked_action="raise", **SHORT)
+    obs, _ = venv.reset(seed=0)
+    for _ in range(500):  # to a decision where some lane has fewer requests than the window
+        if not obs["action_mask"].all():
+            break
+        obs, *_ = venv.step(np.zeros(3, np.int64))
+    lane = int(np.flatnonzero(~obs["action_mask"].all(axis=1))[0])
+    actions = np.zeros(3, np.int64)
+    actions[lane] = 4
+    before = obs["requests"].copy()
+    with pytest.raises(ValueError, match=rf"^env {lane}: action 4 is masked: only \d request\(s\) wait") as err:
+        venv.step(actions)
+    assert str(err.value).count(f"env {lane}") == 1 and "masked_action='raise'" in str(err.value)
+    np.testing.assert_array_equal(venv.reset_done()["requests"], before)  # nothing moved
+
+
+def test_buffers_are_bound_once_and_copy_decides_what_step_returns():
+    shared = TokenSchedulingVecEnv(2, copy=False, **SHORT)
+    obs0, _ = shared.reset(seed=0)
+    first = obs0["requests"].copy()
+    obs1, reward, terminated, truncated, _ = shared.step(np.zeros(2, np.int64))
+    for key in obs0:  # the same buffers, written in place by every call
+        assert obs1[key] is obs0[key]
+    assert not np.shares_memory(reward, shared.step(np.zeros(2, np.int64))[1])  # rewards: always fresh
+    copied = TokenSchedulingVecEnv(2, **SHORT)  # copy=True (default)
+    a, _ = copied.reset(seed=0)
+    b, *_ = copied.step(np.zeros(2, np.int64))
+    np.testing.assert_array_equal(a["requests"], first)  # the copy of the first observation is kept
+    assert not any(np.shares_memory(a[k], b[k]) for k in a)
+    single = TokenSchedulingEnv(**SHORT)
+    s0, _ = single.reset(seed=0)
+    kept = s0["requests"].copy()
+    single.step(0)
+    np.testing.assert_array_equal(s0["requests"], kept)  # the single env returns copies
+    np.testing.assert_array_equal(s0["requests"], first[0])

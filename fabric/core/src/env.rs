@@ -68,6 +68,28 @@ pub enum TokenWorkload {
     Trace(Vec<FlowSpec>),
 }
 
+/// What a masked action (a window position past the waiting requests) does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MaskedAction {
+    /// It admits the oldest waiting request (position 0), and the step says so.
+    Oldest,
+    /// It is an error (strict mode).
+    Raise,
+}
+
+impl MaskedAction {
+    pub fn parse(name: &str) -> Result<Self> {
+        match name {
+            "oldest" => Ok(MaskedAction::Oldest),
+            "raise" => Ok(MaskedAction::Raise),
+            _ => Err(SimError::InvalidConfig(format!(
+                "masked_action must be 'oldest' (the default: a masked action admits the oldest waiting request) or \
+                 'raise' (strict: a masked action raises), got '{name}'"
+            ))),
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct TokenEnvConfig {
     pub topo: Topology,
@@ -81,6 +103,8 @@ pub struct TokenEnvConfig {
     pub workload: TokenWorkload,
     /// Where the observation saturates: bytes (MB), times (ms, both signs) and counts.
     pub obs_limits: ObsLimits,
+    /// What a masked action does.
+    pub masked_action: MaskedAction,
 }
 
 /// Saturation of the observation features, so that they have finite bounds: a value
@@ -285,6 +309,8 @@ pub struct TokenEnv {
     fct_sum: f64,
     /// Scratch of [`TokenEnv::write_obs`]: remaining bytes of the active flows.
     remaining: Vec<f64>,
+    /// Whether the last step's action was masked (and admitted the oldest request).
+    last_masked: bool,
 }
 
 impl TokenEnv {
@@ -303,6 +329,7 @@ impl TokenEnv {
             finished: 0,
             fct_sum: 0.0,
             remaining: Vec::new(),
+            last_masked: false,
         })
     }
 
@@ -364,6 +391,7 @@ impl TokenEnv {
         self.sim = Some(Simulator::new(self.cfg.topo.clone(), flows, self.sim_config())?);
         self.pending.clear();
         self.done = false;
+        self.last_masked = false;
         self.met = 0;
         self.with_deadline = 0;
         self.finished = 0;
@@ -380,38 +408,56 @@ impl TokenEnv {
         }
     }
 
-    /// Checks an action without acting.
+    /// Checks an action without acting: an integer outside the action space (0 to
+    /// `window - 1`) is an error, so is any action once the episode is over, and a
+    /// masked one (a position past the waiting requests) with [`MaskedAction::Raise`].
     pub fn check_action(&self, action: i64) -> Result<()> {
+        let w = self.cfg.window;
+        if action < 0 || action as usize >= w {
+            return Err(SimError::InvalidAction(format!(
+                "action {action} is out of range of the action space Discrete({w}): expected 0 to {} (a position in the window)",
+                w - 1
+            )));
+        }
         if self.sim.is_none() || self.done {
             return Err(SimError::InvalidAction("the episode is over (or never started): call reset()".into()));
         }
         let n = self.n_choices();
-        if action < 0 || action as usize >= self.cfg.window {
+        if action as usize >= n && self.cfg.masked_action == MaskedAction::Raise {
+            let valid = if n > 1 { format!("valid: 0 to {}", n - 1) } else { "valid: 0".into() };
             return Err(SimError::InvalidAction(format!(
-                "action {action} out of range: expected 0 to {} (the window's positions)",
-                self.cfg.window - 1
-            )));
-        }
-        if action as usize >= n {
-            return Err(SimError::InvalidAction(format!(
-                "action {action} is masked: only {n} request(s) wait in the window (valid: 0 to {})",
-                n - 1
+                "action {action} is masked: only {n} request(s) wait in the window ({valid}); masked_action='raise' \
+                 rejects masked actions, masked_action='oldest' (the default) admits the oldest waiting request instead"
             )));
         }
         Ok(())
     }
 
-    /// Admits the request at position `action` of the window and runs to the next
-    /// decision or the end. Returns (reward, terminated).
+    /// Admits the request at position `action` of the window (the oldest one, position
+    /// 0, for a masked action with [`MaskedAction::Oldest`]: see [`TokenEnv::last_masked`])
+    /// and runs to the next decision or the end. Returns (reward, terminated).
     pub fn step(&mut self, action: i64) -> Result<(f64, bool)> {
         self.check_action(action)?;
+        self.step_checked(action)
+    }
+
+    /// [`TokenEnv::step`] of an action [`TokenEnv::check_action`] accepted.
+    fn step_checked(&mut self, action: i64) -> Result<(f64, bool)> {
         let dst = self.dst;
         let sim = self.sim.as_mut().expect("checked");
-        let flow = sim.waiting(dst)[action as usize];
-        sim.admit(dst, action as usize)?;
+        let q = sim.waiting(dst);
+        self.last_masked = action as usize >= q.len().min(self.cfg.window);
+        let pos = if self.last_masked { 0 } else { action as usize };
+        let flow = q[pos];
+        sim.admit(dst, pos)?;
         self.pending.push(flow);
         let r = self.advance()?;
         Ok((r, self.done))
+    }
+
+    /// Whether the last step's action was masked (it admitted the oldest request).
+    pub fn last_masked(&self) -> bool {
+        self.last_masked
     }
 
     /// Runs to the next decision or the end; returns the reward of the flows that
@@ -512,7 +558,7 @@ impl TokenEnv {
         let mut remaining = std::mem::take(&mut self.remaining);
         remaining.clear();
         let mut least = f64::INFINITY;
-        let mut cap = f64::NAN;
+        let mut last_active = None;
         for &i in &self.pending {
             let i = i as usize;
             let f = sim.flow(i);
@@ -524,8 +570,10 @@ impl TokenEnv {
             if !f.deadline_s.is_nan() {
                 least = least.min(f.arrival_s + f.deadline_s - now);
             }
-            cap = sim.topology().capacity[*sim.path(i).last().expect("a path has links") as usize];
+            last_active = Some(i);
         }
+        // the destination's link (the last of an active flow's path): looked up once
+        let cap = last_active.map_or(f64::NAN, |i| sim.topology().capacity[*sim.path(i).last().expect("a path has links") as usize]);
         for (j, &i) in q.iter().take(n).enumerate() {
             let f = sim.flow(i as usize);
             let o = &mut req[j * REQ_FEATURES..(j + 1) * REQ_FEATURES];
@@ -566,6 +614,33 @@ fn in_lane(lane: usize, e: SimError) -> SimError {
     }
 }
 
+/// `x` as Python's `repr(float)` writes it (the shortest repr that reads back, "nan",
+/// "inf", exponents as "1e+20" and "1e-05"), so that the envs' messages read the same
+/// as the Python checks they replace.
+pub fn py_float(x: f64) -> String {
+    if x.is_nan() {
+        return "nan".into();
+    }
+    if x.is_infinite() {
+        return if x > 0.0 { "inf".into() } else { "-inf".into() };
+    }
+    // Python: scientific when the decimal exponent is < -4 or >= 16
+    let exp = if x == 0.0 { 0 } else { x.abs().log10().floor() as i32 };
+    if (-4..16).contains(&exp) {
+        let s = format!("{x:?}");
+        if s.contains('e') {
+            // Rust's Debug switches to exponents earlier than Python for tiny values
+            let digits = format!("{x}");
+            return if digits.contains('.') { digits } else { format!("{digits}.0") };
+        }
+        return s;
+    }
+    let s = format!("{x:e}");
+    let (mant, e) = s.split_once('e').expect("{:e} has an exponent");
+    let e: i32 = e.parse().expect("an integer exponent");
+    format!("{mant}e{}{:02}", if e < 0 { '-' } else { '+' }, e.abs())
+}
+
 // ---------------------------------------------------------------------------------
 // The batched env: an env is a [`Lane`]; [`VecEnv`] owns autoreset and threads.
 // ---------------------------------------------------------------------------------
@@ -584,7 +659,9 @@ pub trait Lane: Clone + Send {
     fn action_len(&self) -> usize;
     /// f32s per lane of each observation part (0 for unused parts).
     fn obs_sizes(&self) -> [usize; MAX_OBS_PARTS];
-    /// Checks a live lane's action before any lane moves (without naming the lane).
+    /// Checks an action before any lane moves (without naming the lane): an action
+    /// outside the action space, or any action once the episode is over, is an error;
+    /// what a masked action does is the lane's to say (and to check, in strict mode).
     fn check_action(&self, action: &[Self::Act]) -> Result<()>;
     /// Checks that a lane whose episode ended can be reset by the next step.
     fn check_reset(&self) -> Result<()> {
@@ -593,20 +670,32 @@ pub trait Lane: Clone + Send {
     /// Starts an episode, reseeding the lane's generator when `seed` is given, and runs
     /// to its first decision.
     fn reset_lane(&mut self, seed: Option<u64>) -> Result<()>;
-    /// Acts and runs to the next decision: (reward, terminated).
-    fn step_lane(&mut self, action: &[Self::Act]) -> Result<(f64, bool)>;
+    /// Acts and runs to the next decision (the action passed [`Lane::check_action`]).
+    fn step_lane(&mut self, action: &[Self::Act]) -> Result<Stepped>;
     /// Writes the observation: one slice per part, of the sizes of [`Lane::obs_sizes`].
     fn write_lane_obs(&mut self, obs: [&mut [f32]; MAX_OBS_PARTS]);
     /// The statistics of the current episode.
     fn lane_stats(&self) -> [f64; EPISODE_STATS];
 }
 
+/// What one step of a lane gives.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Stepped {
+    pub reward: f64,
+    pub terminated: bool,
+    /// The action was masked, and the lane's documented substitute was taken.
+    pub masked: bool,
+}
+
 /// Output buffers of one batched call (flat, lane-major): the observation parts
-/// (`obs[p][lane * obs_sizes[p] ..]`), reward, terminated and episode statistics.
+/// (`obs[p][lane * obs_sizes[p] ..]`), reward, terminated, truncated (by the step
+/// limit), masked (the lane's action was masked) and episode statistics.
 pub struct BatchOut<'a> {
     pub obs: [&'a mut [f32]; MAX_OBS_PARTS],
     pub reward: &'a mut [f64],
     pub terminated: &'a mut [bool],
+    pub truncated: &'a mut [bool],
+    pub masked: &'a mut [bool],
     pub stats: &'a mut [f64],
 }
 
@@ -615,14 +704,56 @@ pub type TokenBatchOut<'a> = BatchOut<'a>;
 /// The switch env's output buffers: `obs` = [flows, mask, (unused, empty)].
 pub type SwitchBatchOut<'a> = BatchOut<'a>;
 
+/// Owned output buffers of a [`VecEnv`] (for Rust callers and tests; the Python
+/// bindings allocate theirs as numpy arrays, once).
+#[derive(Debug, Clone, Default)]
+pub struct BatchBufs {
+    pub obs: [Vec<f32>; MAX_OBS_PARTS],
+    pub reward: Vec<f64>,
+    pub terminated: Vec<bool>,
+    pub truncated: Vec<bool>,
+    pub masked: Vec<bool>,
+    pub stats: Vec<f64>,
+}
+
+impl BatchBufs {
+    /// Buffers for `v`, zeroed.
+    pub fn new<L: Lane>(v: &VecEnv<L>) -> Self {
+        let (n, s) = (v.num_envs(), v.env(0).obs_sizes());
+        BatchBufs {
+            obs: [vec![0.0; n * s[0]], vec![0.0; n * s[1]], vec![0.0; n * s[2]]],
+            reward: vec![0.0; n],
+            terminated: vec![false; n],
+            truncated: vec![false; n],
+            masked: vec![false; n],
+            stats: vec![0.0; n * EPISODE_STATS],
+        }
+    }
+
+    pub fn out(&mut self) -> BatchOut<'_> {
+        let [o0, o1, o2] = &mut self.obs;
+        BatchOut {
+            obs: [o0, o1, o2],
+            reward: &mut self.reward,
+            terminated: &mut self.terminated,
+            truncated: &mut self.truncated,
+            masked: &mut self.masked,
+            stats: &mut self.stats,
+        }
+    }
+}
+
 /// The lanes `[lo, hi)` of a batch and their slices of every buffer.
 struct Part<'a, L: Lane> {
     lo: usize,
     lanes: &'a mut [L],
     needs_reset: &'a mut [bool],
+    steps: &'a mut [u64],
     obs: [&'a mut [f32]; MAX_OBS_PARTS],
     reward: &'a mut [f64],
     terminated: &'a mut [bool],
+    truncated: &'a mut [bool],
+    masked: &'a mut [bool],
     stats: &'a mut [f64],
 }
 
@@ -637,37 +768,61 @@ enum Move<'a, A> {
     Step(&'a [A]),
 }
 
+/// What every part of a call shares.
+#[derive(Clone, Copy)]
+struct Shape {
+    sizes: [usize; MAX_OBS_PARTS],
+    /// Action elements per lane.
+    m: usize,
+    max_steps: Option<u64>,
+    /// Errors name their lane ("env 3: ...").
+    name_lanes: bool,
+}
+
 impl<L: Lane> Part<'_, L> {
-    fn run(self, mv: Move<'_, L::Act>, sizes: [usize; MAX_OBS_PARTS], m: usize) -> Result<()> {
-        let Part { lo, lanes, needs_reset, obs, reward, terminated, stats } = self;
+    fn run(self, mv: Move<'_, L::Act>, sh: Shape) -> Result<()> {
+        let Part { lo, lanes, needs_reset, steps, obs, reward, terminated, truncated, masked, stats } = self;
         let [o0, o1, o2] = obs;
+        let (sizes, m) = (sh.sizes, sh.m);
         for (j, e) in lanes.iter_mut().enumerate() {
             let lane = lo + j;
+            let named = |err| if sh.name_lanes { in_lane(lane, err) } else { err };
             match mv {
                 Move::Reset(seeds) => {
-                    e.reset_lane(seeds.map(|s| s[lane])).map_err(|err| in_lane(lane, err))?;
+                    e.reset_lane(seeds.map(|s| s[lane])).map_err(named)?;
                     needs_reset[j] = false;
+                    steps[j] = 0;
                     reward[j] = 0.0;
                     terminated[j] = false;
+                    truncated[j] = false;
+                    masked[j] = false;
                 }
                 Move::ResetDone => {
                     if !needs_reset[j] {
                         continue;
                     }
-                    e.reset_lane(None).map_err(|err| in_lane(lane, err))?;
+                    e.reset_lane(None).map_err(named)?;
                     needs_reset[j] = false;
+                    steps[j] = 0;
                 }
                 Move::Step(actions) => {
                     if needs_reset[j] {
-                        e.reset_lane(None)?;
+                        e.reset_lane(None).map_err(named)?;
                         needs_reset[j] = false;
+                        steps[j] = 0;
                         reward[j] = 0.0;
                         terminated[j] = false;
+                        truncated[j] = false;
+                        masked[j] = false;
                     } else {
-                        let (r, t) = e.step_lane(&actions[lane * m..(lane + 1) * m])?;
-                        reward[j] = r;
-                        terminated[j] = t;
-                        needs_reset[j] = t;
+                        let s = e.step_lane(&actions[lane * m..(lane + 1) * m]).map_err(named)?;
+                        steps[j] += 1;
+                        let trunc = !s.terminated && sh.max_steps.is_some_and(|l| steps[j] >= l);
+                        reward[j] = s.reward;
+                        terminated[j] = s.terminated;
+                        truncated[j] = trunc;
+                        masked[j] = s.masked;
+                        needs_reset[j] = s.terminated || trunc;
                     }
                 }
             }
@@ -683,23 +838,36 @@ impl<L: Lane> Part<'_, L> {
 }
 
 /// A batch of [`Lane`]s stepped in one call, with next-step autoreset: a lane whose
-/// episode ended (or that [`VecEnv::truncate`] flagged) is reset by the following
-/// call, which ignores its action and returns the first observation of the new
-/// episode with reward 0.
+/// episode ended (or that the step limit or [`VecEnv::truncate`] cut) is reset by the
+/// following call, which ignores its action and returns the first observation of the
+/// new episode with reward 0.
 ///
-/// With `threads > 1` the lanes are split into `threads` contiguous parts: the calling
-/// thread steps the first, one persistent worker each of the others, the same lanes
-/// on the same thread at every call (see [`Pool`]).
+/// The single env is a one-lane `VecEnv` without autoreset ([`VecEnv::single`]): a
+/// step after its episode ended is an error (call reset), and its errors name no lane.
+///
+/// With `threads > 1` the lanes are split into chunks claimed by the calling thread and
+/// `threads - 1` persistent workers (see [`Pool`]).
 #[derive(Debug)]
 pub struct VecEnv<L: Lane> {
     envs: Vec<L>,
     needs_reset: Vec<bool>,
+    /// Steps of each lane's episode (its reset not counted).
+    steps: Vec<u64>,
+    max_steps: Option<u64>,
+    autoreset: bool,
     pool: Pool,
 }
 
 impl<L: Lane> Clone for VecEnv<L> {
     fn clone(&self) -> Self {
-        VecEnv { envs: self.envs.clone(), needs_reset: self.needs_reset.clone(), pool: Pool::new(self.pool.parts()) }
+        VecEnv {
+            envs: self.envs.clone(),
+            needs_reset: self.needs_reset.clone(),
+            steps: self.steps.clone(),
+            max_steps: self.max_steps,
+            autoreset: self.autoreset,
+            pool: Pool::new(self.pool.parts()),
+        }
     }
 }
 
@@ -709,11 +877,38 @@ impl<L: Lane> VecEnv<L> {
         if n < 1 {
             return Err(SimError::InvalidConfig("num_envs must be >= 1".into()));
         }
-        Ok(VecEnv { envs: vec![env; n], needs_reset: vec![true; n], pool: Pool::new(threads.clamp(1, n)) })
+        Ok(VecEnv {
+            envs: vec![env; n],
+            needs_reset: vec![true; n],
+            steps: vec![0; n],
+            max_steps: None,
+            autoreset: true,
+            pool: Pool::new(threads.clamp(1, n)),
+        })
+    }
+
+    /// The single env: one lane, no autoreset (stepping an ended episode is an error),
+    /// errors without a lane name.
+    pub fn single(env: L) -> Self {
+        VecEnv { envs: vec![env], needs_reset: vec![true], steps: vec![0], max_steps: None, autoreset: false, pool: Pool::new(1) }
+    }
+
+    /// Truncates each lane's episode after `max_steps` steps (None: no limit); the
+    /// truncated lanes autoreset as ended ones do.
+    pub fn set_max_steps(&mut self, max_steps: Option<u64>) -> Result<()> {
+        if max_steps == Some(0) {
+            return Err(SimError::InvalidConfig("max_episode_steps must be an integer >= 1 or None, got 0".into()));
+        }
+        self.max_steps = max_steps;
+        Ok(())
     }
 
     pub fn num_envs(&self) -> usize {
         self.envs.len()
+    }
+
+    pub fn threads(&self) -> usize {
+        self.pool.parts()
     }
 
     pub fn env(&self, lane: usize) -> &L {
@@ -750,13 +945,14 @@ impl<L: Lane> VecEnv<L> {
 
     /// Resets now every lane whose episode ended (same-step autoreset, for adapters such
     /// as SB3's VecEnv) and writes its first observation and statistics; the other lanes
-    /// and the reward and terminated buffers are left as they are.
+    /// and the reward, terminated, truncated and masked buffers are left as they are.
     pub fn reset_done(&mut self, out: BatchOut<'_>) -> Result<()> {
         self.run(Move::ResetDone, out)
     }
 
     /// Steps every lane. All actions are checked before any lane moves, so an invalid
-    /// action leaves the batch as it was.
+    /// action leaves the batch as it was; the actions of lanes about to autoreset are
+    /// ignored.
     pub fn step(&mut self, actions: &[L::Act], out: BatchOut<'_>) -> Result<()> {
         let n = self.envs.len();
         let m = self.envs[0].action_len();
@@ -765,29 +961,49 @@ impl<L: Lane> VecEnv<L> {
             return Err(SimError::InvalidAction(format!("expected {want} actions, got {}", actions.len())));
         }
         for (lane, e) in self.envs.iter().enumerate() {
-            if self.needs_reset[lane] {
+            if self.autoreset && self.needs_reset[lane] {
                 e.check_reset()
             } else {
                 e.check_action(&actions[lane * m..(lane + 1) * m])
             }
-            .map_err(|err| in_lane(lane, err))?;
+            .map_err(|err| if self.autoreset { in_lane(lane, err) } else { err })?;
         }
         self.run(Move::Step(actions), out)
     }
 
-    /// Splits the batch and its buffers into the pool's parts and moves them.
+    /// Splits the batch and its buffers into the pool's chunks and moves them.
     fn run(&mut self, mv: Move<'_, L::Act>, out: BatchOut<'_>) -> Result<()> {
         let n = self.envs.len();
         let sizes = self.envs[0].obs_sizes();
-        let m = self.envs[0].action_len();
-        let BatchOut { obs, reward, terminated, stats } = out;
+        let sh = Shape { sizes, m: self.envs[0].action_len(), max_steps: self.max_steps, name_lanes: self.autoreset };
+        let BatchOut { obs, reward, terminated, truncated, masked, stats } = out;
         let lens = [(obs[0].len(), n * sizes[0]), (obs[1].len(), n * sizes[1]), (obs[2].len(), n * sizes[2])];
-        if lens.iter().any(|&(got, want)| got != want) || reward.len() != n || terminated.len() != n || stats.len() != n * EPISODE_STATS {
+        if lens.iter().any(|&(got, want)| got != want)
+            || [reward.len(), terminated.len(), truncated.len(), masked.len()].iter().any(|&l| l != n)
+            || stats.len() != n * EPISODE_STATS
+        {
             return Err(SimError::InvalidConfig(format!("output buffers of the wrong size for {n} envs")));
         }
-        let parts = self.pool.parts();
+        if self.pool.workers.is_empty() {
+            let part = Part {
+                lo: 0,
+                lanes: &mut self.envs,
+                needs_reset: &mut self.needs_reset,
+                steps: &mut self.steps,
+                obs,
+                reward,
+                terminated,
+                truncated,
+                masked,
+                stats,
+            };
+            return std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| part.run(mv, sh)))
+                .unwrap_or_else(|_| Err(SimError::Stalled("a lane panicked".into())));
+        }
+        let parts = self.pool.chunks();
         let [mut o0, mut o1, mut o2] = obs;
-        let (mut lanes, mut nr, mut rew, mut term, mut st) = (&mut self.envs[..], &mut self.needs_reset[..], reward, terminated, stats);
+        let (mut lanes, mut nr, mut stp) = (&mut self.envs[..], &mut self.needs_reset[..], &mut self.steps[..]);
+        let (mut rew, mut term, mut trunc, mut msk, mut st) = (reward, terminated, truncated, masked, stats);
         let mut slots: Vec<std::sync::Mutex<Option<Part<'_, L>>>> = Vec::with_capacity(parts);
         for p in 0..parts {
             let (lo, hi) = (p * n / parts, (p + 1) * n / parts);
@@ -803,26 +1019,30 @@ impl<L: Lane> VecEnv<L> {
                 lo,
                 lanes: cut!(lanes, k),
                 needs_reset: cut!(nr, k),
+                steps: cut!(stp, k),
                 obs: [cut!(o0, k * sizes[0]), cut!(o1, k * sizes[1]), cut!(o2, k * sizes[2])],
                 reward: cut!(rew, k),
                 terminated: cut!(term, k),
+                truncated: cut!(trunc, k),
+                masked: cut!(msk, k),
                 stats: cut!(st, k * EPISODE_STATS),
             };
             slots.push(std::sync::Mutex::new(Some(part)));
         }
         self.pool.run(&|p: usize| {
             let part = slots[p].lock().expect("a part's lock").take().expect("each part runs once");
-            part.run(mv, sizes, m)
+            part.run(mv, sh)
         })
     }
 }
 
-/// The threads of a [`VecEnv`]: a call's parts are claimed once each, part 0 by the
-/// calling thread, part `p` by worker `p - 1`, so a lane is stepped by the same thread
-/// from call to call (its simulator is allocated and freed in one malloc arena: no
-/// cross-thread frees contending on the arena's lock). When the calling thread has
-/// finished its part it also runs the parts whose worker has not claimed them yet (a
-/// worker descheduled on a busy machine does not stall the call). Between calls a
+/// The threads of a [`VecEnv`]: a call's lanes are cut into [`Pool::CHUNKS_PER_THREAD`]
+/// contiguous chunks per thread, each claimed once. Thread t (0: the caller, t: worker
+/// t) claims its own chunks first, so a lane is stepped by the same thread from call to
+/// call while the threads keep up (its simulator is allocated and freed in one malloc
+/// arena: no cross-thread frees contending on the arena's lock); then it takes the
+/// chunks nobody has claimed yet (a thread descheduled on a busy machine, or a worker
+/// slow to wake, holds the call up by one chunk at most). Between calls a
 /// worker spins for up to [`Pool::SPIN`] (while an agent runs, a call comes every few
 /// hundred microseconds), then sleeps until the next call wakes it.
 pub struct Pool {
@@ -881,14 +1101,20 @@ impl Pool {
     /// How long an idle worker spins before it sleeps.
     pub const SPIN: Duration = Duration::from_micros(100);
 
+    /// Chunks of lanes per thread: a thread descheduled in the middle of its lanes (on
+    /// a busy machine) holds up the call by one chunk at most, the others being taken
+    /// by the threads that finished theirs.
+    pub const CHUNKS_PER_THREAD: usize = 4;
+
     fn new(parts: usize) -> Self {
         let parts = parts.max(1);
+        let chunks = if parts > 1 { parts * Self::CHUNKS_PER_THREAD } else { 1 };
         let shared = Arc::new(Shared {
             epoch: AtomicU64::new(0),
             job: UnsafeCell::new(None),
-            claimed: (0..parts).map(|_| AtomicU64::new(0)).collect(),
+            claimed: (0..chunks).map(|_| AtomicU64::new(0)).collect(),
             done: AtomicUsize::new(0),
-            errors: (0..parts).map(|_| Mutex::new(None)).collect(),
+            errors: (0..chunks).map(|_| Mutex::new(None)).collect(),
             shutdown: AtomicBool::new(false),
         });
         let workers = (1..parts)
@@ -900,8 +1126,14 @@ impl Pool {
         Pool { shared, workers, pid: std::process::id() }
     }
 
+    /// Threads (the caller and the workers).
     fn parts(&self) -> usize {
         self.workers.len() + 1
+    }
+
+    /// Chunks of a call: thread t owns chunks `t * CHUNKS_PER_THREAD ..`.
+    fn chunks(&self) -> usize {
+        self.shared.claimed.len()
     }
 
     /// Runs `job(p)` for every part p and returns the first part's error (a panic as an
@@ -912,7 +1144,8 @@ impl Pool {
                 .unwrap_or_else(|_| Err(SimError::Stalled("a worker thread panicked".into())));
         }
         let s = &*self.shared;
-        let parts = self.parts();
+        let chunks = self.chunks();
+        let own = Self::CHUNKS_PER_THREAD;
         // SAFETY: the lifetime is erased only while this call waits for every part.
         let ptr: Job = unsafe { std::mem::transmute::<*const (dyn Fn(usize) -> Result<()> + Sync + '_), Job>(job) };
         unsafe { *s.job.get() = Some(ptr) };
@@ -921,15 +1154,15 @@ impl Pool {
         for w in &self.workers {
             w.thread().unpark();
         }
-        assert!(s.claim(0, e), "part 0 is the caller's");
-        s.run_part(0);
-        for p in 1..parts {
-            if s.claim(p, e) {
-                s.run_part(p); // its worker has not started: do it here
+        // its own chunks first, then, from the end of the batch (where the workers come
+        // last), those no worker has claimed yet
+        for c in (0..own).chain((own..chunks).rev()) {
+            if s.claim(c, e) {
+                s.run_part(c);
             }
         }
         let mut spins = 0u32;
-        while s.done.load(Ordering::Acquire) != parts {
+        while s.done.load(Ordering::Acquire) != chunks {
             if spins < 1 << 12 {
                 std::hint::spin_loop();
                 spins += 1;
@@ -989,8 +1222,13 @@ fn worker(s: &Shared, p: usize) {
         if s.shutdown.load(Ordering::Acquire) {
             return;
         }
-        if s.claim(p, e) {
-            s.run_part(p);
+        // its own chunks, then the others not claimed yet (after its own, round the batch)
+        let (chunks, own) = (s.claimed.len(), Pool::CHUNKS_PER_THREAD);
+        for k in 0..chunks {
+            let c = (p * own + k) % chunks;
+            if s.claim(c, e) {
+                s.run_part(c);
+            }
         }
     }
 }
@@ -1012,8 +1250,9 @@ impl Lane for TokenEnv {
     fn reset_lane(&mut self, seed: Option<u64>) -> Result<()> {
         self.reset(seed)
     }
-    fn step_lane(&mut self, action: &[i64]) -> Result<(f64, bool)> {
-        self.step(action[0])
+    fn step_lane(&mut self, action: &[i64]) -> Result<Stepped> {
+        let (reward, terminated) = self.step_checked(action[0])?; // VecEnv::step checked it
+        Ok(Stepped { reward, terminated, masked: self.last_masked })
     }
     fn write_lane_obs(&mut self, [req, act, mask]: [&mut [f32]; MAX_OBS_PARTS]) {
         self.write_obs(req, act, mask)
@@ -1047,6 +1286,7 @@ mod tests {
             terminate_missed: false,
             reward: TokenReward::Deadline,
             obs_limits: ObsLimits::default(),
+            masked_action: MaskedAction::Oldest,
             workload: TokenWorkload::Gather {
                 classes: vec![
                     FlowClass { weight: 0.6, size_bytes: 350e3, deadline_s: 0.040 },
@@ -1141,24 +1381,25 @@ mod tests {
         let run = |threads: usize| {
             let n = 7;
             let mut v = TokenVecEnv::new(TokenEnv::new(cfg(false)).unwrap(), n, threads).unwrap();
-            let sizes = v.env(0).obs_sizes();
-            let (mut o0, mut o1, mut o2) = (vec![0f32; n * sizes[0]], vec![0f32; n * sizes[1]], vec![0f32; n * sizes[2]]);
-            let (mut rew, mut term, mut stats) = (vec![0f64; n], vec![false; n], vec![0f64; n * EPISODE_STATS]);
+            v.set_max_steps(Some(130)).unwrap();
+            let mut b = BatchBufs::new(&v);
             let mut trail: Vec<u64> = Vec::new();
             let seeds: Vec<u64> = (0..n as u64).collect();
-            v.reset(Some(&seeds), BatchOut { obs: [&mut o0, &mut o1, &mut o2], reward: &mut rew, terminated: &mut term, stats: &mut stats }).unwrap();
+            v.reset(Some(&seeds), b.out()).unwrap();
             for t in 0..600 {
-                let acts: Vec<i64> = (0..n).map(|l| (o2[l * 5..(l + 1) * 5].iter().filter(|&&m| m > 0.0).count().max(1) - 1).min(t % 3) as i64).collect();
-                v.step(&acts, BatchOut { obs: [&mut o0, &mut o1, &mut o2], reward: &mut rew, terminated: &mut term, stats: &mut stats }).unwrap();
-                trail.extend(o0.iter().chain(&o1).chain(&o2).map(|x| x.to_bits() as u64));
-                trail.extend(rew.iter().chain(&stats).map(|x| x.to_bits()));
-                trail.extend(term.iter().map(|&b| b as u64));
+                // some masked actions: position 4 while fewer than 5 requests wait
+                let acts: Vec<i64> = (0..n).map(|l| if (t + l) % 5 == 0 { 4 } else { (t % 3) as i64 }).collect();
+                v.step(&acts, b.out()).unwrap();
+                trail.extend(b.obs.iter().flatten().map(|x| x.to_bits() as u64));
+                trail.extend(b.reward.iter().chain(&b.stats).map(|x| x.to_bits()));
+                trail.extend(b.terminated.iter().chain(&b.truncated).chain(&b.masked).map(|&x| x as u64));
             }
-            let bad = v.step(&[9; 7], BatchOut { obs: [&mut o0, &mut o1, &mut o2], reward: &mut rew, terminated: &mut term, stats: &mut stats });
+            assert!(trail.len() > 0);
+            let bad = v.step(&[9; 7], b.out());
             (trail, bad.unwrap_err().to_string())
         };
         let one = run(1);
-        assert!(one.1.starts_with("invalid action: env 0: action 9 out of range"), "{}", one.1);
+        assert!(one.1.starts_with("invalid action: env 0: action 9 is out of range of the action space Discrete(5)"), "{}", one.1);
         assert_eq!(run(2), one);
         assert_eq!(run(3), one);
         assert_eq!(run(7), one);
@@ -1167,28 +1408,123 @@ mod tests {
     #[test]
     fn lane_errors_name_the_lane_once_and_the_terminal_mask_is_the_last_decisions() {
         let mut v = TokenVecEnv::new(TokenEnv::new(cfg(true)).unwrap(), 2, 1).unwrap();
-        let (w, n) = (5, 2);
-        let (mut req, mut act, mut mask) = (vec![0f32; n * w * REQ_FEATURES], vec![0f32; n * ACTIVE_FEATURES], vec![0f32; n * w]);
-        let (mut rew, mut term, mut stats) = (vec![0f64; n], vec![false; n], vec![0f64; n * EPISODE_STATS]);
-        macro_rules! out {
-            () => {
-                BatchOut { obs: [&mut req, &mut act, &mut mask], reward: &mut rew, terminated: &mut term, stats: &mut stats }
-            };
-        }
-        v.reset(Some(&[0, 1]), out!()).unwrap();
-        let msg = v.step(&[0, 9], out!()).unwrap_err().to_string();
-        assert_eq!(msg, "invalid action: env 1: action 9 out of range: expected 0 to 4 (the window's positions)");
-        let mut last = vec![0f32; n * w];
+        let w = 5;
+        let mut b = BatchBufs::new(&v);
+        v.reset(Some(&[0, 1]), b.out()).unwrap();
+        let msg = v.step(&[0, 9], b.out()).unwrap_err().to_string();
+        assert_eq!(msg, "invalid action: env 1: action 9 is out of range of the action space Discrete(5): expected 0 to 4 (a position in the window)");
+        let mut last = vec![0f32; 2 * w];
         loop {
-            last.copy_from_slice(&mask);
-            v.step(&[0, 0], out!()).unwrap();
-            if term[0] {
+            last.copy_from_slice(&b.obs[2]);
+            v.step(&[0, 0], b.out()).unwrap();
+            if b.terminated[0] {
                 break;
             }
         }
-        assert!(mask[..w].iter().any(|&m| m > 0.0), "terminal mask all zeros");
-        assert!(act.iter().chain(req.iter()).all(|&x| !(x == 0.0 && x.is_sign_negative())), "a -0.0 in the observation");
-        assert_eq!(&mask[..w], &last[..w]);
+        assert!(b.obs[2][..w].iter().any(|&m| m > 0.0), "terminal mask all zeros");
+        assert!(b.obs.iter().flatten().all(|&x| !(x == 0.0 && x.is_sign_negative())), "a -0.0 in the observation");
+        assert_eq!(&b.obs[2][..w], &last[..w]);
+    }
+
+    /// Drives `env` with `pick(mask)` until a decision has fewer than 5 requests waiting.
+    fn to_a_partial_window(env: &mut TokenEnv) {
+        env.reset(Some(3)).unwrap();
+        while env.n_choices() == 5 {
+            env.step(0).unwrap();
+        }
+        assert!(!env.is_done());
+    }
+
+    #[test]
+    fn a_masked_action_admits_the_oldest_request_or_raises_in_strict_mode() {
+        let mut lax = TokenEnv::new(cfg(true)).unwrap();
+        let mut fifo = lax.clone();
+        to_a_partial_window(&mut lax);
+        to_a_partial_window(&mut fifo);
+        let n = lax.n_choices();
+        assert_eq!(lax.step(4).unwrap(), fifo.step(0).unwrap());
+        assert!(lax.last_masked() && !fifo.last_masked());
+        let bits = |e: &TokenEnv| e.simulator().unwrap().finish_s().iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&lax), bits(&fifo));
+        let mut c = cfg(true);
+        c.masked_action = MaskedAction::Raise;
+        let mut strict = TokenEnv::new(c).unwrap();
+        to_a_partial_window(&mut strict);
+        let msg = strict.step(4).unwrap_err().to_string();
+        assert!(msg.contains(&format!("action 4 is masked: only {} request(s) wait", strict.n_choices())), "{msg}");
+        assert!(msg.contains("masked_action='raise' rejects masked actions"), "{msg}");
+        assert!(n < 5);
+        assert!(MaskedAction::parse("first").unwrap_err().to_string().contains("got 'first'"));
+    }
+
+    #[test]
+    fn the_single_env_is_a_one_lane_vec_env_without_autoreset() {
+        let mut single = TokenVecEnv::single(TokenEnv::new(cfg(false)).unwrap());
+        let mut vec = TokenVecEnv::new(TokenEnv::new(cfg(false)).unwrap(), 3, 1).unwrap();
+        let (mut bs, mut bv) = (BatchBufs::new(&single), BatchBufs::new(&vec));
+        let msg = single.step(&[0], bs.out()).unwrap_err().to_string();
+        assert_eq!(msg, "invalid action: the episode is over (or never started): call reset()");
+        single.reset(Some(&[5]), bs.out()).unwrap();
+        vec.reset(Some(&[5, 6, 7]), bv.out()).unwrap();
+        let mut steps = 0;
+        loop {
+            let a = (steps % 5) as i64;
+            single.step(&[a], bs.out()).unwrap();
+            vec.step(&[a, 0, 0], bv.out()).unwrap();
+            steps += 1;
+            for p in 0..MAX_OBS_PARTS {
+                let k = bs.obs[p].len();
+                assert_eq!(bs.obs[p], bv.obs[p][..k], "step {steps}");
+            }
+            assert_eq!((bs.reward[0], bs.terminated[0], bs.masked[0]), (bv.reward[0], bv.terminated[0], bv.masked[0]));
+            if bs.terminated[0] {
+                break;
+            }
+        }
+        assert_eq!(steps, 500);
+        assert_eq!(bs.stats[..EPISODE_STATS], bv.stats[..EPISODE_STATS]);
+        // no autoreset: the ended episode is an error, naming no lane; the vector lane resets
+        let msg = single.step(&[0], bs.out()).unwrap_err().to_string();
+        assert_eq!(msg, "invalid action: the episode is over (or never started): call reset()");
+        vec.step(&[9, 0, 0], bv.out()).unwrap(); // lane 0's action is ignored: it resets
+        assert!(!bv.terminated[0] && bv.reward[0] == 0.0);
+    }
+
+    #[test]
+    fn the_step_limit_truncates_and_the_next_step_resets() {
+        let mut v = TokenVecEnv::new(TokenEnv::new(cfg(false)).unwrap(), 2, 1).unwrap();
+        assert!(v.set_max_steps(Some(0)).is_err());
+        v.set_max_steps(Some(3)).unwrap();
+        let mut b = BatchBufs::new(&v);
+        v.reset(Some(&[0, 1]), b.out()).unwrap();
+        for k in 1..=3 {
+            v.step(&[0, 0], b.out()).unwrap();
+            assert_eq!(b.truncated, [k == 3, k == 3]);
+            assert_eq!(b.terminated, [false, false]);
+        }
+        assert_eq!(v.needs_reset(), [true, true]);
+        v.step(&[0, 0], b.out()).unwrap();
+        assert_eq!((b.truncated.as_slice(), b.reward.as_slice()), ([false, false].as_slice(), [0.0, 0.0].as_slice()));
+        assert_eq!(v.needs_reset(), [false, false]);
+    }
+
+    #[test]
+    fn py_float_writes_as_python_repr() {
+        for (x, want) in [
+            (1.5, "1.5"),
+            (f64::NAN, "nan"),
+            (f64::NEG_INFINITY, "-inf"),
+            (1.0010000467300415, "1.0010000467300415"),
+            (-2.0, "-2.0"),
+            (1e16, "1e+16"),
+            (1e15, "1000000000000000.0"),
+            (1e-5, "1e-05"),
+            (0.0001, "0.0001"),
+            (3.4028234663852886e38, "3.4028234663852886e+38"),
+            (0.0, "0.0"),
+        ] {
+            assert_eq!(py_float(x), want);
+        }
     }
 }
 
@@ -1321,20 +1657,42 @@ impl SwitchEnv {
         self.slots.len().min(self.cfg.max_flows)
     }
 
-    /// Sets the scores (one per slot; slots past the flows are ignored) and runs to the
-    /// next decision. Flows past `max_flows` get the worst score (+inf-like, equal:
-    /// they share what is left). Returns (reward, terminated).
-    pub fn step(&mut self, scores: &[f32]) -> Result<(f64, bool)> {
+    /// Checks scores without acting: `max_flows` of them, each within [-1, 1] (the
+    /// action space; NaN is outside), and an episode under way. Nothing is clipped.
+    pub fn check_action(&self, scores: &[f32]) -> Result<()> {
+        let m = self.cfg.max_flows;
+        if scores.len() != m {
+            return Err(SimError::InvalidAction(format!("expected {m} scores, got {}", scores.len())));
+        }
+        let outside = |x: &f32| !(*x >= -1.0 && *x <= 1.0);
+        // without an early exit, so that it vectorizes: every score is checked at every step
+        if scores.iter().fold(false, |bad, x| bad | outside(x)) {
+            let j = scores.iter().position(outside).expect("one is outside");
+            let count = scores.iter().filter(|x| outside(x)).count();
+            return Err(SimError::InvalidAction(format!(
+                "action (one score per flow slot): element {j} is {}; actions must be within [-1, 1], the action \
+                 space's bounds ({count} element(s) outside); nothing is clipped: clip or rescale actions before \
+                 stepping (SB3 and gymnasium.wrappers.ClipAction do)",
+                py_float(scores[j] as f64)
+            )));
+        }
         if self.sim.is_none() || self.done {
             return Err(SimError::InvalidAction("the episode is over (or never started): call reset()".into()));
         }
-        if scores.len() != self.cfg.max_flows {
-            return Err(SimError::InvalidAction(format!("expected {} scores, got {}", self.cfg.max_flows, scores.len())));
-        }
+        Ok(())
+    }
+
+    /// Sets the scores (one per slot, each within [-1, 1]; slots past the flows are
+    /// ignored) and runs to the next decision. Flows past `max_flows` get the worst
+    /// score (+inf-like, equal: they share what is left). Returns (reward, terminated).
+    pub fn step(&mut self, scores: &[f32]) -> Result<(f64, bool)> {
+        self.check_action(scores)?;
+        self.step_checked(scores)
+    }
+
+    /// [`SwitchEnv::step`] of scores [`SwitchEnv::check_action`] accepted.
+    fn step_checked(&mut self, scores: &[f32]) -> Result<(f64, bool)> {
         let n = self.n_slots();
-        if let Some(j) = (0..n).find(|&j| !scores[j].is_finite()) {
-            return Err(SimError::InvalidAction(format!("score of slot {j} must be finite, got {}", scores[j])));
-        }
         let sim = self.sim.as_mut().expect("checked");
         for (j, &i) in self.slots.iter().enumerate() {
             let s = if j < n { scores[j] as f64 } else { f64::MAX };
@@ -1439,10 +1797,7 @@ impl Lane for SwitchEnv {
         [self.cfg.max_flows * FLOW_FEATURES, self.cfg.max_flows, 0]
     }
     fn check_action(&self, s: &[f32]) -> Result<()> {
-        if let Some(j) = (0..self.n_slots()).find(|&j| !s[j].is_finite()) {
-            return Err(SimError::InvalidAction(format!("score of slot {j} must be finite, got {}", s[j])));
-        }
-        Ok(())
+        SwitchEnv::check_action(self, s)
     }
     fn check_reset(&self) -> Result<()> {
         if self.next.is_none() {
@@ -1453,8 +1808,9 @@ impl Lane for SwitchEnv {
     fn reset_lane(&mut self, _seed: Option<u64>) -> Result<()> {
         self.reset()
     }
-    fn step_lane(&mut self, scores: &[f32]) -> Result<(f64, bool)> {
-        self.step(scores)
+    fn step_lane(&mut self, scores: &[f32]) -> Result<Stepped> {
+        let (reward, terminated) = self.step_checked(scores)?; // VecEnv::step checked them
+        Ok(Stepped { reward, terminated, masked: false })
     }
     fn write_lane_obs(&mut self, [flows, mask, _]: [&mut [f32]; MAX_OBS_PARTS]) {
         self.write_obs(flows, mask)

@@ -12,7 +12,7 @@ pub mod sim;
 pub mod topology;
 pub mod verify;
 
-pub use env::{check_gather, gather_bursts, gather_bursts_seeded, run_until_ended, FlowClass, SwitchBatchOut, SwitchEnv, SwitchEnvConfig, SwitchReward, SwitchVecEnv, TokenBatchOut, TokenEnv, TokenEnvConfig, TokenReward, TokenVecEnv, TokenWorkload};
+pub use env::{check_gather, gather_bursts, gather_bursts_seeded, run_until_ended, BatchBufs, BatchOut, FlowClass, Lane, MaskedAction, Stepped, SwitchBatchOut, SwitchEnv, SwitchEnvConfig, SwitchReward, SwitchVecEnv, TokenBatchOut, TokenEnv, TokenEnvConfig, TokenReward, TokenVecEnv, TokenWorkload, VecEnv};
 pub use error::{Result, SimError};
 pub use packet::{PacketConfig, PacketSimulator, PacketStats, Transport};
 pub use sched::{AdmissionPolicy, GaInner, Scheduler, SCHEDULER_NAMES};

@@ -1,11 +1,9 @@
-//! Bindings of the environment cores (fabric_core::env): a config object, a single env
-//! returning fresh arrays, and a batched env writing into caller-owned numpy buffers
-//! with the GIL released.
-use fabric_core::{
-    Scheduler, SwitchBatchOut, SwitchEnv, SwitchEnvConfig, SwitchReward, SwitchVecEnv, TokenBatchOut, TokenEnv, TokenEnvConfig, TokenReward, TokenVecEnv, TokenWorkload,
-};
-use fabric_core::env::{ObsLimits, ACTIVE_FEATURES, EPISODE_STATS, FLOW_FEATURES, REQ_FEATURES};
-use numpy::{IntoPyArray, PyArray1, PyArray2, PyArrayMethods, PyUntypedArrayMethods, PyReadonlyArray1, PyReadonlyArray2, PyReadwriteArray1, PyReadwriteArray2, PyReadwriteArray3};
+//! Bindings of the environment cores (fabric_core::env): a config object and one
+//! batched env per env kind (the single env is its one-lane form), stepped with the GIL
+//! released into numpy buffers it allocated once.
+use fabric_core::env::{BatchOut, Lane, MaskedAction, ObsLimits, VecEnv, ACTIVE_FEATURES, EPISODE_STATS, FLOW_FEATURES, MAX_OBS_PARTS, REQ_FEATURES};
+use fabric_core::{Scheduler, SimError, Simulator, SwitchEnv, SwitchEnvConfig, SwitchReward, TokenEnv, TokenEnvConfig, TokenReward, TokenWorkload};
+use numpy::{IntoPyArray, PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArrayDyn};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -35,7 +33,8 @@ impl PyTokenConfig {
         *, topology, host_gbps, tors=0, hosts_per_tor=0, spines=0, core_gbps=0.0, ecmp_seed=0,
         scheduler="ps", k, window, delay_per_hop_s=0.0, terminate_missed=false, reward="deadline",
         class_weights, class_sizes_bytes, class_deadlines_s, exact=true, burst_size, burst_rate_hz,
-        n_bursts, dst=0, obs_max_mb=f64::INFINITY, obs_max_ms=f64::INFINITY, obs_max_count=f64::INFINITY
+        n_bursts, dst=0, obs_max_mb=f64::INFINITY, obs_max_ms=f64::INFINITY, obs_max_count=f64::INFINITY,
+        masked_action="oldest"
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -63,6 +62,7 @@ impl PyTokenConfig {
         obs_max_mb: f64,
         obs_max_ms: f64,
         obs_max_count: f64,
+        masked_action: &str,
     ) -> PyResult<Self> {
         let classes = flow_classes(&class_weights, &class_sizes_bytes, &class_deadlines_s)?;
         if !(delay_per_hop_s.is_finite() && delay_per_hop_s >= 0.0) {
@@ -78,6 +78,7 @@ impl PyTokenConfig {
             reward: TokenReward::parse(reward).map_err(to_py)?,
             workload: TokenWorkload::Gather { classes, exact, burst_size, burst_rate_hz, n_bursts, dst },
             obs_limits: obs_limits(obs_max_mb, obs_max_ms, obs_max_count)?,
+            masked_action: MaskedAction::parse(masked_action).map_err(to_py)?,
         };
         // Fails here, with the reason, rather than at the first reset.
         TokenEnv::new(inner.clone()).map_err(to_py)?;
@@ -90,237 +91,240 @@ impl PyTokenConfig {
     }
 }
 
-/// Per-episode statistics as a dict.
-fn stats_dict<'py>(py: Python<'py>, s: [f64; EPISODE_STATS]) -> PyResult<Bound<'py, PyDict>> {
+/// The native envs' errors: an invalid action reads as the Python envs' checks did
+/// (a bare ValueError: "env 3: action 9 is out of range ..."), the others as elsewhere.
+fn env_err(e: SimError) -> PyErr {
+    match e {
+        SimError::InvalidAction(m) => PyValueError::new_err(m),
+        e => to_py(e),
+    }
+}
+
+/// A [`VecEnv`] and its output buffers: numpy arrays allocated once, at construction,
+/// which every call writes in place (lane-major; observation parts flat per lane).
+/// Python reads them through `buffers`; Rust borrows their data for each call, with
+/// the GIL released. They are C-contiguous and own their data, and this object holds
+/// a reference to each, so numpy cannot resize or free them.
+struct Native<L: Lane> {
+    env: VecEnv<L>,
+    obs: [Py<PyArray2<f32>>; MAX_OBS_PARTS],
+    reward: Py<PyArray1<f64>>,
+    terminated: Py<PyArray1<bool>>,
+    truncated: Py<PyArray1<bool>>,
+    masked: Py<PyArray1<bool>>,
+    stats: Py<PyArray2<f64>>,
+}
+
+type Buffers<'py> = (
+    Bound<'py, PyArray2<f32>>,
+    Bound<'py, PyArray2<f32>>,
+    Bound<'py, PyArray2<f32>>,
+    Bound<'py, PyArray1<f64>>,
+    Bound<'py, PyArray1<bool>>,
+    Bound<'py, PyArray1<bool>>,
+    Bound<'py, PyArray1<bool>>,
+    Bound<'py, PyArray2<f64>>,
+);
+
+impl<L: Lane> Native<L> {
+    fn new(py: Python<'_>, env: VecEnv<L>) -> Self {
+        let (n, s) = (env.num_envs(), env.env(0).obs_sizes());
+        Native {
+            obs: s.map(|k| PyArray2::<f32>::zeros(py, [n, k], false).unbind()),
+            reward: PyArray1::<f64>::zeros(py, n, false).unbind(),
+            terminated: PyArray1::<bool>::zeros(py, n, false).unbind(),
+            truncated: PyArray1::<bool>::zeros(py, n, false).unbind(),
+            masked: PyArray1::<bool>::zeros(py, n, false).unbind(),
+            stats: PyArray2::<f64>::zeros(py, [n, EPISODE_STATS], false).unbind(),
+            env,
+        }
+    }
+
+    fn buffers<'py>(&self, py: Python<'py>) -> Buffers<'py> {
+        let [a, b, c] = &self.obs;
+        (
+            a.bind(py).clone(),
+            b.bind(py).clone(),
+            c.bind(py).clone(),
+            self.reward.bind(py).clone(),
+            self.terminated.bind(py).clone(),
+            self.truncated.bind(py).clone(),
+            self.masked.bind(py).clone(),
+            self.stats.bind(py).clone(),
+        )
+    }
+
+    /// Runs `f` on the env and the buffers, with the GIL released.
+    fn call<F>(&mut self, py: Python<'_>, f: F) -> PyResult<()>
+    where
+        F: FnOnce(&mut VecEnv<L>, BatchOut<'_>) -> Result<(), SimError> + Send,
+    {
+        let [a, b, c] = &self.obs;
+        let (a, b, c) = (a.bind(py), b.bind(py), c.bind(py));
+        let (rew, term, trunc, msk, st) =
+            (self.reward.bind(py), self.terminated.bind(py), self.truncated.bind(py), self.masked.bind(py), self.stats.bind(py));
+        // SAFETY: these arrays were allocated by `new` (C-contiguous, owning their data)
+        // and stay alive while `self` holds them; nothing in this call touches them
+        // from Python (it holds the only &mut self, and Python code writing into the
+        // arrays from another thread meanwhile would be a race, as with any buffer
+        // handed to native code).
+        let out = unsafe {
+            BatchOut {
+                obs: [a.as_slice_mut()?, b.as_slice_mut()?, c.as_slice_mut()?],
+                reward: rew.as_slice_mut()?,
+                terminated: term.as_slice_mut()?,
+                truncated: trunc.as_slice_mut()?,
+                masked: msk.as_slice_mut()?,
+                stats: st.as_slice_mut()?,
+            }
+        };
+        let env = &mut self.env;
+        py.detach(|| guarded(|| Ok(f(env, out))))?.map_err(env_err)
+    }
+
+    fn lane(&self, lane: usize) -> PyResult<&L> {
+        let n = self.env.num_envs();
+        if lane >= n {
+            return Err(PyValueError::new_err(format!("lane {lane} out of range ({n} envs)")));
+        }
+        Ok(self.env.env(lane))
+    }
+
+    fn truncate(&mut self, lanes: PyReadonlyArray1<'_, bool>) -> PyResult<()> {
+        let l = lanes.as_slice()?;
+        self.env.truncate(l).map_err(to_py)
+    }
+}
+
+/// The VecEnv of a config: `num_envs` lanes on `threads` threads, or with `single`
+/// the single env (one lane, no autoreset); `max_episode_steps` truncates episodes.
+fn vec_env<L: Lane>(env: L, num_envs: usize, threads: usize, single: bool, max_episode_steps: Option<u64>) -> Result<VecEnv<L>, SimError> {
+    let mut v = if single {
+        if num_envs != 1 {
+            return Err(SimError::InvalidConfig(format!("the single env has one lane, got num_envs={num_envs}")));
+        }
+        VecEnv::single(env)
+    } else {
+        VecEnv::new(env, num_envs, threads)?
+    };
+    v.set_max_steps(max_episode_steps)?;
+    Ok(v)
+}
+
+/// A simulator's flows and their outcome so far, as a dict of arrays: the flow's
+/// arrival, endpoints, size and deadline, then as Simulator.results.
+fn flow_dict<'py>(py: Python<'py>, s: &Simulator) -> PyResult<Bound<'py, PyDict>> {
+    let n = s.n_flows();
+    let col = |f: &dyn Fn(usize) -> f64| (0..n).map(f).collect::<Vec<f64>>();
     let d = PyDict::new(py);
-    d.set_item("deadlines_met", s[0])?;
-    d.set_item("flows_with_deadline", s[1])?;
-    d.set_item("flows_finished", s[2])?;
-    d.set_item("mean_fct_s", s[3])?;
+    d.set_item("arrival_s", col(&|i| s.flow(i).arrival_s).into_pyarray(py))?;
+    d.set_item("src", (0..n).map(|i| s.flow(i).src as i64).collect::<Vec<_>>().into_pyarray(py))?;
+    d.set_item("dst", (0..n).map(|i| s.flow(i).dst as i64).collect::<Vec<_>>().into_pyarray(py))?;
+    d.set_item("size_bytes", col(&|i| s.flow(i).size_bytes).into_pyarray(py))?;
+    d.set_item("deadline_s", col(&|i| s.flow(i).deadline_s).into_pyarray(py))?;
+    d.set_item("finish_s", s.finish_s().to_vec().into_pyarray(py))?;
+    d.set_item("fct_s", col(&|i| s.fct_s(i)).into_pyarray(py))?;
+    d.set_item("ideal_fct_s", col(&|i| s.ideal_fct_s(i)).into_pyarray(py))?;
+    d.set_item("terminated", s.terminated().into_pyarray(py))?;
     Ok(d)
 }
 
-type Obs<'py> = (Bound<'py, PyArray2<f32>>, Bound<'py, PyArray1<f32>>, Bound<'py, PyArray1<f32>>);
-
-/// One token-scheduling environment.
-#[pyclass(name = "TokenEnv", module = "flowsched._fabric")]
-pub struct PyTokenEnv {
-    inner: TokenEnv,
-}
-
-impl PyTokenEnv {
-    fn obs<'py>(&mut self, py: Python<'py>) -> PyResult<Obs<'py>> {
-        let w = self.inner.config().window;
-        let (mut req, mut act, mut mask) = (vec![0f32; w * REQ_FEATURES], vec![0f32; ACTIVE_FEATURES], vec![0f32; w]);
-        self.inner.write_obs(&mut req, &mut act, &mut mask);
-        Ok((req.into_pyarray(py).reshape([w, REQ_FEATURES])?, act.into_pyarray(py), mask.into_pyarray(py)))
-    }
-}
-
-#[pymethods]
-impl PyTokenEnv {
-    #[new]
-    fn new(config: &PyTokenConfig) -> PyResult<Self> {
-        Ok(PyTokenEnv { inner: TokenEnv::new(config.inner.clone()).map_err(to_py)? })
-    }
-
-    /// Starts an episode; returns (requests, active, mask).
-    #[pyo3(signature = (seed=None))]
-    fn reset<'py>(&mut self, py: Python<'py>, seed: Option<u64>) -> PyResult<Obs<'py>> {
-        let env = &mut self.inner;
-        py.detach(|| guarded(|| env.reset(seed)))?;
-        self.obs(py)
-    }
-
-    /// Admits the request at `action`; returns (requests, active, mask, reward, terminated).
-    #[allow(clippy::type_complexity)]
-    fn step<'py>(
-        &mut self,
-        py: Python<'py>,
-        action: i64,
-    ) -> PyResult<(Bound<'py, PyArray2<f32>>, Bound<'py, PyArray1<f32>>, Bound<'py, PyArray1<f32>>, f64, bool)> {
-        let (r, t) = guarded(|| self.inner.step(action))?;
-        let (a, b, c) = self.obs(py)?;
-        Ok((a, b, c, r, t))
-    }
-
-    /// Number of requests the pending decision chooses from.
-    fn n_choices(&self) -> usize {
-        self.inner.n_choices()
-    }
-
-    fn episode_stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        stats_dict(py, self.inner.episode_stats())
-    }
-
-    /// Replaces the workload by a fixed trace (from the next reset on).
-    fn set_trace(&mut self, trace: &PyTrace) -> PyResult<()> {
-        guarded(|| self.inner.set_trace(trace.flows.clone()))
-    }
-
-    #[getter]
-    fn now(&self) -> f64 {
-        self.inner.simulator().map_or(0.0, |s| s.now())
-    }
-
-    #[getter]
-    fn decision_dst(&self) -> usize {
-        self.inner.decision_dst()
-    }
-
-    /// The current episode's flows and their outcome so far, as a dict of arrays.
-    fn episode<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let s = self.inner.simulator().ok_or_else(|| PyValueError::new_err("call reset() first"))?;
-        let n = s.n_flows();
-        let col = |f: &dyn Fn(usize) -> f64| (0..n).map(f).collect::<Vec<f64>>();
-        let d = PyDict::new(py);
-        d.set_item("arrival_s", col(&|i| s.flow(i).arrival_s).into_pyarray(py))?;
-        d.set_item("src", (0..n).map(|i| s.flow(i).src as i64).collect::<Vec<_>>().into_pyarray(py))?;
-        d.set_item("dst", (0..n).map(|i| s.flow(i).dst as i64).collect::<Vec<_>>().into_pyarray(py))?;
-        d.set_item("size_bytes", col(&|i| s.flow(i).size_bytes).into_pyarray(py))?;
-        d.set_item("deadline_s", col(&|i| s.flow(i).deadline_s).into_pyarray(py))?;
-        d.set_item("finish_s", s.finish_s().to_vec().into_pyarray(py))?;
-        d.set_item("fct_s", col(&|i| s.fct_s(i)).into_pyarray(py))?;
-        d.set_item("ideal_fct_s", col(&|i| s.ideal_fct_s(i)).into_pyarray(py))?;
-        d.set_item("terminated", s.terminated().into_pyarray(py))?;
-        Ok(d)
-    }
-}
-
-/// A batch of token-scheduling environments stepped in one call (next-step autoreset).
+/// A batch of token-scheduling environments stepped in one call (next-step autoreset),
+/// or with `single=True` the single env (one lane, no autoreset), writing into the
+/// numpy buffers it allocated once (`buffers`).
 #[pyclass(name = "TokenVecEnv", module = "flowsched._fabric")]
 pub struct PyTokenVecEnv {
-    inner: TokenVecEnv,
-}
-
-/// Borrowed output buffers, checked for shape.
-struct Bufs<'py> {
-    req: PyReadwriteArray3<'py, f32>,
-    act: PyReadwriteArray2<'py, f32>,
-    mask: PyReadwriteArray2<'py, f32>,
-    reward: PyReadwriteArray1<'py, f64>,
-    terminated: PyReadwriteArray1<'py, bool>,
-    stats: PyReadwriteArray2<'py, f64>,
-}
-
-impl Bufs<'_> {
-    fn check(&self, n: usize, w: usize) -> PyResult<()> {
-        let want: [(&str, Vec<usize>, Vec<usize>); 6] = [
-            ("requests", self.req.shape().to_vec(), vec![n, w, REQ_FEATURES]),
-            ("active", self.act.shape().to_vec(), vec![n, ACTIVE_FEATURES]),
-            ("action_mask", self.mask.shape().to_vec(), vec![n, w]),
-            ("reward", self.reward.shape().to_vec(), vec![n]),
-            ("terminated", self.terminated.shape().to_vec(), vec![n]),
-            ("stats", self.stats.shape().to_vec(), vec![n, EPISODE_STATS]),
-        ];
-        for (name, got, exp) in want {
-            if got != exp {
-                return Err(PyValueError::new_err(format!("buffer '{name}' has shape {got:?}, expected {exp:?}")));
-            }
-        }
-        Ok(())
-    }
-}
-
-macro_rules! out {
-    ($b:expr) => {
-        TokenBatchOut {
-            obs: [$b.req.as_slice_mut()?, $b.act.as_slice_mut()?, $b.mask.as_slice_mut()?],
-            reward: $b.reward.as_slice_mut()?,
-            terminated: $b.terminated.as_slice_mut()?,
-            stats: $b.stats.as_slice_mut()?,
-        }
-    };
+    inner: Native<TokenEnv>,
 }
 
 #[pymethods]
 impl PyTokenVecEnv {
     #[new]
-    #[pyo3(signature = (config, num_envs, threads=1))]
-    fn new(config: &PyTokenConfig, num_envs: usize, threads: usize) -> PyResult<Self> {
-        Ok(PyTokenVecEnv { inner: TokenEnv::new(config.inner.clone()).and_then(|e| TokenVecEnv::new(e, num_envs, threads)).map_err(to_py)? })
+    #[pyo3(signature = (config, num_envs, threads=1, *, single=false, max_episode_steps=None))]
+    fn new(py: Python<'_>, config: &PyTokenConfig, num_envs: usize, threads: usize, single: bool, max_episode_steps: Option<u64>) -> PyResult<Self> {
+        let env = TokenEnv::new(config.inner.clone()).and_then(|e| vec_env(e, num_envs, threads, single, max_episode_steps)).map_err(to_py)?;
+        Ok(PyTokenVecEnv { inner: Native::new(py, env) })
     }
 
     #[getter]
     fn num_envs(&self) -> usize {
-        self.inner.num_envs()
+        self.inner.env.num_envs()
     }
 
-    /// Resets every lane (lane i seeded with seeds[i] when given) into the buffers.
-    #[allow(clippy::too_many_arguments)]
-    #[pyo3(signature = (seeds, requests, active, action_mask, reward, terminated, stats))]
-    fn reset<'py>(
-        &mut self,
-        py: Python<'py>,
-        seeds: Option<PyReadonlyArray1<'py, u64>>,
-        requests: PyReadwriteArray3<'py, f32>,
-        active: PyReadwriteArray2<'py, f32>,
-        action_mask: PyReadwriteArray2<'py, f32>,
-        reward: PyReadwriteArray1<'py, f64>,
-        terminated: PyReadwriteArray1<'py, bool>,
-        stats: PyReadwriteArray2<'py, f64>,
-    ) -> PyResult<()> {
-        let mut b = Bufs { req: requests, act: active, mask: action_mask, reward, terminated, stats };
-        b.check(self.inner.num_envs(), self.inner.env(0).config().window)?;
+    #[getter]
+    fn threads(&self) -> usize {
+        self.inner.env.threads()
+    }
+
+    /// The output buffers, written in place by every call: (requests (n, window * 7),
+    /// active (n, 5), action_mask (n, window), reward, terminated, truncated, masked,
+    /// stats (n, 4)).
+    #[getter]
+    fn buffers<'py>(&self, py: Python<'py>) -> Buffers<'py> {
+        self.inner.buffers(py)
+    }
+
+    /// Resets every lane (lane i seeded with seeds[i] when given).
+    #[pyo3(signature = (seeds=None))]
+    fn reset(&mut self, py: Python<'_>, seeds: Option<PyReadonlyArray1<'_, u64>>) -> PyResult<()> {
         let seeds: Option<Vec<u64>> = match seeds {
             Some(s) => Some(s.as_slice()?.to_vec()),
             None => None,
         };
-        let out = out!(b);
-        let env = &mut self.inner;
-        py.detach(|| guarded(|| env.reset(seeds.as_deref(), out)))
+        self.inner.call(py, |env, out| env.reset(seeds.as_deref(), out))
     }
 
-    /// Steps every lane with `actions` (int64, one per lane) into the buffers.
-    #[allow(clippy::too_many_arguments)]
-    fn step<'py>(
-        &mut self,
-        py: Python<'py>,
-        actions: PyReadonlyArray1<'py, i64>,
-        requests: PyReadwriteArray3<'py, f32>,
-        active: PyReadwriteArray2<'py, f32>,
-        action_mask: PyReadwriteArray2<'py, f32>,
-        reward: PyReadwriteArray1<'py, f64>,
-        terminated: PyReadwriteArray1<'py, bool>,
-        stats: PyReadwriteArray2<'py, f64>,
-    ) -> PyResult<()> {
-        let mut b = Bufs { req: requests, act: active, mask: action_mask, reward, terminated, stats };
-        b.check(self.inner.num_envs(), self.inner.env(0).config().window)?;
+    /// Steps every lane with `actions` (int64, one per lane).
+    fn step(&mut self, py: Python<'_>, actions: PyReadonlyArray1<'_, i64>) -> PyResult<()> {
         let acts = actions.as_slice()?;
-        let out = out!(b);
-        let env = &mut self.inner;
-        py.detach(|| guarded(|| env.step(acts, out)))
+        self.inner.call(py, |env, out| env.step(acts, out))
     }
 
-    /// Resets now every lane whose episode ended (same-step autoreset) into the buffers.
-    #[allow(clippy::too_many_arguments)]
-    fn reset_done<'py>(
-        &mut self,
-        py: Python<'py>,
-        requests: PyReadwriteArray3<'py, f32>,
-        active: PyReadwriteArray2<'py, f32>,
-        action_mask: PyReadwriteArray2<'py, f32>,
-        reward: PyReadwriteArray1<'py, f64>,
-        terminated: PyReadwriteArray1<'py, bool>,
-        stats: PyReadwriteArray2<'py, f64>,
-    ) -> PyResult<()> {
-        let mut b = Bufs { req: requests, act: active, mask: action_mask, reward, terminated, stats };
-        b.check(self.inner.num_envs(), self.inner.env(0).config().window)?;
-        let out = out!(b);
-        let env = &mut self.inner;
-        py.detach(|| guarded(|| env.reset_done(out)))
+    /// Steps a one-lane env with `action`.
+    fn step_one(&mut self, py: Python<'_>, action: i64) -> PyResult<()> {
+        self.inner.call(py, |env, out| env.step(&[action], out))
+    }
+
+    /// Resets now every lane whose episode ended (same-step autoreset).
+    fn reset_done(&mut self, py: Python<'_>) -> PyResult<()> {
+        self.inner.call(py, |env, out| env.reset_done(out))
     }
 
     /// Replaces every lane's workload by a fixed trace (from the next reset on).
     fn set_trace(&mut self, trace: &PyTrace) -> PyResult<()> {
-        guarded(|| self.inner.set_trace(trace.flows.clone()))
+        guarded(|| self.inner.env.set_trace(trace.flows.clone()))
     }
 
     /// Marks the flagged lanes (bool, one per lane) to reset at the next step or
-    /// reset_done, as if their episode had ended (a time limit's truncation).
+    /// reset_done, as if their episode had ended.
     fn truncate(&mut self, lanes: PyReadonlyArray1<'_, bool>) -> PyResult<()> {
-        let l = lanes.as_slice()?;
-        guarded(|| self.inner.truncate(l))
+        self.inner.truncate(lanes)
+    }
+
+    /// Lanes whose episode ended or was truncated (the next step resets them).
+    fn needs_reset<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<bool>> {
+        self.inner.env.needs_reset().to_vec().into_pyarray(py)
+    }
+
+    /// Number of requests the pending decision of `lane` chooses from.
+    fn n_choices(&self, lane: usize) -> PyResult<usize> {
+        Ok(self.inner.lane(lane)?.n_choices())
+    }
+
+    /// The destination of the pending decision of `lane`.
+    fn decision_dst(&self, lane: usize) -> PyResult<usize> {
+        Ok(self.inner.lane(lane)?.decision_dst())
+    }
+
+    /// Simulated time of `lane` (s).
+    fn now(&self, lane: usize) -> PyResult<f64> {
+        Ok(self.inner.lane(lane)?.simulator().map_or(0.0, |s| s.now()))
+    }
+
+    /// The current episode's flows of `lane` and their outcome so far, as a dict of arrays.
+    fn episode<'py>(&self, py: Python<'py>, lane: usize) -> PyResult<Bound<'py, PyDict>> {
+        let s = self.inner.lane(lane)?.simulator().ok_or_else(|| PyValueError::new_err("call reset() first"))?;
+        flow_dict(py, s)
     }
 }
 
@@ -332,7 +336,6 @@ fn token_layout() -> (usize, usize, Vec<&'static str>) {
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyTokenConfig>()?;
-    m.add_class::<PyTokenEnv>()?;
     m.add_class::<PyTokenVecEnv>()?;
     m.add_function(wrap_pyfunction!(token_layout, m)?)?;
     register_switch(m)
@@ -394,214 +397,85 @@ impl PySwitchConfig {
     }
 }
 
-/// One switch-scheduling environment.
-#[pyclass(name = "SwitchEnv", module = "flowsched._fabric")]
-pub struct PySwitchEnv {
-    inner: SwitchEnv,
-}
-
-impl PySwitchEnv {
-    fn obs<'py>(&mut self, py: Python<'py>) -> PyResult<(Bound<'py, PyArray2<f32>>, Bound<'py, PyArray1<f32>>)> {
-        let m = self.inner.config().max_flows;
-        let (mut f, mut mask) = (vec![0f32; m * FLOW_FEATURES], vec![0f32; m]);
-        self.inner.write_obs(&mut f, &mut mask);
-        Ok((f.into_pyarray(py).reshape([m, FLOW_FEATURES])?, mask.into_pyarray(py)))
-    }
-}
-
-#[pymethods]
-impl PySwitchEnv {
-    #[new]
-    fn new(config: &PySwitchConfig) -> PyResult<Self> {
-        Ok(PySwitchEnv { inner: SwitchEnv::new(config.inner.clone()).map_err(to_py)? })
-    }
-
-    /// The next episode's trace.
-    fn set_next_trace(&mut self, trace: &PyTrace) -> PyResult<()> {
-        guarded(|| self.inner.set_next_trace(trace.flows.clone()))
-    }
-
-    /// Starts the episode of the trace set last; returns (flows, mask).
-    fn reset<'py>(&mut self, py: Python<'py>) -> PyResult<(Bound<'py, PyArray2<f32>>, Bound<'py, PyArray1<f32>>)> {
-        let env = &mut self.inner;
-        py.detach(|| guarded(|| env.reset()))?;
-        self.obs(py)
-    }
-
-    /// Sets the scores and runs to the next decision; returns (flows, mask, reward, terminated).
-    #[allow(clippy::type_complexity)]
-    fn step<'py>(
-        &mut self,
-        py: Python<'py>,
-        scores: PyReadonlyArray1<'py, f32>,
-    ) -> PyResult<(Bound<'py, PyArray2<f32>>, Bound<'py, PyArray1<f32>>, f64, bool)> {
-        let s = scores.as_slice()?;
-        let env = &mut self.inner;
-        let (r, t) = py.detach(|| guarded(|| env.step(s)))?;
-        let (a, b) = self.obs(py)?;
-        Ok((a, b, r, t))
-    }
-
-    fn episode_stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let s = self.inner.episode_stats();
-        let d = PyDict::new(py);
-        for (k, v) in SWITCH_STATS.iter().zip(s) {
-            d.set_item(*k, v)?;
-        }
-        Ok(d)
-    }
-
-    #[getter]
-    fn now(&self) -> f64 {
-        self.inner.simulator().map_or(0.0, |s| s.now())
-    }
-
-    /// Per-flow outcome of the current episode (trace order): the flow's arrival, size and
-    /// deadline, then as Simulator.results.
-    fn results<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let s = self.inner.simulator().ok_or_else(|| PyValueError::new_err("call reset() first"))?;
-        let n = s.n_flows();
-        let d = PyDict::new(py);
-        d.set_item("arrival_s", (0..n).map(|i| s.flow(i).arrival_s).collect::<Vec<_>>().into_pyarray(py))?;
-        d.set_item("src", (0..n).map(|i| s.flow(i).src as i64).collect::<Vec<_>>().into_pyarray(py))?;
-        d.set_item("dst", (0..n).map(|i| s.flow(i).dst as i64).collect::<Vec<_>>().into_pyarray(py))?;
-        d.set_item("size_bytes", (0..n).map(|i| s.flow(i).size_bytes).collect::<Vec<_>>().into_pyarray(py))?;
-        d.set_item("deadline_s", (0..n).map(|i| s.flow(i).deadline_s).collect::<Vec<_>>().into_pyarray(py))?;
-        d.set_item("finish_s", s.finish_s().to_vec().into_pyarray(py))?;
-        d.set_item("fct_s", (0..n).map(|i| s.fct_s(i)).collect::<Vec<_>>().into_pyarray(py))?;
-        d.set_item("ideal_fct_s", (0..n).map(|i| s.ideal_fct_s(i)).collect::<Vec<_>>().into_pyarray(py))?;
-        d.set_item("terminated", s.terminated().into_pyarray(py))?;
-        Ok(d)
-    }
-}
-
-const SWITCH_STATS: [&str; EPISODE_STATS] = ["flows_finished", "flow_time_s", "mean_fct_s", "flows_in_system"];
-
 /// A batch of switch-scheduling environments (next-step autoreset; each lane's next
-/// trace is set with set_next_trace before the call that resets it).
+/// trace is set with set_next_trace before the call that resets it), or with
+/// `single=True` the single env; buffers as `TokenVecEnv`'s.
 #[pyclass(name = "SwitchVecEnv", module = "flowsched._fabric")]
 pub struct PySwitchVecEnv {
-    inner: SwitchVecEnv,
-}
-
-struct SwitchBufs<'py> {
-    flows: PyReadwriteArray3<'py, f32>,
-    mask: PyReadwriteArray2<'py, f32>,
-    reward: PyReadwriteArray1<'py, f64>,
-    terminated: PyReadwriteArray1<'py, bool>,
-    stats: PyReadwriteArray2<'py, f64>,
-}
-
-impl SwitchBufs<'_> {
-    fn check(&self, n: usize, m: usize) -> PyResult<()> {
-        let want: [(&str, Vec<usize>, Vec<usize>); 5] = [
-            ("flows", self.flows.shape().to_vec(), vec![n, m, FLOW_FEATURES]),
-            ("flow_mask", self.mask.shape().to_vec(), vec![n, m]),
-            ("reward", self.reward.shape().to_vec(), vec![n]),
-            ("terminated", self.terminated.shape().to_vec(), vec![n]),
-            ("stats", self.stats.shape().to_vec(), vec![n, EPISODE_STATS]),
-        ];
-        for (name, got, exp) in want {
-            if got != exp {
-                return Err(PyValueError::new_err(format!("buffer '{name}' has shape {got:?}, expected {exp:?}")));
-            }
-        }
-        Ok(())
-    }
-}
-
-macro_rules! switch_out {
-    ($b:expr) => {
-        SwitchBatchOut {
-            obs: [$b.flows.as_slice_mut()?, $b.mask.as_slice_mut()?, &mut []],
-            reward: $b.reward.as_slice_mut()?,
-            terminated: $b.terminated.as_slice_mut()?,
-            stats: $b.stats.as_slice_mut()?,
-        }
-    };
+    inner: Native<SwitchEnv>,
 }
 
 #[pymethods]
 impl PySwitchVecEnv {
     #[new]
-    #[pyo3(signature = (config, num_envs, threads=1))]
-    fn new(config: &PySwitchConfig, num_envs: usize, threads: usize) -> PyResult<Self> {
-        Ok(PySwitchVecEnv { inner: SwitchEnv::new(config.inner.clone()).and_then(|e| SwitchVecEnv::new(e, num_envs, threads)).map_err(to_py)? })
+    #[pyo3(signature = (config, num_envs, threads=1, *, single=false, max_episode_steps=None))]
+    fn new(py: Python<'_>, config: &PySwitchConfig, num_envs: usize, threads: usize, single: bool, max_episode_steps: Option<u64>) -> PyResult<Self> {
+        let env = SwitchEnv::new(config.inner.clone()).and_then(|e| vec_env(e, num_envs, threads, single, max_episode_steps)).map_err(to_py)?;
+        Ok(PySwitchVecEnv { inner: Native::new(py, env) })
     }
 
     #[getter]
     fn num_envs(&self) -> usize {
-        self.inner.num_envs()
+        self.inner.env.num_envs()
     }
 
-    /// Lanes whose episode ended (they reset at the next step, from their next trace).
+    #[getter]
+    fn threads(&self) -> usize {
+        self.inner.env.threads()
+    }
+
+    /// The output buffers, written in place by every call: (flows (n, max_flows * 9),
+    /// flow_mask (n, max_flows), unused (n, 0), reward, terminated, truncated, masked
+    /// (always False), stats (n, 4)).
+    #[getter]
+    fn buffers<'py>(&self, py: Python<'py>) -> Buffers<'py> {
+        self.inner.buffers(py)
+    }
+
+    /// Lanes whose episode ended or was truncated (they reset at the next step, from
+    /// their next trace).
     fn needs_reset<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<bool>> {
-        self.inner.needs_reset().to_vec().into_pyarray(py)
+        self.inner.env.needs_reset().to_vec().into_pyarray(py)
     }
 
     /// The next trace of `lane` (used by its next reset).
     fn set_next_trace(&mut self, lane: usize, trace: &PyTrace) -> PyResult<()> {
-        guarded(|| self.inner.set_next_trace(lane, trace.flows.clone()))
+        guarded(|| self.inner.env.set_next_trace(lane, trace.flows.clone()))
     }
 
     /// Marks the flagged lanes (bool, one per lane) to reset at the next step or
-    /// reset_done, as if their episode had ended (a time limit's truncation).
+    /// reset_done, as if their episode had ended.
     fn truncate(&mut self, lanes: PyReadonlyArray1<'_, bool>) -> PyResult<()> {
-        let l = lanes.as_slice()?;
-        guarded(|| self.inner.truncate(l))
+        self.inner.truncate(lanes)
     }
 
-    fn reset<'py>(
-        &mut self,
-        py: Python<'py>,
-        flows: PyReadwriteArray3<'py, f32>,
-        flow_mask: PyReadwriteArray2<'py, f32>,
-        reward: PyReadwriteArray1<'py, f64>,
-        terminated: PyReadwriteArray1<'py, bool>,
-        stats: PyReadwriteArray2<'py, f64>,
-    ) -> PyResult<()> {
-        let mut b = SwitchBufs { flows, mask: flow_mask, reward, terminated, stats };
-        b.check(self.inner.num_envs(), self.inner.env(0).config().max_flows)?;
-        let out = switch_out!(b);
-        let env = &mut self.inner;
-        py.detach(|| guarded(|| env.reset(None, out)))
+    fn reset(&mut self, py: Python<'_>) -> PyResult<()> {
+        self.inner.call(py, |env, out| env.reset(None, out))
     }
 
-    fn reset_done<'py>(
-        &mut self,
-        py: Python<'py>,
-        flows: PyReadwriteArray3<'py, f32>,
-        flow_mask: PyReadwriteArray2<'py, f32>,
-        reward: PyReadwriteArray1<'py, f64>,
-        terminated: PyReadwriteArray1<'py, bool>,
-        stats: PyReadwriteArray2<'py, f64>,
-    ) -> PyResult<()> {
-        let mut b = SwitchBufs { flows, mask: flow_mask, reward, terminated, stats };
-        b.check(self.inner.num_envs(), self.inner.env(0).config().max_flows)?;
-        let out = switch_out!(b);
-        let env = &mut self.inner;
-        py.detach(|| guarded(|| env.reset_done(out)))
+    fn reset_done(&mut self, py: Python<'_>) -> PyResult<()> {
+        self.inner.call(py, |env, out| env.reset_done(out))
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn step<'py>(
-        &mut self,
-        py: Python<'py>,
-        scores: PyReadonlyArray2<'py, f32>,
-        flows: PyReadwriteArray3<'py, f32>,
-        flow_mask: PyReadwriteArray2<'py, f32>,
-        reward: PyReadwriteArray1<'py, f64>,
-        terminated: PyReadwriteArray1<'py, bool>,
-        stats: PyReadwriteArray2<'py, f64>,
-    ) -> PyResult<()> {
-        let mut b = SwitchBufs { flows, mask: flow_mask, reward, terminated, stats };
-        b.check(self.inner.num_envs(), self.inner.env(0).config().max_flows)?;
+    /// Steps every lane with `scores` (float32, C-contiguous, num_envs * max_flows).
+    fn step(&mut self, py: Python<'_>, scores: PyReadonlyArrayDyn<'_, f32>) -> PyResult<()> {
         let s = scores.as_slice()?;
-        let out = switch_out!(b);
-        let env = &mut self.inner;
-        py.detach(|| guarded(|| env.step(s, out)))
+        self.inner.call(py, |env, out| env.step(s, out))
+    }
+
+    /// Simulated time of `lane` (s).
+    fn now(&self, lane: usize) -> PyResult<f64> {
+        Ok(self.inner.lane(lane)?.simulator().map_or(0.0, |s| s.now()))
+    }
+
+    /// Per-flow outcome of the current episode of `lane` (trace order).
+    fn results<'py>(&self, py: Python<'py>, lane: usize) -> PyResult<Bound<'py, PyDict>> {
+        let s = self.inner.lane(lane)?.simulator().ok_or_else(|| PyValueError::new_err("call reset() first"))?;
+        flow_dict(py, s)
     }
 }
+
+const SWITCH_STATS: [&str; EPISODE_STATS] = ["flows_finished", "flow_time_s", "mean_fct_s", "flows_in_system"];
 
 /// Features per flow slot and the episode statistics' names of the switch env.
 #[pyfunction]
@@ -611,7 +485,6 @@ fn switch_layout() -> (usize, Vec<&'static str>) {
 
 pub(crate) fn register_switch(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PySwitchConfig>()?;
-    m.add_class::<PySwitchEnv>()?;
     m.add_class::<PySwitchVecEnv>()?;
     m.add_function(wrap_pyfunction!(switch_layout, m)?)?;
     Ok(())

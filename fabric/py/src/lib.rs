@@ -641,7 +641,7 @@ fn scheduler_names() -> Vec<&'static str> {
 }
 
 /// The token env's gather-burst generator (fabric-core `gather_bursts_seeded`): the flows
-/// of `TokenEnv.reset(seed)`'s episode as columns (arrival_s, src, dst, size_bytes,
+/// of the token env's `reset(seed)` episode as columns (arrival_s, src, dst, size_bytes,
 /// deadline_s), in burst order. Classes are (weight, size, deadline or NaN).
 #[pyfunction]
 #[pyo3(signature = (*, seed, class_weights, class_sizes_bytes, class_deadlines_s, exact, burst_size, burst_rate_hz, n_bursts, dst, hosts))]
