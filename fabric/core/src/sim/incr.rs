@@ -320,14 +320,19 @@ impl IncrementalPriority {
     /// Walks link l's list from `pos`, where `res` is the capacity left ahead of that
     /// position, and pushes the flows whose rate this link now caps below their rate, or
     /// that this link bound and that now have room to grow. The others cannot be
-    /// affected through l (their rate is set by another link or their cap).
+    /// affected through l (their rate is set by another link or their cap). A flow at
+    /// rate 0 cannot fall: it is pushed only if l bound it and now has room. (Behind a
+    /// flow that sped up, the residual is below 0 until the flows behind it slow down;
+    /// on the fat-tree most active flows wait at rate 0, and pushing every one of them
+    /// there made most of the re-evaluations, which changed nothing.) Its bound link, at
+    /// or below 0 ahead of it, pushes it when it frees room.
     #[inline(never)]
     fn push_affected(&mut self, core: &mut Core, l: usize, pos: usize, mut res: f64) {
         let eps = 1e-12 * core.topo.capacity[l];
         for k in pos..self.lazy.link_flows[l].len() {
             let h = self.lazy.link_flows[l][k] as usize;
             let rh = core.rate[h];
-            if res < rh - eps || (self.binding_link[h] as usize == l && res > rh + eps) {
+            if (res < rh - eps && rh > 0.0) || (self.binding_link[h] as usize == l && res > rh + eps) {
                 self.push_work(core, h);
             }
             res -= rh;
