@@ -329,10 +329,21 @@ impl IncrementalPriority {
     #[inline(never)]
     fn push_affected(&mut self, core: &mut Core, l: usize, pos: usize, mut res: f64) {
         let eps = 1e-12 * core.topo.capacity[l];
+        let mut waiting_pushed = false;
         for k in pos..self.lazy.link_flows[l].len() {
             let h = self.lazy.link_flows[l][k] as usize;
             let rh = core.rate[h];
-            if (res < rh - eps && rh > 0.0) || (self.binding_link[h] as usize == l && res > rh + eps) {
+            if rh == 0.0 {
+                // Of the flows at rate 0 that l bound, only the first with room: it may
+                // take the room. If it does, its own push_affected goes on from it; if
+                // it stays at 0, incr_allocate goes on from it (waiting_stays_waiting).
+                if !waiting_pushed && self.binding_link[h] as usize == l && res > eps {
+                    waiting_pushed = true;
+                    self.push_work(core, h);
+                }
+                continue;
+            }
+            if res < rh - eps || (self.binding_link[h] as usize == l && res > rh + eps) {
                 self.push_work(core, h);
             }
             res -= rh;
@@ -616,7 +627,16 @@ impl IncrementalPriority {
             }
             self.binding_link[g] = bind;
             let old = core.rate[g];
-            if (r - old).abs() > 1e-12 * r.max(old) {
+            if r == 0.0 && old == 0.0 {
+                // Still waiting: the flows waiting behind it where it had room may take
+                // that room (push_affected pushed only the first of them).
+                for (k, p) in (a..b).enumerate() {
+                    let l = core.path_links[p] as usize;
+                    if at[k] != usize::MAX && before[k] > 1e-12 * core.topo.capacity[l] {
+                        self.push_affected(core, l, at[k] + 1, before[k]);
+                    }
+                }
+            } else if (r - old).abs() > 1e-12 * r.max(old) {
                 self.lazy.set_rate(core, g, r, &self.pias_placement);
                 for (k, p) in (a..b).enumerate() {
                     let l = core.path_links[p] as usize;
