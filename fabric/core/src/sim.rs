@@ -820,8 +820,8 @@ impl Simulator {
             _ => 0.0,
         };
         let allocator = if fair {
-            let maxp = (0..n).map(|i| (path_off[i + 1] - path_off[i]) as usize).max().unwrap_or(1).max(1);
-            Allocators::FairSharing(fair::IncrementalFairSharing::new(n, n_links, maxp, matches!(cfg.scheduler, Scheduler::Wps))?)
+            let weighted = matches!(cfg.scheduler, Scheduler::Wps);
+            Allocators::FairSharing(fair::IncrementalFairSharing::new(&path_off, &path_links, &topo.capacity, weighted)?)
         } else if incremental {
             Allocators::Priority(incr::IncrementalPriority::new(n, n_links, matches!(cfg.scheduler, Scheduler::Pias))?)
         } else if las_fast {

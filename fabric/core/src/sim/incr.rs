@@ -320,13 +320,29 @@ impl IncrementalPriority {
     /// Walks link l's list from `pos`, where `res` is the capacity left ahead of that
     /// position, and pushes the flows whose rate this link now caps below their rate, or
     /// that this link bound and that now have room to grow. The others cannot be
-    /// affected through l (their rate is set by another link or their cap).
+    /// affected through l (their rate is set by another link or their cap). A flow at
+    /// rate 0 cannot fall: it is pushed only if l bound it and now has room. (Behind a
+    /// flow that sped up, the residual is below 0 until the flows behind it slow down;
+    /// on the fat-tree most active flows wait at rate 0, and pushing every one of them
+    /// there made most of the re-evaluations, which changed nothing.) Its bound link, at
+    /// or below 0 ahead of it, pushes it when it frees room.
     #[inline(never)]
     fn push_affected(&mut self, core: &mut Core, l: usize, pos: usize, mut res: f64) {
         let eps = 1e-12 * core.topo.capacity[l];
+        let mut waiting_pushed = false;
         for k in pos..self.lazy.link_flows[l].len() {
             let h = self.lazy.link_flows[l][k] as usize;
             let rh = core.rate[h];
+            if rh == 0.0 {
+                // Of the flows at rate 0 that l bound, only the first with room: it may
+                // take the room. If it does, its own push_affected goes on from it; if
+                // it stays at 0, incr_allocate goes on from it (waiting_stays_waiting).
+                if !waiting_pushed && self.binding_link[h] as usize == l && res > eps {
+                    waiting_pushed = true;
+                    self.push_work(core, h);
+                }
+                continue;
+            }
             if res < rh - eps || (self.binding_link[h] as usize == l && res > rh + eps) {
                 self.push_work(core, h);
             }
@@ -611,7 +627,16 @@ impl IncrementalPriority {
             }
             self.binding_link[g] = bind;
             let old = core.rate[g];
-            if (r - old).abs() > 1e-12 * r.max(old) {
+            if r == 0.0 && old == 0.0 {
+                // Still waiting: the flows waiting behind it where it had room may take
+                // that room (push_affected pushed only the first of them).
+                for (k, p) in (a..b).enumerate() {
+                    let l = core.path_links[p] as usize;
+                    if at[k] != usize::MAX && before[k] > 1e-12 * core.topo.capacity[l] {
+                        self.push_affected(core, l, at[k] + 1, before[k]);
+                    }
+                }
+            } else if (r - old).abs() > 1e-12 * r.max(old) {
                 self.lazy.set_rate(core, g, r, &self.pias_placement);
                 for (k, p) in (a..b).enumerate() {
                     let l = core.path_links[p] as usize;
