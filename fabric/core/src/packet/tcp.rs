@@ -297,12 +297,17 @@ impl Sender {
 
     /// The retransmission timer fired at `now` (RFC 6298 5.4-5.7, RFC 5681 eq. 4, RFC 6582:
     /// record `recover`, leave fast recovery; pFabric: ssthresh = cwnd / 2, window 1).
+    ///
+    /// RFC 5681 section 3.1: ssthresh = max(FlightSize / 2, 2) when the first unacknowledged
+    /// packet has not yet been retransmitted by the timer; when it has (a second timeout with
+    /// no new data acknowledged in between), ssthresh is held constant.
     pub fn on_timeout(&mut self, now: u64, p: &CcParams) {
         let flight = (self.snd_nxt - self.snd_una) as f64;
-        self.ssthresh = match p.transport {
-            Transport::PFabric => (self.cwnd / 2.0).max(2.0),
-            _ => (flight / 2.0).max(2.0),
-        };
+        match p.transport {
+            Transport::PFabric => self.ssthresh = (self.cwnd / 2.0).max(2.0),
+            _ if self.consecutive_timeouts == 0 => self.ssthresh = (flight / 2.0).max(2.0),
+            _ => {} // the same packet timed out again: ssthresh is held
+        }
         self.cwnd = 1.0;
         self.snd_nxt = self.snd_una;
         self.recover = self.high;
@@ -438,6 +443,40 @@ mod tests {
         s.snd_nxt = 5;
         s.on_ack(&ack(2, 0), 10, &p);
         assert_eq!(s.rto_ps(&p), 1_000_000_000);
+    }
+
+    #[test]
+    fn ssthresh_is_held_when_the_same_packet_times_out_again() {
+        // RFC 5681 section 3.1: eq. (4) on the first timeout of a packet; "held constant" when
+        // the packet has already been retransmitted by the timer
+        for t in [Transport::Tcp, Transport::Dctcp] {
+            let p = params(t);
+            let mut s = Sender::new(100, &p, 10_000);
+            s.snd_nxt = 40;
+            s.high = 40;
+            s.cwnd = 40.0;
+            s.on_timeout(0, &p);
+            assert_eq!((s.ssthresh, s.cwnd, s.snd_nxt), (20.0, 1.0, 0)); // FlightSize 40 / 2, go-back-N
+            s.snd_nxt = 1; // the timer's retransmission of packet 0, lost again
+            s.on_timeout(0, &p);
+            assert_eq!((s.ssthresh, s.cwnd, s.snd_nxt), (20.0, 1.0, 0), "{t:?}: held, not max(1 / 2, 2)");
+            s.snd_nxt = 1;
+            s.on_timeout(0, &p);
+            assert_eq!(s.ssthresh, 20.0);
+            // packet 0 gets through: new data acknowledged; then packet 1 times out, a new packet
+            s.snd_nxt = 7;
+            s.on_ack(&ack(1, RETX), 10, &p);
+            assert_eq!(s.consecutive_timeouts, 0);
+            s.on_timeout(20, &p);
+            assert_eq!(s.ssthresh, 3.0, "{t:?}: eq. (4) again: FlightSize 6 / 2");
+        }
+        // pfabric keeps its own rule (ssthresh = cwnd / 2 on every timeout)
+        let p = params(Transport::PFabric);
+        let mut s = Sender::new(100, &p, 10_000);
+        s.cwnd = 12.0;
+        s.on_timeout(0, &p);
+        s.on_timeout(0, &p);
+        assert_eq!(s.ssthresh, 2.0);
     }
 
     #[test]
