@@ -174,18 +174,20 @@ def test_ctrl_c_during_progress_exits_130_on_a_clean_line(tmp_path):
     path = tmp_path / "big.parquet"
     flowsched.traces.write_trace(workloads.poisson_all_to_all("websearch", 0.8, 144, 10.0, 200_000, seed=1), path)
     master, slave = pty.openpty()
-    p = subprocess.Popen([sys.executable, "-m", "flowsched.cli", "simulate", "--trace", str(path), "--scheduler", "ps"],
-                         stdin=slave, stdout=slave, stderr=slave, close_fds=True)
+    # las: a run of many seconds, so the interrupt lands while it runs also on a machine fast or
+    # idle enough to finish ps soon after the bar appears (it shows after 2 s)
+    cmd = [sys.executable, "-m", "flowsched.cli", "simulate", "--trace", str(path), "--scheduler", "las"]
+    p = subprocess.Popen(cmd, stdin=slave, stdout=slave, stderr=slave, close_fds=True)
     os.close(slave)
     buf = b""
     deadline = time.monotonic() + 120
     try:
-        while b"simulate ps" not in buf and time.monotonic() < deadline and p.poll() is None:
+        while b"simulate las" not in buf and time.monotonic() < deadline and p.poll() is None:
             import select
 
             if select.select([master], [], [], 0.5)[0]:
                 buf += os.read(master, 65536)
-        assert b"simulate ps" in buf, buf
+        assert b"simulate las" in buf, buf
         p.send_signal(signal.SIGINT)
         rc = p.wait(timeout=60)
         while select.select([master], [], [], 0.2)[0]:
