@@ -899,6 +899,11 @@ impl<L: Lane> VecEnv<L> {
         if max_steps == Some(0) {
             return Err(SimError::InvalidConfig("max_episode_steps must be an integer >= 1 or None, got 0".into()));
         }
+        if max_steps.is_some() && !self.autoreset {
+            // a truncated lane is reset at its next step: the single env would start a new
+            // episode silently instead of asking for reset() (Gymnasium's TimeLimit wraps it)
+            return Err(SimError::InvalidConfig("the single env takes no max_episode_steps (wrap it in TimeLimit)".into()));
+        }
         self.max_steps = max_steps;
         Ok(())
     }
@@ -925,6 +930,9 @@ impl<L: Lane> VecEnv<L> {
     pub fn truncate(&mut self, lanes: &[bool]) -> Result<()> {
         if lanes.len() != self.envs.len() {
             return Err(SimError::InvalidConfig(format!("expected {} lane flags, got {}", self.envs.len(), lanes.len())));
+        }
+        if !self.autoreset && lanes.iter().any(|&t| t) {
+            return Err(SimError::InvalidConfig("the single env is not truncated from outside: call reset()".into()));
         }
         for (nr, &t) in self.needs_reset.iter_mut().zip(lanes) {
             *nr |= t;
@@ -1488,6 +1496,12 @@ mod tests {
         assert_eq!(msg, "invalid action: the episode is over (or never started): call reset()");
         vec.step(&[9, 0, 0], bv.out()).unwrap(); // lane 0's action is ignored: it resets
         assert!(!bv.terminated[0] && bv.reward[0] == 0.0);
+        // nor can a step limit or an outside truncation make it start a new episode silently
+        let msg = single.set_max_steps(Some(2)).unwrap_err().to_string();
+        assert!(msg.contains("the single env takes no max_episode_steps"), "{msg}");
+        let msg = single.truncate(&[true]).unwrap_err().to_string();
+        assert!(msg.contains("call reset()"), "{msg}");
+        single.truncate(&[false]).unwrap();
     }
 
     #[test]

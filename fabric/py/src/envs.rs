@@ -167,7 +167,8 @@ impl<L: Lane> Native<L> {
         // and stay alive while `self` holds them; nothing in this call touches them
         // from Python (it holds the only &mut self, and Python code writing into the
         // arrays from another thread meanwhile would be a race, as with any buffer
-        // handed to native code).
+        // handed to native code); the callers pass `f` owned copies of their inputs, never
+        // slices of numpy arrays, since an input may be a view of these very buffers.
         let out = unsafe {
             BatchOut {
                 obs: [a.as_slice_mut()?, b.as_slice_mut()?, c.as_slice_mut()?],
@@ -276,8 +277,10 @@ impl PyTokenVecEnv {
 
     /// Steps every lane with `actions` (int64, one per lane).
     fn step(&mut self, py: Python<'_>, actions: PyReadonlyArray1<'_, i64>) -> PyResult<()> {
-        let acts = actions.as_slice()?;
-        self.inner.call(py, |env, out| env.step(acts, out))
+        // an owned copy: the input may be a view of one of the output buffers, which
+        // `call` writes through unchecked mutable slices
+        let acts = actions.as_slice()?.to_vec();
+        self.inner.call(py, |env, out| env.step(&acts, out))
     }
 
     /// Steps a one-lane env with `action`.
@@ -459,8 +462,11 @@ impl PySwitchVecEnv {
 
     /// Steps every lane with `scores` (float32, C-contiguous, num_envs * max_flows).
     fn step(&mut self, py: Python<'_>, scores: PyReadonlyArrayDyn<'_, f32>) -> PyResult<()> {
-        let s = scores.as_slice()?;
-        self.inner.call(py, |env, out| env.step(s, out))
+        // an owned copy: `scores` may be one of the output buffers itself (the flow mask
+        // has the action space's shape and dtype), which `call` writes through unchecked
+        // mutable slices; one copy of n x max_flows floats per call
+        let s = scores.as_slice()?.to_vec();
+        self.inner.call(py, |env, out| env.step(&s, out))
     }
 
     /// Simulated time of `lane` (s).

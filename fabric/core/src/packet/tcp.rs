@@ -295,7 +295,7 @@ impl Sender {
         self.cwr_end = Some(self.snd_nxt.max(self.snd_una));
     }
 
-    /// The retransmission timer fired at `now` (RFC 6298 5.4-5.7, RFC 5681 eq. 4, RFC 6582:
+    /// The retransmission timer fired at `now` (RFC 6298 5.4-5.6, RFC 5681 eq. 4, RFC 6582:
     /// record `recover`, leave fast recovery; pFabric: ssthresh = cwnd / 2, window 1).
     ///
     /// RFC 5681 section 3.1: ssthresh = max(FlightSize / 2, 2) when the first unacknowledged
