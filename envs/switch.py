@@ -87,7 +87,9 @@ class _EpisodeSource:
     def __init__(self, workload: Any, load: float, n_flows: int, topology: Topology, link_gbps: float,
                  size_known: bool, alpha: float, trace: pd.DataFrame | str | None) -> None:
         self.topology = topology
-        self.fixed = None if trace is None else native_trace(trace, topology, link_gbps)[0]
+        self.fixed, self.time_origin_s = None, 0.0  # generated traces start within the first second
+        if trace is not None:
+            self.fixed, _, self.time_origin_s = native_trace(trace, topology, link_gbps)
         if self.fixed is None:
             if not 0 < load < 1:
                 raise ValueError(f"load must be in (0, 1), got {load!r}")
@@ -299,9 +301,10 @@ class SwitchSchedulingEnv(gym.Env[Any, np.ndarray]):
     def results(self) -> pd.DataFrame:
         """Per-flow outcome of the current episode (trace order), in the columns, units and
         dtypes of :attr:`flowsched.Results.flows` (``FLOW_COLUMNS``; times on the
-        simulator's clock; see :func:`flowsched.sim.env_flow_table` for ``id``,
-        ``weight``, ``bytes_sent`` and ``path_delay_s``)."""
-        return env_flow_table(self._native.results(0), self._source.topology, self._delay_us)
+        trace's clock, as in :func:`flowsched.simulate`; see :func:`flowsched.sim.env_flow_table`
+        for ``id``, ``weight``, ``bytes_sent`` and ``path_delay_s``)."""
+        return env_flow_table(self._native.results(0), self._source.topology, self._delay_us,
+                              self._source.time_origin_s)
 
     def render(self) -> str | np.ndarray | None:  # type: ignore[override]  # gymnasium: an unbound RenderFrame TypeVar
         if self.render_mode is None or not self._started:

@@ -135,8 +135,11 @@ def _classes(workload: Any) -> tuple[list[float], list[float], list[float]]:
     return classes
 
 
-def native_trace(trace: pd.DataFrame | str, topo: Topology | None, link_gbps: float) -> tuple[_fabric.Trace, Topology]:
-    """A trace (DataFrame or path), validated for the topology, as the env cores take it."""
+def native_trace(trace: pd.DataFrame | str, topo: Topology | None,
+                 link_gbps: float) -> tuple[_fabric.Trace, Topology, float]:
+    """A trace (DataFrame or path), validated for the topology, as the env cores take it,
+    with the fabric and the trace's time origin (the whole seconds the simulator's clock is
+    shifted by: :func:`flowsched.sim.time_origin_s`; the envs' ``results()`` add it back)."""
     tr, topo = prepare_trace(trace, topo, link_gbps)
     if "path" in tr.columns and tr["path"].notna().any():
         raise ValueError("the token and switch envs route every flow by ECMP: a trace that pins routes (a 'path' "
@@ -146,17 +149,18 @@ def native_trace(trace: pd.DataFrame | str, topo: Topology | None, link_gbps: fl
         tr["size_bytes"].to_numpy(np.float64), tr["deadline_s"].to_numpy(np.float64), tr["weight"].to_numpy(np.float64),
         tr["data_span_s"].to_numpy(np.float64), tr["size_known"].to_numpy(bool),
     )
-    return native, topo
+    return native, topo, float(tr.attrs.get("time_origin_s", 0.0))
 
 
 class TokenSetup(NamedTuple):
     """What :func:`token_config` builds: the native config, the native fixed trace (or
-    None), the fabric and the delay per link (µs)."""
+    None), the fabric, the delay per link (µs) and the fixed trace's time origin (s)."""
 
     config: _fabric.TokenConfig
     trace: _fabric.Trace | None
     topology: Topology
     delay_us: float
+    time_origin_s: float = 0.0
 
 
 def token_config(
@@ -189,9 +193,9 @@ def token_config(
             raise ValueError(f"{name} must be an integer >= 1, got {v!r}")
     if not (np.isfinite(delay_us) and delay_us >= 0):
         raise ValueError(f"delay_us must be >= 0, got {delay_us!r}")
-    fixed = None
+    fixed, origin = None, 0.0
     if trace is not None:
-        fixed, topology = native_trace(trace, topology, link_gbps)
+        fixed, topology, origin = native_trace(trace, topology, link_gbps)
     if topology is None:
         topology = BigSwitch(burst_size + 1 if hosts is None else hosts, link_gbps)
     weights, sizes, deadlines = _classes(wl.artemis_workload_a(variant) if workload is None else workload)
@@ -206,7 +210,7 @@ def token_config(
         obs_max_mb=float(obs_limits[0]), obs_max_ms=float(obs_limits[1]), obs_max_count=float(obs_limits[2]),
         masked_action=masked_action,
     )
-    return TokenSetup(cfg, fixed, topology, float(delay_us))
+    return TokenSetup(cfg, fixed, topology, float(delay_us), origin)
 
 
 def lane_seeds(seed: int | list[int] | None, num_envs: int) -> list[int | None]:
@@ -374,7 +378,7 @@ class TokenSchedulingEnv(gym.Env[Any, np.int64]):
         self.obs_format = check_obs_format(type(self).__name__, obs_format, OBS_FORMATS)
         setup = token_config(**kwargs, obs_limits=obs_limits(max_size_mb, max_time_ms), masked_action=masked_action)
         self.masked_action = masked_action
-        self._cfg, fixed, self._topology, self._delay_us = setup
+        self._cfg, fixed, self._topology, self._delay_us, self._time_origin_s = setup
         # the single env is the native vector env's one-lane form (no autoreset): one
         # code path for both, and its output buffers are bound once, here
         self._native = _fabric.TokenVecEnv(self._cfg, 1, single=True)
@@ -428,9 +432,10 @@ class TokenSchedulingEnv(gym.Env[Any, np.int64]):
     def results(self) -> pd.DataFrame:
         """The current episode's flows and their outcome so far, one row per flow, in the
         columns, units and dtypes of :attr:`flowsched.Results.flows` (``FLOW_COLUMNS``;
-        times on the simulator's clock; see :func:`flowsched.sim.env_flow_table` for
-        ``id``, ``weight``, ``bytes_sent`` and ``path_delay_s``)."""
-        return env_flow_table(self._native.episode(0), self._topology, self._delay_us)
+        times on the trace's clock, as in :func:`flowsched.simulate`; see
+        :func:`flowsched.sim.env_flow_table` for ``id``, ``weight``, ``bytes_sent`` and
+        ``path_delay_s``)."""
+        return env_flow_table(self._native.episode(0), self._topology, self._delay_us, self._time_origin_s)
 
     def episode(self) -> pd.DataFrame:
         """The same as :meth:`results` (its earlier name)."""
@@ -524,7 +529,7 @@ class TokenSchedulingVecEnv(NativeVecMixin, VectorEnv):
         self.masked_action = masked_action
         self.render_mode = check_render_mode(type(self).__name__, render_mode)
         self.obs_format = check_obs_format(type(self).__name__, obs_format, OBS_FORMATS)
-        cfg, fixed, _, _ = token_config(**kwargs, obs_limits=obs_limits(max_size_mb, max_time_ms),
+        cfg, fixed, _, _, _ = token_config(**kwargs, obs_limits=obs_limits(max_size_mb, max_time_ms),
                                         masked_action=masked_action)
         self.window, self.k = cfg.window, int(kwargs.get("k", 10))
         self.bounds = TokenBounds(self.window, self.k, float(max_size_mb), float(max_time_ms))

@@ -544,14 +544,17 @@ def path_links(topology: Topology, src: np.ndarray, dst: np.ndarray) -> np.ndarr
     return np.full(src.shape, 2, np.int64)
 
 
-def env_flow_table(episode: Mapping[str, Any], topology: Topology, delay_us: float) -> pd.DataFrame:
+def env_flow_table(episode: Mapping[str, Any], topology: Topology, delay_us: float,
+                   time_origin_s: float = 0.0) -> pd.DataFrame:
     """:attr:`Results.flows` (:data:`FLOW_COLUMNS`) of an env core's episode, for the envs'
     ``results()``: ``episode`` holds the per-flow arrays the env bindings give (``arrival_s,
     src, dst, size_bytes, deadline_s, finish_s, fct_s, ideal_fct_s, terminated``, on the
     simulator's clock) and, where they give them, ``id, weight, bytes_sent, path_delay_s``.
     Otherwise ``id`` is the row, ``weight`` 1, ``path_delay_s`` ``delay_us * 1e-6`` times
     :func:`path_links` plus a graph's own link delays (what the core computes) and
-    ``bytes_sent`` the size for a finished flow and NaN (not known) for the others."""
+    ``bytes_sent`` the size for a finished flow and NaN (not known) for the others.
+    ``time_origin_s`` (the env's fixed trace's :func:`time_origin_s`) is added back to
+    ``arrival_s`` and ``finish_s``, so the times are on the trace's clock."""
     n = len(episode["arrival_s"])
     size = np.asarray(episode["size_bytes"], np.float64)
     src, dst = np.asarray(episode["src"], np.int64), np.asarray(episode["dst"], np.int64)
@@ -570,7 +573,7 @@ def env_flow_table(episode: Mapping[str, Any], topology: Topology, delay_us: flo
     if "bytes_sent" not in outcome:
         done = np.isfinite(np.asarray(episode["finish_s"], np.float64)) & ~np.asarray(episode["terminated"], bool)
         outcome["bytes_sent"] = np.where(done, size, np.nan)
-    return flow_table(trace, outcome)
+    return flow_table(trace, outcome, time_origin_s)
 
 
 class Simulation:
