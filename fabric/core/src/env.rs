@@ -1726,14 +1726,14 @@ impl SwitchEnv {
             SwitchReward::Slowdown => self.slots.iter().map(|&i| 1.0 / (sim.ideal_fct_s(i as usize) - sim.path_delay_s(i as usize))).sum(),
         };
         let until = self.cfg.decision_interval_s.map_or(f64::INFINITY, |d| t0 + d);
-        loop {
-            match sim.step(until)? {
-                Outcome::Done => {
-                    self.done = true;
-                    break;
-                }
-                Outcome::FlowsChanged | Outcome::TimeReached => break,
-                Outcome::Decision { .. } => unreachable!("no admission control in the switch env"),
+        // one step: it pauses at the next flow change (or `until`), never for a decision
+        match sim.step(until)? {
+            Outcome::Done => self.done = true,
+            Outcome::FlowsChanged | Outcome::TimeReached => {}
+            Outcome::Decision { dst } => {
+                return Err(SimError::InvalidConfig(format!(
+                    "an admission decision is pending at destination {dst}, but the switch env has no admission control"
+                )))
             }
         }
         let dt = sim.now() - t0;
