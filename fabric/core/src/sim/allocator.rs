@@ -14,7 +14,8 @@
 //! - `LasRecords` (las.rs): LAS's full recomputation on packed per-flow records.
 //!
 //! `Allocators` holds the one a run uses and implements the trait by one `match` per
-//! call (static dispatch: the allocators' own loops are compiled for their type).
+//! call (static dispatch: the allocators' own loops are compiled for their type); the
+//! `allocators!` macro writes the enum and those matches from one list of variants.
 use super::fair::IncrementalFairSharing;
 use super::full::FullRecomputation;
 use super::incr::IncrementalPriority;
@@ -68,68 +69,85 @@ pub(crate) trait Allocator {
     fn allocate(&mut self, core: &mut Core) -> Result<()>;
 }
 
-/// The allocator of a run, picked in `Simulator::new` from `SimConfig::allocator` and the
-/// scheduler.
-#[derive(Debug, Clone)]
-pub(crate) enum Allocators {
-    /// Strict-priority schedulers, incrementally (incr.rs).
-    Priority(IncrementalPriority),
-    /// Max-min fair sharing, incrementally (fair.rs).
-    FairSharing(IncrementalFairSharing),
-    /// LAS on packed records (las.rs).
-    Las(LasRecords),
-    /// The full recomputation, for every scheduler (full.rs).
-    Full(FullRecomputation),
-}
+/// Defines `Allocators` from its one list of variants, and its `Allocator` impl: every
+/// method forwards to the variant's allocator by one `match` with an arm per variant
+/// (static dispatch). A new allocator is one line in the list below.
+macro_rules! allocators {
+    (
+        $(#[$attr:meta])*
+        $vis:vis enum $name:ident {
+            $( $(#[$vattr:meta])* $variant:ident($ty:ty), )+
+        }
+    ) => {
+        $(#[$attr])*
+        $vis enum $name {
+            $( $(#[$vattr])* $variant($ty), )+
+        }
 
-/// Forwards a call to the allocator the run uses.
-macro_rules! each {
-    ($self:expr, $a:ident => $e:expr) => {
-        match $self {
-            Allocators::Priority($a) => $e,
-            Allocators::FairSharing($a) => $e,
-            Allocators::Las($a) => $e,
-            Allocators::Full($a) => $e,
+        /// Forwards a call to the allocator the run uses: `dispatch!(self, a => a.f(x))`
+        /// is `match self { Self::V(a) => a.f(x), ... }` over every variant.
+        macro_rules! dispatch {
+            ($self_:expr, $a:ident => $e:expr) => {
+                match $self_ {
+                    $( $name::$variant($a) => $e, )+
+                }
+            };
+        }
+
+        impl Allocator for $name {
+            #[inline]
+            fn name(&self) -> &'static str {
+                dispatch!(self, a => a.name())
+            }
+            #[inline]
+            fn advances_lazily(&self) -> bool {
+                dispatch!(self, a => a.advances_lazily())
+            }
+            #[inline]
+            fn activate(&mut self, core: &mut Core, i: usize) {
+                dispatch!(self, a => a.activate(core, i))
+            }
+            #[inline]
+            fn advance(&mut self, core: &mut Core, t: f64) -> bool {
+                dispatch!(self, a => a.advance(core, t))
+            }
+            #[inline]
+            fn advance_idle(&mut self, core: &mut Core, until: f64) {
+                dispatch!(self, a => a.advance_idle(core, until))
+            }
+            #[inline]
+            fn data_complete(&mut self, core: &mut Core, i: usize, t: f64) {
+                dispatch!(self, a => a.data_complete(core, i, t))
+            }
+            #[inline]
+            fn terminate(&mut self, core: &mut Core, i: usize) {
+                dispatch!(self, a => a.terminate(core, i))
+            }
+            #[inline]
+            fn remove_finished(&mut self, core: &mut Core) {
+                dispatch!(self, a => a.remove_finished(core))
+            }
+            #[inline]
+            fn allocate(&mut self, core: &mut Core) -> Result<()> {
+                dispatch!(self, a => a.allocate(core))
+            }
         }
     };
 }
 
-impl Allocator for Allocators {
-    #[inline]
-    fn name(&self) -> &'static str {
-        each!(self, a => a.name())
-    }
-    #[inline]
-    fn advances_lazily(&self) -> bool {
-        each!(self, a => a.advances_lazily())
-    }
-    #[inline]
-    fn activate(&mut self, core: &mut Core, i: usize) {
-        each!(self, a => a.activate(core, i))
-    }
-    #[inline]
-    fn advance(&mut self, core: &mut Core, t: f64) -> bool {
-        each!(self, a => a.advance(core, t))
-    }
-    #[inline]
-    fn advance_idle(&mut self, core: &mut Core, until: f64) {
-        each!(self, a => a.advance_idle(core, until))
-    }
-    #[inline]
-    fn data_complete(&mut self, core: &mut Core, i: usize, t: f64) {
-        each!(self, a => a.data_complete(core, i, t))
-    }
-    #[inline]
-    fn terminate(&mut self, core: &mut Core, i: usize) {
-        each!(self, a => a.terminate(core, i))
-    }
-    #[inline]
-    fn remove_finished(&mut self, core: &mut Core) {
-        each!(self, a => a.remove_finished(core))
-    }
-    #[inline]
-    fn allocate(&mut self, core: &mut Core) -> Result<()> {
-        each!(self, a => a.allocate(core))
+allocators! {
+    /// The allocator of a run, picked in `Simulator::new` from `SimConfig::allocator` and
+    /// the scheduler.
+    #[derive(Debug, Clone)]
+    pub(crate) enum Allocators {
+        /// Strict-priority schedulers, incrementally (incr.rs).
+        Priority(IncrementalPriority),
+        /// Max-min fair sharing, incrementally (fair.rs).
+        FairSharing(IncrementalFairSharing),
+        /// LAS on packed records (las.rs).
+        Las(LasRecords),
+        /// The full recomputation, for every scheduler (full.rs).
+        Full(FullRecomputation),
     }
 }
 
