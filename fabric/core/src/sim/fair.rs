@@ -85,17 +85,25 @@ const TOL: f64 = 1e-11;
 #[derive(Clone, Copy, Debug)]
 #[repr(C, align(32))]
 pub(crate) struct FairFlow {
+    /// The committed rate (what the flow sends at now).
     rate: f64,
-    nrate: f64,
-    rst: u32,
-    zst: u32,
-    vst: u32,
-    plen: u16,
-    span: bool,
+    /// The rate this fill gives it (a real flow's, read at commit).
+    new_rate: f64,
+    /// The stamp of the fill in which it is real (equal to `stamp`: real in this fill).
+    real_stamp: u32,
+    /// The stamp of the fill in which it is frozen (its rate in this fill is settled).
+    frozen_stamp: u32,
+    /// The stamp of the fill in which it is tracked with an event (at its old level, or
+    /// queued to turn real at once): one such event per fill.
+    tracked_stamp: u32,
+    /// Its path length, in the links the fill uses (its slots).
+    path_len: u16,
+    /// Whether it has a data span (only then can it have a cap).
+    has_data_span: bool,
 }
 impl Default for FairFlow {
     fn default() -> Self {
-        FairFlow { rate: 0.0, nrate: 0.0, rst: 0, zst: 0, vst: 0, plen: 0, span: false }
+        FairFlow { rate: 0.0, new_rate: 0.0, real_stamp: 0, frozen_stamp: 0, tracked_stamp: 0, path_len: 0, has_data_span: false }
     }
 }
 
@@ -105,14 +113,18 @@ impl Default for FairFlow {
 #[derive(Clone, Copy, Debug)]
 #[repr(C, align(32))]
 pub(crate) struct FairCold {
-    lev: f64,
-    w: f64,
+    /// The committed level: rate / weight (read under `wps` only).
+    level: f64,
+    /// The weight (read under `wps` only).
+    weight: f64,
+    /// The cap in this fill (read only for a flow with a data span).
     cap: f64,
+    /// The size in bytes (read at commit).
     size: f64,
 }
 impl Default for FairCold {
     fn default() -> Self {
-        FairCold { lev: 0.0, w: 0.0, cap: INF, size: 0.0 }
+        FairCold { level: 0.0, weight: 0.0, cap: INF, size: 0.0 }
     }
 }
 
@@ -124,20 +136,42 @@ impl Default for FairCold {
 #[derive(Clone, Copy, Debug)]
 #[repr(C, align(64))]
 pub(crate) struct FairLink {
+    /// Used capacity at the committed rates (NaN: not cached).
     used: f64,
-    max: f64,
-    res: f64,
-    w: f64,
-    unp: f64,
-    pmax: f64,
+    /// Highest committed level of its flows (cached with `used`).
+    old_max_level: f64,
+    /// Residual capacity in this fill: capacity less the rates of its frozen and parked
+    /// flows.
+    residual: f64,
+    /// Weight of its unfrozen flows in this fill.
+    unfrozen_weight: f64,
+    /// The lowest old level of its tracked flows whose check is deferred (INF: none).
+    min_deferred_level: f64,
+    /// An upper bound of the old levels of its parked flows.
+    parked_max_level: f64,
+    /// The stamp of the fill it joined last (equal to the allocator's: joined this fill).
     stamp: u32,
-    cnt: u32,
-    pk: u32,
-    ver: u32,
+    /// Count of its unfrozen flows in this fill.
+    unfrozen_count: u32,
+    /// Count of its parked flows in this fill.
+    parked_count: u32,
+    /// The version of its heap entry (an entry with another version is stale).
+    version: u32,
 }
 impl Default for FairLink {
     fn default() -> Self {
-        FairLink { used: f64::NAN, max: 0.0, res: 0.0, w: 0.0, unp: INF, pmax: 0.0, stamp: 0, cnt: 0, pk: 0, ver: 0 }
+        FairLink {
+            used: f64::NAN,
+            old_max_level: 0.0,
+            residual: 0.0,
+            unfrozen_weight: 0.0,
+            min_deferred_level: INF,
+            parked_max_level: 0.0,
+            stamp: 0,
+            unfrozen_count: 0,
+            parked_count: 0,
+            version: 0,
+        }
     }
 }
 
@@ -257,7 +291,7 @@ pub(super) fn applies(s: &Scheduler) -> bool {
 }
 
 /// The incremental fair-sharing allocator's own state. Flows are at their dense index
-/// in `active` (g below); a flow's "slots" are `g * maxp ..`, one per link of its path.
+/// in `active` (g below); a flow's "slots" are `g * slots_per_flow ..`, one per link of its path.
 /// The per-link lists (`link_flows`, of dense indices), the lazy flow state (`sent_at`, `active_pos`)
 /// and the flow event heap (`flow_events`) are the simulator's, shared with the incremental
 /// priority allocator.
@@ -271,46 +305,46 @@ pub(super) struct IncrementalFairSharing {
     pub(super) lazy: LazyFlows,
     /// Per link: whether the fill leaves it out (it can never limit a rate: see
     /// `never_binding`).
-    pub(super) skip: Vec<bool>,
+    pub(super) left_out: Vec<bool>,
     /// The longest path, in links the fill uses: the slots per flow.
-    pub(super) maxp: usize,
+    pub(super) slots_per_flow: usize,
     /// Per slot: the link.
-    pub(super) dpl: Vec<u32>,
+    pub(super) slot_link: Vec<u32>,
     /// Per dense flow: what every visit of the fill reads (`FairFlow`).
-    pub(super) ff: Vec<FairFlow>,
+    pub(super) flows_hot: Vec<FairFlow>,
     /// Per dense flow: the rest of its fill state (`FairCold`).
-    pub(super) fc: Vec<FairCold>,
-    /// Weighted fair sharing (`wps`): levels and weights are read from `fc`.
-    pub(super) fwt: bool,
+    pub(super) flows_cold: Vec<FairCold>,
+    /// Weighted fair sharing (`wps`): levels and weights are read from `flows_cold`.
+    pub(super) weighted: bool,
     /// Per slot: the flow's position in its link's list.
-    pub(super) lpos: Vec<u32>,
+    pub(super) slot_pos: Vec<u32>,
     /// The real flows of this fill (dense indices).
-    pub(super) rlist: Vec<u32>,
+    pub(super) real_flows: Vec<u32>,
     /// Flows that arrived or changed since the last fill: the fill starts from them.
     pub(super) seed_flows: Vec<u32>,
     /// Links of flows that left since the last fill: the fill starts from them too.
     pub(super) seed_links: Vec<u32>,
-    /// The current fill's stamp (the `*st` fields equal to it belong to this fill).
+    /// The current fill's stamp (the `*_stamp` fields equal to it belong to this fill).
     pub(super) stamp: u32,
     /// Per slot: the stamp of the fill in which the flow is parked on that link.
-    pub(super) pst: Vec<u32>,
+    pub(super) slot_parked: Vec<u32>,
     /// Per link: its fill state (`FairLink`).
-    pub(super) lk: Vec<FairLink>,
+    pub(super) link_state: Vec<FairLink>,
     /// Scratch of a link's join: the flows it tracks.
-    pub(super) tq: Vec<u32>,
+    pub(super) tracked_scratch: Vec<u32>,
     /// Tracked flows on two-link paths to turn real at once (see the module doc).
-    pub(super) fpromote: Vec<u32>,
+    pub(super) promote_now: Vec<u32>,
     /// The fill's events (`Item`): links saturating, virtual flows at their old level,
     /// real flows at their cap.
-    pub(super) fheap: BinaryHeap<Item>,
+    pub(super) fill_events: BinaryHeap<Item>,
     /// Unfrozen flows of the fill, counted once per joined link they are unfrozen on.
-    pub(super) fopen: u32,
+    pub(super) unfrozen_total: u32,
     /// The level the next fill starts from (see the module doc: the floor).
     pub(super) floor: f64,
     /// Scratch of the floor: (level, rate, weight) of a link's flows.
-    pub(super) wl: Vec<(f64, f64, f64)>,
+    pub(super) floor_scratch: Vec<(f64, f64, f64)>,
     /// Scratch of the floor: the links it looks at.
-    pub(super) grow_links: Vec<u32>,
+    pub(super) floor_links: Vec<u32>,
 }
 
 impl IncrementalFairSharing {
@@ -320,34 +354,34 @@ impl IncrementalFairSharing {
     pub(super) fn new(path_off: &[u32], path_links: &[u32], capacity: &[f64], weighted: bool) -> Result<Self> {
         let n = path_off.len().saturating_sub(1);
         let n_links = capacity.len();
-        let skip = never_binding(path_off, path_links, capacity)?;
-        let maxp = (0..n)
-            .map(|i| path_links[path_off[i] as usize..path_off[i + 1] as usize].iter().filter(|&&l| !skip[l as usize]).count())
+        let left_out = never_binding(path_off, path_links, capacity)?;
+        let slots_per_flow = (0..n)
+            .map(|i| path_links[path_off[i] as usize..path_off[i + 1] as usize].iter().filter(|&&l| !left_out[l as usize]).count())
             .max()
             .unwrap_or(1)
             .max(1);
         Ok(IncrementalFairSharing {
             lazy: LazyFlows::new(n, n_links)?,
-            skip,
-            maxp,
-            dpl: Vec::new(),
-            ff: Vec::new(),
-            fc: Vec::new(),
-            fwt: weighted,
-            lpos: Vec::new(),
-            rlist: Vec::new(),
+            left_out,
+            slots_per_flow,
+            slot_link: Vec::new(),
+            flows_hot: Vec::new(),
+            flows_cold: Vec::new(),
+            weighted,
+            slot_pos: Vec::new(),
+            real_flows: Vec::new(),
             seed_flows: Vec::new(),
             seed_links: Vec::new(),
             stamp: 0,
-            pst: Vec::new(),
-            lk: filled(n_links, FairLink::default(), "per-link state")?,
-            tq: Vec::new(),
-            fpromote: Vec::new(),
-            fheap: BinaryHeap::new(),
-            fopen: 0,
+            slot_parked: Vec::new(),
+            link_state: filled(n_links, FairLink::default(), "per-link state")?,
+            tracked_scratch: Vec::new(),
+            promote_now: Vec::new(),
+            fill_events: BinaryHeap::new(),
+            unfrozen_total: 0,
             floor: INF,
-            wl: Vec::new(),
-            grow_links: Vec::new(),
+            floor_scratch: Vec::new(),
+            floor_links: Vec::new(),
         })
     }
 }
@@ -362,62 +396,62 @@ impl IncrementalFairSharing {
         core.active.push(i as u32);
         core.sent_at[i] = core.now;
         core.rate[i] = 0.0;
-        let w = if self.fwt { core.flows[i].weight } else { 1.0 };
+        let w = if self.weighted { core.flows[i].weight } else { 1.0 };
         core.weight[i] = w;
         core.cap[i] = INF;
-        if self.ff.len() <= a {
+        if self.flows_hot.len() <= a {
             let n = a + 1;
-            self.ff.resize(n, FairFlow::default());
-            self.fc.resize(n, FairCold::default());
-            self.dpl.resize(n * self.maxp, 0);
-            self.lpos.resize(n * self.maxp, 0);
-            self.pst.resize(n * self.maxp, 0);
+            self.flows_hot.resize(n, FairFlow::default());
+            self.flows_cold.resize(n, FairCold::default());
+            self.slot_link.resize(n * self.slots_per_flow, 0);
+            self.slot_pos.resize(n * self.slots_per_flow, 0);
+            self.slot_parked.resize(n * self.slots_per_flow, 0);
         }
-        self.ff[a].rate = 0.0;
-        self.fc[a].lev = 0.0;
-        self.fc[a].w = w;
-        self.ff[a].span = core.flows[i].data_span_s > 0.0;
-        self.fc[a].cap = INF;
+        self.flows_hot[a].rate = 0.0;
+        self.flows_cold[a].level = 0.0;
+        self.flows_cold[a].weight = w;
+        self.flows_hot[a].has_data_span = core.flows[i].data_span_s > 0.0;
+        self.flows_cold[a].cap = INF;
         let (p0, p1) = (core.path_off[i] as usize, core.path_off[i + 1] as usize);
-        self.fc[a].size = core.flows[i].size_bytes;
+        self.flows_cold[a].size = core.flows[i].size_bytes;
         let mut k = 0;
         for p in p0..p1 {
             let l = core.path_links[p] as usize;
-            if self.skip[l] {
+            if self.left_out[l] {
                 continue;
             }
-            let s = a * self.maxp + k;
+            let s = a * self.slots_per_flow + k;
             k += 1;
-            self.dpl[s] = l as u32;
-            self.lpos[s] = self.lazy.link_flows[l].len() as u32;
+            self.slot_link[s] = l as u32;
+            self.slot_pos[s] = self.lazy.link_flows[l].len() as u32;
             // At rate 0 it changes neither the link's used capacity nor its highest level.
             self.lazy.link_flows[l].push(a as u32);
         }
-        self.ff[a].plen = k as u16;
+        self.flows_hot[a].path_len = k as u16;
         self.seed_flows.push(i as u32);
     }
 
     /// Takes an active flow out (finished or terminated): the flows on its links are re-solved.
     pub(super) fn fair_remove(&mut self, core: &mut Core, i: usize) {
         let a = core.active_pos[i] as usize;
-        if self.ff[a].rate > 0.0 {
-            self.floor = self.floor.min(self.flev(a));
+        if self.flows_hot[a].rate > 0.0 {
+            self.floor = self.floor.min(self.committed_level(a));
         }
         core.sent[i] = core.sent_now(i);
         core.sent_at[i] = core.now;
         core.rate[i] = 0.0;
         self.lazy.flow_events.remove(i as u32);
         for s in self.fair_slots(a) {
-            let l = self.dpl[s] as usize;
-            let pos = self.lpos[s] as usize;
+            let l = self.slot_link[s] as usize;
+            let pos = self.slot_pos[s] as usize;
             self.lazy.link_flows[l].swap_remove(pos);
             if pos < self.lazy.link_flows[l].len() {
-                let b = self.lazy.link_flows[l][pos] as usize;
-                let sb = self.fair_slot(b, l);
-                self.lpos[sb] = pos as u32;
+                let moved_flow = self.lazy.link_flows[l][pos] as usize;
+                let moved_slot = self.fair_slot(moved_flow, l);
+                self.slot_pos[moved_slot] = pos as u32;
             }
             self.seed_links.push(l as u32);
-            self.lk[l].used = f64::NAN;
+            self.link_state[l].used = f64::NAN;
         }
         core.active.swap_remove(a);
         core.active_pos[i] = u32::MAX;
@@ -426,22 +460,22 @@ impl IncrementalFairSharing {
             // The last active flow moves to index a.
             let j = core.active[a] as usize;
             core.active_pos[j] = a as u32;
-            self.ff[a] = self.ff[last];
-            self.fc[a] = self.fc[last];
-            let m = self.maxp;
-            for k in 0..self.ff[a].plen as usize {
-                let (s, t) = (a * m + k, last * m + k);
-                self.dpl[s] = self.dpl[t];
-                self.lpos[s] = self.lpos[t];
-                self.lazy.link_flows[self.dpl[s] as usize][self.lpos[s] as usize] = a as u32;
+            self.flows_hot[a] = self.flows_hot[last];
+            self.flows_cold[a] = self.flows_cold[last];
+            let slots = self.slots_per_flow;
+            for k in 0..self.flows_hot[a].path_len as usize {
+                let (s, last_slot) = (a * slots + k, last * slots + k);
+                self.slot_link[s] = self.slot_link[last_slot];
+                self.slot_pos[s] = self.slot_pos[last_slot];
+                self.lazy.link_flows[self.slot_link[s] as usize][self.slot_pos[s] as usize] = a as u32;
             }
         }
     }
 
     /// Handles the flow events due at t (completions, catching up with their data).
     pub(super) fn flow_events_due(&mut self, core: &mut Core, t: f64) {
-        while let Some((te, i)) = self.lazy.flow_events.peek() {
-            if te > t {
+        while let Some((due, i)) = self.lazy.flow_events.peek() {
+            if due > t {
                 break;
             }
             self.lazy.flow_events.pop();
@@ -480,81 +514,81 @@ impl IncrementalFairSharing {
         self.seed_flows.push(i as u32);
     }
 
-    /// The floor (see the module doc) of the pending changes; the flows of `rlist` are
+    /// The floor (see the module doc) of the pending changes; the flows of `real_flows` are
     /// the arriving and changing ones (their old rate: 0 for an arrival).
     fn fair_floor(&mut self, core: &mut Core) -> f64 {
-        let mut lam = std::mem::replace(&mut self.floor, INF);
-        let st = self.stamp;
-        let mut links = std::mem::take(&mut self.grow_links);
+        let mut floor = std::mem::replace(&mut self.floor, INF);
+        let stamp = self.stamp;
+        let mut links = std::mem::take(&mut self.floor_links);
         links.clear();
-        for k in 0..self.rlist.len() {
-            let s = self.rlist[k] as usize;
-            if self.ff[s].rate > 0.0 {
-                lam = lam.min(self.flev(s));
+        for k in 0..self.real_flows.len() {
+            let s = self.real_flows[k] as usize;
+            if self.flows_hot[s].rate > 0.0 {
+                floor = floor.min(self.committed_level(s));
             }
-            lam = lam.min(self.fair_cap(core, s) / self.fw(s));
-            links.extend_from_slice(&self.dpl[self.fair_slots(s)]);
+            floor = floor.min(self.fair_cap(core, s) / self.weight_of(s));
+            links.extend_from_slice(&self.slot_link[self.fair_slots(s)]);
         }
         links.sort_unstable();
         links.dedup();
         for &l in &links {
             let l = l as usize;
             // Water level of l: the others at min(old rate, weight * level).
-            self.wl.clear();
-            let mut wrem = 0.0;
+            self.floor_scratch.clear();
+            let mut weight_above = 0.0;
             for &g in &self.lazy.link_flows[l] {
                 let g = g as usize;
-                let w = self.fw(g);
-                wrem += w;
-                if self.ff[g].rst != st {
-                    self.wl.push((self.flev(g), self.ff[g].rate, w));
+                let w = self.weight_of(g);
+                weight_above += w;
+                if self.flows_hot[g].real_stamp != stamp {
+                    self.floor_scratch.push((self.committed_level(g), self.flows_hot[g].rate, w));
                 }
             }
-            self.wl.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
-            let c = core.topo.capacity[l];
+            self.floor_scratch.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
+            let capacity = core.topo.capacity[l];
             let mut frozen = 0.0;
-            let mut x = INF;
-            for &(lev, r, w) in &self.wl {
-                let cand = (c - frozen).max(0.0) / wrem;
-                if cand <= lev {
-                    x = cand;
+            let mut water_level = INF;
+            for &(old_level, r, w) in &self.floor_scratch {
+                let candidate = (capacity - frozen).max(0.0) / weight_above;
+                if candidate <= old_level {
+                    water_level = candidate;
                     break;
                 }
                 frozen += r;
-                wrem -= w;
+                weight_above -= w;
             }
-            if x == INF {
-                x = (c - frozen).max(0.0) / wrem;
+            if water_level == INF {
+                water_level = (capacity - frozen).max(0.0) / weight_above;
             }
-            lam = lam.min(x);
+            floor = floor.min(water_level);
         }
-        self.grow_links = links;
-        lam
+        self.floor_links = links;
+        floor
     }
 
     /// Used capacity and highest level of link l at the committed rates (cached until a
     /// flow of l changes rate or leaves; an arrival, at rate 0, changes neither).
     fn fair_old_state(&mut self, l: usize) -> (f64, f64) {
-        if self.lk[l].used.is_nan() {
+        if self.link_state[l].used.is_nan() {
             let mut used = 0.0;
-            let mut mx = 0.0f64;
-            let (ff, fc) = (&self.ff[..], &self.fc[..]);
+            let mut max_level = 0.0f64;
+            let (flows_hot, flows_cold) = (&self.flows_hot[..], &self.flows_cold[..]);
             for &h in &self.lazy.link_flows[l] {
                 let h = h as usize;
-                used += ff[h].rate;
-                mx = mx.max(if self.fwt { fc[h].lev } else { ff[h].rate });
+                used += flows_hot[h].rate;
+                max_level = max_level.max(if self.weighted { flows_cold[h].level } else { flows_hot[h].rate });
             }
-            self.lk[l].used = used;
-            self.lk[l].max = mx;
+            self.link_state[l].used = used;
+            self.link_state[l].old_max_level = max_level;
         }
-        (self.lk[l].used, self.lk[l].max)
+        (self.link_state[l].used, self.link_state[l].old_max_level)
     }
 
     /// The cap of the active flow at dense index g (cap_now; a flow whose data is all
     /// there from the start has none, which spares a look at its spec).
     #[inline]
     fn fair_cap(&self, core: &Core, g: usize) -> f64 {
-        if self.ff[g].span {
+        if self.flows_hot[g].has_data_span {
             core.cap_now(core.active[g] as usize)
         } else {
             INF
@@ -563,19 +597,19 @@ impl IncrementalFairSharing {
 
     /// The committed level of the flow at dense index g (its rate under `ps`).
     #[inline]
-    fn flev(&self, g: usize) -> f64 {
-        if self.fwt {
-            self.fc[g].lev
+    fn committed_level(&self, g: usize) -> f64 {
+        if self.weighted {
+            self.flows_cold[g].level
         } else {
-            self.ff[g].rate
+            self.flows_hot[g].rate
         }
     }
 
     /// The weight of the flow at dense index g (1 under `ps`).
     #[inline]
-    fn fw(&self, g: usize) -> f64 {
-        if self.fwt {
-            self.fc[g].w
+    fn weight_of(&self, g: usize) -> f64 {
+        if self.weighted {
+            self.flows_cold[g].weight
         } else {
             1.0
         }
@@ -583,9 +617,9 @@ impl IncrementalFairSharing {
 
     /// The cap of this fill of the flow at dense index g (none without a data span).
     #[inline]
-    fn fcap(&self, g: usize) -> f64 {
-        if self.ff[g].span {
-            self.fc[g].cap
+    fn fill_cap(&self, g: usize) -> f64 {
+        if self.flows_hot[g].has_data_span {
+            self.flows_cold[g].cap
         } else {
             INF
         }
@@ -594,8 +628,8 @@ impl IncrementalFairSharing {
     /// The path slot of flow g on link l.
     #[inline]
     fn fair_slot(&self, g: usize, l: usize) -> usize {
-        let mut p = g * self.maxp;
-        while self.dpl[p] as usize != l {
+        let mut p = g * self.slots_per_flow;
+        while self.slot_link[p] as usize != l {
             p += 1;
         }
         p
@@ -604,260 +638,260 @@ impl IncrementalFairSharing {
     /// The path slots of the flow at dense index g.
     #[inline]
     fn fair_slots(&self, g: usize) -> std::ops::Range<usize> {
-        let p = g * self.maxp;
-        p..p + self.ff[g].plen as usize
+        let p = g * self.slots_per_flow;
+        p..p + self.flows_hot[g].path_len as usize
     }
 
-    /// Link l joins the fill at level lam: its residual capacity and unfrozen weight. Its
-    /// virtual flows below lam are final. A virtual flow that l was a bottleneck of (or
+    /// Link l joins the fill at level fill_level: its residual capacity and unfrozen weight. Its
+    /// virtual flows below fill_level are final. A virtual flow that l was a bottleneck of (or
     /// every virtual flow, on a link an event changed) is tracked: unfrozen, with an
     /// event at its old level. The others are "parked" at their old rate on l (they have
     /// a bottleneck elsewhere); a parked flow found above the level where l saturates is
     /// unparked and tracked (see fair_allocate), which only raises that level.
     #[inline]
-    fn fair_join(&mut self, core: &mut Core, l: usize, lam: f64, track_all: bool) {
+    fn fair_join(&mut self, core: &mut Core, l: usize, fill_level: f64, track_all: bool) {
         // Most calls find the link joined already: that test stays at the caller.
-        if self.lk[l].stamp != self.stamp {
-            self.fair_join_new(core, l, lam, track_all);
+        if self.link_state[l].stamp != self.stamp {
+            self.fair_join_new(core, l, fill_level, track_all);
         }
     }
 
     #[inline(never)]
-    fn fair_join_new(&mut self, core: &mut Core, l: usize, lam: f64, track_all: bool) {
-        let st = self.stamp;
-        self.lk[l].stamp = st;
+    fn fair_join_new(&mut self, core: &mut Core, l: usize, fill_level: f64, track_all: bool) {
+        let stamp = self.stamp;
+        self.link_state[l].stamp = stamp;
         // On a link of the event every virtual flow is tracked: no need for its old state.
-        let bott = if track_all {
+        let bottleneck_level = if track_all {
             0.0
         } else {
-            let (used, mx) = self.fair_old_state(l);
+            let (used, max_level) = self.fair_old_state(l);
             if used >= core.topo.capacity[l] * (1.0 - TOL) {
-                mx * (1.0 - TOL)
+                max_level * (1.0 - TOL)
             } else {
                 INF
             }
         };
-        let mut res = core.topo.capacity[l];
-        let mut w = 0.0;
-        let mut cnt = 0u32;
+        let mut residual = core.topo.capacity[l];
+        let mut unfrozen_weight = 0.0;
+        let mut unfrozen = 0u32;
         let mut parked = 0u32;
-        let mut pmax = 0.0f64;
+        let mut parked_max = 0.0f64;
         // Local borrows: the loop reads and writes disjoint fields.
-        let (ff, pst, dpl) = (&mut self.ff[..], &mut self.pst[..], &self.dpl[..]);
-        let (fc, fwt) = (&self.fc[..], self.fwt);
-        let (tq, maxp) = (&mut self.tq, self.maxp);
+        let (flows_hot, slot_parked, slot_link) = (&mut self.flows_hot[..], &mut self.slot_parked[..], &self.slot_link[..]);
+        let (flows_cold, weighted) = (&self.flows_cold[..], self.weighted);
+        let (tracked_scratch, slots_per_flow) = (&mut self.tracked_scratch, self.slots_per_flow);
         for &g in &self.lazy.link_flows[l] {
             let g = g as usize;
-            let f = &mut ff[g];
-            let (lev, fw) = if fwt { (fc[g].lev, fc[g].w) } else { (f.rate, 1.0) };
-            if f.rst == st {
-                if f.zst == st {
-                    res -= f.nrate;
+            let f = &mut flows_hot[g];
+            let (old_level, weight) = if weighted { (flows_cold[g].level, flows_cold[g].weight) } else { (f.rate, 1.0) };
+            if f.real_stamp == stamp {
+                if f.frozen_stamp == stamp {
+                    residual -= f.new_rate;
                 } else {
-                    w += fw;
-                    cnt += 1;
+                    unfrozen_weight += weight;
+                    unfrozen += 1;
                 }
-            } else if f.zst == st {
-                res -= f.rate;
+            } else if f.frozen_stamp == stamp {
+                residual -= f.rate;
             } else {
-                if lev < lam {
-                    f.zst = st;
-                    res -= f.rate;
-                } else if lev >= bott {
-                    w += fw;
-                    cnt += 1;
-                    if f.vst != st {
-                        tq.push(g as u32);
+                if old_level < fill_level {
+                    f.frozen_stamp = stamp;
+                    residual -= f.rate;
+                } else if old_level >= bottleneck_level {
+                    unfrozen_weight += weight;
+                    unfrozen += 1;
+                    if f.tracked_stamp != stamp {
+                        tracked_scratch.push(g as u32);
                     }
                 } else {
-                    res -= f.rate;
+                    residual -= f.rate;
                     // fair_slot(g, l)
-                    let mut p = g * maxp;
-                    while dpl[p] as usize != l {
+                    let mut p = g * slots_per_flow;
+                    while slot_link[p] as usize != l {
                         p += 1;
                     }
-                    pst[p] = st;
+                    slot_parked[p] = stamp;
                     parked += 1;
-                    pmax = pmax.max(lev);
+                    parked_max = parked_max.max(old_level);
                 }
             }
         }
-        self.lk[l].res = res;
-        self.lk[l].w = w;
-        self.lk[l].cnt = cnt;
-        self.fopen += cnt;
-        self.lk[l].pk = parked;
-        self.lk[l].pmax = pmax;
-        self.lk[l].ver = 0;
+        self.link_state[l].residual = residual;
+        self.link_state[l].unfrozen_weight = unfrozen_weight;
+        self.link_state[l].unfrozen_count = unfrozen;
+        self.unfrozen_total += unfrozen;
+        self.link_state[l].parked_count = parked;
+        self.link_state[l].parked_max_level = parked_max;
+        self.link_state[l].version = 0;
         // A tracked flow needs its own check only if l does not stop it first: the check
         // of one at or above the level of l is deferred until that level rises past it
         // (see fair_allocate), and is mostly never needed. Below it, a flow on a two-link
         // path turns real at once (see the module doc); one on a longer path gets an
         // event at its old level.
-        let mut unp = INF;
-        if cnt > 0 {
-            let sat = res.max(0.0) / w;
-            for k in 0..self.tq.len() {
-                let g = self.tq[k] as usize;
-                let lev = self.flev(g);
-                if lev < sat {
-                    if self.ff[g].vst != st {
-                        self.ff[g].vst = st;
-                        if self.ff[g].plen <= 2 {
-                            self.fpromote.push(g as u32);
+        let mut min_deferred = INF;
+        if unfrozen > 0 {
+            let saturation = residual.max(0.0) / unfrozen_weight;
+            for k in 0..self.tracked_scratch.len() {
+                let g = self.tracked_scratch[k] as usize;
+                let old_level = self.committed_level(g);
+                if old_level < saturation {
+                    if self.flows_hot[g].tracked_stamp != stamp {
+                        self.flows_hot[g].tracked_stamp = stamp;
+                        if self.flows_hot[g].path_len <= 2 {
+                            self.promote_now.push(g as u32);
                         } else {
-                            self.fheap.push(Item::new(lev, 1, g, 0));
+                            self.fill_events.push(Item::new(old_level, 1, g, 0));
                         }
                     }
                 } else {
-                    unp = unp.min(lev);
+                    min_deferred = min_deferred.min(old_level);
                 }
             }
-            self.fheap.push(Item::new(sat, 0, l, 0));
+            self.fill_events.push(Item::new(saturation, 0, l, 0));
         }
-        self.tq.clear();
-        self.lk[l].unp = unp;
+        self.tracked_scratch.clear();
+        self.link_state[l].min_deferred_level = min_deferred;
     }
 
-    /// Link l's level rose to `sat`: the events of the flows tracked there whose old level
+    /// Link l's level rose to `saturation`: the events of the flows tracked there whose old level
     /// it passed (deferred in fair_join) go into the heap.
-    fn fair_undefer(&mut self, l: usize, sat: f64) {
-        let st = self.stamp;
-        let mut unp = INF;
+    fn fair_undefer(&mut self, l: usize, saturation: f64) {
+        let stamp = self.stamp;
+        let mut min_deferred = INF;
         for k in 0..self.lazy.link_flows[l].len() {
             let g = self.lazy.link_flows[l][k] as usize;
-            if self.ff[g].vst == st || self.ff[g].zst == st || self.ff[g].rst == st || (self.lk[l].pk > 0 && self.pst[self.fair_slot(g, l)] == st) {
+            if self.flows_hot[g].tracked_stamp == stamp || self.flows_hot[g].frozen_stamp == stamp || self.flows_hot[g].real_stamp == stamp || (self.link_state[l].parked_count > 0 && self.slot_parked[self.fair_slot(g, l)] == stamp) {
                 continue;
             }
-            let lev = self.flev(g);
-            if lev < sat {
-                self.ff[g].vst = st;
-                self.fheap.push(Item::new(lev, 1, g, 0));
+            let old_level = self.committed_level(g);
+            if old_level < saturation {
+                self.flows_hot[g].tracked_stamp = stamp;
+                self.fill_events.push(Item::new(old_level, 1, g, 0));
             } else {
-                unp = unp.min(lev);
+                min_deferred = min_deferred.min(old_level);
             }
         }
-        self.lk[l].unp = unp;
+        self.link_state[l].min_deferred_level = min_deferred;
     }
 
     /// Flow g (unfrozen, or parked, on the links of the fill) freezes at rate r.
     fn fair_freeze(&mut self, g: usize, r: f64) {
-        let st = self.stamp;
-        self.ff[g].zst = st;
-        let w = self.fw(g);
+        let stamp = self.stamp;
+        self.flows_hot[g].frozen_stamp = stamp;
+        let w = self.weight_of(g);
         for p in self.fair_slots(g) {
-            let l = self.dpl[p] as usize;
-            if self.lk[l].stamp != st {
+            let l = self.slot_link[p] as usize;
+            if self.link_state[l].stamp != stamp {
                 continue;
             }
-            if self.pst[p] == st {
-                self.pst[p] = st.wrapping_sub(1);
-                self.lk[l].pk -= 1;
-                self.lk[l].res += self.ff[g].rate - r;
+            if self.slot_parked[p] == stamp {
+                self.slot_parked[p] = stamp.wrapping_sub(1);
+                self.link_state[l].parked_count -= 1;
+                self.link_state[l].residual += self.flows_hot[g].rate - r;
             } else {
-                self.lk[l].res -= r;
-                self.lk[l].cnt -= 1;
-                self.fopen -= 1;
-                self.lk[l].w = if self.lk[l].cnt > 0 { self.lk[l].w - w } else { 0.0 };
+                self.link_state[l].residual -= r;
+                self.link_state[l].unfrozen_count -= 1;
+                self.unfrozen_total -= 1;
+                self.link_state[l].unfrozen_weight = if self.link_state[l].unfrozen_count > 0 { self.link_state[l].unfrozen_weight - w } else { 0.0 };
             }
-            self.lk[l].ver = self.lk[l].ver.wrapping_add(1);
+            self.link_state[l].version = self.link_state[l].version.wrapping_add(1);
         }
     }
 
     /// Unparks flow g on the link of slot p (it is unfrozen there from now on); the link's
     /// level may fall (not below the current level): a fresh heap entry.
     fn fair_unpark(&mut self, g: usize, p: usize) {
-        let st = self.stamp;
-        let l = self.dpl[p] as usize;
-        self.pst[p] = st.wrapping_sub(1);
-        self.lk[l].pk -= 1;
-        self.lk[l].res += self.ff[g].rate;
-        self.lk[l].w += self.fw(g);
-        self.lk[l].cnt += 1;
-        self.fopen += 1;
-        self.lk[l].ver = self.lk[l].ver.wrapping_add(1);
-        self.fheap.push(Item::new(self.lk[l].res.max(0.0) / self.lk[l].w, 0, l, self.lk[l].ver));
+        let stamp = self.stamp;
+        let l = self.slot_link[p] as usize;
+        self.slot_parked[p] = stamp.wrapping_sub(1);
+        self.link_state[l].parked_count -= 1;
+        self.link_state[l].residual += self.flows_hot[g].rate;
+        self.link_state[l].unfrozen_weight += self.weight_of(g);
+        self.link_state[l].unfrozen_count += 1;
+        self.unfrozen_total += 1;
+        self.link_state[l].version = self.link_state[l].version.wrapping_add(1);
+        self.fill_events.push(Item::new(self.link_state[l].residual.max(0.0) / self.link_state[l].unfrozen_weight, 0, l, self.link_state[l].version));
     }
 
     /// Flow g turns real: its cap, and its other links join the fill.
-    fn fair_make_real(&mut self, core: &mut Core, g: usize, lam: f64) {
-        self.ff[g].rst = self.stamp;
-        self.rlist.push(g as u32);
-        self.fc[g].cap = self.fair_cap(core, g);
+    fn fair_make_real(&mut self, core: &mut Core, g: usize, fill_level: f64) {
+        self.flows_hot[g].real_stamp = self.stamp;
+        self.real_flows.push(g as u32);
+        self.flows_cold[g].cap = self.fair_cap(core, g);
         for p in self.fair_slots(g) {
-            self.fair_join(core, self.dpl[p] as usize, lam, false);
+            self.fair_join(core, self.slot_link[p] as usize, fill_level, false);
         }
     }
 
-    /// Virtual flow g goes on rising from level lam: unparked wherever it is parked, it
+    /// Virtual flow g goes on rising from level fill_level: unparked wherever it is parked, it
     /// turns real, with an event at its cap if it has one.
     #[inline]
-    fn fair_rise(&mut self, core: &mut Core, g: usize, lam: f64) {
-        let st = self.stamp;
+    fn fair_rise(&mut self, core: &mut Core, g: usize, fill_level: f64) {
+        let stamp = self.stamp;
         for p in self.fair_slots(g) {
-            if self.pst[p] == st && self.lk[self.dpl[p] as usize].stamp == st {
+            if self.slot_parked[p] == stamp && self.link_state[self.slot_link[p] as usize].stamp == stamp {
                 self.fair_unpark(g, p);
             }
         }
-        self.fair_make_real(core, g, lam);
-        let cap = self.fcap(g);
+        self.fair_make_real(core, g, fill_level);
+        let cap = self.fill_cap(g);
         if cap < INF {
-            self.fheap.push(Item::new(cap / self.fw(g), 2, g, 0));
+            self.fill_events.push(Item::new(cap / self.weight_of(g), 2, g, 0));
         }
     }
 
-    /// Whether virtual flow g, at its old level lam, still stops there, and at which rate:
+    /// Whether virtual flow g, at its old level fill_level, still stops there, and at which rate:
     /// its old rate at its cap or on an untouched link where it was a bottleneck
     /// (saturated, and no flow with a higher level); on links of the fill that saturate
-    /// at lam (within TOL, and no parked flow above lam there), weight * the lowest of
+    /// at fill_level (within TOL, and no parked flow above fill_level there), weight * the lowest of
     /// their levels, so that a link's slack of up to TOL is not left to its other flows.
-    fn fair_still_stops(&mut self, core: &mut Core, g: usize, lam: f64) -> Option<f64> {
-        let st = self.stamp;
-        let r = self.ff[g].rate;
-        let cap = self.fcap(g);
+    fn fair_still_stops(&mut self, core: &mut Core, g: usize, fill_level: f64) -> Option<f64> {
+        let stamp = self.stamp;
+        let r = self.flows_hot[g].rate;
+        let cap = self.fill_cap(g);
         if cap < INF && r >= cap * (1.0 - TOL) {
             return Some(r);
         }
-        let lev = self.flev(g);
-        let mut at = INF;
+        let old_level = self.committed_level(g);
+        let mut lowest_level = INF;
         for p in self.fair_slots(g) {
-            let l = self.dpl[p] as usize;
-            if self.lk[l].stamp == st {
-                if self.lk[l].cnt > 0 && self.pst[p] != st && self.lk[l].res.max(0.0) <= self.lk[l].w * lam * (1.0 + TOL) {
-                    let hi = lam * (1.0 + TOL);
-                    let parked_above = self.lk[l].pk > 0 && self.lazy.link_flows[l].iter().any(|&h| {
+            let l = self.slot_link[p] as usize;
+            if self.link_state[l].stamp == stamp {
+                if self.link_state[l].unfrozen_count > 0 && self.slot_parked[p] != stamp && self.link_state[l].residual.max(0.0) <= self.link_state[l].unfrozen_weight * fill_level * (1.0 + TOL) {
+                    let upper = fill_level * (1.0 + TOL);
+                    let parked_above = self.link_state[l].parked_count > 0 && self.lazy.link_flows[l].iter().any(|&h| {
                         let h = h as usize;
-                        self.ff[h].zst != st && self.ff[h].rst != st && self.ff[h].rate > self.fw(h) * hi && self.pst[self.fair_slot(h, l)] == st
+                        self.flows_hot[h].frozen_stamp != stamp && self.flows_hot[h].real_stamp != stamp && self.flows_hot[h].rate > self.weight_of(h) * upper && self.slot_parked[self.fair_slot(h, l)] == stamp
                     });
                     if !parked_above {
-                        at = at.min(self.lk[l].res.max(0.0) / self.lk[l].w);
+                        lowest_level = lowest_level.min(self.link_state[l].residual.max(0.0) / self.link_state[l].unfrozen_weight);
                     }
                 }
             } else {
-                let (used, mx) = self.fair_old_state(l);
-                if used >= core.topo.capacity[l] * (1.0 - TOL) && lev >= mx * (1.0 - TOL) {
+                let (used, max_level) = self.fair_old_state(l);
+                if used >= core.topo.capacity[l] * (1.0 - TOL) && old_level >= max_level * (1.0 - TOL) {
                     return Some(r);
                 }
             }
         }
-        (at < INF).then(|| self.fw(g) * at)
+        (lowest_level < INF).then(|| self.weight_of(g) * lowest_level)
     }
 
     /// Virtual flow g freezes at rate r (at most its cap), within TOL of its old rate,
     /// committed as a real flow's (its links outside the fill keep its old rate: a change
     /// within TOL).
     fn fair_freeze_near(&mut self, core: &mut Core, g: usize, r: f64) {
-        let old = self.ff[g].rate;
-        let r = if self.ff[g].span {
-            self.fc[g].cap = self.fair_cap(core, g);
-            r.min(self.fc[g].cap)
+        let old = self.flows_hot[g].rate;
+        let r = if self.flows_hot[g].has_data_span {
+            self.flows_cold[g].cap = self.fair_cap(core, g);
+            r.min(self.flows_cold[g].cap)
         } else {
             r
         };
         if r.to_bits() != old.to_bits() {
-            self.ff[g].rst = self.stamp;
-            self.rlist.push(g as u32);
-            self.ff[g].nrate = r;
+            self.flows_hot[g].real_stamp = self.stamp;
+            self.real_flows.push(g as u32);
+            self.flows_hot[g].new_rate = r;
             self.fair_freeze(g, r);
         } else {
             self.fair_freeze(g, old);
@@ -868,129 +902,129 @@ impl IncrementalFairSharing {
     /// changed, and computes the next event time.
     pub(super) fn fair_allocate(&mut self, core: &mut Core) -> Result<()> {
         self.stamp = self.stamp.wrapping_add(1);
-        let st = self.stamp;
-        self.rlist.clear();
+        let stamp = self.stamp;
+        self.real_flows.clear();
         for k in 0..self.seed_flows.len() {
             let i = self.seed_flows[k] as usize;
             if core.status[i] != Status::Active {
                 continue;
             }
             let s = core.active_pos[i] as usize;
-            if self.ff[s].rst != st {
-                self.ff[s].rst = st;
-                self.rlist.push(s as u32);
+            if self.flows_hot[s].real_stamp != stamp {
+                self.flows_hot[s].real_stamp = stamp;
+                self.real_flows.push(s as u32);
             }
         }
         self.seed_flows.clear();
-        let mut lam = self.fair_floor(core);
-        if lam == INF && !self.seed_links.is_empty() {
-            lam = 0.0;
+        let mut fill_level = self.fair_floor(core);
+        if fill_level == INF && !self.seed_links.is_empty() {
+            fill_level = 0.0;
         }
-        lam *= 1.0 - 1e-9;
-        self.fheap.clear();
-        self.fopen = 0;
-        for k in 0..self.rlist.len() {
-            let g = self.rlist[k] as usize;
-            self.fc[g].cap = self.fair_cap(core, g);
+        fill_level *= 1.0 - 1e-9;
+        self.fill_events.clear();
+        self.unfrozen_total = 0;
+        for k in 0..self.real_flows.len() {
+            let g = self.real_flows[k] as usize;
+            self.flows_cold[g].cap = self.fair_cap(core, g);
         }
         // The links of the event: every virtual flow there is tracked (their committed
         // rates do not tell the bottlenecks of the new state).
         for k in 0..self.seed_links.len() {
-            self.fair_join(core, self.seed_links[k] as usize, lam, true);
+            self.fair_join(core, self.seed_links[k] as usize, fill_level, true);
         }
-        for k in 0..self.rlist.len() {
-            let g = self.rlist[k] as usize;
+        for k in 0..self.real_flows.len() {
+            let g = self.real_flows[k] as usize;
             for p in self.fair_slots(g) {
-                self.fair_join(core, self.dpl[p] as usize, lam, true);
+                self.fair_join(core, self.slot_link[p] as usize, fill_level, true);
             }
         }
         self.seed_links.clear();
-        for k in 0..self.rlist.len() {
-            let g = self.rlist[k] as usize;
-            let cap = self.fcap(g);
+        for k in 0..self.real_flows.len() {
+            let g = self.real_flows[k] as usize;
+            let cap = self.fill_cap(g);
             if cap < INF {
-                self.fheap.push(Item::new(cap / self.fw(g), 2, g, 0));
+                self.fill_events.push(Item::new(cap / self.weight_of(g), 2, g, 0));
             }
         }
         // Progress guard: a step per flow or link of the fill, about twice per flow.
-        let bound = ALLOC_STEPS_PER_FLOW * (core.active.len() as u64 + self.lk.len() as u64 + 1);
+        let bound = ALLOC_STEPS_PER_FLOW * (core.active.len() as u64 + self.link_state.len() as u64 + 1);
         let mut steps = 0u64;
         loop {
             steps += 1;
             if steps > bound {
-                let flows: Vec<u32> = self.rlist.iter().take(64).map(|&s| core.active[s as usize]).collect();
+                let flows: Vec<u32> = self.real_flows.iter().take(64).map(|&s| core.active[s as usize]).collect();
                 let what = format!(
                     "{steps} steps of one fill, and its heap does not drain \
                      (bound {ALLOC_STEPS_PER_FLOW} * (active flows + links + 1) = {bound})"
                 );
                 return Err(core.no_progress(self.name(), &what, &flows));
             }
-            while let Some(g) = self.fpromote.pop() {
+            while let Some(g) = self.promote_now.pop() {
                 let g = g as usize;
-                if self.ff[g].rst != st && self.ff[g].zst != st {
-                    self.fair_rise(core, g, lam);
+                if self.flows_hot[g].real_stamp != stamp && self.flows_hot[g].frozen_stamp != stamp {
+                    self.fair_rise(core, g, fill_level);
                 }
             }
-            let Some(top) = self.fheap.peek().copied() else { break };
-            if self.fopen == 0 {
+            let Some(top) = self.fill_events.peek().copied() else { break };
+            if self.unfrozen_total == 0 {
                 // Every flow of the fill is frozen: what is left in the heap is stale.
                 break;
             }
             let id = top.id();
-            if top.kind() == 0 && self.lk[id].cnt > 0 && top.version() != self.lk[id].ver {
+            if top.kind() == 0 && self.link_state[id].unfrozen_count > 0 && top.version() != self.link_state[id].version {
                 // Levels only rise as flows freeze: the stale top moves to the current one
                 // (in place: one sift instead of a pop and a push).
-                let level = self.lk[id].res.max(0.0) / self.lk[id].w;
-                *self.fheap.peek_mut().unwrap() = Item::new(level, 0, id, self.lk[id].ver);
-                if level > self.lk[id].unp {
+                let level = self.link_state[id].residual.max(0.0) / self.link_state[id].unfrozen_weight;
+                *self.fill_events.peek_mut().unwrap() = Item::new(level, 0, id, self.link_state[id].version);
+                if level > self.link_state[id].min_deferred_level {
                     self.fair_undefer(id, level);
                 }
                 continue;
             }
-            let it = self.fheap.pop().unwrap();
-            match it.kind() {
+            let event = self.fill_events.pop().unwrap();
+            match event.kind() {
                 0 => {
                     let l = id;
-                    if self.lk[l].cnt == 0 {
+                    if self.link_state[l].unfrozen_count == 0 {
                         continue;
                     }
                     // Parked flows above this level: unpark them (the level rises).
-                    let hi = it.level() * (1.0 + TOL);
+                    let upper = event.level() * (1.0 + TOL);
                     let mut moved = false;
-                    // None if every parked flow's old level is below (pmax bounds them:
+                    // None if every parked flow's old level is below (parked_max_level bounds them:
                     // parked flows keep their old rates; the margin covers rate vs
                     // weight * level rounding under wps).
-                    let scan = self.lk[l].pk > 0 && self.lk[l].pmax > hi * (1.0 - 1e-12);
+                    let scan = self.link_state[l].parked_count > 0 && self.link_state[l].parked_max_level > upper * (1.0 - 1e-12);
                     for k in 0..if scan { self.lazy.link_flows[l].len() } else { 0 } {
                         let g = self.lazy.link_flows[l][k] as usize;
-                        if self.ff[g].zst == st || self.ff[g].rst == st || self.ff[g].rate <= self.fw(g) * hi {
+                        if self.flows_hot[g].frozen_stamp == stamp || self.flows_hot[g].real_stamp == stamp || self.flows_hot[g].rate <= self.weight_of(g) * upper {
                             continue;
                         }
                         let p = self.fair_slot(g, l);
-                        if self.pst[p] == st {
+                        if self.slot_parked[p] == stamp {
                             self.fair_unpark(g, p);
                             moved = true;
-                            if self.ff[g].vst != st {
-                                self.ff[g].vst = st;
-                                self.fheap.push(Item::new(self.flev(g), 1, g, 0));
+                            if self.flows_hot[g].tracked_stamp != stamp {
+                                self.flows_hot[g].tracked_stamp = stamp;
+                                self.fill_events.push(Item::new(self.committed_level(g), 1, g, 0));
                             }
                         }
                     }
                     if moved {
                         continue;
                     }
-                    lam = lam.max(it.level());
+                    fill_level = fill_level.max(event.level());
                     for k in 0..self.lazy.link_flows[l].len() {
                         let g = self.lazy.link_flows[l][k] as usize;
-                        if self.ff[g].zst == st {
+                        if self.flows_hot[g].frozen_stamp == stamp {
                             continue;
                         }
-                        let w = self.fw(g);
-                        if self.ff[g].rst == st {
-                            let r = (w * lam).min(self.fcap(g));
-                            self.ff[g].nrate = r;
+                        let w = self.weight_of(g);
+                        if self.flows_hot[g].real_stamp == stamp {
+                            let r = (w * fill_level).min(self.fill_cap(g));
+                            self.flows_hot[g].new_rate = r;
                             self.fair_freeze(g, r);
-                        } else if self.ff[g].rate <= w * lam * (1.0 + TOL) {
+                        } else if self.flows_hot[g].rate <= w * fill_level * (1.0 + TOL) {
                             // Saturates at the virtual flow's old level (or a parked flow
                             // below it): it stays. One within TOL of the level but not at
                             // it takes the level's exact rate (committed when it differs by
@@ -999,7 +1033,7 @@ impl IncrementalFairSharing {
                             // apart by up to TOL at each fill, until the lower ones look
                             // bottlenecked elsewhere (below the link's highest level by
                             // more than TOL) and are parked below it for good.
-                            let (old, r) = (self.ff[g].rate, w * lam);
+                            let (old, r) = (self.flows_hot[g].rate, w * fill_level);
                             if old >= r * (1.0 - TOL) {
                                 self.fair_freeze_near(core, g, r);
                             } else {
@@ -1007,52 +1041,52 @@ impl IncrementalFairSharing {
                             }
                         } else {
                             // Frozen below its old level: it turns real.
-                            let r = w * lam;
-                            self.ff[g].nrate = r;
+                            let r = w * fill_level;
+                            self.flows_hot[g].new_rate = r;
                             self.fair_freeze(g, r);
-                            self.fair_make_real(core, g, lam);
+                            self.fair_make_real(core, g, fill_level);
                         }
                     }
                 }
                 1 => {
                     let g = id;
-                    if self.ff[g].rst == st || self.ff[g].zst == st {
+                    if self.flows_hot[g].real_stamp == stamp || self.flows_hot[g].frozen_stamp == stamp {
                         continue;
                     }
-                    lam = lam.max(it.level());
-                    if let Some(r) = self.fair_still_stops(core, g, lam) {
+                    fill_level = fill_level.max(event.level());
+                    if let Some(r) = self.fair_still_stops(core, g, fill_level) {
                         self.fair_freeze_near(core, g, r);
                     } else {
-                        self.fair_rise(core, g, lam);
+                        self.fair_rise(core, g, fill_level);
                     }
                 }
                 _ => {
                     let g = id;
-                    if self.ff[g].rst != st || self.ff[g].zst == st {
+                    if self.flows_hot[g].real_stamp != stamp || self.flows_hot[g].frozen_stamp == stamp {
                         continue;
                     }
-                    lam = lam.max(it.level());
-                    let r = self.fcap(g);
-                    self.ff[g].nrate = r;
+                    fill_level = fill_level.max(event.level());
+                    let r = self.fill_cap(g);
+                    self.flows_hot[g].new_rate = r;
                     self.fair_freeze(g, r);
                 }
             }
         }
         // Commit.
-        for k in 0..self.rlist.len() {
-            let f = self.rlist[k] as usize;
-            debug_assert!(self.ff[f].zst == st, "a real flow is frozen at the end of the fill");
-            let (r, old) = (self.ff[f].nrate, self.ff[f].rate);
+        for k in 0..self.real_flows.len() {
+            let f = self.real_flows[k] as usize;
+            debug_assert!(self.flows_hot[f].frozen_stamp == stamp, "a real flow is frozen at the end of the fill");
+            let (r, old) = (self.flows_hot[f].new_rate, self.flows_hot[f].rate);
             if (r - old).abs() > 1e-12 * r.max(old) || (r == 0.0) != (old == 0.0) {
                 let i = core.active[f] as usize;
-                if self.ff[f].span {
+                if self.flows_hot[f].has_data_span {
                     self.lazy.set_rate(core, i, r, &[]);
                 } else {
                     // set_rate for a flow with no data span (no cap, no PIAS threshold).
                     // The dense state mirrors the flow's: its old rate and size.
-                    debug_assert!(old.to_bits() == core.rate[i].to_bits() && self.fc[f].size == core.flows[i].size_bytes);
-                    let (now, size, r0) = (core.now, self.fc[f].size, old);
-                    let sent = if r0 == 0.0 { core.sent[i] } else { (core.sent[i] + r0 * (now - core.sent_at[i])).min(size) };
+                    debug_assert!(old.to_bits() == core.rate[i].to_bits() && self.flows_cold[f].size == core.flows[i].size_bytes);
+                    let (now, size, old_rate) = (core.now, self.flows_cold[f].size, old);
+                    let sent = if old_rate == 0.0 { core.sent[i] } else { (core.sent[i] + old_rate * (now - core.sent_at[i])).min(size) };
                     core.sent[i] = sent;
                     core.sent_at[i] = now;
                     core.rate[i] = r;
@@ -1062,18 +1096,18 @@ impl IncrementalFairSharing {
                         self.lazy.flow_events.set_later(i as u32, now + (size - sent) / r);
                     }
                 }
-                self.ff[f].rate = r;
-                if self.fwt {
-                    self.fc[f].lev = r / self.fc[f].w;
+                self.flows_hot[f].rate = r;
+                if self.weighted {
+                    self.flows_cold[f].level = r / self.flows_cold[f].weight;
                 }
                 // The links' cached old state is dropped (a store; updating it in place
                 // reads the links here and measured slower).
                 for p in self.fair_slots(f) {
-                    self.lk[self.dpl[p] as usize].used = f64::NAN;
+                    self.link_state[self.slot_link[p] as usize].used = f64::NAN;
                 }
             }
         }
-        self.rlist.clear();
+        self.real_flows.clear();
         self.lazy.reschedule_pending(core, &[]);
         core.next_event = self.lazy.next_event(core);
         Ok(())
