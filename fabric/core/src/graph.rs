@@ -474,16 +474,21 @@ mod tests {
         assert!(e.to_string().contains("host 1 (node 1) has no incoming link"), "{e}");
     }
 
-    #[test]
-    fn uniform_over_paths() {
-        // Hosts 0 and 1, each on its own switch (2, 3); four middle switches 4..8.
+    /// Hosts 0 and 1, each on its own switch (2, 3); four middle switches 4..8: four
+    /// equal-cost paths between the hosts.
+    fn four_middle_switches() -> GraphRoutes {
         let (mut from, mut to) = (vec![0, 2, 1, 3], vec![2, 0, 3, 1]);
         for m in 4..8 {
             from.extend([2, m, 3, m]);
             to.extend([m, 2, m, 3]);
         }
         let n = from.len();
-        let g = GraphRoutes::new(8, from, to, vec![1; n], vec![0, 1], names(n), vec![0.0; n]).unwrap();
+        GraphRoutes::new(8, from, to, vec![1; n], vec![0, 1], names(n), vec![0.0; n]).unwrap()
+    }
+
+    #[test]
+    fn uniform_over_paths() {
+        let g = four_middle_switches();
         assert_eq!(g.n_paths(0, 1), 4);
         let mut seen = std::collections::BTreeSet::new();
         for r in 0..4 {
@@ -499,14 +504,8 @@ mod tests {
 
     #[test]
     fn path_number_inverts_path() {
-        // The four-middle-switch graph of `uniform_over_paths`: path(r) has number r.
-        let (mut from, mut to) = (vec![0, 2, 1, 3], vec![2, 0, 3, 1]);
-        for m in 4..8 {
-            from.extend([2, m, 3, m]);
-            to.extend([m, 2, m, 3]);
-        }
-        let n = from.len();
-        let g = GraphRoutes::new(8, from, to, vec![1; n], vec![0, 1], names(n), vec![0.0; n]).unwrap();
+        // path(r) has number r
+        let g = four_middle_switches();
         for r in 0..4 {
             let mut p = Vec::new();
             g.path(r, 0, 1, &mut p);

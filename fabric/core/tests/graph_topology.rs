@@ -7,7 +7,7 @@ use fabric_core::rng::SplitMix64;
 use fabric_core::*;
 
 mod common;
-use common::random_flows;
+use common::{check_against_verify, random_flows};
 
 /// Builds a graph from undirected edges (a, b, gbps): link 2e is a->b, 2e+1 is b->a.
 fn graph(n_nodes: usize, hosts: Vec<u32>, edges: &[(u32, u32, f64)], ecmp_seed: u64) -> Topology {
@@ -78,29 +78,6 @@ fn random_graph(rng: &mut SplitMix64, hosts: usize, switches: usize) -> Topology
         edges.push((h as u32, (hosts + s) as u32, rate(rng)));
     }
     graph(hosts + switches, (0..hosts as u32).collect(), &edges, rng.next_u64())
-}
-
-/// Runs to the end in small steps and checks the rates against `verify` after each.
-fn check_against_verify(topo: &Topology, flows: &[FlowSpec], name: &str) -> usize {
-    let mut s = Simulator::new(topo.clone(), flows.to_vec(), SimConfig::new(Scheduler::parse(name).unwrap())).unwrap();
-    let (mut until, mut checks) = (0.0, 0);
-    loop {
-        until += 2e-5;
-        if matches!(s.step(until).unwrap(), Outcome::Done) {
-            break;
-        }
-        let bad = match name {
-            "ps" => verify::maxmin_mismatch(&s, false),
-            "wps" => verify::maxmin_mismatch(&s, true),
-            "srpt" => verify::srpt_mismatch(&s),
-            _ => unreachable!(),
-        };
-        if let Some((i, got, want)) = bad {
-            panic!("{name} at t={}: flow {i} rate {got} but the reference gives {want}", s.now());
-        }
-        checks += 1;
-    }
-    checks
 }
 
 fn finishes(topo: &Topology, flows: &[FlowSpec], name: &str, allocator: AllocatorChoice) -> Vec<f64> {

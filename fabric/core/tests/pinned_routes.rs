@@ -10,6 +10,7 @@ use fabric_core::rng::SplitMix64;
 use fabric_core::*;
 
 mod common;
+use common::check_against_verify;
 use common::random_flows;
 
 /// A graph from undirected edges (a, b, gbps, own delay in s): link 2e is a->b, 2e+1 b->a.
@@ -293,25 +294,13 @@ fn rates_match_the_references_with_pinned_detours() {
     }
     let pinned = pin(&topo, &flows, &nodes).unwrap();
     for name in ["ps", "wps", "srpt"] {
-        let mut s = Simulator::new(pinned.clone(), flows.clone(), SimConfig::new(Scheduler::parse(name).unwrap())).unwrap();
+        let s = Simulator::new(pinned.clone(), flows.clone(), SimConfig::new(Scheduler::parse(name).unwrap())).unwrap();
         for (i, r) in nodes.iter().enumerate() {
             if !r.is_empty() {
                 assert_eq!(nodes_of(&topo, s.path(i)), *r);
             }
         }
-        let mut until = 0.0;
-        loop {
-            until += 2e-5;
-            if matches!(s.step(until).unwrap(), Outcome::Done) {
-                break;
-            }
-            let bad = match name {
-                "ps" => verify::maxmin_mismatch(&s, false),
-                "wps" => verify::maxmin_mismatch(&s, true),
-                _ => verify::srpt_mismatch(&s),
-            };
-            assert!(bad.is_none(), "{name} at t={}: {bad:?}", s.now());
-        }
+        check_against_verify(&pinned, &flows, name);
     }
     for name in ["ps", "wps", "srpt", "fifo", "pias", "las", "gtcp:srpt"] {
         let (a, b) = (fluid(&pinned, &flows, name, AllocatorChoice::Auto), fluid(&pinned, &flows, name, AllocatorChoice::Full));

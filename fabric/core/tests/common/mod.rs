@@ -1,6 +1,7 @@
-//! Random traces shared by the differential tests.
+//! Random traces and the rate check shared by the differential tests.
+#![allow(dead_code)] // each test crate uses a part
 use fabric_core::rng::SplitMix64;
-use fabric_core::FlowSpec;
+use fabric_core::{verify, FlowSpec, Outcome, Scheduler, SimConfig, Simulator, Topology};
 
 /// `n` flows among `hosts` hosts: gaps uniform in [0, `max_gap_s`) between arrivals, and
 /// none for about 30% of them (bursts of simultaneous arrivals: ties); optionally data
@@ -37,4 +38,27 @@ pub fn random_flows(
             f
         })
         .collect()
+}
+
+/// Runs to the end in small steps and checks the rates against `verify` after each.
+pub fn check_against_verify(topo: &Topology, flows: &[FlowSpec], name: &str) -> usize {
+    let mut s = Simulator::new(topo.clone(), flows.to_vec(), SimConfig::new(Scheduler::parse(name).unwrap())).unwrap();
+    let (mut until, mut checks) = (0.0, 0);
+    loop {
+        until += 2e-5;
+        if matches!(s.step(until).unwrap(), Outcome::Done) {
+            break;
+        }
+        let bad = match name {
+            "ps" => verify::maxmin_mismatch(&s, false),
+            "wps" => verify::maxmin_mismatch(&s, true),
+            "srpt" => verify::srpt_mismatch(&s),
+            _ => panic!("no verify reference for {name}"),
+        };
+        if let Some((i, got, want)) = bad {
+            panic!("{name} at t={}: flow {i} rate {got} but the reference gives {want}", s.now());
+        }
+        checks += 1;
+    }
+    checks
 }
