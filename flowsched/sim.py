@@ -849,30 +849,55 @@ class Simulation:
     def _fluid_only(self, what: str) -> None:
         if self.model != "fluid":
             raise ValueError(f"{what} gives the fluid model's rates; the packet model has no per-flow rate "
-                             "(see Results.flows and Results.packet)")
+                             "(active() gives each sender's window, SRTT and window_rate_Bps; see also "
+                             "Results.flows and Results.packet)")
 
     def active(self) -> pd.DataFrame:
         """The flows active now (admitted, not finished), in trace order (the index is the
         trace row, as in :attr:`Results.flows`): ``id, src, dst, size_bytes, bytes_sent,
-        remaining_bytes`` (bytes) and ``rate_Bps`` (bytes/s; 0 for a flow the scheduler
-        holds back now). Fluid model only."""
-        self._fluid_only("active()")
-        rows = np.sort(self._native.active())
-        sent = np.asarray(self._native.results()["bytes_sent"], np.float64)[rows]
+        remaining_bytes`` (bytes), then what the model knows of each flow's speed.
+
+        - Fluid model: ``rate_Bps``, the flow's rate now (bytes/s; 0 for a flow the scheduler
+          holds back). ``bytes_sent`` counts the bytes through the flow's path.
+        - Packet model (a flow is active from the moment its sender starts, handshake
+          included, until its last byte arrives or its deadline terminates it):
+          ``bytes_sent`` counts the payload delivered in order to the receiver;
+          ``cwnd_packets`` (the congestion window, in packets of ``mss_bytes``),
+          ``in_flight_packets`` (sent and not yet acknowledged), ``srtt_s`` (RFC 6298's
+          smoothed RTT; before the first sample, the path's unloaded RTT; pFabric keeps
+          that one) and ``window_rate_Bps`` = cwnd x MSS / SRTT, the rate the window
+          allows per round trip: an estimate, not a measured throughput (a flow that
+          waits behind others in a priority queue still has its window)."""
+        native = self._native
+        res = native.results()
+        if self.model == "packet":
+            started = ~np.isnan(np.asarray(res["start_s"], np.float64))
+            ended = ~np.isnan(np.asarray(res["finish_s"], np.float64)) | np.asarray(res["terminated"], bool)
+            rows = np.flatnonzero(started & ~ended)
+        else:
+            rows = np.sort(native.active())
+        sent = np.asarray(res["bytes_sent"], np.float64)[rows]
         tr = self._trace
         size = tr["size_bytes"].to_numpy()[rows]
-        return pd.DataFrame(
-            {
-                "id": tr["id"].to_numpy()[rows],
-                "src": tr["src"].to_numpy()[rows],
-                "dst": tr["dst"].to_numpy()[rows],
-                "size_bytes": size,
-                "bytes_sent": sent,
-                "remaining_bytes": size - sent,
-                "rate_Bps": self._native.rates()[rows],
-            },
-            index=pd.Index(rows, name=None),
-        )
+        cols: dict[str, Any] = {
+            "id": tr["id"].to_numpy()[rows],
+            "src": tr["src"].to_numpy()[rows],
+            "dst": tr["dst"].to_numpy()[rows],
+            "size_bytes": size,
+            "bytes_sent": sent,
+            "remaining_bytes": size - sent,
+        }
+        if self.model == "packet":
+            w = native.windows()
+            cwnd = np.asarray(w["cwnd_packets"], np.float64)[rows]
+            srtt = np.asarray(w["srtt_s"], np.float64)[rows]
+            cols["cwnd_packets"] = cwnd
+            cols["in_flight_packets"] = np.asarray(w["in_flight_packets"], np.int64)[rows]
+            cols["srtt_s"] = srtt
+            cols["window_rate_Bps"] = cwnd * native.mss_bytes / srtt
+        else:
+            cols["rate_Bps"] = native.rates()[rows]
+        return pd.DataFrame(cols, index=pd.Index(rows, name=None))
 
     def rates(self) -> np.ndarray:
         """The current rate of every flow in trace order (bytes/s; 0 for flows not active now).

@@ -219,6 +219,23 @@ impl PyPacketSimulator {
         self.inner.peak_tokens().to_vec().into_pyarray(py)
     }
 
+    /// Per flow, its sender's window now: cwnd_packets, in_flight_packets (sent, not yet
+    /// acknowledged) and srtt_s.
+    fn windows<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let (cwnd, flight, srtt) = self.inner.windows();
+        let d = PyDict::new(py);
+        d.set_item("cwnd_packets", cwnd.into_pyarray(py))?;
+        d.set_item("in_flight_packets", flight.into_pyarray(py))?;
+        d.set_item("srtt_s", srtt.into_pyarray(py))?;
+        Ok(d)
+    }
+
+    /// Payload bytes per packet (the MSS).
+    #[getter]
+    fn mss_bytes(&self) -> u64 {
+        self.inner.mss_bytes()
+    }
+
     /// Sets flow i's priority for the `external` scheduler (lower first).
     fn set_score(&mut self, i: usize, score: f64) -> PyResult<()> {
         self.inner.set_score(i, score).map_err(to_py)
