@@ -905,6 +905,31 @@ class Simulation:
         self._fluid_only("rates()")
         return np.asarray(self._native.rates(), np.float64)
 
+    def set_scores(self, scores: Sequence[float] | np.ndarray, rows: Sequence[int] | np.ndarray | None = None) -> None:
+        """Set the flows' priorities for the ``external`` scheduler, from now on (lower
+        first; flows with equal scores share fairly in the fluid model, and in the packet
+        model their packets leave in the order they reached the queue): one finite score
+        per flow in trace order, or per trace row in ``rows``. Both models: in the fluid model the
+        allocation is recomputed with them at once, in the packet model the packets sent
+        from now on carry them as their priority tags. Flows never given a score have 0.
+
+        This is how a hand-written policy drives the fabric's priorities outside an
+        environment (the switch env does the same with its agent's scores)."""
+        if self.scheduler != "external":
+            raise ValueError(f"set_scores needs the 'external' scheduler, not {self.scheduler!r}")
+        s = np.asarray(scores, np.float64)
+        n = len(self._trace)
+        r = np.arange(n, dtype=np.int64) if rows is None else np.asarray(rows)
+        if s.ndim != 1 or r.ndim != 1 or len(s) != len(r):
+            what = f"{n} flows" if rows is None else f"{len(r)} rows"
+            raise ValueError(f"set_scores needs one score per flow ({what}), got an array of shape {s.shape}")
+        if r.dtype.kind not in "iu" or (len(r) and (r.min() < 0 or r.max() >= n)):
+            raise ValueError(f"rows must be trace row numbers in [0, {n}), got {r.tolist()[:10]}")
+        if not np.isfinite(s).all():
+            bad = int(np.flatnonzero(~np.isfinite(s))[0])
+            raise ValueError(f"scores must be finite: score {bad} is {s[bad]}")
+        self._native.set_scores(r.astype(np.int64), s)
+
     def set_pias_thresholds(self, thresholds_bytes: Sequence[float]) -> None:
         """Replace the PIAS demotion thresholds from now on (non-empty, positive, strictly
         increasing bytes). Needs ``allocator="full"`` in the fluid model; in the packet model

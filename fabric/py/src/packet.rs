@@ -2,6 +2,7 @@
 //! out, the GIL released around simulation, every error a Python exception.
 use fabric_core::{AdmissionConfig, AdmissionPolicy, PacketConfig, PacketSimulator, Scheduler, Transport};
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -239,6 +240,22 @@ impl PyPacketSimulator {
     /// Sets flow i's priority for the `external` scheduler (lower first).
     fn set_score(&mut self, i: usize, score: f64) -> PyResult<()> {
         self.inner.set_score(i, score).map_err(to_py)
+    }
+
+    /// Sets the priorities of the flows at the given trace rows (`external` scheduler;
+    /// lower first), as the fluid Simulator's set_scores.
+    fn set_scores(&mut self, flows: PyReadonlyArray1<i64>, scores: PyReadonlyArray1<f64>) -> PyResult<()> {
+        let (f, s) = (flows.as_slice()?, scores.as_slice()?);
+        if f.len() != s.len() {
+            return Err(PyValueError::new_err(format!("{} flow indices but {} scores", f.len(), s.len())));
+        }
+        for (&i, &x) in f.iter().zip(s) {
+            if i < 0 {
+                return Err(PyValueError::new_err(format!("flow index {i} is negative")));
+            }
+            self.inner.set_score(i as usize, x).map_err(to_py)?;
+        }
+        Ok(())
     }
 
     /// Replaces the PIAS thresholds from now on (as many as before).
