@@ -542,7 +542,7 @@ impl Core {
 
     /// A flow with all bytes sent finishes once all its data has arrived.
     #[inline]
-    fn complete_or_due(&self, i: usize, t: f64) -> bool {
+    pub(crate) fn complete_or_due(&self, i: usize, t: f64) -> bool {
         let f = &self.flows[i];
         self.data_complete[i] || t >= f.arrival_s + f.data_span_s - tol_of(t) * 1e-3
     }

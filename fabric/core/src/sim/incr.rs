@@ -131,7 +131,16 @@ impl LazyFlows {
             return;
         }
         if r <= 0.0 {
-            self.flow_events.remove(i as u32);
+            // Stopped (by a flow ahead of it) within the finish tolerance of its last byte,
+            // in the instant its own completion was due: it finishes now, as the full
+            // recomputation's check of every active flow at every event has it. An event
+            // at now makes `incr_try_finish` see it; otherwise it would wait at rate 0.
+            let size = core.flows[i].size_bytes;
+            if size - sent <= core.finish_tol(i, t) && core.complete_or_due(i, t) {
+                self.flow_events.set(i as u32, t);
+            } else {
+                self.flow_events.remove(i as u32);
+            }
             return;
         }
         let f = core.flows[i];
