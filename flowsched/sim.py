@@ -128,7 +128,7 @@ _default_pias_thresholds = default_pias_thresholds  # the old private name, kept
 
 #: How :class:`Simulation` allocates rates: ``auto`` lets the core pick (incremental
 #: allocators where the scheduler has one), ``full`` recomputes every allocation from
-#: scratch (slower; needed by :meth:`Simulation.set_pias_thresholds`).
+#: scratch (the reference the incremental allocators are tested against; slower).
 ALLOCATORS = ("auto", "full")
 
 
@@ -204,7 +204,7 @@ def native_simulator(
     The options are :func:`simulate`'s, checked the same way, and the core's
     ``pause_on_flow_change`` (``step()`` also returns when the set of active flows changes;
     needed by ``run_until_ended``) and ``force_full_recompute`` (recompute every allocation
-    from scratch; needed by ``set_pias_thresholds``). Its clock counts from
+    from scratch: ``Simulation(allocator="full")``). Its clock counts from
     :func:`time_origin_s` of the trace's arrivals (0 for a trace from :func:`prepare_trace`).
     """
     admission = _check_admission(admission, k, window)
@@ -597,7 +597,7 @@ class Simulation:
     trace, topology, scheduler, admission, k, window, terminate_missed, delay_us, seed,
     pias_thresholds_bytes, racs, sdc, max_interval_s, link_gbps : as :func:`simulate`.
     allocator : one of :data:`ALLOCATORS`: ``"auto"`` (the default) or ``"full"`` (every
-        allocation recomputed from scratch; needed by :meth:`set_pias_thresholds`).
+        allocation recomputed from scratch: the reference, slower).
 
     Examples
     --------
@@ -932,14 +932,10 @@ class Simulation:
 
     def set_pias_thresholds(self, thresholds_bytes: Sequence[float]) -> None:
         """Replace the PIAS demotion thresholds from now on (non-empty, positive, strictly
-        increasing bytes). Needs ``allocator="full"`` in the fluid model; in the packet model
-        (as many thresholds as before) the packets sent from now on are tagged with them."""
-        if self.model == "packet":
-            self._native.set_pias_thresholds([float(x) for x in thresholds_bytes])
-            return
-        if self.allocator != "full":
-            raise ValueError("set_pias_thresholds needs Simulation(..., allocator='full') (the incremental "
-                             "allocators keep per-link orders that a change of thresholds would invalidate)")
+        increasing bytes). In the fluid model every active flow moves at once to the queue
+        its bytes sent give under the new thresholds (up or down; under any allocator), and
+        the number of queues may change; in the packet model (as many thresholds as
+        before) the packets sent from now on are tagged with them."""
         self._native.set_pias_thresholds([float(x) for x in thresholds_bytes])
 
     def stats(self) -> dict[str, int]:

@@ -121,30 +121,31 @@ def test_results_before_the_end_show_what_finished(trace):
 
 def test_set_pias_thresholds(trace):
     default = flowsched.sim.default_pias_thresholds()
-    auto = Simulation(trace, BS, "pias")
-    with pytest.raises(ValueError, match="allocator='full'"):
-        auto.set_pias_thresholds(default)
     with pytest.raises(ValueError, match="unknown allocator"):
         Simulation(trace, BS, "pias", allocator="fast")
     ref = flowsched.simulate(trace, BS, "pias")
     half = float(trace["arrival_s"].median())
 
-    def run(thresholds):
-        sim = Simulation(trace, BS, "pias", allocator="full")
+    def run(thresholds, allocator):
+        sim = Simulation(trace, BS, "pias", allocator=allocator)
         sim.step(half)
         sim.set_pias_thresholds(thresholds)
         sim.run()
         return sim.results().flows["fct_s"].to_numpy()
 
-    np.testing.assert_allclose(run(default), ref.flows["fct_s"], rtol=1e-9)  # same thresholds: same run
-    fct = run([1e3, 2e3])  # far lower thresholds from half-way on: later flows finish differently
-    late = trace["arrival_s"].to_numpy() > half
-    assert not np.allclose(fct[late], ref.flows["fct_s"].to_numpy()[late], rtol=1e-6)
-    np.testing.assert_allclose(fct[~late & (ref.flows["finish_s"].to_numpy() < half)],
-                               ref.flows["fct_s"].to_numpy()[~late & (ref.flows["finish_s"].to_numpy() < half)],
-                               rtol=1e-9)  # flows done before the change are untouched
+    for allocator in ("auto", "full"):
+        np.testing.assert_allclose(run(default, allocator), ref.flows["fct_s"], rtol=1e-9)  # same thresholds
+        fct = run([1e3, 2e3], allocator)  # far lower thresholds from half-way on: later flows finish differently
+        late = trace["arrival_s"].to_numpy() > half
+        assert not np.allclose(fct[late], ref.flows["fct_s"].to_numpy()[late], rtol=1e-6)
+        before = ~late & (ref.flows["finish_s"].to_numpy() < half)
+        np.testing.assert_allclose(fct[before], ref.flows["fct_s"].to_numpy()[before],
+                                   rtol=1e-9)  # flows done before the change are untouched
+    # the incremental allocator ends where the full recomputation does, lower or higher thresholds
+    for th in ([1e3, 2e3], [5e5, 5e6, 5e7]):
+        np.testing.assert_allclose(run(th, "auto"), run(th, "full"), rtol=1e-9)
     with pytest.raises(ValueError, match="strictly increasing"):
-        Simulation(trace, BS, "pias", allocator="full").set_pias_thresholds([2e3, 1e3])
+        Simulation(trace, BS, "pias").set_pias_thresholds([2e3, 1e3])
 
 
 def test_simulation_refuses_external_admission(trace):

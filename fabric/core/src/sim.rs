@@ -1047,23 +1047,16 @@ impl Simulator {
     }
 
     /// Replaces the PIAS demotion thresholds from now on (the queue-threshold tuning
-    /// environment). Needs the full recomputation, `AllocatorChoice::Full` (the
-    /// incremental allocator keeps per-link orders that a change of thresholds would
-    /// invalidate).
+    /// environment), under any allocator: the incremental one re-places the flows whose
+    /// queue changes (`Allocator::thresholds_changed`).
     pub fn set_pias_thresholds(&mut self, th: Vec<f64>) -> Result<()> {
-        if self.core.lazy {
-            return Err(SimError::Unsupported(
-                "changing PIAS thresholds during a run needs the full recomputation \
-                 (AllocatorChoice::Full; force_full_recompute=True from Python)"
-                    .into(),
-            ));
-        }
         if th.is_empty() || th.iter().any(|t| !(t.is_finite() && *t > 0.0)) || th.windows(2).any(|w| w[1] <= w[0]) {
             return Err(SimError::InvalidAction(format!(
                 "PIAS thresholds must be non-empty, positive, finite and strictly increasing, got {th:?}"
             )));
         }
         self.core.cfg.pias_thresholds_bytes = th;
+        self.allocator.thresholds_changed(&mut self.core);
         self.core.rates_stale = true;
         Ok(())
     }

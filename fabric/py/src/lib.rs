@@ -559,7 +559,7 @@ impl PySimulator {
         Ok((outcome_name(out).0, ended.into_iter().map(|x| x as i64).collect::<Vec<_>>().into_pyarray(py)))
     }
 
-    /// Replaces the PIAS thresholds from now on (needs force_full_recompute=True: the full recomputation, AllocatorChoice::Full).
+    /// Replaces the PIAS thresholds from now on (any allocator).
     fn set_pias_thresholds(&mut self, thresholds_bytes: Vec<f64>) -> PyResult<()> {
         guarded(|| self.inner.set_pias_thresholds(thresholds_bytes))
     }

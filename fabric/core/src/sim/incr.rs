@@ -424,6 +424,26 @@ impl IncrementalPriority {
         self.push_work(core, i);
     }
 
+    /// The PIAS thresholds were replaced (between events): every active flow whose bytes
+    /// sent now fall in another queue is re-placed on its links (either way: promoted or
+    /// demoted), with the flows between its old and new places re-evaluated, and every
+    /// active flow's next threshold event is rescheduled under the new thresholds. Each
+    /// re-placement keeps the lists in the order of the placements stored so far, so the
+    /// lists are in the new order once every flow is done.
+    pub(super) fn incr_thresholds_changed(&mut self, core: &mut Core) {
+        if self.pias_placement.is_empty() {
+            return;
+        }
+        for k in 0..core.active.len() {
+            let i = core.active[k] as usize;
+            if core.pias_queue(core.sent_now(i)) as u32 != self.pias_placement[i] {
+                self.incr_changed(core, i, true);
+            }
+            self.lazy.flow_events.remove(i as u32);
+            self.lazy.reschedule.push(i as u32);
+        }
+    }
+
     /// Handles the flow events due at t (completions, catch-ups, thresholds).
     pub(super) fn incr_flow_events(&mut self, core: &mut Core, t: f64) {
         while let Some((te, i)) = self.lazy.flow_events.peek() {
