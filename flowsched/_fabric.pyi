@@ -102,7 +102,7 @@ class Simulator:
         sdc_weights: tuple[float, float, float] = ...,
         max_interval_s: float | None = None,
         pause_on_flow_change: bool = False,
-        force_full_recompute: bool = False,
+        allocator: str = "auto",
         inject_stall_at_s: float | None = None,  # test only: forces the progress guard's error
     ) -> Simulator: ...
     def run(self) -> None: ...

@@ -128,8 +128,11 @@ _default_pias_thresholds = default_pias_thresholds  # the old private name, kept
 
 #: How :class:`Simulation` allocates rates: ``auto`` lets the core pick (incremental
 #: allocators where the scheduler has one), ``full`` recomputes every allocation from
-#: scratch (the reference the incremental allocators are tested against; slower).
-ALLOCATORS = ("auto", "full")
+#: scratch (the reference the incremental allocators are tested against; slower),
+#: ``incremental`` insists on an incremental allocator (an error for a scheduler that has
+#: none: las, racs, sdc, fair, external, gtcp:*). Every choice gives the same rates up to
+#: rounding.
+ALLOCATORS = ("auto", "full", "incremental")
 
 
 def _trace_columns(t: pd.DataFrame) -> tuple[np.ndarray, ...]:
@@ -195,7 +198,8 @@ def native_simulator(
     sdc: dict | None = None,
     max_interval_s: float | None = None,
     pause_on_flow_change: bool = False,
-    force_full_recompute: bool = False,
+    allocator: str = "auto",
+    force_full_recompute: bool | None = None,
 ) -> _fabric.Simulator:
     """The native simulator (``flowsched._fabric.Simulator``) of a trace from
     :func:`prepare_trace`, for drivers that need the core's own calls (the envs'
@@ -203,11 +207,20 @@ def native_simulator(
 
     The options are :func:`simulate`'s, checked the same way, and the core's
     ``pause_on_flow_change`` (``step()`` also returns when the set of active flows changes;
-    needed by ``run_until_ended``) and ``force_full_recompute`` (recompute every allocation
-    from scratch: ``Simulation(allocator="full")``). Its clock counts from
+    needed by ``run_until_ended``) and ``allocator`` (one of :data:`ALLOCATORS`;
+    ``force_full_recompute=True``, its old spelling, is ``allocator="full"`` and warns).
+    Its clock counts from
     :func:`time_origin_s` of the trace's arrivals (0 for a trace from :func:`prepare_trace`).
     """
     admission = _check_admission(admission, k, window)
+    if force_full_recompute is not None:
+        warnings.warn("native_simulator(force_full_recompute=...) is deprecated: use allocator='full' or 'auto'",
+                      DeprecationWarning, stacklevel=2)
+        if allocator != "auto":
+            raise ValueError("give allocator or force_full_recompute, not both")
+        allocator = "full" if force_full_recompute else "auto"
+    if allocator not in ALLOCATORS:
+        raise ValueError(f"unknown allocator {allocator!r}; known: {', '.join(ALLOCATORS)}")
     if not (np.isfinite(delay_us) and delay_us >= 0):
         raise ValueError(f"delay_us must be >= 0, got {delay_us!r}")
     if pias_thresholds_bytes is None and scheduler.strip().lower().endswith("pias"):
@@ -239,7 +252,7 @@ def native_simulator(
         sdc_weights=(sdc_weights[0], sdc_weights[1], sdc_weights[2]),
         max_interval_s=max_interval_s,
         pause_on_flow_change=pause_on_flow_change,
-        force_full_recompute=force_full_recompute,
+        allocator=allocator,
         **_native_topology(topology, trace),
     )
 
@@ -596,8 +609,8 @@ class Simulation:
     ----------
     trace, topology, scheduler, admission, k, window, terminate_missed, delay_us, seed,
     pias_thresholds_bytes, racs, sdc, max_interval_s, link_gbps : as :func:`simulate`.
-    allocator : one of :data:`ALLOCATORS`: ``"auto"`` (the default) or ``"full"`` (every
-        allocation recomputed from scratch: the reference, slower).
+    allocator : one of :data:`ALLOCATORS`: ``"auto"`` (the default), ``"full"`` (every
+        allocation recomputed from scratch: the reference, slower) or ``"incremental"``.
 
     Examples
     --------
@@ -672,7 +685,7 @@ class Simulation:
             self._native = native_simulator(
                 tr, topo, scheduler, admission=admission, k=k, window=window, terminate_missed=terminate_missed,
                 delay_us=delay_us, seed=seed, pias_thresholds_bytes=pias_thresholds_bytes, racs=racs, sdc=sdc,
-                max_interval_s=max_interval_s, force_full_recompute=allocator == "full",
+                max_interval_s=max_interval_s, allocator=allocator,
             )
         #: ``"fluid"`` or ``"packet"``.
         self.model: str = model

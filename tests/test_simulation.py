@@ -294,3 +294,20 @@ def test_set_scores_errors():
             sim.set_scores([0.0, np.nan, 1.0])
         with pytest.raises(ValueError, match=r"rows must be trace row numbers in \[0, 3\)"):
             sim.set_scores([0.0], rows=[3])
+
+
+def test_allocator_choice_and_the_old_keyword(trace):
+    ref = flowsched.simulate(trace, BS, "srpt").flows["fct_s"].to_numpy()
+    for allocator in ("incremental", "full"):
+        sim = Simulation(trace, BS, "srpt", allocator=allocator)
+        sim.run()
+        np.testing.assert_allclose(sim.results().flows["fct_s"], ref, rtol=1e-9)
+    with pytest.raises(ValueError, match="no incremental allocator"):
+        Simulation(trace, BS, "las", allocator="incremental")
+    tr, topo = prepare_trace(trace, BS)
+    with pytest.warns(DeprecationWarning, match="allocator='full'"):
+        old = native_simulator(tr, topo, "srpt", force_full_recompute=True)
+    old.run()
+    np.testing.assert_allclose(old.results()["fct_s"], ref, rtol=1e-9)
+    with pytest.raises(ValueError, match="unknown allocator 'fast'"):
+        native_simulator(tr, topo, "srpt", allocator="fast")

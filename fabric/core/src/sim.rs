@@ -95,12 +95,26 @@ pub enum AllocatorChoice {
     #[default]
     Auto,
     /// The full recomputation at every event, for every scheduler: the reference the
-    /// other allocators are tested against; cheaper than the incremental ones over a few
-    /// flows; and needed to change PIAS thresholds during a run (`set_pias_thresholds`).
+    /// other allocators are tested against, and cheaper than the incremental ones over a
+    /// few flows.
     Full,
     /// An incremental allocator (priority or fair sharing): `Simulator::new` fails with
     /// `SimError::Unsupported` for a scheduler that has none.
     Incremental,
+}
+
+impl AllocatorChoice {
+    /// The names accepted by [`AllocatorChoice::parse`], in order.
+    pub const NAMES: [&'static str; 3] = ["auto", "full", "incremental"];
+
+    pub fn parse(name: &str) -> Result<Self> {
+        match name {
+            "auto" => Ok(AllocatorChoice::Auto),
+            "full" => Ok(AllocatorChoice::Full),
+            "incremental" => Ok(AllocatorChoice::Incremental),
+            _ => Err(SimError::InvalidConfig(format!("unknown allocator '{name}'; known: {}", Self::NAMES.join(", ")))),
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
