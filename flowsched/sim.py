@@ -296,6 +296,9 @@ def native_packet_simulator(
     (``external`` admission is refused); ``packet_options`` are the keys of
     :data:`PACKET_OPTIONS`."""
     admission = _check_admission(admission, k, window)
+    if admission == "external":
+        raise ValueError("external admission on the packet model needs a driver that makes the decisions: "
+                         "flowsched.envs.TokenSchedulingEnv(model='packet'); use fifo, edf, ssdf, lsdf, srpt or random")
     unknown = set(packet_options) - set(PACKET_OPTIONS)
     if unknown:
         raise TypeError(f"unknown packet option(s) {sorted(unknown)}; known: {', '.join(PACKET_OPTIONS)}")
