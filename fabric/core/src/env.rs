@@ -746,7 +746,9 @@ impl TokenEnv {
             o[0] = lim.mb(f.size_bytes * 1e-6);
             o[1] = if has_dl { lim.ms(f.deadline_s * 1e3) } else { 0.0 };
             o[2] = if has_dl { lim.ms((f.arrival_s + f.deadline_s - now) * 1e3) } else { 0.0 };
-            o[3] = lim.ms((now - f.arrival_s) * 1e3);
+            // >= 0: the packet model's clock is whole picoseconds, which can read a hair
+            // before an arrival given in seconds (the fluid model's is the arrival itself)
+            o[3] = lim.ms((now - f.arrival_s).max(0.0) * 1e3);
             o[4] = lim.ms(ideal * 1e3);
             o[5] = has_dl as u8 as f32;
             let shared: f64 = remaining.iter().map(|&r| r.min(f.size_bytes)).sum();
