@@ -273,7 +273,10 @@ class TokenSchedulingEnv(gym.Env[Any, np.int64]):
     At most ``k`` admitted flows per destination are active at once, and they share the
     fabric under ``scheduler`` (fair sharing, the thesis' TCP, by default). A decision is
     asked for only when a slot is free and a request waits (event-driven: no idle
-    steps). The fabric is flowsched's fluid simulator (``flowsched.simulate``).
+    steps). The fabric is flowsched's fluid simulator (``flowsched.simulate``), or with
+    ``model="packet"`` its packet model (``flowsched.simulate(model="packet")``; the id
+    ``flowsched/TokenScheduling-Artemis-v0`` is the thesis' setting on it: docs/envs/token.md
+    says what each feature means on packets and where the packet model and ns-3 differ).
 
     The defaults reproduce Artemis workload A, variant 1 (Naouach, "Towards A
     Workload-Driven Flow Scheduler For Modern Datacenters", section 4.1): a big switch
@@ -361,6 +364,10 @@ class TokenSchedulingEnv(gym.Env[Any, np.int64]):
     * ``trace``: a fixed trace (DataFrame or path) replayed every episode, instead of
       drawn bursts; decisions are then made at every destination in turn.
     * ``masked_action``: ``"oldest"`` (default) or ``"raise"`` (see Action Space).
+    * ``model``: ``"fluid"`` (default) or ``"packet"``; ``transport`` and the packet options
+      (``ENV_PACKET_OPTIONS``: ``mss_bytes``, ``buffer_bytes``, ``init_cwnd_packets``,
+      ``min_rto_s``, ``ack_every_segments``, ``handshake``, ``request_delay_us``, ...; the
+      names and defaults of ``flowsched.simulate(model="packet")``) need ``model="packet"``.
     * ``obs_format``: ``"dict"`` (default), ``"flat"`` or ``"rllib"`` (see Observation Space).
     * ``max_size_mb``, ``max_time_ms``: where the byte and time features saturate (S,
       default 1,000 MB; H, default 100,000 ms).
@@ -373,6 +380,8 @@ class TokenSchedulingEnv(gym.Env[Any, np.int64]):
     episode, and ``reset()`` without a seed continues the seeded stream.
 
     ## Version History
+    * v1, later: ``model="packet"`` and the packet options (the fluid model's episodes are
+      unchanged, bit for bit), and the id ``flowsched/TokenScheduling-Artemis-v0``.
     * v1: every action of the space is valid (a masked action admits the oldest request
       by default; raising is the opt-in ``masked_action="raise"``); finite observation
       bounds (the table above; bytes and times saturate at ``max_size_mb`` and
