@@ -1728,7 +1728,7 @@ mod tests {
                 let mut pc = artemis_packet();
                 pc.delay_per_hop_s = 250e-6;
                 pc.terminate_missed = terminate;
-                pc.admission = Some(AdmissionConfig { k, window: 5, policy: policy.clone() });
+                pc.admission = Some(AdmissionConfig { k, window: 5, policy });
                 let mut rule = PacketSimulator::new(&Topology::big_switch(&[1.0; 11]).unwrap(), &flows, pc).unwrap();
                 rule.run().unwrap();
                 env.reset(Some(0)).unwrap();

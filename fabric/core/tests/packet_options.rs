@@ -386,7 +386,7 @@ fn external_admission_granted_by_a_rule_is_the_rules_run_bit_for_bit() {
     let flows = bursts(25, 11);
     for p in [AdmissionPolicy::Fifo, AdmissionPolicy::Edf, AdmissionPolicy::Ssdf, AdmissionPolicy::Lsdf, AdmissionPolicy::Srpt] {
         for terminate in [false, true] {
-            let rule = run(&topo, &flows, artemis(p.clone(), terminate));
+            let rule = run(&topo, &flows, artemis(p, terminate));
             let mut ext = PacketSimulator::new(&topo, &flows, artemis(AdmissionPolicy::External, terminate)).unwrap();
             let mut rng = SplitMix64::new(0);
             let mut decisions = 0;

@@ -1167,7 +1167,7 @@ impl PacketSimulator {
     /// policy picks among the first `window` (the fluid model's `choose`).
     fn admit(&mut self, d: usize) {
         let Some(a) = &self.cfg.admission else { return };
-        let (k, w, policy) = (a.k, a.window, a.policy.clone());
+        let (k, w, policy) = (a.k, a.window, a.policy);
         if policy == AdmissionPolicy::External {
             if self.can_admit(d) && !self.decisions.contains(&d) {
                 self.decisions.push_back(d);
