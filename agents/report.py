@@ -7,6 +7,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+import gymnasium as gym
 import pandas as pd
 from omegaconf import DictConfig, OmegaConf
 
@@ -55,8 +56,12 @@ def settings_text(cfg: DictConfig) -> str:
         t += (f" {hosts} hosts" if hosts is not None else "") + (f" x {gbps:g} Gb/s" if gbps is not None else "")
     else:
         t = "env's topology"
-    sched = cfg.env.kwargs.get("scheduler")
-    return f"{t}, fluid model" + (f" ({sched})" if sched else "") + f", {cfg.env.id}"
+    # the id's registered defaults, overridden by the config's (TokenScheduling-Artemis-v0 is
+    # the packet model by default)
+    kw = {**(gym.spec(cfg.env.id).kwargs or {}), **cfg.env.kwargs}
+    model, sched, transport = kw.get("model", "fluid"), kw.get("scheduler"), kw.get("transport")
+    detail = transport if model == "packet" and transport else sched
+    return f"{t}, {model} model" + (f" ({detail})" if detail else "") + f", {cfg.env.id}"
 
 
 def workload_config(name: str) -> DictConfig:

@@ -141,7 +141,8 @@ class SwitchScoreModule(TorchRLModule, ValueFunctionAPI):
 
 
 #: the project's RLModule for each env id
-MODULES = {"flowsched/TokenScheduling-v1": MaskedTokenModule, "flowsched/SwitchScheduling-v1": SwitchScoreModule}
+MODULES = {"flowsched/TokenScheduling-v1": MaskedTokenModule, "flowsched/TokenScheduling-Artemis-v0": MaskedTokenModule,
+           "flowsched/SwitchScheduling-v1": SwitchScoreModule}
 
 
 def module_for(env_id: str) -> type:

@@ -50,6 +50,10 @@ def test_settings_in_every_title(run, tmp_path):
     cfg, results, flows = run
     settings = settings_text(cfg)
     assert settings == "BigSwitch 11 hosts x 1 Gb/s, fluid model (ps), flowsched/TokenScheduling-v1"
+    artemis = cfg.copy()
+    artemis.env.id = "flowsched/TokenScheduling-Artemis-v0"  # the packet model by its registered defaults
+    assert settings_text(artemis) == (
+        "BigSwitch 11 hosts x 1 Gb/s, packet model (tcp), flowsched/TokenScheduling-Artemis-v0")
     paths = draw_figures(results, flows, tmp_path, "deadline_hit_ratio", settings=settings, metrics=["p99_fct_ms"])
     names = sorted(p.name for p in paths)
     assert names == sorted(

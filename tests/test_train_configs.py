@@ -23,8 +23,10 @@ def family_of(cfg_group_option) -> str:
     return "token" if fams is None or "token" in fams else fams[0]
 
 
-DEFAULT_WORKLOAD = {"token": "artemis_a1", "token_artemis": "artemis_a1", "switch": "websearch", "thresholds": "websearch"}
-SMALL = {"token": "env.kwargs.n_bursts=2", "token_artemis": "env.kwargs.n_bursts=2", "switch": "env.kwargs.n_flows=30", "thresholds": "env.kwargs.n_flows=300"}
+DEFAULT_WORKLOAD = {"token": "artemis_a1", "token_artemis": "artemis_a1", "switch": "websearch",
+                    "thresholds": "websearch"}
+SMALL = {"token": "env.kwargs.n_bursts=2", "token_artemis": "env.kwargs.n_bursts=2", "switch": "env.kwargs.n_flows=30",
+         "thresholds": "env.kwargs.n_flows=300"}
 
 
 def train_cfg(*overrides: str):
