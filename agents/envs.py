@@ -124,7 +124,9 @@ def make_env(cfg: DictConfig, **kwargs: Any) -> gym.Env:
     if spec.entry_point is None:
         raise ValueError(f"{cfg.env.id} has no entry point")
     creator = load_env_creator(spec.entry_point) if isinstance(spec.entry_point, str) else spec.entry_point
-    return cast(gym.Env, creator(**env_kwargs(cfg, **kwargs)))
+    # the id's registered kwargs first, as gym.make applies them (TokenScheduling-Artemis-v0's
+    # packet model and TCP settings live there), then the config's
+    return cast(gym.Env, creator(**{**(spec.kwargs or {}), **env_kwargs(cfg, **kwargs)}))
 
 
 def make_vec_env(cfg: DictConfig, num_envs: int, *, masked: bool = True, normalize_reward: bool | None = None,
@@ -140,7 +142,7 @@ def make_vec_env(cfg: DictConfig, num_envs: int, *, masked: bool = True, normali
         raise ValueError(f"{cfg.env.id} has no native vector env")
     ep = spec.vector_entry_point
     creator = load_env_creator(ep) if isinstance(ep, str) else ep
-    venv = creator(num_envs=int(num_envs), **env_kwargs(cfg, masked=masked))
+    venv = creator(num_envs=int(num_envs), **{**(spec.kwargs or {}), **env_kwargs(cfg, masked=masked)})
     env: VecEnv = VecMonitor(SB3VecEnv(venv))
     if normalize_reward if normalize_reward is not None else cfg.env.get("normalize_reward", False):
         env = VecNormalize(env, norm_obs=False, norm_reward=True, gamma=gamma)

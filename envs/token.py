@@ -417,6 +417,8 @@ class TokenSchedulingEnv(gym.Env[Any, np.int64]):
         self.obs_format = check_obs_format(type(self).__name__, obs_format, OBS_FORMATS)
         setup = token_config(**kwargs, obs_limits=obs_limits(max_size_mb, max_time_ms), masked_action=masked_action)
         self.masked_action = masked_action
+        #: ``"fluid"`` or ``"packet"``: the simulator behind the env.
+        self.model: str = kwargs.get("model", "fluid")
         self._cfg, fixed, self._topology, self._delay_us, self._time_origin_s = setup
         # the single env is the native vector env's one-lane form (no autoreset): one
         # code path for both, and its output buffers are bound once, here
@@ -566,6 +568,8 @@ class TokenSchedulingVecEnv(NativeVecMixin, VectorEnv):
                  max_episode_steps: int | None = None,
                  render_mode: str | None = None, **kwargs: Any) -> None:
         self.masked_action = masked_action
+        #: ``"fluid"`` or ``"packet"``: the simulator behind every lane.
+        self.model: str = kwargs.get("model", "fluid")
         self.render_mode = check_render_mode(type(self).__name__, render_mode)
         self.obs_format = check_obs_format(type(self).__name__, obs_format, OBS_FORMATS)
         cfg, fixed, _, _, _ = token_config(**kwargs, obs_limits=obs_limits(max_size_mb, max_time_ms),

@@ -236,3 +236,16 @@ def test_namespaced_keys():
     assert namespaced("time/fps") == "charts/SPS"
     assert namespaced("eval/deadline_hit_ratio") == "eval/deadline_hit_ratio"
     assert namespaced("time/iterations") is None
+
+
+def test_training_envs_keep_the_ids_registered_defaults():
+    """make_env / make_vec_env apply the id's registered kwargs under the config's, as
+    gym.make does: the Artemis id's packet model and TCP settings are in its registration
+    (without them, training and evaluation on it silently ran the fluid model)."""
+    from flowsched.agents.envs import make_vec_env
+
+    cfg = train_cfg("experiment=artemis_packet", "env.kwargs.n_bursts=2")
+    assert make_env(cfg).unwrapped.model == "packet"
+    venv = make_vec_env(cfg, 2)
+    assert venv.get_attr("model") == ["packet", "packet"]
+    venv.close()
