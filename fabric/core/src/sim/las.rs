@@ -145,6 +145,20 @@ fn same(x: f64, y: f64, abs: f64) -> bool {
     (x - y).abs() <= max_num(1e-9 * max_num(m, 1.0), abs)
 }
 
+/// `same(x, y, abs)` for keys in priority order, 0 <= x <= y (the records are sorted by
+/// bytes sent), given `tol = same_tol(y, abs)`: then |x - y| = y - x and max(|x|, |y|) = y,
+/// so the bits are `same`'s, and the tolerance is computed once per record.
+#[inline(always)]
+fn same_sorted(x: f64, y: f64, tol: f64) -> bool {
+    y - x <= tol
+}
+
+/// The tolerance of `same_sorted` for the later key y.
+#[inline(always)]
+fn same_tol(y: f64, abs: f64) -> f64 {
+    max_num(1e-9 * max_num(y, 1.0), abs)
+}
+
 /// Sets a flow's rate in its record and in `rate`, which always agree: `rate` is written
 /// only when the bits change (most flows keep their rate from one event to the next).
 #[inline]
@@ -168,10 +182,11 @@ pub(super) struct LasLinkScan {
 
 const NO_SCAN: LasLinkScan = LasLinkScan { last: (-1.0, 0.0), lead: -1.0, fast: (-1.0, 0.0), prev_fast: (-1.0, 0.0) };
 
-/// `crossing(x, y)` of the generic path for LAS: x = (sent, rate) ahead, y behind.
+/// `crossing(x, y)` of the generic path for LAS: x = (sent, rate) ahead, y behind, with
+/// `tol = same_tol(sent of y, abs)` (x's sent is at most y's: `same_sorted`).
 #[inline]
-fn las_crossing((sx, rx): (f64, f64), (sy, ry): (f64, f64), t: f64, abs: f64) -> f64 {
-    if rx > 0.0 && sx >= 0.0 && rx > ry && !same(sx, sy, abs) {
+fn las_crossing((sx, rx): (f64, f64), (sy, ry): (f64, f64), t: f64, tol: f64) -> f64 {
+    if rx > 0.0 && sx >= 0.0 && rx > ry && !same_sorted(sx, sy, tol) {
         let dt = (sy - sx) / (rx - ry);
         if dt >= 0.0 {
             return max_num(t + dt, t.next_up());
@@ -339,7 +354,8 @@ impl LasRecords {
         while a < n {
             let first = self.recs[a].sent;
             let mut b = a + 1;
-            while b < n && same(first, self.recs[b].sent, abs) {
+            while b < n && same_sorted(first, self.recs[b].sent, same_tol(self.recs[b].sent, abs)) {
+                debug_assert!(same(first, self.recs[b].sent, abs));
                 b += 1;
             }
             // Members with a saturated link get rate 0 in `Filler::fill` (their links pop
@@ -396,6 +412,7 @@ impl LasRecords {
         let mut cross = INF;
         for r in &self.recs {
             let (sy, ry) = (r.sent, r.rate);
+            let tol = same_tol(sy, abs);
             if ry > 0.0 {
                 next = min_num(next, t + (r.size - sy) / ry);
                 if r.spanned {
@@ -405,14 +422,16 @@ impl LasRecords {
             for &l in r.path() {
                 let k = &mut self.last[l as usize];
                 // `next_crossing`'s pairs: the flow ahead, and the fastest of the group before.
-                cross = min_num(cross, las_crossing(k.last, (sy, ry), t, abs));
-                if k.lead < 0.0 || !same(k.lead, sy, abs) {
+                debug_assert!(k.last.0 <= sy && k.lead <= sy && k.prev_fast.0 <= sy);
+                cross = min_num(cross, las_crossing(k.last, (sy, ry), t, tol));
+                debug_assert!(k.lead < 0.0 || same_sorted(k.lead, sy, tol) == same(k.lead, sy, abs));
+                if k.lead < 0.0 || !same_sorted(k.lead, sy, tol) {
                     (k.prev_fast, k.lead, k.fast) = (k.fast, sy, (sy, ry));
                 } else if ry > k.fast.1 {
                     k.fast = (sy, ry);
                 }
                 if k.prev_fast != k.last {
-                    cross = min_num(cross, las_crossing(k.prev_fast, (sy, ry), t, abs));
+                    cross = min_num(cross, las_crossing(k.prev_fast, (sy, ry), t, tol));
                 }
                 k.last = (sy, ry);
             }
