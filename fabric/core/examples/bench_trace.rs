@@ -69,6 +69,12 @@ fn main() {
     }
     let wall = t0.elapsed().as_secs_f64();
     let fin = s.finish_s();
+    // BENCH_FINISH_OUT=path: every finish time, one a line ({:e}, round-trip exact), for
+    // per-flow comparisons between builds.
+    if let Ok(path) = std::env::var("BENCH_FINISH_OUT") {
+        let text: String = fin.iter().map(|x| format!("{x:e}\n")).collect();
+        std::fs::write(&path, text).expect("writing BENCH_FINISH_OUT");
+    }
     let sum: f64 = (0..n).map(|i| fin[i] - s.flow(i).arrival_s).sum();
     // FNV-1a over the bits of every finish time: equal hashes mean bit-identical results.
     let hash = fin.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, x| (h ^ x.to_bits()).wrapping_mul(0x100_0000_01b3));

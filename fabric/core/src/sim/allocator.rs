@@ -208,8 +208,7 @@ impl Allocator for LasRecords {
     }
     #[inline]
     fn advance(&mut self, core: &mut Core, t: f64) -> bool {
-        self.las_advance_fluid(core, t);
-        self.las_completions(core, core.now)
+        self.las_advance_complete(core, t)
     }
     #[inline]
     fn advance_idle(&mut self, core: &mut Core, until: f64) {

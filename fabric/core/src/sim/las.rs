@@ -25,7 +25,7 @@ use std::cmp::Ordering;
 use super::{filled, finish_tol_of, tol_of, Core, Status, INF};
 use crate::error::Result;
 use crate::fill::Filler;
-use crate::fill::{fill_one, fill_small_core, Paths, SMALL_N};
+use crate::fill::{fill_small_core, Paths, SMALL_N};
 
 /// Longest path the records hold (big switch: 2 links, leaf-spine: up to 4).
 pub(super) const MAX_PATH: usize = 4;
@@ -92,10 +92,71 @@ fn rec_cmp(a: &LasRec, b: &LasRec) -> Ordering {
     a.sent.total_cmp(&b.sent).then(a.rank.cmp(&b.rank))
 }
 
-/// `same_key` of the generic path for keys (0, x, 1) and (0, y, 1).
+/// `rec_cmp(a, b) == Greater`, by plain comparisons: bytes sent are never NaN or -0.0,
+/// where `total_cmp` and `<` differ (the hot check of the insertion sort).
+#[inline]
+fn rec_after(a: &LasRec, b: &LasRec) -> bool {
+    a.sent > b.sent || (a.sent == b.sent && a.rank > b.rank)
+}
+
+/// `f64::max` for operands that are not NaN (a plain `maxsd`, without `max`'s NaN
+/// handling, which the per-event passes paid for in every `same`).
+#[inline(always)]
+fn max_num(a: f64, b: f64) -> f64 {
+    if a >= b {
+        a
+    } else {
+        b
+    }
+}
+
+/// `f64::min` for operands that are not NaN (see `max_num`).
+#[inline(always)]
+fn min_num(a: f64, b: f64) -> f64 {
+    if a <= b {
+        a
+    } else {
+        b
+    }
+}
+
+/// `fill_one` (fill.rs) with `min_num` and `max_num`: rates, caps and residuals are not
+/// NaN, so the bits are the same.
+#[inline]
+fn fill_one_num(path: &[u32], cap: f64, res: &mut [f64]) -> f64 {
+    let mut r = cap;
+    for &l in path {
+        r = min_num(r, res[l as usize]);
+    }
+    let r = max_num(r, 0.0);
+    for &l in path {
+        res[l as usize] = max_num(res[l as usize] - r, 0.0);
+    }
+    r
+}
+
+/// `same_key` of the generic path for keys (0, x, 1) and (0, y, 1): |x - y| <=
+/// max(`tol_of(max(|x|, |y|))`, abs), with `max_num` (keys and `abs` are not NaN; the
+/// bits are those of `f64::max`).
 #[inline]
 fn same(x: f64, y: f64, abs: f64) -> bool {
-    (x - y).abs() <= tol_of(x.abs().max(y.abs())).max(abs)
+    let m = max_num(x.abs(), y.abs());
+    debug_assert_eq!(1e-9 * max_num(m, 1.0), tol_of(m));
+    (x - y).abs() <= max_num(1e-9 * max_num(m, 1.0), abs)
+}
+
+/// `same(x, y, abs)` for keys in priority order, 0 <= x <= y (the records are sorted by
+/// bytes sent), given `tol = same_tol(y, abs)`: then |x - y| = y - x and max(|x|, |y|) = y,
+/// so the bits are `same`'s, and the tolerance is computed once per record.
+#[inline(always)]
+fn same_sorted(x: f64, y: f64, tol: f64) -> bool {
+    y - x <= tol
+}
+
+/// The tolerance of `same_sorted` for the later key y.
+#[inline(always)]
+fn same_tol(y: f64, abs: f64) -> f64 {
+    max_num(1e-9 * max_num(y, 1.0), abs)
 }
 
 /// Sets a flow's rate in its record and in `rate`, which always agree: `rate` is written
@@ -121,13 +182,14 @@ pub(super) struct LasLinkScan {
 
 const NO_SCAN: LasLinkScan = LasLinkScan { last: (-1.0, 0.0), lead: -1.0, fast: (-1.0, 0.0), prev_fast: (-1.0, 0.0) };
 
-/// `crossing(x, y)` of the generic path for LAS: x = (sent, rate) ahead, y behind.
+/// `crossing(x, y)` of the generic path for LAS: x = (sent, rate) ahead, y behind, with
+/// `tol = same_tol(sent of y, abs)` (x's sent is at most y's: `same_sorted`).
 #[inline]
-fn las_crossing((sx, rx): (f64, f64), (sy, ry): (f64, f64), t: f64, abs: f64) -> f64 {
-    if rx > 0.0 && sx >= 0.0 && rx > ry && !same(sx, sy, abs) {
+fn las_crossing((sx, rx): (f64, f64), (sy, ry): (f64, f64), t: f64, tol: f64) -> f64 {
+    if rx > 0.0 && sx >= 0.0 && rx > ry && !same_sorted(sx, sy, tol) {
         let dt = (sy - sx) / (rx - ry);
         if dt >= 0.0 {
-            return (t + dt).max(t.next_up());
+            return max_num(t + dt, t.next_up());
         }
     }
     INF
@@ -161,21 +223,38 @@ impl LasRecords {
         core.now = t.max(core.now);
     }
 
-    /// The completion pass of `advance_to` over the records; true if any flow finished.
-    pub(super) fn las_completions(&mut self, core: &mut Core, t: f64) -> bool {
+    /// `las_advance_fluid` to t, then the completion pass of `advance_to` at the new
+    /// `core.now`, in one pass over the records (each flow's own operations in the same
+    /// order, so the same bits); true if any flow finished.
+    pub(super) fn las_advance_complete(&mut self, core: &mut Core, t: f64) -> bool {
+        let dt = t - core.now;
+        let now = t.max(core.now);
         let mut any_done = false;
-        for k in 0..self.recs.len() {
-            let r = self.recs[k];
+        for r in self.recs.iter_mut() {
+            if dt > 0.0 && r.rate > 0.0 {
+                let mut s = r.sent + r.rate * dt;
+                if r.spanned {
+                    let f = &core.flows[r.idx as usize];
+                    s = s.min(f.size_bytes * ((t - f.arrival_s) / f.data_span_s).min(1.0));
+                }
+                let s = min_num(s, r.size);
+                r.sent = s;
+                core.sent[r.idx as usize] = s;
+            }
+            // `finish_tol_of(r.size, r.rate, now)`, with `max_num` (the same bits).
+            let tol = max_num(1e-9 * r.size, r.rate * now.abs() * 8.0 * f64::EPSILON);
+            debug_assert_eq!(tol, finish_tol_of(r.size, r.rate, now));
             let i = r.idx as usize;
-            if r.size - r.sent <= finish_tol_of(r.size, r.rate, t) && core.complete_or_due(i, t) {
+            if r.size - r.sent <= tol && core.complete_or_due(i, now) {
                 core.sent[i] = r.size;
-                self.recs[k].sent = r.size;
+                r.sent = r.size;
                 core.status[i] = Status::Done;
-                core.finish[i] = t;
+                core.finish[i] = now;
                 any_done = true;
                 core.release_slot(i);
             }
         }
+        core.now = now;
         any_done
     }
 
@@ -227,12 +306,12 @@ impl LasRecords {
         let mut moves = 0usize;
         let mut fallback = false;
         for k in 1..n {
-            if rec_cmp(&recs[k - 1], &recs[k]) != Ordering::Greater {
+            if !rec_after(&recs[k - 1], &recs[k]) {
                 continue;
             }
             let x = recs[k];
             let mut j = k;
-            while j > 0 && rec_cmp(&recs[j - 1], &x) == Ordering::Greater {
+            while j > 0 && rec_after(&recs[j - 1], &x) {
                 recs[j] = recs[j - 1];
                 j -= 1;
             }
@@ -275,7 +354,8 @@ impl LasRecords {
         while a < n {
             let first = self.recs[a].sent;
             let mut b = a + 1;
-            while b < n && same(first, self.recs[b].sent, abs) {
+            while b < n && same_sorted(first, self.recs[b].sent, same_tol(self.recs[b].sent, abs)) {
+                debug_assert!(same(first, self.recs[b].sent, abs));
                 b += 1;
             }
             // Members with a saturated link get rate 0 in `Filler::fill` (their links pop
@@ -298,7 +378,7 @@ impl LasRecords {
             if n_free == 1 {
                 let r = &mut self.recs[free];
                 let cap = if r.spanned { core.cap[r.idx as usize] } else { INF };
-                let x = fill_one(r.path(), cap, &mut self.residual);
+                let x = fill_one_num(r.path(), cap, &mut self.residual);
                 set_rate(&mut core.rate, r, x);
             } else if n_free > 1 {
                 let mut out = [0.0; SMALL_N];
@@ -332,27 +412,30 @@ impl LasRecords {
         let mut cross = INF;
         for r in &self.recs {
             let (sy, ry) = (r.sent, r.rate);
+            let tol = same_tol(sy, abs);
             if ry > 0.0 {
-                next = next.min(t + (r.size - sy) / ry);
+                next = min_num(next, t + (r.size - sy) / ry);
                 if r.spanned {
-                    next = next.min(core.catch_up_at(r.idx as usize, t, sy, ry));
+                    next = min_num(next, core.catch_up_at(r.idx as usize, t, sy, ry));
                 }
             }
             for &l in r.path() {
                 let k = &mut self.last[l as usize];
                 // `next_crossing`'s pairs: the flow ahead, and the fastest of the group before.
-                cross = cross.min(las_crossing(k.last, (sy, ry), t, abs));
-                if k.lead < 0.0 || !same(k.lead, sy, abs) {
+                debug_assert!(k.last.0 <= sy && k.lead <= sy && k.prev_fast.0 <= sy);
+                cross = min_num(cross, las_crossing(k.last, (sy, ry), t, tol));
+                debug_assert!(k.lead < 0.0 || same_sorted(k.lead, sy, tol) == same(k.lead, sy, abs));
+                if k.lead < 0.0 || !same_sorted(k.lead, sy, tol) {
                     (k.prev_fast, k.lead, k.fast) = (k.fast, sy, (sy, ry));
                 } else if ry > k.fast.1 {
                     k.fast = (sy, ry);
                 }
                 if k.prev_fast != k.last {
-                    cross = cross.min(las_crossing(k.prev_fast, (sy, ry), t, abs));
+                    cross = min_num(cross, las_crossing(k.prev_fast, (sy, ry), t, tol));
                 }
                 k.last = (sy, ry);
             }
         }
-        core.next_event = next.min(cross);
+        core.next_event = min_num(next, cross);
     }
 }
