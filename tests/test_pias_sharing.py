@@ -134,3 +134,22 @@ def test_cli_flag(tmp_path):
                          "--pias-sharing", sh, "--out", str(path), "-q"]) == 0
         out[sh] = pd.read_csv(path)["fct_s"].tolist()
     assert out["fifo"] == pytest.approx([1e4 / C, 2e4 / C]) and out["fair"] == pytest.approx([2e4 / C, 2e4 / C])
+
+
+def test_thresholds_env_option():
+    import gymnasium as gym
+
+    from flowsched import baselines
+
+    policy = baselines.make("thresholds", "pias_static", workload="websearch", load=0.8)
+    info = {}
+    for sh in ("fifo", "fair"):
+        env = gym.make("flowsched/QueueThresholds-v1", n_flows=300, pias_sharing=sh)
+        obs, _ = env.reset(seed=0)
+        done = False
+        while not done:  # the reference thresholds every interval: as good as the reference run
+            obs, reward, done, _, info[sh] = env.step(policy.predict(obs)[0])
+            assert reward == pytest.approx(-1.0) or reward == 0.0
+    assert info["fair"]["reference_mean_fct_s"] != pytest.approx(info["fifo"]["reference_mean_fct_s"], rel=1e-3)
+    with pytest.raises(ValueError, match="unknown pias_sharing 'ps'"):
+        gym.make("flowsched/QueueThresholds-v1", n_flows=300, pias_sharing="ps")
