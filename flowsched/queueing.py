@@ -80,7 +80,10 @@ Ambiguities
 
 The ``flowsched`` simulator's ``pias`` scheduler on one link matches the model's
 assumptions (fluid, work conserving, queue = number of thresholds passed, FIFO
-by arrival inside a queue, strict preemptive priority). FIFO by *arrival* and
+by arrival inside a queue, strict preemptive priority) with its default
+``pias_sharing="fifo"``; with ``pias_sharing="fair"`` (processor sharing inside a
+queue) its model is :func:`mlps_flow_fct` / :func:`mean_fct_mlps` (at the end of
+this module). FIFO by *arrival* and
 FIFO by time of *entry into the queue* give the same order (an earlier flow
 reaches every queue before a later one), so the two readings agree.
 """
@@ -437,6 +440,11 @@ def optimal_thresholds(
     return_value: bool = False,
 ) -> list[float] | tuple[list[float], float]:
     """Thresholds (bytes) minimising the model's mean FCT (or the paper's mean slowdown).
+
+    The model is the per-flow FIFO one (:func:`mean_fct_mlfq`): the flows of a queue are
+    served one after another, as by the simulator's default ``pias``. They are not the
+    optimum of the processor-sharing model (:func:`mean_fct_mlps`, ``pias`` with
+    ``pias_sharing="fair"``, PIAS over DCTCP).
 
     The objective is a sum over queues of terms that each depend only on the queue's
     two edges a_{k-1}, a_k (the load ahead, rho(a_{k-1}), and the P-K work W(a_k)), so
