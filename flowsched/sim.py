@@ -171,13 +171,13 @@ def _check_admission(admission: str | None, k: int | None, window: int | None) -
 
 
 def _check_pias_sharing(pias_sharing: str | None, scheduler: str) -> str:
-    """``pias_sharing`` checked (one of :data:`PIAS_SHARING`, for ``pias`` and ``gtcp:pias``
-    only); None is ``fifo``."""
+    """``pias_sharing`` checked (one of :data:`PIAS_SHARING`; given, for ``pias`` and
+    ``gtcp:pias`` only); None is ``fifo``."""
     if pias_sharing is None:
         return "fifo"
     if not isinstance(pias_sharing, str) or pias_sharing not in PIAS_SHARING:
         raise ValueError(f"unknown pias_sharing {pias_sharing!r}; known: {', '.join(PIAS_SHARING)}")
-    if pias_sharing != "fifo" and scheduler.strip().lower() not in ("pias", "gtcp:pias"):
+    if scheduler.strip().lower() not in ("pias", "gtcp:pias"):
         raise ValueError(f"pias_sharing={pias_sharing!r} applies to the pias scheduler (and gtcp:pias), "
                          f"not {scheduler!r}")
     return pias_sharing

@@ -111,8 +111,9 @@ def test_option_errors_and_defaults():
     assert fct["fair"] == pytest.approx([2e4 / C, 2e4 / C], rel=1e-12)
     with pytest.raises(ValueError, match=r"unknown pias_sharing 'ps'; known: fifo, fair"):
         flowsched.simulate(tr, topo, "pias", pias_sharing="ps")
-    with pytest.raises(ValueError, match="applies to the pias scheduler"):
-        flowsched.simulate(tr, topo, "srpt", pias_sharing="fair")
+    for sh in ("fair", "fifo"):  # given, it is not ignored
+        with pytest.raises(ValueError, match="applies to the pias scheduler"):
+            flowsched.simulate(tr, topo, "srpt", pias_sharing=sh)
     with pytest.raises(ValueError, match="pias_sharing.*fluid-model options"):
         flowsched.Simulation(tr, topo, "pias", pias_sharing="fair", model="packet")
     with pytest.raises(ValueError, match="at least one threshold"):
