@@ -660,6 +660,25 @@ class _PsLevel:
         return at_edges[j] + self.tau[j] * (y - e[j])
 
 
+def _sf_below(dist: wl.SizeDistribution, target: float, lo: float) -> float:
+    """About the smallest t >= lo with P(S > t) <= target (geometric bisection on the
+    survival function itself: no 1 - u rounding for tiny targets)."""
+    hi = max(lo, 1.0) * 2.0
+    while float(dist.sf(np.float64(hi))) > target:
+        hi *= 2.0
+        if hi > 1e18:
+            raise ValueError("the size distribution has mass above 1e18 bytes")
+    for _ in range(200):
+        if hi / lo < 1 + 1e-12:
+            break
+        mid = math.sqrt(lo * hi)
+        if float(dist.sf(np.float64(mid))) <= target:
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
 def _ps_level(dist: wl.SizeDistribution, lam: float, b: float, c: float, cells: int) -> _PsLevel:
     """The level of the flows with b < S <= c."""
     p = float(dist.sf(np.float64(b)))
@@ -680,7 +699,7 @@ def _ps_level(dist: wl.SizeDistribution, lam: float, b: float, c: float, cells: 
     if math.isfinite(c):
         top = c - b
     else:
-        top = _quantile(dist, 1 - 1e-12 * p, max(b, 1e-3), 1e18) * (1 + 1e-9) - b
+        top = _sf_below(dist, 1e-12 * p, max(b, 1e-3)) * (1 + 1e-9) - b
     tiny = top * 1e-7
     edges = np.concatenate([[0.0], np.geomspace(tiny, top, cells)])
 
