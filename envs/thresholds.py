@@ -261,8 +261,7 @@ class QueueThresholdsEnv(gym.Env[np.ndarray, np.ndarray]):
         self._ideal = ref.flows["ideal_fct_s"].to_numpy()
         self._thresholds = self.reference
         self._sim = native_simulator(self._trace, self.topology, "pias", pias_thresholds_bytes=self.reference,
-                                     pias_sharing=self.pias_sharing, pause_on_flow_change=True,
-                                     force_full_recompute=True)
+                                     pias_sharing=self.pias_sharing, pause_on_flow_change=True)
         self._fct = np.full(len(self._trace), np.nan)
         self._done = False
         return self._obs(np.zeros(0, np.int64), 0.0), {}

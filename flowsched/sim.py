@@ -133,8 +133,11 @@ PIAS_SHARING = ("fifo", "fair")
 
 #: How :class:`Simulation` allocates rates: ``auto`` lets the core pick (incremental
 #: allocators where the scheduler has one), ``full`` recomputes every allocation from
-#: scratch (slower; needed by :meth:`Simulation.set_pias_thresholds`).
-ALLOCATORS = ("auto", "full")
+#: scratch (the reference the incremental allocators are tested against; slower),
+#: ``incremental`` insists on an incremental allocator (an error for a scheduler that has
+#: none: las, racs, sdc, fair, external, gtcp:*). Every choice gives the same rates up to
+#: rounding.
+ALLOCATORS = ("auto", "full", "incremental")
 
 
 def _trace_columns(t: pd.DataFrame) -> tuple[np.ndarray, ...]:
@@ -214,7 +217,8 @@ def native_simulator(
     sdc: dict | None = None,
     max_interval_s: float | None = None,
     pause_on_flow_change: bool = False,
-    force_full_recompute: bool = False,
+    allocator: str = "auto",
+    force_full_recompute: bool | None = None,
 ) -> _fabric.Simulator:
     """The native simulator (``flowsched._fabric.Simulator``) of a trace from
     :func:`prepare_trace`, for drivers that need the core's own calls (the envs'
@@ -222,11 +226,20 @@ def native_simulator(
 
     The options are :func:`simulate`'s, checked the same way, and the core's
     ``pause_on_flow_change`` (``step()`` also returns when the set of active flows changes;
-    needed by ``run_until_ended``) and ``force_full_recompute`` (recompute every allocation
-    from scratch; needed by ``set_pias_thresholds``). Its clock counts from
+    needed by ``run_until_ended``) and ``allocator`` (one of :data:`ALLOCATORS`;
+    ``force_full_recompute=True``, its old spelling, is ``allocator="full"`` and warns).
+    Its clock counts from
     :func:`time_origin_s` of the trace's arrivals (0 for a trace from :func:`prepare_trace`).
     """
     admission = _check_admission(admission, k, window)
+    if force_full_recompute is not None:
+        warnings.warn("native_simulator(force_full_recompute=...) is deprecated: use allocator='full' or 'auto'",
+                      DeprecationWarning, stacklevel=2)
+        if allocator != "auto":
+            raise ValueError("give allocator or force_full_recompute, not both")
+        allocator = "full" if force_full_recompute else "auto"
+    if allocator not in ALLOCATORS:
+        raise ValueError(f"unknown allocator {allocator!r}; known: {', '.join(ALLOCATORS)}")
     if not (np.isfinite(delay_us) and delay_us >= 0):
         raise ValueError(f"delay_us must be >= 0, got {delay_us!r}")
     sharing = _check_pias_sharing(pias_sharing, scheduler)
@@ -260,7 +273,7 @@ def native_simulator(
         sdc_weights=(sdc_weights[0], sdc_weights[1], sdc_weights[2]),
         max_interval_s=max_interval_s,
         pause_on_flow_change=pause_on_flow_change,
-        force_full_recompute=force_full_recompute,
+        allocator=allocator,
         **_native_topology(topology, trace),
     )
 
@@ -617,8 +630,8 @@ class Simulation:
     ----------
     trace, topology, scheduler, admission, k, window, terminate_missed, delay_us, seed,
     pias_thresholds_bytes, pias_sharing, racs, sdc, max_interval_s, link_gbps : as :func:`simulate`.
-    allocator : one of :data:`ALLOCATORS`: ``"auto"`` (the default) or ``"full"`` (every
-        allocation recomputed from scratch; needed by :meth:`set_pias_thresholds`).
+    allocator : one of :data:`ALLOCATORS`: ``"auto"`` (the default), ``"full"`` (every
+        allocation recomputed from scratch: the reference, slower) or ``"incremental"``.
 
     Examples
     --------
@@ -696,7 +709,7 @@ class Simulation:
                 tr, topo, scheduler, admission=admission, k=k, window=window, terminate_missed=terminate_missed,
                 delay_us=delay_us, seed=seed, pias_thresholds_bytes=pias_thresholds_bytes,
                 pias_sharing=pias_sharing, racs=racs, sdc=sdc,
-                max_interval_s=max_interval_s, force_full_recompute=allocator == "full",
+                max_interval_s=max_interval_s, allocator=allocator,
             )
         #: ``"fluid"`` or ``"packet"``.
         self.model: str = model
@@ -873,30 +886,55 @@ class Simulation:
     def _fluid_only(self, what: str) -> None:
         if self.model != "fluid":
             raise ValueError(f"{what} gives the fluid model's rates; the packet model has no per-flow rate "
-                             "(see Results.flows and Results.packet)")
+                             "(active() gives each sender's window, SRTT and window_rate_Bps; see also "
+                             "Results.flows and Results.packet)")
 
     def active(self) -> pd.DataFrame:
         """The flows active now (admitted, not finished), in trace order (the index is the
         trace row, as in :attr:`Results.flows`): ``id, src, dst, size_bytes, bytes_sent,
-        remaining_bytes`` (bytes) and ``rate_Bps`` (bytes/s; 0 for a flow the scheduler
-        holds back now). Fluid model only."""
-        self._fluid_only("active()")
-        rows = np.sort(self._native.active())
-        sent = np.asarray(self._native.results()["bytes_sent"], np.float64)[rows]
+        remaining_bytes`` (bytes), then what the model knows of each flow's speed.
+
+        - Fluid model: ``rate_Bps``, the flow's rate now (bytes/s; 0 for a flow the scheduler
+          holds back). ``bytes_sent`` counts the bytes through the flow's path.
+        - Packet model (a flow is active from the moment its sender starts, handshake
+          included, until its last byte arrives or its deadline terminates it):
+          ``bytes_sent`` counts the payload delivered in order to the receiver;
+          ``cwnd_packets`` (the congestion window, in packets of ``mss_bytes``),
+          ``in_flight_packets`` (sent and not yet acknowledged), ``srtt_s`` (RFC 6298's
+          smoothed RTT; before the first sample, the path's unloaded RTT; pFabric keeps
+          that one) and ``window_rate_Bps`` = cwnd x MSS / SRTT, the rate the window
+          allows per round trip: an estimate, not a measured throughput (a flow that
+          waits behind others in a priority queue still has its window)."""
+        native = self._native
+        res = native.results()
+        if self.model == "packet":
+            started = ~np.isnan(np.asarray(res["start_s"], np.float64))
+            ended = ~np.isnan(np.asarray(res["finish_s"], np.float64)) | np.asarray(res["terminated"], bool)
+            rows = np.flatnonzero(started & ~ended)
+        else:
+            rows = np.sort(native.active())
+        sent = np.asarray(res["bytes_sent"], np.float64)[rows]
         tr = self._trace
         size = tr["size_bytes"].to_numpy()[rows]
-        return pd.DataFrame(
-            {
-                "id": tr["id"].to_numpy()[rows],
-                "src": tr["src"].to_numpy()[rows],
-                "dst": tr["dst"].to_numpy()[rows],
-                "size_bytes": size,
-                "bytes_sent": sent,
-                "remaining_bytes": size - sent,
-                "rate_Bps": self._native.rates()[rows],
-            },
-            index=pd.Index(rows, name=None),
-        )
+        cols: dict[str, Any] = {
+            "id": tr["id"].to_numpy()[rows],
+            "src": tr["src"].to_numpy()[rows],
+            "dst": tr["dst"].to_numpy()[rows],
+            "size_bytes": size,
+            "bytes_sent": sent,
+            "remaining_bytes": size - sent,
+        }
+        if self.model == "packet":
+            w = native.windows()
+            cwnd = np.asarray(w["cwnd_packets"], np.float64)[rows]
+            srtt = np.asarray(w["srtt_s"], np.float64)[rows]
+            cols["cwnd_packets"] = cwnd
+            cols["in_flight_packets"] = np.asarray(w["in_flight_packets"], np.int64)[rows]
+            cols["srtt_s"] = srtt
+            cols["window_rate_Bps"] = cwnd * native.mss_bytes / srtt
+        else:
+            cols["rate_Bps"] = native.rates()[rows]
+        return pd.DataFrame(cols, index=pd.Index(rows, name=None))
 
     def rates(self) -> np.ndarray:
         """The current rate of every flow in trace order (bytes/s; 0 for flows not active now).
@@ -904,16 +942,37 @@ class Simulation:
         self._fluid_only("rates()")
         return np.asarray(self._native.rates(), np.float64)
 
+    def set_scores(self, scores: Sequence[float] | np.ndarray, rows: Sequence[int] | np.ndarray | None = None) -> None:
+        """Set the flows' priorities for the ``external`` scheduler, from now on (lower
+        first; flows with equal scores share fairly in the fluid model, and in the packet
+        model their packets leave in the order they reached the queue): one finite score
+        per flow in trace order, or per trace row in ``rows``. Both models: in the fluid model the
+        allocation is recomputed with them at once, in the packet model the packets sent
+        from now on carry them as their priority tags. Flows never given a score have 0.
+
+        This is how a hand-written policy drives the fabric's priorities outside an
+        environment (the switch env does the same with its agent's scores)."""
+        if self.scheduler != "external":
+            raise ValueError(f"set_scores needs the 'external' scheduler, not {self.scheduler!r}")
+        s = np.asarray(scores, np.float64)
+        n = len(self._trace)
+        r = np.arange(n, dtype=np.int64) if rows is None else np.asarray(rows)
+        if s.ndim != 1 or r.ndim != 1 or len(s) != len(r):
+            what = f"{n} flows" if rows is None else f"{len(r)} rows"
+            raise ValueError(f"set_scores needs one score per flow ({what}), got an array of shape {s.shape}")
+        if r.dtype.kind not in "iu" or (len(r) and (r.min() < 0 or r.max() >= n)):
+            raise ValueError(f"rows must be trace row numbers in [0, {n}), got {r.tolist()[:10]}")
+        if not np.isfinite(s).all():
+            bad = int(np.flatnonzero(~np.isfinite(s))[0])
+            raise ValueError(f"scores must be finite: score {bad} is {s[bad]}")
+        self._native.set_scores(r.astype(np.int64), s)
+
     def set_pias_thresholds(self, thresholds_bytes: Sequence[float]) -> None:
         """Replace the PIAS demotion thresholds from now on (non-empty, positive, strictly
-        increasing bytes). Needs ``allocator="full"`` in the fluid model; in the packet model
-        (as many thresholds as before) the packets sent from now on are tagged with them."""
-        if self.model == "packet":
-            self._native.set_pias_thresholds([float(x) for x in thresholds_bytes])
-            return
-        if self.allocator != "full":
-            raise ValueError("set_pias_thresholds needs Simulation(..., allocator='full') (the incremental "
-                             "allocators keep per-link orders that a change of thresholds would invalidate)")
+        increasing bytes). In the fluid model every active flow moves at once to the queue
+        its bytes sent give under the new thresholds (up or down; under any allocator), and
+        the number of queues may change; in the packet model (as many thresholds as
+        before) the packets sent from now on are tagged with them."""
         self._native.set_pias_thresholds([float(x) for x in thresholds_bytes])
 
     def stats(self) -> dict[str, int]:

@@ -159,7 +159,7 @@ class Graph:
     link_from, link_to : each link's end nodes (indices into ``nodes``).
     link_gbps : each link's rate (Gbps); ``link_weight`` its routing weight (int >= 1).
     link_names : ``"<from label>-><to label>"`` per link (the ``link`` column of
-        ``Results.links``).
+        ``Results.links``); from a multigraph, parallel links end in ``[<key>]``.
     link_delay_us : each link's own propagation delay (us), added to a run's ``delay_us``
         per hop in the fixed path delay (zeros when not given).
     ecmp_seed : seeds the per-flow path choice.
@@ -448,7 +448,9 @@ def from_networkx(
 
     Notes
     -----
-    Links are numbered in ``graph.edges`` order (u->v, then v->u for an undirected edge).
+    Links are numbered in ``graph.edges`` order (u->v, then v->u for an undirected edge)
+    and named ``"u->v"`` (the ``link`` column of ``Results.links``, ``sample_links``);
+    parallel links of a multigraph carry their networkx key, ``"u->v[0]"``, ``"u->v[1]"``.
     Errors name the node or edge: an unknown or repeated host, a missing or bad capacity or
     weight, a host that cannot reach another through switches.
     """
@@ -488,8 +490,11 @@ def _networkx_arguments(graph: Any, hosts: Sequence[Hashable], capacity: str = "
         u, v, _ = list(graph.edges(data=True))[with_delay.index(False)]
         raise ValueError(f"from_networkx: edge ({u!r}, {v!r}) has no {delay!r} attribute but other edges do; give "
                          "every edge a delay or none")
-    for u, v, data in graph.edges(data=True):
-        where = f"edge ({u!r}, {v!r})"
+    multi = graph.is_multigraph()
+    names: list[str] = []
+    edges = graph.edges(keys=True, data=True) if multi else ((u, v, None, d) for u, v, d in graph.edges(data=True))
+    for u, v, key, data in edges:
+        where = f"edge ({u!r}, {v!r})" if key is None else f"edge ({u!r}, {v!r}, key={key!r})"
         if u == v:
             raise ValueError(f"from_networkx: {where} is a self-loop")
         if capacity not in data:
@@ -512,14 +517,17 @@ def _networkx_arguments(graph: Any, hosts: Sequence[Hashable], capacity: str = "
                     not (np.isfinite(d) and d >= 0):
                 raise ValueError(f"from_networkx: {where} has {delay} = {d!r}; delays are finite microseconds >= 0")
         pairs = [(u, v)] if directed else [(u, v), (v, u)]
+        # parallel links are told apart by their networkx key: "s->t[0]", "s->t[1]"
+        suffix = f"[{key}]" if multi and graph.number_of_edges(u, v) > 1 else ""
         for a, b in pairs:
+            names.append(f"{a}->{b}{suffix}")
             lf.append(index[a])
             lt.append(index[b])
             gbps.append(float(c))
             wts.append(int(w))
             delays.append(float(d))
     return {"nodes": nodes, "hosts": host_idx, "link_from": lf, "link_to": lt, "link_gbps": gbps, "link_weight": wts,
-            "link_delay_us": delays}
+            "link_delay_us": delays, "link_names": names}
 
 
 def read_graph(path: str | Any, capacity: str = "gbps", weight: str | None = None, ecmp_seed: int = 0,

@@ -134,5 +134,5 @@ def test_bad_input():
     with pytest.raises(ValueError, match="8 queues"):
         baselines.make("thresholds", "pias_static", n_queues=4)
     sim = flowsched.sim.native_simulator(env.unwrapped._trace, flowsched.BigSwitch(8, 10), "pias")
-    with pytest.raises(ValueError, match="force_full_recompute"):
-        sim.set_pias_thresholds([1e4])
+    with pytest.raises(ValueError, match="strictly increasing"):
+        sim.set_pias_thresholds([1e4, 1e3])

@@ -205,3 +205,47 @@ def test_pfabric_default_rto_covers_long_paths():
     short = flowsched.simulate(tr, topo, "srpt", model="packet", progress=False)  # RTT < 15 us: 45 us as before
     same = flowsched.simulate(tr, topo, "srpt", model="packet", min_rto_s=45e-6, progress=False)
     assert short.flows["fct_s"].to_numpy().tobytes() == same.flows["fct_s"].to_numpy().tobytes()
+
+
+def test_active_on_packets_shows_each_senders_window():
+    """Simulation.active() on the packet model: the flows whose sender has started and whose
+    last byte has not arrived, with each sender's window; before any ACK a tcp sender has
+    RFC 6928's 10 packets out and its SRTT is the path's unloaded round trip."""
+    tr = pd.DataFrame({"arrival_s": [0.0, 0.0, 1e-4], "src": [0, 2, 0], "dst": [1, 1, 1],
+                       "size_bytes": [1e6, 3e4, 5e4]})
+    sim = Simulation(tr, flowsched.BigSwitch(3, 10), "ps", model="packet", transport="tcp", delay_us=1.0)
+    sim.step(0.0)
+    a = sim.active()
+    assert a.index.tolist() == [0, 1]  # flow 2 arrives at 0.1 ms
+    # a 1,500 B data packet and a 40 B ACK, each serialized at 10 Gbps on two links, plus 1 us per link
+    rtt0 = 2 * (1500 * 8 / 10e9 + 1e-6) + 2 * (40 * 8 / 10e9 + 1e-6)
+    assert a["srtt_s"].to_numpy() == pytest.approx([rtt0, rtt0], rel=1e-12)
+    assert a["cwnd_packets"].tolist() == [10.0, 10.0]
+    assert a["in_flight_packets"].tolist() == [10, 10]
+    assert a["bytes_sent"].tolist() == [0.0, 0.0]
+    assert a["window_rate_Bps"].to_numpy() == pytest.approx(10 * 1460 / rtt0, rel=1e-12)
+    assert "rate_Bps" not in a.columns  # the fluid model's column has no packet counterpart
+    sim.step(1e-4)
+    a = sim.active()
+    assert a.index.tolist() == [0, 2]  # the 30 KB flow is done, flow 2 has started
+    flows = sim.results().flows
+    assert a["bytes_sent"].tolist() == flows["bytes_sent"].iloc[[0, 2]].tolist()
+    assert (a["remaining_bytes"] == a["size_bytes"] - a["bytes_sent"]).all()
+    assert a.loc[0, "bytes_sent"] > 0 and a.loc[0, "cwnd_packets"] > 10  # slow start has grown it
+    sim.run()
+    assert sim.active().empty
+
+
+def test_active_on_packets_waits_for_the_destinations_token():
+    """With destination admission, a flow is active only once its sender starts: with one
+    token, the second request waits until the first flow has finished."""
+    tr = pd.DataFrame({"arrival_s": [0.0, 0.0], "src": [0, 2], "dst": [1, 1], "size_bytes": [1e5, 1e5]})
+    sim = Simulation(tr, flowsched.BigSwitch(3, 10), "ps", model="packet", transport="tcp",
+                     admission="fifo", k=1)
+    sim.step(2e-5)
+    assert sim.active().index.tolist() == [0]
+    while 0 in sim.active().index:
+        sim.step(sim.now + 1e-5)
+    assert sim.results().flows["finish_s"].iloc[0] <= sim.now
+    sim.step(sim.now + 1e-5)
+    assert sim.active().index.tolist() == [1]

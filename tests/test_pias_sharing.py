@@ -118,10 +118,20 @@ def test_option_errors_and_defaults():
         flowsched.Simulation(tr, topo, "pias", pias_sharing="fair", model="packet")
     with pytest.raises(ValueError, match="at least one threshold"):
         flowsched.simulate(tr, topo, "pias", pias_thresholds_bytes=[])
-    # the full recomputation runs it under either allocator choice, bit for bit
+    # the full recomputation runs it under "auto" and "full", bit for bit; "incremental" refuses it
     a = flowsched.Simulation(tr, topo, "pias", pias_sharing="fair", allocator="full")
     a.run()
     assert a.results().flows["fct_s"].tolist() == fct["fair"]
+    with pytest.raises(ValueError, match="'pias' with pias_sharing='fair' has no incremental allocator"):
+        flowsched.Simulation(tr, topo, "pias", pias_sharing="fair", allocator="incremental")
+    # thresholds changed mid-run: 1e4 and 2e5 bytes share from 0; at 1e-5 s both are past the
+    # new threshold (1e3), in queue 2, still sharing: 1.6e-5 s, then the second alone
+    tr2 = tr.assign(size_bytes=[1e4, 2e5])
+    s = flowsched.Simulation(tr2, topo, "pias", pias_sharing="fair", pias_thresholds_bytes=[1e5])
+    s.step(1e-5)
+    s.set_pias_thresholds([1e3])
+    s.run()
+    assert s.results().flows["fct_s"].tolist() == pytest.approx([2e4 / C, 2.1e5 / C], rel=1e-12)
 
 
 def test_cli_flag(tmp_path):

@@ -74,7 +74,7 @@ def test_progress_guard_error_reaches_python():
     assert "flows involved (trace rows): [" in m
     assert sim.now == 5e-4
 
-    sim = _native("pias", inject_stall_at_s=5e-4, force_full_recompute=True)
+    sim = _native("pias", inject_stall_at_s=5e-4, allocator="full")
     with pytest.raises(RuntimeError, match=r"'pias' \(full recomputation\) at simulated time t = 5\.0+10e-4 s: "
                                            r"\d+ consecutive events at this time"):
         sim.run()
@@ -83,7 +83,7 @@ def test_progress_guard_error_reaches_python():
     with pytest.raises(RuntimeError, match=r"'ps' \(incremental fair-sharing allocator\)"):
         sim.run()
     # Without the injection the same runs finish.
-    for kw in ({}, {"force_full_recompute": True}):
+    for kw in ({}, {"allocator": "full"}):
         sim = _native("pias", **kw)
         sim.run()
         assert np.isfinite(sim.results()["fct_s"]).all()

@@ -121,30 +121,31 @@ def test_results_before_the_end_show_what_finished(trace):
 
 def test_set_pias_thresholds(trace):
     default = flowsched.sim.default_pias_thresholds()
-    auto = Simulation(trace, BS, "pias")
-    with pytest.raises(ValueError, match="allocator='full'"):
-        auto.set_pias_thresholds(default)
     with pytest.raises(ValueError, match="unknown allocator"):
         Simulation(trace, BS, "pias", allocator="fast")
     ref = flowsched.simulate(trace, BS, "pias")
     half = float(trace["arrival_s"].median())
 
-    def run(thresholds):
-        sim = Simulation(trace, BS, "pias", allocator="full")
+    def run(thresholds, allocator):
+        sim = Simulation(trace, BS, "pias", allocator=allocator)
         sim.step(half)
         sim.set_pias_thresholds(thresholds)
         sim.run()
         return sim.results().flows["fct_s"].to_numpy()
 
-    np.testing.assert_allclose(run(default), ref.flows["fct_s"], rtol=1e-9)  # same thresholds: same run
-    fct = run([1e3, 2e3])  # far lower thresholds from half-way on: later flows finish differently
-    late = trace["arrival_s"].to_numpy() > half
-    assert not np.allclose(fct[late], ref.flows["fct_s"].to_numpy()[late], rtol=1e-6)
-    np.testing.assert_allclose(fct[~late & (ref.flows["finish_s"].to_numpy() < half)],
-                               ref.flows["fct_s"].to_numpy()[~late & (ref.flows["finish_s"].to_numpy() < half)],
-                               rtol=1e-9)  # flows done before the change are untouched
+    for allocator in ("auto", "full"):
+        np.testing.assert_allclose(run(default, allocator), ref.flows["fct_s"], rtol=1e-9)  # same thresholds
+        fct = run([1e3, 2e3], allocator)  # far lower thresholds from half-way on: later flows finish differently
+        late = trace["arrival_s"].to_numpy() > half
+        assert not np.allclose(fct[late], ref.flows["fct_s"].to_numpy()[late], rtol=1e-6)
+        before = ~late & (ref.flows["finish_s"].to_numpy() < half)
+        np.testing.assert_allclose(fct[before], ref.flows["fct_s"].to_numpy()[before],
+                                   rtol=1e-9)  # flows done before the change are untouched
+    # the incremental allocator ends where the full recomputation does, lower or higher thresholds
+    for th in ([1e3, 2e3], [5e5, 5e6, 5e7]):
+        np.testing.assert_allclose(run(th, "auto"), run(th, "full"), rtol=1e-9)
     with pytest.raises(ValueError, match="strictly increasing"):
-        Simulation(trace, BS, "pias", allocator="full").set_pias_thresholds([2e3, 1e3])
+        Simulation(trace, BS, "pias").set_pias_thresholds([2e3, 1e3])
 
 
 def test_simulation_refuses_external_admission(trace):
@@ -245,3 +246,68 @@ def test_env_results_equal_the_simulator_on_the_same_trace():
         pd.testing.assert_series_equal(got[c], ref[c], check_exact=True)
     np.testing.assert_allclose(got["fct_s"], ref["fct_s"], rtol=1e-12)
     pd.testing.assert_series_equal(got["deadline_met"], ref["deadline_met"])
+
+
+SCORED = pd.DataFrame({"arrival_s": [0.0, 0.0, 1e-4], "src": [0, 0, 2], "dst": [1, 1, 1],
+                       "size_bytes": [1e6, 2e6, 5e5]})
+
+
+@pytest.mark.parametrize("model", ["fluid", "packet"])
+def test_set_scores_drives_the_external_scheduler_like_edf(model):
+    """Scores are priorities (lower first): the same order as EDF with deadlines in the
+    scores' order gives the same run, bit for bit, on both models."""
+    sim = flowsched.Simulation(SCORED, flowsched.BigSwitch(3, 10), "external", model=model)
+    sim.set_scores([1.0, 0.0, 2.0])
+    sim.run()
+    edf = flowsched.simulate(SCORED.assign(deadline_s=[1.0, 0.5, 2.0]), flowsched.BigSwitch(3, 10), "edf", model=model)
+    assert sim.results().flows["finish_s"].tolist() == edf.flows["finish_s"].tolist()
+    if model == "fluid":  # the 2 MB flow first at 10 Gbps, then the 1 MB one, then the 0.5 MB one
+        assert sim.results().flows["finish_s"].to_numpy() == pytest.approx([2.4e-3, 1.6e-3, 2.8e-3], rel=1e-12)
+
+
+def test_set_scores_mid_run_reorders_from_then_on():
+    sim = flowsched.Simulation(SCORED, flowsched.BigSwitch(3, 10), "external")
+    sim.set_scores([1.0, 0.0, 2.0])
+    sim.step(0.8e-3)  # the 2 MB flow is half through
+    assert sim.active()["rate_Bps"].tolist() == [0.0, 1.25e9, 0.0]
+    sim.set_scores([-1.0], rows=[0])  # now the 1 MB flow goes first
+    sim.run()
+    assert sim.results().flows["finish_s"].to_numpy() == pytest.approx([1.6e-3, 2.4e-3, 2.8e-3], rel=1e-12)
+
+
+def test_equal_scores_share_in_the_fluid_model():
+    sim = flowsched.Simulation(SCORED.iloc[:2], flowsched.BigSwitch(2, 10), "external")
+    sim.set_scores([0.0, 0.0])
+    sim.step(1e-4)
+    assert sim.active()["rate_Bps"].tolist() == [6.25e8, 6.25e8]
+
+
+def test_set_scores_errors():
+    sim = flowsched.Simulation(SCORED, flowsched.BigSwitch(3, 10), "srpt")
+    with pytest.raises(ValueError, match="needs the 'external' scheduler, not 'srpt'"):
+        sim.set_scores([0.0, 1.0, 2.0])
+    for model in ("fluid", "packet"):
+        sim = flowsched.Simulation(SCORED, flowsched.BigSwitch(3, 10), "external", model=model)
+        with pytest.raises(ValueError, match=r"one score per flow \(3 flows\)"):
+            sim.set_scores([0.0, 1.0])
+        with pytest.raises(ValueError, match="score 1 is nan"):
+            sim.set_scores([0.0, np.nan, 1.0])
+        with pytest.raises(ValueError, match=r"rows must be trace row numbers in \[0, 3\)"):
+            sim.set_scores([0.0], rows=[3])
+
+
+def test_allocator_choice_and_the_old_keyword(trace):
+    ref = flowsched.simulate(trace, BS, "srpt").flows["fct_s"].to_numpy()
+    for allocator in ("incremental", "full"):
+        sim = Simulation(trace, BS, "srpt", allocator=allocator)
+        sim.run()
+        np.testing.assert_allclose(sim.results().flows["fct_s"], ref, rtol=1e-9)
+    with pytest.raises(ValueError, match="no incremental allocator"):
+        Simulation(trace, BS, "las", allocator="incremental")
+    tr, topo = prepare_trace(trace, BS)
+    with pytest.warns(DeprecationWarning, match="allocator='full'"):
+        old = native_simulator(tr, topo, "srpt", force_full_recompute=True)
+    old.run()
+    np.testing.assert_allclose(old.results()["fct_s"], ref, rtol=1e-9)
+    with pytest.raises(ValueError, match="unknown allocator 'fast'"):
+        native_simulator(tr, topo, "srpt", allocator="fast")

@@ -342,3 +342,26 @@ def test_cli_refuses_rates_with_a_graph_file(tmp_path, capsys):
     assert main(["simulate", "--trace", str(tmp_path / "t.csv"), "--topology", str(tmp_path / "star.graphml"),
                  "--core-gbps", "40"]) != 0
     assert "do not apply to a graph file" in capsys.readouterr().err
+
+
+def test_parallel_links_of_a_multigraph_have_names_of_their_own():
+    """Two links between the same switches are told apart by their networkx key, in the
+    results' link table and wherever a link is named (the packet model's sample_links)."""
+    g = nx.MultiGraph()
+    for h in ("h0", "h1"):
+        g.add_edge(h, "s", gbps=10)
+    g.add_edge("s", "t", gbps=10)
+    g.add_edge("s", "t", gbps=10)
+    g.add_edge("t", "h2", gbps=10)
+    topo = flowsched.topology.from_networkx(g, hosts=["h0", "h1", "h2"])
+    assert len(set(topo.link_names)) == topo.n_links
+    assert {"s->t[0]", "s->t[1]", "t->s[0]", "t->s[1]", "h0->s", "t->h2"} <= set(topo.link_names)
+    tr = pd.DataFrame({"arrival_s": [0.0, 0.0], "src": [0, 1], "dst": [2, 2], "size_bytes": [1e6, 1e6]})
+    links = flowsched.simulate(tr, topo, "ps").links.set_index("link")
+    parallel = links.loc[["s->t[0]", "s->t[1]"], "bytes"]
+    assert parallel.sum() == 2e6  # both flows cross one of the two
+    r = flowsched.simulate(tr, topo, "ps", model="packet", queue_sample_us=10, sample_links=["s->t[1]"])
+    assert set(r.queue_samples["link"]) == {"s->t[1]"}
+    g.add_edge("s", "t", gbps=0)
+    with pytest.raises(ValueError, match=r"edge \('s', 't', key=2\) has gbps = 0"):
+        flowsched.topology.from_networkx(g, hosts=["h0", "h1", "h2"])

@@ -422,8 +422,11 @@ impl TokenEnv {
         if self.sim.is_none() || self.done {
             return Err(SimError::InvalidAction("the episode is over (or never started): call reset()".into()));
         }
+        if self.cfg.masked_action != MaskedAction::Raise {
+            return Ok(()); // a masked action is valid: `step` admits the oldest request
+        }
         let n = self.n_choices();
-        if action as usize >= n && self.cfg.masked_action == MaskedAction::Raise {
+        if action as usize >= n {
             let valid = if n > 1 { format!("valid: 0 to {}", n - 1) } else { "valid: 0".into() };
             return Err(SimError::InvalidAction(format!(
                 "action {action} is masked: only {n} request(s) wait in the window ({valid}); masked_action='raise' \
@@ -651,7 +654,7 @@ pub const MAX_OBS_PARTS: usize = 3;
 
 /// One env of a batch, as [`VecEnv`] steps it. An env implements this once; the
 /// batching, next-step autoreset, threads and output buffers are [`VecEnv`]'s.
-pub trait Lane: Clone + Send {
+pub trait Lane: Clone + Send + Sync {
     /// One element of an action (the token env's window position, the switch env's
     /// score of a slot).
     type Act: Copy + Sync;
@@ -968,13 +971,28 @@ impl<L: Lane> VecEnv<L> {
             let want = if m == 1 { format!("{n}") } else { format!("{n} x {m}") };
             return Err(SimError::InvalidAction(format!("expected {want} actions, got {}", actions.len())));
         }
-        for (lane, e) in self.envs.iter().enumerate() {
-            if self.autoreset && self.needs_reset[lane] {
-                e.check_reset()
-            } else {
-                e.check_action(&actions[lane * m..(lane + 1) * m])
+        let (envs, needs_reset, autoreset) = (&self.envs[..], &self.needs_reset[..], self.autoreset);
+        let check = |lo: usize, hi: usize| -> Result<()> {
+            for lane in lo..hi {
+                let e = &envs[lane];
+                if autoreset && needs_reset[lane] {
+                    e.check_reset()
+                } else {
+                    e.check_action(&actions[lane * m..(lane + 1) * m])
+                }
+                .map_err(|err| if autoreset { in_lane(lane, err) } else { err })?;
             }
-            .map_err(|err| if self.autoreset { in_lane(lane, err) } else { err })?;
+            Ok(())
+        };
+        if self.pool.workers.is_empty() {
+            check(0, n)?;
+        } else {
+            // Each thread checks the chunks it steps next, whose lanes are in its cache (checked
+            // by the calling thread alone, every lane's state would cross between the cores'
+            // caches at every call, serially). The pool returns the error of the first chunk
+            // that has one: the first invalid lane's, as when one thread checks them all.
+            let chunks = self.pool.chunks();
+            self.pool.run(&|p: usize| check(p * n / chunks, (p + 1) * n / chunks))?;
         }
         self.run(Move::Step(actions), out)
     }
@@ -1403,11 +1421,18 @@ mod tests {
                 trail.extend(b.terminated.iter().chain(&b.truncated).chain(&b.masked).map(|&x| x as u64));
             }
             assert!(trail.len() > 0);
-            let bad = v.step(&[9; 7], b.out());
-            (trail, bad.unwrap_err().to_string())
+            let bad = v.step(&[9; 7], b.out()).unwrap_err().to_string();
+            // the threads check their own chunks: the error is still the first bad lane's,
+            // and no lane moved (the next valid step continues every lane as before)
+            let later = v.step(&[0, 0, 0, 0, 9, -1, 9], b.out()).unwrap_err().to_string();
+            v.step(&[0; 7], b.out()).unwrap();
+            trail.extend(b.obs.iter().flatten().map(|x| x.to_bits() as u64));
+            trail.extend(b.reward.iter().map(|x| x.to_bits()));
+            (trail, bad, later)
         };
         let one = run(1);
         assert!(one.1.starts_with("invalid action: env 0: action 9 is out of range of the action space Discrete(5)"), "{}", one.1);
+        assert!(one.2.starts_with("invalid action: env 4: action 9 is out of range"), "{}", one.2);
         assert_eq!(run(2), one);
         assert_eq!(run(3), one);
         assert_eq!(run(7), one);

@@ -95,12 +95,26 @@ pub enum AllocatorChoice {
     #[default]
     Auto,
     /// The full recomputation at every event, for every scheduler: the reference the
-    /// other allocators are tested against; cheaper than the incremental ones over a few
-    /// flows; and needed to change PIAS thresholds during a run (`set_pias_thresholds`).
+    /// other allocators are tested against, and cheaper than the incremental ones over a
+    /// few flows.
     Full,
     /// An incremental allocator (priority or fair sharing): `Simulator::new` fails with
     /// `SimError::Unsupported` for a scheduler that has none.
     Incremental,
+}
+
+impl AllocatorChoice {
+    /// The names accepted by [`AllocatorChoice::parse`], in order.
+    pub const NAMES: [&'static str; 3] = ["auto", "full", "incremental"];
+
+    pub fn parse(name: &str) -> Result<Self> {
+        match name {
+            "auto" => Ok(AllocatorChoice::Auto),
+            "full" => Ok(AllocatorChoice::Full),
+            "incremental" => Ok(AllocatorChoice::Incremental),
+            _ => Err(SimError::InvalidConfig(format!("unknown allocator '{name}'; known: {}", Self::NAMES.join(", ")))),
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -547,7 +561,7 @@ impl Core {
 
     /// A flow with all bytes sent finishes once all its data has arrived.
     #[inline]
-    fn complete_or_due(&self, i: usize, t: f64) -> bool {
+    pub(crate) fn complete_or_due(&self, i: usize, t: f64) -> bool {
         let f = &self.flows[i];
         self.data_complete[i] || t >= f.arrival_s + f.data_span_s - tol_of(t) * 1e-3
     }
@@ -819,8 +833,9 @@ impl Simulator {
         let incremental = !full && ((incr::applies(&cfg.scheduler) && !pias_fair) || fair);
         if cfg.allocator == AllocatorChoice::Incremental && !incremental {
             return Err(SimError::Unsupported(format!(
-                "scheduler '{}' has no incremental allocator (AllocatorChoice::Incremental); use Auto or Full",
-                cfg.scheduler.name()
+                "scheduler '{}'{} has no incremental allocator (AllocatorChoice::Incremental); use Auto or Full",
+                cfg.scheduler.name(),
+                if pias_fair { " with pias_sharing='fair'" } else { "" }
             )));
         }
         let key_abs_tol = match &cfg.scheduler {
@@ -1074,23 +1089,16 @@ impl Simulator {
     }
 
     /// Replaces the PIAS demotion thresholds from now on (the queue-threshold tuning
-    /// environment). Needs the full recomputation, `AllocatorChoice::Full` (the
-    /// incremental allocator keeps per-link orders that a change of thresholds would
-    /// invalidate).
+    /// environment), under any allocator: the incremental one re-places the flows whose
+    /// queue changes (`Allocator::thresholds_changed`).
     pub fn set_pias_thresholds(&mut self, th: Vec<f64>) -> Result<()> {
-        if self.core.lazy {
-            return Err(SimError::Unsupported(
-                "changing PIAS thresholds during a run needs the full recomputation \
-                 (AllocatorChoice::Full; force_full_recompute=True from Python)"
-                    .into(),
-            ));
-        }
         if th.is_empty() || th.iter().any(|t| !(t.is_finite() && *t > 0.0)) || th.windows(2).any(|w| w[1] <= w[0]) {
             return Err(SimError::InvalidAction(format!(
                 "PIAS thresholds must be non-empty, positive, finite and strictly increasing, got {th:?}"
             )));
         }
         self.core.cfg.pias_thresholds_bytes = th;
+        self.allocator.thresholds_changed(&mut self.core);
         self.core.rates_stale = true;
         Ok(())
     }

@@ -1,6 +1,6 @@
 //! `SimConfig::allocator`: `Incremental` is `Auto` where the scheduler has an incremental
-//! allocator (bit for bit) and an error where it has none; `set_pias_thresholds` needs
-//! `Full`.
+//! allocator (bit for bit) and an error where it has none; `set_pias_thresholds` works
+//! under every allocator, the incremental one ending where the full recomputation does.
 use fabric_core::rng::SplitMix64;
 use fabric_core::*;
 
@@ -40,20 +40,57 @@ fn incremental_is_an_error_where_the_scheduler_has_none() {
     }
 }
 
-#[test]
-fn set_pias_thresholds_needs_full() {
-    let flows = vec![FlowSpec::new(0.0, 0, 1, 1e5), FlowSpec::new(0.0, 2, 1, 1e5)];
-    for (choice, ok) in [(AllocatorChoice::Auto, false), (AllocatorChoice::Full, true)] {
-        let mut cfg = SimConfig::new(Scheduler::Pias);
-        cfg.pias_thresholds_bytes = vec![1e4];
-        cfg.allocator = choice;
-        let mut s = Simulator::new(Topology::big_switch(&[10.0; 4]).unwrap(), flows.clone(), cfg).unwrap();
-        s.step(1e-6).unwrap();
-        let r = s.set_pias_thresholds(vec![2e4]);
-        assert_eq!(r.is_ok(), ok, "{choice:?}: {r:?}");
-        if let Err(e) = r {
-            assert!(e.to_string().contains("AllocatorChoice::Full"), "{e}");
-        }
-        s.run().unwrap();
+/// Finish times of a PIAS run whose thresholds are replaced at each of `changes`
+/// (time, thresholds) as it reaches it.
+fn pias_with_changes(choice: AllocatorChoice, topo: &Topology, flows: &[FlowSpec], changes: &[(f64, Vec<f64>)]) -> Vec<f64> {
+    let mut cfg = SimConfig::new(Scheduler::Pias);
+    cfg.pias_thresholds_bytes = vec![2e4, 1e5];
+    cfg.allocator = choice;
+    let mut s = Simulator::new(topo.clone(), flows.to_vec(), cfg).unwrap();
+    for (t, th) in changes {
+        s.step(*t).unwrap();
+        s.set_pias_thresholds(th.clone()).unwrap();
     }
+    s.run().unwrap();
+    s.finish_s().to_vec()
+}
+
+#[test]
+fn pias_thresholds_change_mid_run_under_every_allocator() {
+    // Raised (flows come back to a higher queue), lowered (demoted at once), more and
+    // fewer queues: the incremental allocator re-places the flows whose queue changes and
+    // ends where the full recomputation does.
+    let changes = vec![
+        (2e-4, vec![5e4, 4e5]),
+        (6e-4, vec![5e3]),
+        (9e-4, vec![1e4, 3e4, 9e4, 2.7e5]),
+        (1.5e-3, vec![1e6]),
+    ];
+    let mut rng = SplitMix64::new(11);
+    let topos = [Topology::big_switch(&[10.0; 8]).unwrap(), Topology::leaf_spine(2, 4, 2, &[10.0; 8], 20.0, 0).unwrap()];
+    let mut moved = 0;
+    for trial in 0..12 {
+        let flows = random_flows(&mut rng, 8, 300, 1e-5, trial % 2 == 1, false, false);
+        for topo in &topos {
+            let full = pias_with_changes(AllocatorChoice::Full, topo, &flows, &changes);
+            let inc = pias_with_changes(AllocatorChoice::Auto, topo, &flows, &changes);
+            for (k, (x, y)) in inc.iter().zip(&full).enumerate() {
+                assert!((x - y).abs() <= 1e-9 * y.abs().max(1e-3), "trial {trial} flow {k}: incremental {x} vs full {y}");
+            }
+            let unchanged = pias_with_changes(AllocatorChoice::Auto, topo, &flows, &[]);
+            moved += inc.iter().zip(&unchanged).filter(|(a, b)| a != b).count();
+        }
+    }
+    assert!(moved > 1000, "the changes should move many flows, moved {moved}");
+}
+
+#[test]
+fn same_pias_thresholds_again_change_nothing() {
+    let mut rng = SplitMix64::new(5);
+    let flows = random_flows(&mut rng, 8, 300, 1e-5, false, false, false);
+    let topo = Topology::leaf_spine(2, 4, 2, &[10.0; 8], 20.0, 0).unwrap();
+    let same = [(3e-4, vec![2e4, 1e5]), (7e-4, vec![2e4, 1e5])];
+    let a = pias_with_changes(AllocatorChoice::Auto, &topo, &flows, &same);
+    let b = pias_with_changes(AllocatorChoice::Auto, &topo, &flows, &[]);
+    assert!(a.iter().zip(&b).all(|(x, y)| x.to_bits() == y.to_bits()), "re-setting the same thresholds changed a finish time");
 }

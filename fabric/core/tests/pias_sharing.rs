@@ -81,7 +81,9 @@ fn auto_runs_it_on_the_full_recomputation() {
         assert!(a.iter().zip(&fifo).any(|(x, y)| (x - y).abs() > 1e-9 * x), "{sched}: fair = fifo");
     }
     match finish(&topo, &plain, config("pias", PiasSharing::Fair, &TH, AllocatorChoice::Incremental)) {
-        Err(SimError::Unsupported(m)) => assert!(m.contains("no incremental allocator"), "{m}"),
+        Err(SimError::Unsupported(m)) => {
+            assert!(m.contains("'pias' with pias_sharing='fair' has no incremental allocator"), "{m}")
+        }
         other => panic!("expected Unsupported, got {other:?}"),
     }
 }

@@ -463,7 +463,7 @@ impl PySimulator {
         scheduler="ps", admission=None, k=0, window=0, terminate_missed=false, delay_per_hop_s=0.0,
         seed=0, pias_thresholds_bytes=Vec::new(), pias_sharing="fifo", racs=(1.0, 100.0, 1e-5, 300e-6),
         sdc_thresholds_bytes=(73_000.0, 146_000.0), sdc_weights=(10.0, 5.0, 1.0),
-        max_interval_s=None, pause_on_flow_change=false, force_full_recompute=false,
+        max_interval_s=None, pause_on_flow_change=false, allocator="auto",
         inject_stall_at_s=None
     ))]
     #[allow(clippy::too_many_arguments)]
@@ -498,7 +498,7 @@ impl PySimulator {
         sdc_weights: (f64, f64, f64),
         max_interval_s: Option<f64>,
         pause_on_flow_change: bool,
-        force_full_recompute: bool,
+        allocator: &str,
         inject_stall_at_s: Option<f64>,
     ) -> PyResult<Self> {
         let flows = flows_from_arrays(&arrival_s, &src, &dst, &size_bytes, &deadline_s, &weight, &data_span_s, &size_known)?;
@@ -519,9 +519,7 @@ impl PySimulator {
         };
         cfg.max_interval_s = max_interval_s;
         cfg.pause_on_flow_change = pause_on_flow_change;
-        if force_full_recompute {
-            cfg.allocator = AllocatorChoice::Full;
-        }
+        cfg.allocator = AllocatorChoice::parse(allocator).map_err(to_py)?;
         // Test only: forces the progress guard's error (SimConfig::inject_stall_at_s).
         cfg.inject_stall_at_s = inject_stall_at_s;
         let inner = py.detach(|| guarded(|| Simulator::new(topo, flows, cfg)))?;
@@ -561,7 +559,7 @@ impl PySimulator {
         Ok((outcome_name(out).0, ended.into_iter().map(|x| x as i64).collect::<Vec<_>>().into_pyarray(py)))
     }
 
-    /// Replaces the PIAS thresholds from now on (needs force_full_recompute=True: the full recomputation, AllocatorChoice::Full).
+    /// Replaces the PIAS thresholds from now on (any allocator).
     fn set_pias_thresholds(&mut self, thresholds_bytes: Vec<f64>) -> PyResult<()> {
         guarded(|| self.inner.set_pias_thresholds(thresholds_bytes))
     }

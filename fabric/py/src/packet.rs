@@ -2,6 +2,7 @@
 //! out, the GIL released around simulation, every error a Python exception.
 use fabric_core::{AdmissionConfig, AdmissionPolicy, PacketConfig, PacketSimulator, Scheduler, Transport};
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -219,9 +220,42 @@ impl PyPacketSimulator {
         self.inner.peak_tokens().to_vec().into_pyarray(py)
     }
 
+    /// Per flow, its sender's window now: cwnd_packets, in_flight_packets (sent, not yet
+    /// acknowledged) and srtt_s.
+    fn windows<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let (cwnd, flight, srtt) = self.inner.windows();
+        let d = PyDict::new(py);
+        d.set_item("cwnd_packets", cwnd.into_pyarray(py))?;
+        d.set_item("in_flight_packets", flight.into_pyarray(py))?;
+        d.set_item("srtt_s", srtt.into_pyarray(py))?;
+        Ok(d)
+    }
+
+    /// Payload bytes per packet (the MSS).
+    #[getter]
+    fn mss_bytes(&self) -> u64 {
+        self.inner.mss_bytes()
+    }
+
     /// Sets flow i's priority for the `external` scheduler (lower first).
     fn set_score(&mut self, i: usize, score: f64) -> PyResult<()> {
         self.inner.set_score(i, score).map_err(to_py)
+    }
+
+    /// Sets the priorities of the flows at the given trace rows (`external` scheduler;
+    /// lower first), as the fluid Simulator's set_scores.
+    fn set_scores(&mut self, flows: PyReadonlyArray1<i64>, scores: PyReadonlyArray1<f64>) -> PyResult<()> {
+        let (f, s) = (flows.as_slice()?, scores.as_slice()?);
+        if f.len() != s.len() {
+            return Err(PyValueError::new_err(format!("{} flow indices but {} scores", f.len(), s.len())));
+        }
+        for (&i, &x) in f.iter().zip(s) {
+            if i < 0 {
+                return Err(PyValueError::new_err(format!("flow index {i} is negative")));
+            }
+            self.inner.set_score(i as usize, x).map_err(to_py)?;
+        }
+        Ok(())
     }
 
     /// Replaces the PIAS thresholds from now on (as many as before).

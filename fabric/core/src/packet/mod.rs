@@ -1317,6 +1317,16 @@ impl PacketSimulator {
     pub fn sender(&self, i: usize) -> &Sender {
         &self.senders[i]
     }
+    /// Per flow, its sender's window now: (cwnd in packets, packets sent and not yet
+    /// acknowledged, SRTT in s). Flows not started report their initial state.
+    pub fn windows(&self) -> (Vec<f64>, Vec<u32>, Vec<f64>) {
+        let s = &self.senders;
+        (s.iter().map(|x| x.cwnd).collect(), s.iter().map(|x| x.snd_nxt - x.snd_una).collect(), s.iter().map(Sender::srtt_s).collect())
+    }
+    /// Payload bytes per packet (the MSS).
+    pub fn mss_bytes(&self) -> u64 {
+        self.mss
+    }
     /// Data packets in the network now: waiting, in transmission or propagating.
     pub fn data_in_network(&self) -> u64 {
         let ports: u64 = self.ports.iter().map(|p| p.data_packets()).sum(); // the one in transmission is on the wire

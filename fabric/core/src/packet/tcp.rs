@@ -145,6 +145,12 @@ impl Sender {
         self.base_rto_ps.saturating_mul(1u64 << shift).min(p.max_rto_ps)
     }
 
+    /// The smoothed round-trip time (s): RFC 6298's SRTT, from the path's unloaded RTT
+    /// (or the handshake's sample) until the first ACK's sample (pFabric: the unloaded RTT).
+    pub fn srtt_s(&self) -> f64 {
+        self.srtt_ps * 1e-12
+    }
+
     /// Whether the window allows sending packet `snd_nxt` now.
     #[inline]
     pub fn can_send(&self) -> bool {

@@ -61,6 +61,11 @@ pub(crate) trait Allocator {
     /// `core.active` (whose status is no longer `Active`).
     fn remove_finished(&mut self, core: &mut Core);
 
+    /// The PIAS thresholds (`core.cfg.pias_thresholds_bytes`) were replaced between two
+    /// events: an active flow's queue may have changed either way. An allocator that
+    /// recomputes every rate at `allocate` needs nothing more.
+    fn thresholds_changed(&mut self, _core: &mut Core) {}
+
     /// Sets every active flow's rate (`core.rate`, with `core.cap` where data caps it)
     /// and the next event time (`core.next_event`): the earliest of the timed events
     /// (`Core::next_timed_event`) and those the rates bring (completions, catching up
@@ -126,6 +131,10 @@ macro_rules! allocators {
             #[inline]
             fn remove_finished(&mut self, core: &mut Core) {
                 dispatch!(self, a => a.remove_finished(core))
+            }
+            #[inline]
+            fn thresholds_changed(&mut self, core: &mut Core) {
+                dispatch!(self, a => a.thresholds_changed(core))
             }
             #[inline]
             fn allocate(&mut self, core: &mut Core) -> Result<()> {
@@ -254,6 +263,9 @@ impl Allocator for IncrementalPriority {
     #[inline]
     fn remove_finished(&mut self, _core: &mut Core) {
         // Flows leave `active` as they finish or are terminated.
+    }
+    fn thresholds_changed(&mut self, core: &mut Core) {
+        self.incr_thresholds_changed(core);
     }
     #[inline]
     fn allocate(&mut self, core: &mut Core) -> Result<()> {

@@ -131,7 +131,16 @@ impl LazyFlows {
             return;
         }
         if r <= 0.0 {
-            self.flow_events.remove(i as u32);
+            // Stopped (by a flow ahead of it) within the finish tolerance of its last byte,
+            // in the instant its own completion was due: it finishes now, as the full
+            // recomputation's check of every active flow at every event has it. An event
+            // at now makes `incr_try_finish` see it; otherwise it would wait at rate 0.
+            let size = core.flows[i].size_bytes;
+            if size - sent <= core.finish_tol(i, t) && core.complete_or_due(i, t) {
+                self.flow_events.set(i as u32, t);
+            } else {
+                self.flow_events.remove(i as u32);
+            }
             return;
         }
         let f = core.flows[i];
@@ -413,6 +422,26 @@ impl IncrementalPriority {
             }
         }
         self.push_work(core, i);
+    }
+
+    /// The PIAS thresholds were replaced (between events): every active flow whose bytes
+    /// sent now fall in another queue is re-placed on its links (either way: promoted or
+    /// demoted), with the flows between its old and new places re-evaluated, and every
+    /// active flow's next threshold event is rescheduled under the new thresholds. Each
+    /// re-placement keeps the lists in the order of the placements stored so far, so the
+    /// lists are in the new order once every flow is done.
+    pub(super) fn incr_thresholds_changed(&mut self, core: &mut Core) {
+        if self.pias_placement.is_empty() {
+            return;
+        }
+        for k in 0..core.active.len() {
+            let i = core.active[k] as usize;
+            if core.pias_queue(core.sent_now(i)) as u32 != self.pias_placement[i] {
+                self.incr_changed(core, i, true);
+            }
+            self.lazy.flow_events.remove(i as u32);
+            self.lazy.reschedule.push(i as u32);
+        }
     }
 
     /// Handles the flow events due at t (completions, catch-ups, thresholds).
