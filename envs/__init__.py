@@ -33,7 +33,8 @@ def __getattr__(name: str) -> Any:
         return importlib.import_module(f"flowsched.envs.{name}")
     raise AttributeError(f"module 'flowsched.envs' has no attribute {name!r}")
 
-ENV_IDS = ("flowsched/TokenScheduling-v1", "flowsched/SwitchScheduling-v1", "flowsched/QueueThresholds-v1")
+ENV_IDS = ("flowsched/TokenScheduling-v1", "flowsched/SwitchScheduling-v1", "flowsched/QueueThresholds-v1",
+           "flowsched/TokenScheduling-Artemis-v0")
 #: removed ids and their successors
 REMOVED_IDS = {
     "flowsched/TokenScheduling-v0": "flowsched/TokenScheduling-v1",
@@ -45,6 +46,33 @@ gym.register(
     id="flowsched/TokenScheduling-v1",
     entry_point="flowsched.envs.token:TokenSchedulingEnv",
     vector_entry_point="flowsched.envs.token:TokenSchedulingVecEnv",
+)
+
+#: The packet model in the Artemis thesis' setting (Naouach's ns-3 runs, as measured by the
+#: ns-3 program in shared/peers/ns3/artemis; benchmarks/reproduce/artemis.py's ``NS3_ERA``):
+#: NewReno TCP without SACK, MSS 1448 B with 52 B of IPv4 + TCP + timestamp headers,
+#: initial window 1, 100-packet drop-tail buffers (150,000 B), min RTO 1 s with RFC 6298's
+#: G = 1 ms, delayed ACKs every 2 segments (200 ms timer), a handshake per flow (ns-3's 3 s
+#: SYN timeout), and the token request and grant each travelling one one-way delay (500 us).
+ARTEMIS_PACKET: dict[str, Any] = {
+    "transport": "tcp", "mss_bytes": 1448, "header_bytes": 52, "init_cwnd_packets": 1,
+    "buffer_bytes": 100 * 1500, "min_rto_s": 1.0, "clock_granularity_s": 1e-3, "ack_every_segments": 2,
+    "delayed_ack_timeout_s": 0.2, "handshake": True, "syn_timeout_s": 3.0,
+    "request_delay_us": 500.0, "grant_delay_us": 500.0,
+}
+#: The defaults of ``flowsched/TokenScheduling-Artemis-v0``: the thesis' fabric and workload
+#: (one non-blocking switch of 11 hosts, 1 Gbps links with 250 us each, 10-to-1 gather bursts
+#: at 10 bursts/s, workload A variant 1, k = 10, f = 5) on the packet model (``ARTEMIS_PACKET``).
+ARTEMIS_KWARGS: dict[str, Any] = {
+    "model": "packet", "variant": 1, "k": 10, "window": 5, "burst_size": 10, "burst_rate_hz": 10.0,
+    "link_gbps": 1.0, "delay_us": 250.0, "scheduler": "ps", **ARTEMIS_PACKET,
+}
+
+gym.register(
+    id="flowsched/TokenScheduling-Artemis-v0",
+    entry_point="flowsched.envs.token:TokenSchedulingEnv",
+    vector_entry_point="flowsched.envs.token:TokenSchedulingVecEnv",
+    kwargs=ARTEMIS_KWARGS,
 )
 
 gym.register(
@@ -60,6 +88,6 @@ gym.register(
 )
 
 __all__ = [
-    "ENV_IDS", "REMOVED_IDS", "QueueThresholdsEnv", "QueueThresholdsVecEnv", "SwitchSchedulingEnv",
-    "SwitchSchedulingVecEnv", "TokenSchedulingEnv", "TokenSchedulingVecEnv",
+    "ARTEMIS_KWARGS", "ARTEMIS_PACKET", "ENV_IDS", "REMOVED_IDS", "QueueThresholdsEnv", "QueueThresholdsVecEnv",
+    "SwitchSchedulingEnv", "SwitchSchedulingVecEnv", "TokenSchedulingEnv", "TokenSchedulingVecEnv",
 ]

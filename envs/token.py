@@ -28,7 +28,7 @@ from flowsched.envs._common import (
     fmt,
     log_frac,
 )
-from flowsched.sim import env_flow_table, prepare_trace
+from flowsched.sim import MODELS, PACKET_OPTIONS, env_flow_table, native_packet_options, prepare_trace
 from flowsched.topology import BigSwitch, Topology
 from flowsched.workloads.arrivals import fixed_classes
 
@@ -163,6 +163,31 @@ class TokenSetup(NamedTuple):
     time_origin_s: float = 0.0
 
 
+#: The packet model's options the token env takes (``model="packet"``): those of
+#: :func:`flowsched.simulate` except the queue sampling (``queue_sample_us``, ``sample_links``).
+ENV_PACKET_OPTIONS = tuple(k for k in PACKET_OPTIONS if k not in ("queue_sample_us", "sample_links"))
+
+
+def packet_native(model: str, topology: Topology, transport: str | None,
+                  options: dict[str, Any]) -> dict[str, Any] | None:
+    """The native packet options of a token env (None for the fluid model), checked:
+    packet options with the fluid model, unknown names and bad values raise naming them."""
+    if model not in MODELS:
+        raise ValueError(f"unknown model {model!r}; known: {', '.join(MODELS)}")
+    unknown = sorted(set(options) - set(ENV_PACKET_OPTIONS))
+    if unknown:
+        raise TypeError(f"unknown option(s) {unknown} of the token env; its packet options (model='packet'): "
+                        f"transport, {', '.join(ENV_PACKET_OPTIONS)}")
+    if model == "fluid":
+        if transport is not None or options:
+            given = (["transport"] if transport is not None else []) + sorted(options)
+            raise ValueError(f"{', '.join(given)}: options of the packet model; pass model='packet'")
+        return None
+    native = native_packet_options(topology, transport, True, **options)
+    del native["queue_sample_s"], native["sample_ports"]
+    return native
+
+
 def token_config(
     variant: int = 1,
     workload: Any = None,
@@ -182,10 +207,14 @@ def token_config(
     trace: pd.DataFrame | str | None = None,
     obs_limits: tuple[float, float, float] = (np.inf, np.inf, np.inf),
     masked_action: str = "oldest",
+    model: str = "fluid",
+    transport: str | None = None,
+    **packet_options: Any,
 ) -> TokenSetup:
     """The native config (and the native trace, when a fixed trace is given) of the token env;
     ``obs_limits`` are where the observation saturates: (MB, ms, count); ``masked_action``
-    is what a masked action does (``"oldest"`` or ``"raise"``, checked by the core)."""
+    is what a masked action does (``"oldest"`` or ``"raise"``, checked by the core);
+    ``model``, ``transport`` and ``packet_options`` choose the simulator (:func:`packet_native`)."""
     if reward not in REWARDS:
         raise ValueError(f"unknown reward {reward!r}; known: {', '.join(REWARDS)}")
     for name, v in (("k", k), ("window", window), ("burst_size", burst_size), ("n_bursts", n_bursts)):
@@ -198,6 +227,7 @@ def token_config(
         fixed, topology, origin = native_trace(trace, topology, link_gbps)
     if topology is None:
         topology = BigSwitch(burst_size + 1 if hosts is None else hosts, link_gbps)
+    packet = packet_native(model, topology, transport, packet_options)
     weights, sizes, deadlines = _classes(wl.artemis_workload_a(variant) if workload is None else workload)
     if fixed is not None:
         # the trace replaces the gather generator (set_trace): its burst shape is unused
@@ -208,7 +238,7 @@ def token_config(
         class_weights=weights, class_sizes_bytes=sizes, class_deadlines_s=deadlines, exact=bool(exact_composition),
         burst_size=int(burst_size), burst_rate_hz=float(burst_rate_hz), n_bursts=int(n_bursts), dst=0,
         obs_max_mb=float(obs_limits[0]), obs_max_ms=float(obs_limits[1]), obs_max_count=float(obs_limits[2]),
-        masked_action=masked_action,
+        masked_action=masked_action, packet=packet,
     )
     return TokenSetup(cfg, fixed, topology, float(delay_us), origin)
 
@@ -243,7 +273,10 @@ class TokenSchedulingEnv(gym.Env[Any, np.int64]):
     At most ``k`` admitted flows per destination are active at once, and they share the
     fabric under ``scheduler`` (fair sharing, the thesis' TCP, by default). A decision is
     asked for only when a slot is free and a request waits (event-driven: no idle
-    steps). The fabric is flowsched's fluid simulator (``flowsched.simulate``).
+    steps). The fabric is flowsched's fluid simulator (``flowsched.simulate``), or with
+    ``model="packet"`` its packet model (``flowsched.simulate(model="packet")``; the id
+    ``flowsched/TokenScheduling-Artemis-v0`` is the thesis' setting on it: docs/envs/token.md
+    says what each feature means on packets and where the packet model and ns-3 differ).
 
     The defaults reproduce Artemis workload A, variant 1 (Naouach, "Towards A
     Workload-Driven Flow Scheduler For Modern Datacenters", section 4.1): a big switch
@@ -331,6 +364,10 @@ class TokenSchedulingEnv(gym.Env[Any, np.int64]):
     * ``trace``: a fixed trace (DataFrame or path) replayed every episode, instead of
       drawn bursts; decisions are then made at every destination in turn.
     * ``masked_action``: ``"oldest"`` (default) or ``"raise"`` (see Action Space).
+    * ``model``: ``"fluid"`` (default) or ``"packet"``; ``transport`` and the packet options
+      (``ENV_PACKET_OPTIONS``: ``mss_bytes``, ``buffer_bytes``, ``init_cwnd_packets``,
+      ``min_rto_s``, ``ack_every_segments``, ``handshake``, ``request_delay_us``, ...; the
+      names and defaults of ``flowsched.simulate(model="packet")``) need ``model="packet"``.
     * ``obs_format``: ``"dict"`` (default), ``"flat"`` or ``"rllib"`` (see Observation Space).
     * ``max_size_mb``, ``max_time_ms``: where the byte and time features saturate (S,
       default 1,000 MB; H, default 100,000 ms).
@@ -343,6 +380,8 @@ class TokenSchedulingEnv(gym.Env[Any, np.int64]):
     episode, and ``reset()`` without a seed continues the seeded stream.
 
     ## Version History
+    * v1, later: ``model="packet"`` and the packet options (the fluid model's episodes are
+      unchanged, bit for bit), and the id ``flowsched/TokenScheduling-Artemis-v0``.
     * v1: every action of the space is valid (a masked action admits the oldest request
       by default; raising is the opt-in ``masked_action="raise"``); finite observation
       bounds (the table above; bytes and times saturate at ``max_size_mb`` and

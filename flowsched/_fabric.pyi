@@ -1,5 +1,5 @@
 """Type stub of the native simulator (fabric/py/src/lib.rs); checked by mypy.stubtest in tests."""
-from typing import final
+from typing import Any, final
 
 import numpy as np
 import numpy.typing as npt
@@ -256,7 +256,10 @@ class TokenConfig:
         obs_max_ms: float = ...,
         obs_max_count: float = ...,
         masked_action: str = "oldest",
+        packet: dict[str, Any] | None = None,
     ) -> TokenConfig: ...
+    @property
+    def model(self) -> str: ...
     @property
     def window(self) -> int: ...
 

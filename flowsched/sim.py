@@ -330,18 +330,42 @@ def native_packet_simulator(
     (``external`` admission is refused); ``packet_options`` are the keys of
     :data:`PACKET_OPTIONS`."""
     admission = _check_admission(admission, k, window)
-    unknown = set(packet_options) - set(PACKET_OPTIONS)
-    if unknown:
-        raise TypeError(f"unknown packet option(s) {sorted(unknown)}; known: {', '.join(PACKET_OPTIONS)}")
-    o = {**PACKET_OPTIONS, **packet_options}
+    if admission == "external":
+        raise ValueError("external admission on the packet model needs a driver that makes the decisions: "
+                         "flowsched.envs.TokenSchedulingEnv(model='packet'); use fifo, edf, ssdf, lsdf, srpt or random")
     if not isinstance(topology, (BigSwitch, LeafSpine, Graph)):
         raise TypeError(f"topology must be a BigSwitch, LeafSpine or Graph, got {type(topology).__name__}")
-    if transport is not None and transport not in TRANSPORTS:
-        raise ValueError(f"unknown transport {transport!r}; known: {', '.join(TRANSPORTS)}")
     if not (np.isfinite(delay_us) and delay_us >= 0):
         raise ValueError(f"delay_us must be >= 0, got {delay_us!r}")
     if pias_thresholds_bytes is None and scheduler.strip().lower() == "pias":
         pias_thresholds_bytes = default_pias_thresholds()
+    return _fabric.PacketSimulator(
+        *_trace_columns(trace),
+        scheduler=scheduler,
+        delay_per_hop_s=float(delay_us) * 1e-6,
+        pias_thresholds_bytes=[float(x) for x in (pias_thresholds_bytes or [])],
+        terminate_missed=bool(terminate_missed),
+        admission=admission,
+        k=int(k or 0),
+        window=int(window or 0),
+        seed=int(seed),
+        **{**native_packet_options(topology, transport, admission is not None, **packet_options),
+           **_native_topology(topology, trace)},
+    )
+
+
+def native_packet_options(topology: Topology, transport: str | None, admission: bool,
+                          **packet_options: Any) -> dict[str, Any]:
+    """The native keywords of the packet model's transport options (``transport`` and the
+    keys of :data:`PACKET_OPTIONS`), checked; ``admission``: whether the run has destination
+    admission (the request and grant delays need it). Shared by :func:`simulate` and the
+    token env (``TokenSchedulingEnv(model="packet")``)."""
+    unknown = set(packet_options) - set(PACKET_OPTIONS)
+    if unknown:
+        raise TypeError(f"unknown packet option(s) {sorted(unknown)}; known: {', '.join(PACKET_OPTIONS)}")
+    o = {**PACKET_OPTIONS, **packet_options}
+    if transport is not None and transport not in TRANSPORTS:
+        raise ValueError(f"unknown transport {transport!r}; known: {', '.join(TRANSPORTS)}")
 
     def integer(name: str, low: int) -> int | None:
         v = o[name]
@@ -389,11 +413,9 @@ def native_packet_simulator(
 
     delays = {name: seconds(name, 1e-6) for name in ("request_delay_us", "grant_delay_us")}
     for name, v in delays.items():
-        if v > 0 and admission is None:
+        if v > 0 and not admission:
             raise ValueError(f"{name} is a delay of destination admission: give admission (and k) too")
-    return _fabric.PacketSimulator(
-        *_trace_columns(trace),
-        scheduler=scheduler,
+    return dict(
         transport=transport,
         mss_bytes=integer("mss_bytes", 1) or 0,
         header_bytes=integer("header_bytes", 1) or 0,
@@ -402,24 +424,16 @@ def native_packet_simulator(
         init_cwnd_packets=None if o["init_cwnd_packets"] is None else float(o["init_cwnd_packets"]),
         max_cwnd_packets=None if o["max_cwnd_packets"] is None else float(o["max_cwnd_packets"]),
         min_rto_s=None if o["min_rto_s"] is None else float(o["min_rto_s"]),
-        delay_per_hop_s=float(delay_us) * 1e-6,
-        pias_thresholds_bytes=[float(x) for x in (pias_thresholds_bytes or [])],
         queue_sample_s=sample_s,
         sample_ports=sample_ports,
-        terminate_missed=bool(terminate_missed),
         max_events=integer("max_events", 1),
         ack_every_segments=integer("ack_every_segments", 1) or 1,
         delayed_ack_timeout_s=seconds("delayed_ack_timeout_s"),
         handshake=bool(o["handshake"]),
         syn_timeout_s=seconds("syn_timeout_s"),
         clock_granularity_s=seconds("clock_granularity_s"),
-        admission=admission,
-        k=int(k or 0),
-        window=int(window or 0),
         request_delay_s=delays["request_delay_us"],
         grant_delay_s=delays["grant_delay_us"],
-        seed=int(seed),
-        **_native_topology(topology, trace),
     )
 
 

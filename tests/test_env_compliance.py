@@ -21,9 +21,10 @@ import flowsched  # noqa: F401  (registers the envs)
 from flowsched.envs import ENV_IDS, REMOVED_IDS
 from flowsched.envs.wrappers import NormalizeFeatures, mask_of
 
-TOKEN, SWITCH, THRESHOLDS = ENV_IDS
+TOKEN, SWITCH, THRESHOLDS, ARTEMIS = ENV_IDS
 SMALL = {
     TOKEN: {"n_bursts": 6, "burst_rate_hz": 40.0},
+    ARTEMIS: {"n_bursts": 6},  # the packet model in the thesis' setting
     SWITCH: {"n_flows": 40, "hosts": 4, "max_flows": 16},
     THRESHOLDS: {"n_flows": 60, "hosts": 4, "interval_flows": 20},
 }

@@ -7,11 +7,13 @@
 //! active; a decision picks which of the first `window` waiting requests to admit
 //! next. A decision is asked for only when a slot is free and a request waits.
 use crate::error::{Result, SimError};
+use crate::packet::{PacketConfig, PacketSimulator};
 use crate::rng::{mix64, SplitMix64};
 use crate::sched::{AdmissionPolicy, Scheduler};
 use crate::sim::{AdmissionConfig, FlowSpec, Outcome, SimConfig, Simulator, Status};
 use crate::topology::Topology;
 use std::cell::UnsafeCell;
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -105,6 +107,10 @@ pub struct TokenEnvConfig {
     pub obs_limits: ObsLimits,
     /// What a masked action does.
     pub masked_action: MaskedAction,
+    /// None: the fluid model. Some: the packet model with these options; its scheduler,
+    /// delay per hop, `terminate_missed` and admission are the env's (`scheduler`,
+    /// `delay_per_hop_s`, `terminate_missed`; external admission with `k` and `window`).
+    pub packet: Option<PacketConfig>,
 }
 
 /// Saturation of the observation features, so that they have finite bounds: a value
@@ -150,7 +156,153 @@ impl TokenEnvConfig {
         if let TokenWorkload::Gather { classes, exact, burst_size, burst_rate_hz, n_bursts, dst } = &self.workload {
             check_gather(classes, *exact, *burst_size, *burst_rate_hz, *n_bursts, *dst, self.topo.n_hosts)?;
         }
+        if let Some(pc) = self.packet_config() {
+            // the packet options are checked by the packet model: on one flow here, so that
+            // a bad option fails now rather than at the first reset
+            let n = self.topo.n_hosts;
+            let dst = match &self.workload {
+                TokenWorkload::Gather { dst, .. } => *dst,
+                TokenWorkload::Trace(f) => f.first().map_or(0, |f| f.dst),
+            };
+            if n >= 2 && dst < n {
+                PacketSimulator::new(&self.topo, &[FlowSpec::new(0.0, (dst + 1) % n, dst, 1000.0)], pc)?;
+            }
+        }
         Ok(())
+    }
+
+    /// The packet model's options of an episode (None: the fluid model).
+    fn packet_config(&self) -> Option<PacketConfig> {
+        let mut c = self.packet.clone()?;
+        c.scheduler = self.scheduler.clone();
+        c.delay_per_hop_s = self.delay_per_hop_s;
+        c.terminate_missed = self.terminate_missed;
+        c.admission = Some(AdmissionConfig { k: self.k, window: self.window, policy: AdmissionPolicy::External });
+        Some(c)
+    }
+}
+
+/// The simulator under a token env: the fluid model or the packet model, both with
+/// external admission; what the env reads of either.
+#[derive(Debug, Clone)]
+pub enum TokenSim {
+    Fluid(Simulator),
+    Packet(PacketSimulator),
+}
+
+impl TokenSim {
+    /// Runs to the next admission decision (its destination), or the end (None).
+    fn next_decision(&mut self) -> Result<Option<usize>> {
+        match self {
+            TokenSim::Fluid(s) => loop {
+                match s.step(f64::INFINITY)? {
+                    Outcome::Decision { dst } => return Ok(Some(dst)),
+                    Outcome::Done => return Ok(None),
+                    _ => {}
+                }
+            },
+            TokenSim::Packet(s) => s.next_decision(),
+        }
+    }
+    fn admit(&mut self, dst: usize, pos: usize) -> Result<()> {
+        match self {
+            TokenSim::Fluid(s) => s.admit(dst, pos),
+            TokenSim::Packet(s) => s.grant(dst, pos),
+        }
+    }
+    /// Requests waiting at `dst`, oldest first.
+    #[inline]
+    pub fn waiting(&self, dst: usize) -> &VecDeque<u32> {
+        match self {
+            TokenSim::Fluid(s) => s.waiting(dst),
+            TokenSim::Packet(s) => s.waiting(dst),
+        }
+    }
+    pub fn n_flows(&self) -> usize {
+        match self {
+            TokenSim::Fluid(s) => s.n_flows(),
+            TokenSim::Packet(s) => s.n_flows(),
+        }
+    }
+    #[inline]
+    pub fn flow(&self, i: usize) -> &FlowSpec {
+        match self {
+            TokenSim::Fluid(s) => s.flow(i),
+            TokenSim::Packet(s) => s.flow(i),
+        }
+    }
+    /// Simulated time, s.
+    #[inline]
+    pub fn now(&self) -> f64 {
+        match self {
+            TokenSim::Fluid(s) => s.now(),
+            TokenSim::Packet(s) => s.now_s(),
+        }
+    }
+    /// Whether flow i has ended: Some(true) terminated, Some(false) finished, None not.
+    #[inline]
+    pub fn ended(&self, i: usize) -> Option<bool> {
+        match self {
+            TokenSim::Fluid(s) => match s.status(i) {
+                Status::Done => Some(false),
+                Status::Terminated => Some(true),
+                _ => None,
+            },
+            TokenSim::Packet(s) => s.ended(i).then(|| s.terminated()[i]),
+        }
+    }
+    /// Whether admitted flow i is active (holds its token: admitted, not ended).
+    #[inline]
+    pub fn is_active(&self, i: usize) -> bool {
+        match self {
+            TokenSim::Fluid(s) => s.status(i) == Status::Active,
+            TokenSim::Packet(s) => s.holds_token(i),
+        }
+    }
+    /// Flow i's payload bytes not yet through: the fluid model's size - sent; the packet
+    /// model's size - bytes delivered in order to the receiver.
+    #[inline]
+    pub fn remaining_bytes(&self, i: usize) -> f64 {
+        match self {
+            TokenSim::Fluid(s) => s.flow(i).size_bytes - s.sent_bytes(i),
+            TokenSim::Packet(s) => s.flow(i).size_bytes - s.delivered_bytes()[i] as f64,
+        }
+    }
+    /// Flow i's FCT (s; NaN if not finished).
+    pub fn fct_s(&self, i: usize) -> f64 {
+        match self {
+            TokenSim::Fluid(s) => s.fct_s(i),
+            TokenSim::Packet(s) => s.fct_of(i),
+        }
+    }
+    /// Flow i's ideal FCT (s): alone on the idle fabric, with its path's propagation.
+    pub fn ideal_fct_s(&self, i: usize) -> f64 {
+        match self {
+            TokenSim::Fluid(s) => s.ideal_fct_s(i),
+            TokenSim::Packet(s) => s.ideal_fct_of(i),
+        }
+    }
+    /// Flow i's data path (link ids).
+    #[inline]
+    pub fn path(&self, i: usize) -> &[u32] {
+        match self {
+            TokenSim::Fluid(s) => s.path(i),
+            TokenSim::Packet(s) => s.path(i),
+        }
+    }
+    /// Per flow: when its last byte arrived (s; NaN if not).
+    pub fn finish_s(&self) -> Vec<f64> {
+        match self {
+            TokenSim::Fluid(s) => s.finish_s().to_vec(),
+            TokenSim::Packet(s) => s.finish_s(),
+        }
+    }
+    /// Per flow: whether it was terminated.
+    pub fn terminated(&self) -> Vec<bool> {
+        match self {
+            TokenSim::Fluid(s) => s.terminated(),
+            TokenSim::Packet(s) => s.terminated().to_vec(),
+        }
     }
 }
 
@@ -296,7 +448,7 @@ pub fn gather_bursts_seeded(
 pub struct TokenEnv {
     cfg: TokenEnvConfig,
     rng: SplitMix64,
-    sim: Option<Simulator>,
+    sim: Option<TokenSim>,
     /// Admitted flows not yet accounted (finished or terminated).
     pending: Vec<u32>,
     dst: usize,
@@ -343,7 +495,14 @@ impl TokenEnv {
             return Err(SimError::InvalidConfig("the trace has no flows".into()));
         }
         // Validate now, so that a bad trace fails here and not at a later reset.
-        Simulator::new(self.cfg.topo.clone(), flows.clone(), self.sim_config())?;
+        match self.cfg.packet_config() {
+            Some(pc) => {
+                PacketSimulator::new(&self.cfg.topo, &flows, pc)?;
+            }
+            None => {
+                Simulator::new(self.cfg.topo.clone(), flows.clone(), self.sim_config())?;
+            }
+        }
         self.cfg.workload = TokenWorkload::Trace(flows);
         Ok(())
     }
@@ -388,7 +547,10 @@ impl TokenEnv {
             self.rng = SplitMix64::new(mix64(s));
         }
         let flows = self.draw_flows();
-        self.sim = Some(Simulator::new(self.cfg.topo.clone(), flows, self.sim_config())?);
+        self.sim = Some(match self.cfg.packet_config() {
+            Some(pc) => TokenSim::Packet(PacketSimulator::new(&self.cfg.topo, &flows, pc)?),
+            None => TokenSim::Fluid(Simulator::new(self.cfg.topo.clone(), flows, self.sim_config())?),
+        });
         self.pending.clear();
         self.done = false;
         self.last_masked = false;
@@ -467,34 +629,26 @@ impl TokenEnv {
     /// finished (or were terminated) meanwhile.
     fn advance(&mut self) -> Result<f64> {
         let sim = self.sim.as_mut().expect("reset before use");
-        loop {
-            match sim.step(f64::INFINITY)? {
-                Outcome::Decision { dst } => {
-                    self.dst = dst;
-                    self.last_choices = sim.waiting(dst).len().min(self.cfg.window);
-                    break;
-                }
-                Outcome::Done => {
-                    self.done = true;
-                    break;
-                }
-                _ => {}
+        match sim.next_decision()? {
+            Some(dst) => {
+                self.dst = dst;
+                self.last_choices = sim.waiting(dst).len().min(self.cfg.window);
             }
+            None => self.done = true,
         }
         let mut reward = 0.0;
         let mut k = 0;
         while k < self.pending.len() {
             let i = self.pending[k] as usize;
-            let st = sim.status(i);
-            if st != Status::Done && st != Status::Terminated {
+            let Some(terminated) = sim.ended(i) else {
                 k += 1;
                 continue;
-            }
+            };
             self.pending.swap_remove(k);
             let f = sim.flow(i);
             let has_dl = !f.deadline_s.is_nan();
             self.with_deadline += has_dl as u64;
-            if st == Status::Terminated {
+            if terminated {
                 continue;
             }
             let fct = sim.fct_s(i);
@@ -526,7 +680,16 @@ impl TokenEnv {
         self.dst
     }
 
+    /// The fluid simulator of the episode (None before the first reset or on the packet model).
     pub fn simulator(&self) -> Option<&Simulator> {
+        match self.sim.as_ref()? {
+            TokenSim::Fluid(s) => Some(s),
+            TokenSim::Packet(_) => None,
+        }
+    }
+
+    /// The episode's simulator, either model (None before the first reset).
+    pub fn sim(&self) -> Option<&TokenSim> {
         self.sim.as_ref()
     }
 
@@ -565,10 +728,10 @@ impl TokenEnv {
         for &i in &self.pending {
             let i = i as usize;
             let f = sim.flow(i);
-            if f.dst != dst || sim.status(i) != Status::Active {
+            if f.dst != dst || !sim.is_active(i) {
                 continue;
             }
-            let r = f.size_bytes - sim.sent_bytes(i);
+            let r = sim.remaining_bytes(i);
             remaining.push(if r > 0.0 { r } else { 0.0 }); // no -0.0 from rounding
             if !f.deadline_s.is_nan() {
                 least = least.min(f.arrival_s + f.deadline_s - now);
@@ -576,7 +739,7 @@ impl TokenEnv {
             last_active = Some(i);
         }
         // the destination's link (the last of an active flow's path): looked up once
-        let cap = last_active.map_or(f64::NAN, |i| sim.topology().capacity[*sim.path(i).last().expect("a path has links") as usize]);
+        let cap = last_active.map_or(f64::NAN, |i| self.cfg.topo.capacity[*sim.path(i).last().expect("a path has links") as usize]);
         for (j, &i) in q.iter().take(n).enumerate() {
             let f = sim.flow(i as usize);
             let o = &mut req[j * REQ_FEATURES..(j + 1) * REQ_FEATURES];
@@ -586,7 +749,9 @@ impl TokenEnv {
             o[0] = lim.mb(f.size_bytes * 1e-6);
             o[1] = if has_dl { lim.ms(f.deadline_s * 1e3) } else { 0.0 };
             o[2] = if has_dl { lim.ms((f.arrival_s + f.deadline_s - now) * 1e3) } else { 0.0 };
-            o[3] = lim.ms((now - f.arrival_s) * 1e3);
+            // >= 0: the packet model's clock is whole picoseconds, which can read a hair
+            // before an arrival given in seconds (the fluid model's is the arrival itself)
+            o[3] = lim.ms((now - f.arrival_s).max(0.0) * 1e3);
             o[4] = lim.ms(ideal * 1e3);
             o[5] = has_dl as u8 as f32;
             let shared: f64 = remaining.iter().map(|&r| r.min(f.size_bytes)).sum();
@@ -1313,6 +1478,7 @@ mod tests {
             reward: TokenReward::Deadline,
             obs_limits: ObsLimits::default(),
             masked_action: MaskedAction::Oldest,
+            packet: None,
             workload: TokenWorkload::Gather {
                 classes: vec![
                     FlowClass { weight: 0.6, size_bytes: 350e3, deadline_s: 0.040 },
@@ -1545,6 +1711,139 @@ mod tests {
         v.step(&[0, 0], b.out()).unwrap();
         assert_eq!((b.truncated.as_slice(), b.reward.as_slice()), ([false, false].as_slice(), [0.0, 0.0].as_slice()));
         assert_eq!(v.needs_reset(), [false, false]);
+    }
+
+    /// The Artemis setting on the packet model (benchmarks/reproduce/artemis.py's NS3_ERA).
+    fn artemis_packet() -> PacketConfig {
+        let mut c = PacketConfig::new(Scheduler::Ps);
+        c.transport = Some(crate::packet::Transport::Tcp);
+        c.mss_bytes = 1448;
+        c.header_bytes = 52;
+        c.init_cwnd_packets = Some(1.0);
+        c.buffer_bytes = Some(150_000);
+        c.min_rto_s = Some(1.0);
+        c.clock_granularity_s = 1e-3;
+        c.ack_every_segments = 2;
+        c.handshake = true;
+        c.syn_timeout_s = 3.0;
+        c.request_delay_s = 500e-6;
+        c.grant_delay_s = 500e-6;
+        c
+    }
+
+    fn packet_cfg(k: usize, terminate: bool) -> TokenEnvConfig {
+        let mut c = cfg(true);
+        c.k = k;
+        c.terminate_missed = terminate;
+        c.packet = Some(artemis_packet());
+        c
+    }
+
+    #[test]
+    fn the_packet_env_driven_by_a_rule_is_the_packet_models_run_of_that_rule() {
+        for (k, terminate) in [(10, false), (3, true), (2, false)] {
+            let mut env = TokenEnv::new(packet_cfg(k, terminate)).unwrap();
+            let mut g = SplitMix64::new(mix64(9));
+            let TokenWorkload::Gather { classes, exact, burst_size, burst_rate_hz, dst, .. } = env.config().workload.clone() else {
+                unreachable!()
+            };
+            let flows = gather_bursts(&mut g, &classes, exact, burst_size, burst_rate_hz, 12, dst, 11);
+            env.set_trace(flows.clone()).unwrap();
+            for policy in [AdmissionPolicy::Fifo, AdmissionPolicy::Edf, AdmissionPolicy::Ssdf, AdmissionPolicy::Lsdf] {
+                let mut pc = artemis_packet();
+                pc.delay_per_hop_s = 250e-6;
+                pc.terminate_missed = terminate;
+                pc.admission = Some(AdmissionConfig { k, window: 5, policy });
+                let mut rule = PacketSimulator::new(&Topology::big_switch(&[1.0; 11]).unwrap(), &flows, pc).unwrap();
+                rule.run().unwrap();
+                env.reset(Some(0)).unwrap();
+                let mut rng = SplitMix64::new(0);
+                let mut steps = 0;
+                while !env.is_done() {
+                    let win: Vec<u32> = env.sim().unwrap().waiting(env.decision_dst()).iter().take(5).copied().collect();
+                    let pos = crate::sim::choose_admission(&policy, &flows, &win, &mut rng);
+                    env.step(pos as i64).unwrap();
+                    steps += 1;
+                }
+                let TokenSim::Packet(p) = env.sim().unwrap() else { panic!("the packet model") };
+                let bits = |v: Vec<f64>| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                assert_eq!(bits(p.finish_s()), bits(rule.finish_s()), "{policy:?} k {k}");
+                assert_eq!(bits(p.admitted_s()), bits(rule.admitted_s()), "{policy:?} k {k}");
+                assert_eq!(p.stats(), rule.stats());
+                let admitted = rule.admitted_s().iter().filter(|x| !x.is_nan()).count();
+                assert_eq!(steps, admitted, "one step per admission");
+                // the return counts the deadlines met
+                let met = (0..flows.len()).filter(|&i| !rule.terminated()[i] && rule.fct_of(i) <= flows[i].deadline_s * (1.0 + 1e-9)).count();
+                assert_eq!(env.episode_stats()[0] as usize, met);
+            }
+        }
+    }
+
+    #[test]
+    fn packet_lanes_are_single_envs_seeded_seed_plus_i_and_episodes_repeat() {
+        let mut c = packet_cfg(10, false);
+        if let TokenWorkload::Gather { n_bursts, .. } = &mut c.workload {
+            *n_bursts = 6;
+        }
+        let run = |env: &mut TokenEnv, seed: u64| {
+            env.reset(Some(seed)).unwrap();
+            let (mut obs, mut rew) = (Vec::new(), Vec::new());
+            let (mut req, mut act, mut mask) = (vec![0f32; 5 * REQ_FEATURES], vec![0f32; ACTIVE_FEATURES], vec![0f32; 5]);
+            let mut j = 0i64;
+            while !env.is_done() {
+                env.write_obs(&mut req, &mut act, &mut mask);
+                obs.extend(req.iter().chain(&act).chain(&mask).map(|x| x.to_bits()));
+                let (r, _) = env.step(j % 5).unwrap();
+                rew.push(r.to_bits());
+                j += 1;
+            }
+            (obs, rew)
+        };
+        let mut a = TokenEnv::new(c.clone()).unwrap();
+        let first = run(&mut a, 3);
+        assert_eq!(first, run(&mut a, 3));
+        assert_ne!(first, run(&mut a, 4));
+        assert!(first.1.iter().any(|&r| f64::from_bits(r) > 0.0));
+        // a batch: lane i follows the single env seeded 5 + i
+        let mut v = TokenVecEnv::new(TokenEnv::new(c.clone()).unwrap(), 3, 1).unwrap();
+        let mut bufs = BatchBufs::new(&v);
+        v.reset(Some(&[5, 6, 7]), bufs.out()).unwrap();
+        let mut singles: Vec<TokenEnv> = (0..3)
+            .map(|lane| {
+                let mut e = TokenEnv::new(c.clone()).unwrap();
+                e.reset(Some(5 + lane as u64)).unwrap();
+                e
+            })
+            .collect();
+        let (rq, ac) = (5 * REQ_FEATURES, ACTIVE_FEATURES);
+        let mut compared = 0;
+        for j in 0.. {
+            for (lane, e) in singles.iter_mut().enumerate() {
+                let (mut req, mut act, mut mask) = (vec![0f32; rq], vec![0f32; ac], vec![0f32; 5]);
+                e.write_obs(&mut req, &mut act, &mut mask);
+                assert_eq!(req, bufs.obs[0][lane * rq..(lane + 1) * rq], "lane {lane} step {j}");
+                assert_eq!(act, bufs.obs[1][lane * ac..(lane + 1) * ac], "lane {lane} step {j}");
+                assert_eq!(mask, bufs.obs[2][lane * 5..(lane + 1) * 5], "lane {lane} step {j}");
+                compared += 1;
+            }
+            if singles.iter().any(|e| e.is_done()) {
+                break;
+            }
+            let acts = [j % 5, (j + 1) % 5, (j + 2) % 5];
+            v.step(&acts, bufs.out()).unwrap();
+            for (lane, e) in singles.iter_mut().enumerate() {
+                let (r, _) = e.step(acts[lane]).unwrap();
+                assert_eq!(r.to_bits(), bufs.reward[lane].to_bits(), "lane {lane} step {j}");
+            }
+        }
+        assert!(compared > 30);
+    }
+
+    #[test]
+    fn bad_packet_options_fail_at_construction() {
+        let mut c = packet_cfg(10, false);
+        c.packet.as_mut().unwrap().mss_bytes = 100;
+        assert!(TokenEnv::new(c).unwrap_err().to_string().contains("mss_bytes"));
     }
 
     #[test]

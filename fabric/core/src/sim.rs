@@ -1390,7 +1390,7 @@ impl Simulator {
 /// ties to the oldest); srpt the smallest size (ties to the earliest arrival); random a
 /// uniform draw from `rng`. Shared by the fluid
 /// `Simulator` and the packet model. `win` must not be empty; `External` is decided outside.
-pub(crate) fn choose_admission(p: &AdmissionPolicy, fl: &[FlowSpec], win: &[u32], rng: &mut SplitMix64) -> usize {
+pub fn choose_admission(p: &AdmissionPolicy, fl: &[FlowSpec], win: &[u32], rng: &mut SplitMix64) -> usize {
     let by = |key: &dyn Fn(&FlowSpec) -> (f64, f64)| -> usize {
         let mut best = 0usize;
         for k in 1..win.len() {

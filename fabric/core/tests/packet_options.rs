@@ -2,6 +2,8 @@
 //! granularity) and its destination admission (issues 19 and 20: the Artemis setting), on
 //! cases with hand-computed answers.
 use fabric_core::packet::tcp::{CcParams, Sender, MAX_RTO_PS};
+use fabric_core::rng::SplitMix64;
+use fabric_core::sim::choose_admission;
 use fabric_core::{AdmissionConfig, AdmissionPolicy, FlowSpec, PacketConfig, PacketSimulator, Scheduler, Topology, Transport};
 
 const T_PKT: u64 = 1_200_000; // 1500 B at 10 Gbps, ps
@@ -354,9 +356,70 @@ fn option_refusals_name_what_is_wrong() {
     c.request_delay_s = 1e-3;
     assert!(err(c).contains("give admission"));
     let mut c = tcp();
-    c.admission = admission(AdmissionPolicy::External, 1, 0);
-    assert!(err(c).contains("external admission"));
-    let mut c = tcp();
     c.admission = admission(AdmissionPolicy::Fifo, 0, 0);
     assert!(err(c).contains("k must be >= 1"));
+}
+
+/// The Artemis setting of the token env's packet model (benchmarks/reproduce/artemis.py's NS3_ERA).
+fn artemis(policy: AdmissionPolicy, terminate: bool) -> PacketConfig {
+    let mut c = tcp();
+    c.delay_per_hop_s = 250e-6;
+    c.buffer_bytes = Some(150_000);
+    c.mss_bytes = 1448;
+    c.header_bytes = 52;
+    c.init_cwnd_packets = Some(1.0);
+    c.min_rto_s = Some(1.0);
+    c.clock_granularity_s = 1e-3;
+    c.ack_every_segments = 2;
+    c.handshake = true;
+    c.syn_timeout_s = 3.0;
+    c.request_delay_s = 500e-6;
+    c.grant_delay_s = 500e-6;
+    c.terminate_missed = terminate;
+    c.admission = admission(policy, 3, 5);
+    c
+}
+
+#[test]
+fn external_admission_granted_by_a_rule_is_the_rules_run_bit_for_bit() {
+    let topo = Topology::big_switch(&[1.0; 11]).unwrap();
+    let flows = bursts(25, 11);
+    for p in [AdmissionPolicy::Fifo, AdmissionPolicy::Edf, AdmissionPolicy::Ssdf, AdmissionPolicy::Lsdf, AdmissionPolicy::Srpt] {
+        for terminate in [false, true] {
+            let rule = run(&topo, &flows, artemis(p, terminate));
+            let mut ext = PacketSimulator::new(&topo, &flows, artemis(AdmissionPolicy::External, terminate)).unwrap();
+            let mut rng = SplitMix64::new(0);
+            let mut decisions = 0;
+            while let Some(d) = ext.next_decision().unwrap() {
+                assert_eq!(ext.pending_decision(), Some(d));
+                let win: Vec<u32> = ext.waiting(d).iter().take(5).copied().collect();
+                let pos = choose_admission(&p, &flows, &win, &mut rng);
+                ext.grant(d, pos).unwrap();
+                decisions += 1;
+            }
+            assert!(ext.done());
+            let bits = |s: &PacketSimulator| s.fct_s().iter().chain(&s.admitted_s()).chain(&s.start_s()).map(|x| x.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&rule), bits(&ext), "{p:?} terminate {terminate}");
+            assert_eq!(rule.stats(), ext.stats(), "{p:?} terminate {terminate}");
+            assert_eq!(rule.terminated(), ext.terminated());
+            let admitted = ext.admitted_s().iter().filter(|x| !x.is_nan()).count();
+            assert_eq!(decisions, admitted, "one decision per admission");
+            assert!(terminate || admitted == flows.len());
+        }
+    }
+}
+
+#[test]
+fn external_admission_refuses_a_run_without_a_driver_and_bad_grants() {
+    let topo = Topology::big_switch(&[1.0; 11]).unwrap();
+    let flows = bursts(2, 1);
+    let mut s = PacketSimulator::new(&topo, &flows, artemis(AdmissionPolicy::External, false)).unwrap();
+    let e = s.run().unwrap_err().to_string();
+    assert!(e.contains("decision pending at destination 0"), "{e}");
+    let d = s.next_decision().unwrap().unwrap();
+    assert_eq!(d, 0);
+    assert!(s.grant(1, 0).unwrap_err().to_string().contains("no admission decision pending at destination 1"));
+    let n = s.waiting(0).len().min(5);
+    assert!(s.grant(0, n).unwrap_err().to_string().contains("outside the window"));
+    s.grant(0, 0).unwrap();
 }

@@ -2,7 +2,8 @@
 //! batched env per env kind (the single env is its one-lane form), stepped with the GIL
 //! released into numpy buffers it allocated once.
 use fabric_core::env::{BatchOut, Lane, MaskedAction, ObsLimits, VecEnv, ACTIVE_FEATURES, EPISODE_STATS, FLOW_FEATURES, MAX_OBS_PARTS, REQ_FEATURES};
-use fabric_core::{Scheduler, SimError, Simulator, SwitchEnv, SwitchEnvConfig, SwitchReward, TokenEnv, TokenEnvConfig, TokenReward, TokenWorkload};
+use fabric_core::env::TokenSim;
+use fabric_core::{PacketConfig, Scheduler, SimError, Simulator, SwitchEnv, Transport, SwitchEnvConfig, SwitchReward, TokenEnv, TokenEnvConfig, TokenReward, TokenWorkload};
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArrayDyn};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -20,6 +21,46 @@ fn obs_limits(mb: f64, ms: f64, count: f64) -> PyResult<ObsLimits> {
     Ok(ObsLimits { mb, ms, count })
 }
 
+/// The packet options the token env takes (`packet=` of `TokenConfig`), with the names of
+/// `PacketSimulator`'s keywords.
+const TOKEN_PACKET_OPTIONS: &str = "transport, mss_bytes, header_bytes, buffer_bytes, ecn_threshold_bytes, init_cwnd_packets, \
+max_cwnd_packets, min_rto_s, max_events, ack_every_segments, delayed_ack_timeout_s, handshake, syn_timeout_s, \
+clock_granularity_s, request_delay_s, grant_delay_s";
+
+/// The packet model's options of a token env from a dict (`PacketSimulator`'s keyword
+/// names; absent keys keep `PacketConfig::new`'s defaults; None keeps the transport's
+/// default where the option has one). The scheduler, delay per hop, termination and
+/// admission are the env's own.
+fn token_packet_config(d: &Bound<'_, PyDict>) -> PyResult<PacketConfig> {
+    let mut c = PacketConfig::new(Scheduler::Ps);
+    for (k, v) in d.iter() {
+        let key: String = k.extract()?;
+        let bad = |e: PyErr| PyValueError::new_err(format!("packet option {key}: {e}"));
+        match key.as_str() {
+            "transport" => c.transport = v.extract::<Option<String>>().map_err(bad)?.map(|t| Transport::parse(&t)).transpose().map_err(to_py)?,
+            "mss_bytes" => c.mss_bytes = v.extract().map_err(bad)?,
+            "header_bytes" => c.header_bytes = v.extract().map_err(bad)?,
+            "buffer_bytes" => c.buffer_bytes = v.extract().map_err(bad)?,
+            "ecn_threshold_bytes" => c.ecn_threshold_bytes = v.extract().map_err(bad)?,
+            "init_cwnd_packets" => c.init_cwnd_packets = v.extract().map_err(bad)?,
+            "max_cwnd_packets" => c.max_cwnd_packets = v.extract().map_err(bad)?,
+            "min_rto_s" => c.min_rto_s = v.extract().map_err(bad)?,
+            "max_events" => c.max_events = v.extract().map_err(bad)?,
+            "ack_every_segments" => c.ack_every_segments = v.extract().map_err(bad)?,
+            "delayed_ack_timeout_s" => c.delayed_ack_timeout_s = v.extract().map_err(bad)?,
+            "handshake" => c.handshake = v.extract().map_err(bad)?,
+            "syn_timeout_s" => c.syn_timeout_s = v.extract().map_err(bad)?,
+            "clock_granularity_s" => c.clock_granularity_s = v.extract().map_err(bad)?,
+            "request_delay_s" => c.request_delay_s = v.extract().map_err(bad)?,
+            "grant_delay_s" => c.grant_delay_s = v.extract().map_err(bad)?,
+            other => {
+                return Err(PyValueError::new_err(format!("unknown packet option '{other}' of the token env; known: {TOKEN_PACKET_OPTIONS}")));
+            }
+        }
+    }
+    Ok(c)
+}
+
 /// Configuration of a token-scheduling environment (see flowsched.envs.TokenSchedulingEnv).
 #[pyclass(name = "TokenConfig", module = "flowsched._fabric", frozen)]
 pub struct PyTokenConfig {
@@ -34,7 +75,7 @@ impl PyTokenConfig {
         scheduler="ps", k, window, delay_per_hop_s=0.0, terminate_missed=false, reward="deadline",
         class_weights, class_sizes_bytes, class_deadlines_s, exact=true, burst_size, burst_rate_hz,
         n_bursts, dst=0, obs_max_mb=f64::INFINITY, obs_max_ms=f64::INFINITY, obs_max_count=f64::INFINITY,
-        masked_action="oldest"
+        masked_action="oldest", packet=None
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -63,6 +104,7 @@ impl PyTokenConfig {
         obs_max_ms: f64,
         obs_max_count: f64,
         masked_action: &str,
+        packet: Option<Bound<'_, PyDict>>,
     ) -> PyResult<Self> {
         let classes = flow_classes(&class_weights, &class_sizes_bytes, &class_deadlines_s)?;
         if !(delay_per_hop_s.is_finite() && delay_per_hop_s >= 0.0) {
@@ -79,6 +121,7 @@ impl PyTokenConfig {
             workload: TokenWorkload::Gather { classes, exact, burst_size, burst_rate_hz, n_bursts, dst },
             obs_limits: obs_limits(obs_max_mb, obs_max_ms, obs_max_count)?,
             masked_action: MaskedAction::parse(masked_action).map_err(to_py)?,
+            packet: packet.as_ref().map(token_packet_config).transpose()?,
         };
         // Fails here, with the reason, rather than at the first reset.
         TokenEnv::new(inner.clone()).map_err(to_py)?;
@@ -88,6 +131,16 @@ impl PyTokenConfig {
     #[getter]
     fn window(&self) -> usize {
         self.inner.window
+    }
+
+    /// "fluid" or "packet".
+    #[getter]
+    fn model(&self) -> &'static str {
+        if self.inner.packet.is_some() {
+            "packet"
+        } else {
+            "fluid"
+        }
     }
 }
 
@@ -212,6 +265,32 @@ fn vec_env<L: Lane>(env: L, num_envs: usize, threads: usize, single: bool, max_e
     Ok(v)
 }
 
+/// A token env's flows and their outcome so far, as a dict of arrays: the flow's
+/// arrival, endpoints, size and deadline, then as Simulator.results; on the packet model
+/// also `bytes_sent` (payload bytes delivered in order) and `path_delay_s`.
+fn token_flow_dict<'py>(py: Python<'py>, s: &TokenSim) -> PyResult<Bound<'py, PyDict>> {
+    match s {
+        TokenSim::Fluid(f) => flow_dict(py, f),
+        TokenSim::Packet(p) => {
+            let n = p.n_flows();
+            let col = |f: &dyn Fn(usize) -> f64| (0..n).map(f).collect::<Vec<f64>>();
+            let d = PyDict::new(py);
+            d.set_item("arrival_s", col(&|i| p.flow(i).arrival_s).into_pyarray(py))?;
+            d.set_item("src", (0..n).map(|i| p.flow(i).src as i64).collect::<Vec<_>>().into_pyarray(py))?;
+            d.set_item("dst", (0..n).map(|i| p.flow(i).dst as i64).collect::<Vec<_>>().into_pyarray(py))?;
+            d.set_item("size_bytes", col(&|i| p.flow(i).size_bytes).into_pyarray(py))?;
+            d.set_item("deadline_s", col(&|i| p.flow(i).deadline_s).into_pyarray(py))?;
+            d.set_item("finish_s", p.finish_s().into_pyarray(py))?;
+            d.set_item("fct_s", col(&|i| p.fct_of(i)).into_pyarray(py))?;
+            d.set_item("ideal_fct_s", col(&|i| p.ideal_fct_of(i)).into_pyarray(py))?;
+            d.set_item("terminated", p.terminated().to_vec().into_pyarray(py))?;
+            d.set_item("bytes_sent", p.delivered_bytes().iter().map(|&b| b as f64).collect::<Vec<_>>().into_pyarray(py))?;
+            d.set_item("path_delay_s", p.path_delay_s().into_pyarray(py))?;
+            Ok(d)
+        }
+    }
+}
+
 /// A simulator's flows and their outcome so far, as a dict of arrays: the flow's
 /// arrival, endpoints, size and deadline, then as Simulator.results.
 fn flow_dict<'py>(py: Python<'py>, s: &Simulator) -> PyResult<Bound<'py, PyDict>> {
@@ -321,13 +400,13 @@ impl PyTokenVecEnv {
 
     /// Simulated time of `lane` (s).
     fn now(&self, lane: usize) -> PyResult<f64> {
-        Ok(self.inner.lane(lane)?.simulator().map_or(0.0, |s| s.now()))
+        Ok(self.inner.lane(lane)?.sim().map_or(0.0, |s| s.now()))
     }
 
     /// The current episode's flows of `lane` and their outcome so far, as a dict of arrays.
     fn episode<'py>(&self, py: Python<'py>, lane: usize) -> PyResult<Bound<'py, PyDict>> {
-        let s = self.inner.lane(lane)?.simulator().ok_or_else(|| PyValueError::new_err("call reset() first"))?;
-        flow_dict(py, s)
+        let s = self.inner.lane(lane)?.sim().ok_or_else(|| PyValueError::new_err("call reset() first"))?;
+        token_flow_dict(py, s)
     }
 }
 

@@ -287,6 +287,7 @@ fn order_bits(x: f64) -> u64 {
 }
 
 /// A packet-level simulation of one trace.
+#[derive(Debug, Clone)]
 pub struct PacketSimulator {
     cfg: PacketConfig,
     transport: Transport,
@@ -355,6 +356,9 @@ pub struct PacketSimulator {
     req_ps: u64,
     grant_ps: u64,
     rng: SplitMix64,
+    /// External admission (the token env): destinations that may have a decision to make,
+    /// in the order they got one (a destination once); the run pauses while one has.
+    decisions: VecDeque<usize>,
 }
 
 fn to_ps(s: f64) -> u64 {
@@ -437,12 +441,6 @@ impl PacketSimulator {
         if let Some(a) = &cfg.admission {
             if a.k == 0 {
                 return bad("admission k must be >= 1".into());
-            }
-            if a.policy == AdmissionPolicy::External {
-                return Err(SimError::Unsupported(
-                    "external admission on the packet model (the token env runs on the fluid model); use fifo, edf, ssdf, lsdf, srpt or random"
-                        .into(),
-                ));
             }
             if a.policy.uses_size() {
                 if let Some(r) = flows.iter().position(|f| !f.size_known) {
@@ -623,7 +621,7 @@ impl PacketSimulator {
             flow_timeouts: vec![0; n],
             admitted_ps: vec![u64::MAX; n],
             start_ps: vec![u64::MAX; n],
-            specs: if cfg.admission.is_some() { flows.to_vec() } else { Vec::new() },
+            specs: flows.to_vec(),
             waiting: if cfg.admission.is_some() { vec![VecDeque::new(); topo.n_hosts] } else { Vec::new() },
             tokens: if cfg.admission.is_some() { vec![0; topo.n_hosts] } else { Vec::new() },
             holds_token: vec![false; if cfg.admission.is_some() { n } else { 0 }],
@@ -631,6 +629,7 @@ impl PacketSimulator {
             req_ps: to_ps(cfg.request_delay_s),
             grant_ps: to_ps(cfg.grant_delay_s),
             rng: SplitMix64::new(cfg.seed ^ 0xA5A5_5A5A_DEAD_BEEF),
+            decisions: VecDeque::new(),
             flows: fl,
             cfg,
         };
@@ -693,6 +692,61 @@ impl PacketSimulator {
         self.run_until_ps(u64::MAX)
     }
 
+    /// External admission: runs to the next admission decision and returns its
+    /// destination (its requests: [`PacketSimulator::waiting`]; the choice:
+    /// [`PacketSimulator::grant`]), or None when every flow has ended.
+    pub fn next_decision(&mut self) -> Result<Option<usize>> {
+        self.run_loop(u64::MAX)
+    }
+
+    /// External admission: the destination whose decision is pending (it has a free
+    /// token and a waiting request), if any.
+    pub fn pending_decision(&self) -> Option<usize> {
+        self.decisions.iter().copied().find(|&d| self.can_admit(d))
+    }
+
+    fn can_admit(&self, d: usize) -> bool {
+        match &self.cfg.admission {
+            Some(a) => !self.waiting[d].is_empty() && (self.tokens[d] as usize) < a.k,
+            None => false,
+        }
+    }
+
+    /// Requests waiting at destination d, in the order they reached it (empty without admission).
+    pub fn waiting(&self, d: usize) -> &VecDeque<u32> {
+        static NONE: VecDeque<u32> = VecDeque::new();
+        self.waiting.get(d).unwrap_or(&NONE)
+    }
+
+    /// External admission: gives the pending decision's token at `dst` to the request at
+    /// `position` of its window (the first `window` waiting, oldest first), as a rule
+    /// would: the grant then travels `grant_delay_s` to the sender.
+    pub fn grant(&mut self, dst: usize, position: usize) -> Result<()> {
+        match self.pending_decision() {
+            Some(d) if d == dst => {}
+            other => {
+                return Err(SimError::InvalidAction(format!("no admission decision pending at destination {dst} (pending: {other:?})")));
+            }
+        }
+        let w = self.cfg.admission.as_ref().map_or(0, |a| a.window);
+        let q = &self.waiting[dst];
+        let m = if w == 0 { q.len() } else { w.min(q.len()) };
+        if position >= m {
+            return Err(SimError::InvalidAction(format!(
+                "position {position} outside the window of {m} waiting requests at destination {dst}"
+            )));
+        }
+        let Some(f) = self.waiting[dst].remove(position) else {
+            return Err(SimError::InvalidAction(format!("no request at position {position} at destination {dst}")));
+        };
+        self.give_token(dst, f as usize);
+        // forget the destinations with nothing left to decide
+        let mut keep = std::mem::take(&mut self.decisions);
+        keep.retain(|&d| self.can_admit(d));
+        self.decisions = keep;
+        Ok(())
+    }
+
     /// Handles every event at or before `until_s`; simulated time is then `until_s` (or the
     /// last event's time when the run ended before).
     pub fn step(&mut self, until_s: f64) -> Result<()> {
@@ -707,14 +761,32 @@ impl PacketSimulator {
     }
 
     fn run_until_ps(&mut self, until: u64) -> Result<()> {
+        match self.run_loop(until)? {
+            Some(d) => Err(SimError::InvalidConfig(format!(
+                "external admission decision pending at destination {d}: drive the simulator with next_decision()/grant()"
+            ))),
+            None => Ok(()),
+        }
+    }
+
+    /// Handles the events up to `until`; returns early with the destination of a pending
+    /// external admission decision (checked between events, so a run paused there and
+    /// granted at once is the run of a rule making the same choices, bit for bit).
+    fn run_loop(&mut self, until: u64) -> Result<Option<usize>> {
         while !self.done() {
+            if !self.decisions.is_empty() {
+                if let Some(d) = self.pending_decision() {
+                    return Ok(Some(d));
+                }
+                self.decisions.clear();
+            }
             // the next arrival goes before heap events at the same time
             if let Some(&f) = self.order.get(self.next_start) {
                 let t = self.flows[f as usize].arrival_ps;
                 if self.heap.peek().is_none_or(|top| t <= top.t) {
                     if t > until {
                         self.now = until;
-                        return Ok(());
+                        return Ok(None);
                     }
                     self.next_start += 1;
                     self.now = t;
@@ -733,7 +805,7 @@ impl PacketSimulator {
             };
             if top.t > until {
                 self.now = until;
-                return Ok(());
+                return Ok(None);
             }
             let Some(ev) = self.heap.pop() else { break };
             self.now = ev.t;
@@ -758,7 +830,7 @@ impl PacketSimulator {
         for p in &mut self.ports {
             p.close(now);
         }
-        Ok(())
+        Ok(None)
     }
 
     #[inline]
@@ -1095,24 +1167,35 @@ impl PacketSimulator {
     /// policy picks among the first `window` (the fluid model's `choose`).
     fn admit(&mut self, d: usize) {
         let Some(a) = &self.cfg.admission else { return };
-        let (k, w, policy) = (a.k, a.window, a.policy.clone());
+        let (k, w, policy) = (a.k, a.window, a.policy);
+        if policy == AdmissionPolicy::External {
+            if self.can_admit(d) && !self.decisions.contains(&d) {
+                self.decisions.push_back(d);
+            }
+            return;
+        }
         while !self.waiting[d].is_empty() && (self.tokens[d] as usize) < k {
             let q = &self.waiting[d];
             let m = if w == 0 { q.len() } else { w.min(q.len()) };
             let win: Vec<u32> = q.iter().take(m).copied().collect();
             let pos = choose_admission(&policy, &self.specs, &win, &mut self.rng);
             let Some(f) = self.waiting[d].remove(pos) else { break };
-            let f = f as usize;
-            self.tokens[d] += 1;
-            self.peak_tokens[d] = self.peak_tokens[d].max(self.tokens[d]);
-            self.holds_token[f] = true;
-            self.admitted_ps[f] = self.now;
-            if self.grant_ps == 0 {
-                self.start(f);
-            } else {
-                let t = self.now + self.grant_ps;
-                self.push(t, EvKind::Grant(f as u32));
-            }
+            self.give_token(d, f as usize);
+        }
+    }
+
+    /// Destination d gives a token to flow f (out of its waiting requests): its grant
+    /// travels to the sender, which starts when it arrives.
+    fn give_token(&mut self, d: usize, f: usize) {
+        self.tokens[d] += 1;
+        self.peak_tokens[d] = self.peak_tokens[d].max(self.tokens[d]);
+        self.holds_token[f] = true;
+        self.admitted_ps[f] = self.now;
+        if self.grant_ps == 0 {
+            self.start(f);
+        } else {
+            let t = self.now + self.grant_ps;
+            self.push(t, EvKind::Grant(f as u32));
         }
     }
 
@@ -1281,6 +1364,36 @@ impl PacketSimulator {
             }
         }
         b
+    }
+    /// Flow i as given.
+    pub fn flow(&self, i: usize) -> &FlowSpec {
+        &self.specs[i]
+    }
+    /// Flow i's data path (link ids, source to destination).
+    pub fn path(&self, i: usize) -> &[u32] {
+        &self.route[self.route_off[i] as usize..self.route_off[i + 1] as usize]
+    }
+    /// Whether flow i has ended: its last byte reached the receiver, or it was terminated.
+    pub fn ended(&self, i: usize) -> bool {
+        self.finish_ps[i] != u64::MAX || self.terminated[i]
+    }
+    /// Whether flow i holds a token of its destination now (admitted, not ended).
+    pub fn holds_token(&self, i: usize) -> bool {
+        self.holds_token.get(i) == Some(&true)
+    }
+    /// Flow i's FCT (s; NaN if not finished), computed in picoseconds as [`PacketSimulator::fct_s`].
+    pub fn fct_of(&self, i: usize) -> f64 {
+        self.fct_ps(i).map_or(f64::NAN, |t| t as f64 / PS_PER_S)
+    }
+    /// Flow i's ideal FCT: its size at its path's bottleneck rate plus its propagation,
+    /// as [`PacketSimulator::ideal_fct_s`] computes it.
+    pub fn ideal_fct_of(&self, i: usize) -> f64 {
+        let (a, b) = (self.route_off[i] as usize, self.route_off[i + 1] as usize);
+        let mut d = self.cfg.delay_per_hop_s * (b - a) as f64;
+        if !self.link_delay_s.is_empty() {
+            d += self.route[a..b].iter().map(|&l| self.link_delay_s[l as usize]).sum::<f64>();
+        }
+        self.specs[i].size_bytes / self.path_cap[i] + d
     }
     /// Per flow: duplicate data packets its receiver got.
     pub fn duplicates(&self) -> Vec<u32> {
