@@ -25,7 +25,7 @@ from flowsched.envs._common import (
     check_render_mode,
 )
 from flowsched.envs.token import lane_seeds
-from flowsched.sim import flow_table, native_simulator, prepare_trace, simulate
+from flowsched.sim import PIAS_SHARING, flow_table, native_simulator, prepare_trace, simulate
 from flowsched.topology import BigSwitch, Topology
 
 if TYPE_CHECKING:
@@ -120,6 +120,10 @@ class QueueThresholdsEnv(gym.Env[np.ndarray, np.ndarray]):
       workload at the nearest load; needs ``n_queues = 8`` unless given).
     * ``min_threshold_bytes``, ``max_threshold_bytes``: the action's scale.
     * ``trace``: a fixed trace replayed every episode.
+    * ``pias_sharing``: how the flows of one queue share it, in the episode's run and the
+      reference run: ``"fifo"`` (default: one after another, the M/G/1 model's assumption
+      that ``pias_optimal`` is tuned for) or ``"fair"`` (max-min fair sharing inside a
+      queue, as under PIAS's DCTCP); see :func:`flowsched.simulate`.
 
     * ``render_mode``: ``None``, ``"ansi"`` (one line: time, flows ended, thresholds) or
       ``"rgb_array"`` (the size histogram in blue, the mean slowdowns per bin in red on
@@ -171,9 +175,13 @@ class QueueThresholdsEnv(gym.Env[np.ndarray, np.ndarray]):
         min_threshold_bytes: float = 1e3,
         max_threshold_bytes: float = 1e9,
         trace: pd.DataFrame | str | None = None,
+        pias_sharing: str = "fifo",
         render_mode: str | None = None,
     ) -> None:
         self.render_mode = check_render_mode(type(self).__name__, render_mode)
+        if pias_sharing not in PIAS_SHARING:
+            raise ValueError(f"unknown pias_sharing {pias_sharing!r}; known: {', '.join(PIAS_SHARING)}")
+        self.pias_sharing = pias_sharing
         for name, v in (("n_queues", n_queues), ("interval_flows", interval_flows), ("n_flows", n_flows)):
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < (2 if name == "n_queues" else 1):
                 raise ValueError(f"{name} must be an integer >= {2 if name == 'n_queues' else 1}, got {v!r}")
@@ -247,12 +255,13 @@ class QueueThresholdsEnv(gym.Env[np.ndarray, np.ndarray]):
     ) -> tuple[np.ndarray, dict[str, Any]]:
         super().reset(seed=seed)
         self._trace = self._draw_trace()
-        ref = simulate(self._trace, self.topology, "pias", pias_thresholds_bytes=self.reference)
+        ref = simulate(self._trace, self.topology, "pias", pias_thresholds_bytes=self.reference,
+                       pias_sharing=self.pias_sharing)
         self._ref_fct = ref.flows["fct_s"].to_numpy()
         self._ideal = ref.flows["ideal_fct_s"].to_numpy()
         self._thresholds = self.reference
         self._sim = native_simulator(self._trace, self.topology, "pias", pias_thresholds_bytes=self.reference,
-                                     pause_on_flow_change=True)
+                                     pias_sharing=self.pias_sharing, pause_on_flow_change=True)
         self._fct = np.full(len(self._trace), np.nan)
         self._done = False
         return self._obs(np.zeros(0, np.int64), 0.0), {}

@@ -97,6 +97,7 @@ class Simulator:
         delay_per_hop_s: float = 0.0,
         seed: int = 0,
         pias_thresholds_bytes: list[float] = ...,
+        pias_sharing: str = "fifo",
         racs: tuple[float, float, float, float] = ...,
         sdc_thresholds_bytes: tuple[float, float] = ...,
         sdc_weights: tuple[float, float, float] = ...,

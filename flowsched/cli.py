@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from flowsched import progress, workloads
-from flowsched.sim import ADMISSION_POLICIES, MODELS, SCHEDULERS, TRANSPORTS, simulate
+from flowsched.sim import ADMISSION_POLICIES, MODELS, PIAS_SHARING, SCHEDULERS, TRANSPORTS, simulate
 from flowsched.topology import BigSwitch, FatTree, Graph, LeafSpine, ParkingLot, Topology, read_graph
 from flowsched.traces import (
     MAX_FLOWS,
@@ -86,6 +86,10 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--terminate-missed", action="store_true", help="terminate flows past their deadline")
     s.add_argument("--pias-thresholds", default=None,
                    help="comma-separated PIAS thresholds in bytes (default: web search, load 0.8)")
+    s.add_argument("--pias-sharing", choices=PIAS_SHARING, default=None,
+                   help="fluid pias: how the flows of one queue share it: fifo (default, one after another) or "
+                        "fair (max-min fair sharing, as under PIAS's DCTCP); applies to the pias runs (also "
+                        "--compare's, if it is pias)")
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--out", default=None, help="per-flow results (.csv or .parquet)")
     s.add_argument("--summary-json", default=None, help="write the summary as JSON here")
@@ -269,6 +273,8 @@ def _simulate(a: argparse.Namespace) -> int:
         return simulate(tr, topo, scheduler, admission=a.admission, k=a.k, window=a.window,
                         terminate_missed=a.terminate_missed, delay_us=a.delay_us, seed=a.seed,
                         pias_thresholds_bytes=thresholds, progress=False if a.quiet else None, model=a.model,
+                        pias_sharing=a.pias_sharing if scheduler == a.scheduler or scheduler.endswith("pias")
+                        else None,
                         **packet)
 
     t0 = time.perf_counter()

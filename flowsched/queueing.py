@@ -80,7 +80,10 @@ Ambiguities
 
 The ``flowsched`` simulator's ``pias`` scheduler on one link matches the model's
 assumptions (fluid, work conserving, queue = number of thresholds passed, FIFO
-by arrival inside a queue, strict preemptive priority). FIFO by *arrival* and
+by arrival inside a queue, strict preemptive priority) with its default
+``pias_sharing="fifo"``; with ``pias_sharing="fair"`` (processor sharing inside a
+queue) its model is :func:`mlps_flow_fct` / :func:`mean_fct_mlps` (at the end of
+this module). FIFO by *arrival* and
 FIFO by time of *entry into the queue* give the same order (an earlier flow
 reaches every queue before a later one), so the two readings agree.
 """
@@ -99,8 +102,10 @@ from flowsched import workloads as wl
 
 __all__ = [
     "mean_fct_mlfq",
+    "mean_fct_mlps",
     "mean_slowdown_mlfq",
     "mlfq_flow_fct",
+    "mlps_flow_fct",
     "optimal_thresholds",
     "partial_moment",
 ]
@@ -436,6 +441,11 @@ def optimal_thresholds(
 ) -> list[float] | tuple[list[float], float]:
     """Thresholds (bytes) minimising the model's mean FCT (or the paper's mean slowdown).
 
+    The model is the per-flow FIFO one (:func:`mean_fct_mlfq`): the flows of a queue are
+    served one after another, as by the simulator's default ``pias``. They are not the
+    optimum of the processor-sharing model (:func:`mean_fct_mlps`, ``pias`` with
+    ``pias_sharing="fair"``, PIAS over DCTCP).
+
     The objective is a sum over queues of terms that each depend only on the queue's
     two edges a_{k-1}, a_k (the load ahead, rho(a_{k-1}), and the P-K work W(a_k)), so
     a dynamic program over a grid of candidate thresholds finds the global optimum on
@@ -605,3 +615,234 @@ def _polish(
         if not improved:
             break
     return th, v
+
+
+# ============================================================================
+# multilevel processor sharing: PS inside every queue (pias_sharing="fair")
+# ============================================================================
+#
+# The same K strict-priority queues and demotion thresholds as above, but the flows of
+# one queue share it equally (processor sharing) instead of FIFO: M/G/1 multilevel
+# processor sharing (MLPS) with PS at every level (Kleinrock, Queueing Systems vol. 2,
+# 1976, section 4.7; Aalto, Ayesta and Nyberg-Oksanen, "M/G/1/MLPS compared to
+# M/G/1/PS", Operations Research Letters 33, 2005). This is the model of the simulator's
+# ``pias`` with ``pias_sharing="fair"`` on one link. The derivation (done here, along
+# the structure of those sources: a level sees its arrivals in batches, at the end of
+# the busy periods of the levels above it, and PS inside a level is an M^X/G/1-PS
+# queue) is in :func:`mlps_flow_fct`'s docstring.
+
+
+def _min_mean(dist: wl.SizeDistribution, t: npt.ArrayLike) -> np.ndarray:
+    """E[min(S, t)] (t may be inf)."""
+    t = np.asarray(t, np.float64)
+    fin = np.isfinite(t)
+    tf = np.where(fin, t, 0.0)
+    return np.asarray(_cum(dist, 1, t) + np.where(fin, tf * dist.sf(tf), 0.0), np.float64)
+
+
+@dataclass(frozen=True)
+class _PsLevel:
+    """One level's solution: T(x) = (head + V(x - b)) / (1 - rho_b) in byte-times for
+    b < x <= c, V(y) = int_0^y tau, tau piecewise constant on the cells ``edges``."""
+
+    b: float
+    c: float
+    rho_b: float
+    head: float  # W_b + b
+    edges: np.ndarray
+    tau: np.ndarray
+
+    def v(self, y: np.ndarray) -> np.ndarray:
+        y = np.asarray(y, np.float64)
+        e = self.edges
+        at_edges = np.concatenate([[0.0], np.cumsum(self.tau[:-1] * np.diff(e[:-1]))])  # V(e_j), j < last
+        j = np.clip(np.searchsorted(e, y, side="right") - 1, 0, len(self.tau) - 1)
+        return at_edges[j] + self.tau[j] * (y - e[j])
+
+
+def _sf_below(dist: wl.SizeDistribution, target: float, lo: float) -> float:
+    """About the smallest t >= lo with P(S > t) <= target (geometric bisection on the
+    survival function itself: no 1 - u rounding for tiny targets)."""
+    hi = max(lo, 1.0) * 2.0
+    while float(dist.sf(np.float64(hi))) > target:
+        hi *= 2.0
+        if hi > 1e18:
+            raise ValueError("the size distribution has mass above 1e18 bytes")
+    for _ in range(200):
+        if hi / lo < 1 + 1e-12:
+            break
+        mid = math.sqrt(lo * hi)
+        if float(dist.sf(np.float64(mid))) <= target:
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+def _ps_level(dist: wl.SizeDistribution, lam: float, b: float, c: float, cells: int) -> _PsLevel:
+    """The level of the flows with b < S <= c."""
+    p = float(dist.sf(np.float64(b)))
+    mb = float(_min_mean(dist, np.float64(b)))
+    rho_b = lam * mb
+    m2b = float(_cum(dist, 2, np.float64(b))) + b * b * p
+    wait_b = lam * m2b / (2.0 * (1.0 - rho_b))
+    if p <= 0.0:  # no flow reaches the level: a flow there would be alone in it (tau = 1)
+        return _PsLevel(b=b, c=c, rho_b=rho_b, head=wait_b + b, edges=np.array([0.0, math.inf]),
+                        tau=np.array([1.0]))
+    # Batches: the flows with S > b of one busy period of the first b bytes of every flow
+    # (a Galton-Watson tree: each flow brings Poisson(lam min(S, b)) more), n per tree.
+    en = p / (1.0 - rho_b)
+    en2 = (p + 2.0 * lam * b * p * en + lam * lam * m2b * en * en) / (1.0 - rho_b)
+    big_lam = lam * en  # flows entering the level per unit of the level's own time
+    beta = (en2 - en) / en  # others in the tagged flow's batch: E[n(n-1)] / E[n]
+    # R = min(S, c) - b given S > b; H(z) = E[min(R, z)], Gbar(z) = P(R > z)
+    if math.isfinite(c):
+        top = c - b
+    else:
+        top = _sf_below(dist, 1e-12 * p, max(b, 1e-3)) * (1 + 1e-9) - b
+    tiny = top * 1e-7
+    edges = np.concatenate([[0.0], np.geomspace(tiny, top, cells)])
+
+    def h(z: np.ndarray) -> np.ndarray:
+        z = np.clip(z, 0.0, top)
+        return (_min_mean(dist, np.minimum(b + z, c)) - mb) / p
+
+    lo, hi = edges[:-1], edges[1:]
+    mid = 0.5 * (lo + hi)
+    gbar = np.where(mid < c - b, dist.sf(b + mid) / p, 0.0)
+    u = mid[:, None]
+    # tau(u) = 1 + Lam int_0^inf tau(v) Gbar(v + u) dv    (flows there before the batch)
+    #            + beta Gbar(u)                            (the others of its batch)
+    #            + Lam int_0^u tau(w) Gbar(u - w) dw       (flows that come later)
+    a = big_lam * (h(u + hi[None, :]) - h(u + lo[None, :]))
+    later = big_lam * (h(u - lo[None, :]) - h(u - np.minimum(hi[None, :], u)))
+    a += np.where(lo[None, :] < u, later, 0.0)
+    tau = np.linalg.solve(np.eye(len(mid)) - a, 1.0 + beta * gbar)
+    return _PsLevel(b=b, c=c, rho_b=rho_b, head=wait_b + b, edges=edges, tau=tau)
+
+
+def _ps_levels(dist: wl.SizeDistribution, th: np.ndarray, lam: float, cells: int) -> list[_PsLevel]:
+    edges = _edges(th)
+    if not (lam * float(_min_mean(dist, np.float64(edges[-2]))) < 1.0):
+        raise ValueError("the load must be < 1")
+    return [_ps_level(dist, lam, float(edges[k]), float(edges[k + 1]), cells) for k in range(len(th) + 1)]
+
+
+def _check_cells(cells: int) -> int:
+    if isinstance(cells, bool) or not isinstance(cells, (int, np.integer)) or cells < 8:
+        raise ValueError(f"cells must be an integer >= 8, got {cells!r}")
+    return int(cells)
+
+
+def mlps_flow_fct(
+    size_bytes: float | np.ndarray,
+    thresholds_bytes: Sequence[float],
+    dist: wl.SizeDistribution | str,
+    load: float,
+    link_gbps: float = 10.0,
+    *,
+    cells: int = 400,
+) -> np.ndarray:
+    """Model mean FCT (seconds) of a flow of the given size(s) under M/G/1 multilevel
+    processor sharing with PS inside every level: PIAS's queues with the flows of one
+    queue sharing it equally (the simulator's ``pias`` with ``pias_sharing="fair"`` on
+    one link).
+
+    The model: one link of rate C, Poisson arrivals of rate lambda, i.i.d. sizes S,
+    load rho = lambda E[S] / C < 1; a flow's bytes up to a_1 are in level 1, those in
+    (a_1, a_2] in level 2, ... (``thresholds_bytes = [a_1, ..., a_{K-1}]``, a_0 = 0,
+    a_K = inf); strict preemptive priority between levels, processor sharing inside
+    one. Sources: Kleinrock, Queueing Systems vol. 2 (1976), section 4.7 (multilevel
+    processor sharing); Aalto, Ayesta and Nyberg-Oksanen, "M/G/1/MLPS compared to
+    M/G/1/PS", Oper. Res. Letters 33 (2005). Units below: C = 1 (times in byte-times).
+
+    A flow of size x with b = a_{k-1} < x <= c = a_k::
+
+        T(x) = (W_b + b + V_k(x - b)) / (1 - rho_b)
+        rho_b = lambda E[min(S, b)],  W_b = lambda E[min(S, b)^2] / (2 (1 - rho_b))
+
+    (W_b + b) / (1 - rho_b) is the mean time until the busy period of the first b bytes
+    of every flow that the flow's arrival is in ends (P-K work W_b found, plus its own b
+    bytes, plus the b-bytes of the arrivals meanwhile): only then is level k served.
+    In level k's own time (real time less those busy periods), the flows reach level k
+    in batches, one per busy period of the levels above, at rate lambda: level k is an
+    M^X/G/1-PS queue with service R = min(S, c) - b given S > b, and its time is
+    stretched by 1 / (1 - rho_b) in real time (the busy periods the arrivals during it
+    start). With n the number of flows with S > b in one such busy period (a
+    Galton-Watson tree, each flow bringing Poisson(lambda min(S, b)) more)::
+
+        E[n] = P(S > b) / (1 - rho_b)
+        E[n^2] = (P(S > b) + 2 lambda b P(S > b) E[n] + lambda^2 E[min(S, b)^2] E[n]^2) / (1 - rho_b)
+
+    V_k(y) = int_0^y tau, where tau(u) = 1 + (mean number of other level-k flows present
+    when the flow has u bytes of level-k service): under PS each of them gets what the
+    flow gets. Counting the flows there before its batch (by Little's law, a density
+    Lam Gbar(v) tau(v) of them with v bytes of level-k service), the others of its
+    batch, and the flows that come later::
+
+        tau(u) = 1 + Lam int_0^inf tau(v) Gbar(v + u) dv + beta Gbar(u)
+                   + Lam int_0^u tau(w) Gbar(u - w) dw
+        Lam = lambda E[n],  beta = E[n(n-1)] / E[n],  Gbar(u) = P(R > u)
+
+    (the M^X/G/1-PS integral equation; Kleinrock, section 4.7). It is solved
+    numerically: tau piecewise constant on ``cells`` cells of a geometric grid over R's
+    range, collocated at the cells' midpoints, with the integrals of Gbar exact
+    (differences of E[min(R, z)]). For level 1 (b = 0: single arrivals) it gives
+    tau = 1 / (1 - rho_{a_1}), the M/G/1-PS result, exactly; with no thresholds,
+    T(x) = x / (1 - rho) (M/G/1-PS). An unbounded last level is cut where
+    P(S > b + u) < 1e-12 P(S > b).
+
+    Parameters
+    ----------
+    size_bytes : float or array of float
+        Flow sizes, > 0.
+    thresholds_bytes, dist, load, link_gbps : as :func:`mean_fct_mlfq` (``inf`` not
+        allowed in the thresholds; an empty list is one level: PS).
+    cells : int
+        Cells of the numerical solution per level (default 400).
+    """
+    dist, _, c_bytes, lam = _setup(dist, load, link_gbps)
+    th = _check_thresholds(thresholds_bytes)
+    if th.size and not np.isfinite(th[-1]):
+        raise ValueError("thresholds_bytes: inf is not allowed here (leave the last level unbounded instead)")
+    levels = _ps_levels(dist, th, lam, _check_cells(cells))
+    x = np.asarray(size_bytes, np.float64)
+    if not np.all(x > 0):
+        raise ValueError("size_bytes must be > 0")
+    edges = _edges(th)
+    k = np.clip(np.searchsorted(edges, x, side="left") - 1, 0, len(th))
+    out = np.empty_like(x)
+    for j in np.unique(k):
+        lv = levels[int(j)]
+        sel = k == j
+        out[sel] = (lv.head + lv.v(x[sel] - lv.b)) / (1.0 - lv.rho_b)
+    return out / c_bytes
+
+
+def mean_fct_mlps(
+    thresholds_bytes: Sequence[float],
+    dist: wl.SizeDistribution | str,
+    load: float,
+    link_gbps: float = 10.0,
+    *,
+    cells: int = 400,
+) -> float:
+    """Mean FCT (seconds) over the size distribution of the M/G/1 multilevel processor
+    sharing model of :func:`mlps_flow_fct` (PS inside every PIAS queue): E[T(S)], each
+    level's part integrated exactly over its cells."""
+    dist, _, c_bytes, lam = _setup(dist, load, link_gbps)
+    th = _check_thresholds(thresholds_bytes)
+    if th.size and not np.isfinite(th[-1]):
+        raise ValueError("thresholds_bytes: inf is not allowed here (leave the last level unbounded instead)")
+    total = 0.0
+    for lv in _ps_levels(dist, th, lam, _check_cells(cells)):
+        sf_c = float(dist.sf(np.float64(lv.c))) if math.isfinite(lv.c) else 0.0
+        prob = float(dist.sf(np.float64(lv.b))) - sf_c
+        if prob <= 0.0:
+            continue
+        lo, hi = lv.edges[:-1], lv.edges[1:]
+        # int over each cell of P(u < S - b, S <= c) du
+        w = (_min_mean(dist, np.minimum(lv.b + hi, lv.c)) - _min_mean(dist, np.minimum(lv.b + lo, lv.c))) \
+            - (np.minimum(hi, lv.c - lv.b) - np.minimum(lo, lv.c - lv.b)) * sf_c
+        total += (prob * lv.head + float(np.sum(lv.tau * w))) / (1.0 - lv.rho_b)
+    return total / c_bytes

@@ -126,6 +126,11 @@ def default_pias_thresholds() -> list[float]:
 
 _default_pias_thresholds = default_pias_thresholds  # the old private name, kept for now
 
+#: How the flows of one PIAS queue share it in the fluid model (``pias_sharing=``):
+#: ``fifo`` (the default) serves them one after another by arrival; ``fair`` shares the
+#: queue by max-min fairness, as PIAS's DCTCP senders do (docs/concepts/schedulers.md).
+PIAS_SHARING = ("fifo", "fair")
+
 #: How :class:`Simulation` allocates rates: ``auto`` lets the core pick (incremental
 #: allocators where the scheduler has one), ``full`` recomputes every allocation from
 #: scratch (the reference the incremental allocators are tested against; slower),
@@ -168,6 +173,19 @@ def _check_admission(admission: str | None, k: int | None, window: int | None) -
     return admission
 
 
+def _check_pias_sharing(pias_sharing: str | None, scheduler: str) -> str:
+    """``pias_sharing`` checked (one of :data:`PIAS_SHARING`; given, for ``pias`` and
+    ``gtcp:pias`` only); None is ``fifo``."""
+    if pias_sharing is None:
+        return "fifo"
+    if not isinstance(pias_sharing, str) or pias_sharing not in PIAS_SHARING:
+        raise ValueError(f"unknown pias_sharing {pias_sharing!r}; known: {', '.join(PIAS_SHARING)}")
+    if scheduler.strip().lower() not in ("pias", "gtcp:pias"):
+        raise ValueError(f"pias_sharing={pias_sharing!r} applies to the pias scheduler (and gtcp:pias), "
+                         f"not {scheduler!r}")
+    return pias_sharing
+
+
 def _native_topology(topology: Topology, trace: pd.DataFrame) -> dict[str, Any]:
     """``topology.native_config()`` for the simulators of ``trace``: on a graph, a trace that
     pins routes (its ``path`` column) gets its ``topology`` as the native pinned routes."""
@@ -194,6 +212,7 @@ def native_simulator(
     delay_us: float = 0.0,
     seed: int = 0,
     pias_thresholds_bytes: Sequence[float] | None = None,
+    pias_sharing: str | None = None,
     racs: dict | None = None,
     sdc: dict | None = None,
     max_interval_s: float | None = None,
@@ -223,6 +242,7 @@ def native_simulator(
         raise ValueError(f"unknown allocator {allocator!r}; known: {', '.join(ALLOCATORS)}")
     if not (np.isfinite(delay_us) and delay_us >= 0):
         raise ValueError(f"delay_us must be >= 0, got {delay_us!r}")
+    sharing = _check_pias_sharing(pias_sharing, scheduler)
     if pias_thresholds_bytes is None and scheduler.strip().lower().endswith("pias"):
         pias_thresholds_bytes = default_pias_thresholds()
     racs_p = {"w_min": 1.0, "w_max": 100.0, "a_per_byte": 1e-5, "update_interval_s": 300e-6}
@@ -246,6 +266,7 @@ def native_simulator(
         delay_per_hop_s=float(delay_us) * 1e-6,
         seed=int(seed),
         pias_thresholds_bytes=[float(x) for x in (pias_thresholds_bytes or [])],
+        pias_sharing=sharing,
         racs=(float(racs_p["w_min"]), float(racs_p["w_max"]), float(racs_p["a_per_byte"]),
               float(racs_p["update_interval_s"])),
         sdc_thresholds_bytes=(sdc_thresholds[0], sdc_thresholds[1]),
@@ -622,7 +643,7 @@ class Simulation:
     Parameters
     ----------
     trace, topology, scheduler, admission, k, window, terminate_missed, delay_us, seed,
-    pias_thresholds_bytes, racs, sdc, max_interval_s, link_gbps : as :func:`simulate`.
+    pias_thresholds_bytes, pias_sharing, racs, sdc, max_interval_s, link_gbps : as :func:`simulate`.
     allocator : one of :data:`ALLOCATORS`: ``"auto"`` (the default), ``"full"`` (every
         allocation recomputed from scratch: the reference, slower) or ``"incremental"``.
 
@@ -657,6 +678,7 @@ class Simulation:
         delay_us: float = 0.0,
         seed: int = 0,
         pias_thresholds_bytes: Sequence[float] | None = None,
+        pias_sharing: str | None = None,
         racs: dict | None = None,
         sdc: dict | None = None,
         max_interval_s: float | None = None,
@@ -675,13 +697,14 @@ class Simulation:
                 raise TypeError(f"unknown option(s) {sorted(unknown)}")
             raise ValueError(f"{', '.join(given)}: options of the packet model; pass model='packet'")
         if model == "packet":
-            fluid_only = {"racs": racs, "sdc": sdc, "max_interval_s": max_interval_s}
+            fluid_only = {"racs": racs, "sdc": sdc, "max_interval_s": max_interval_s, "pias_sharing": pias_sharing}
             given = [name for name, v in fluid_only.items() if v is not None]
             if allocator != "auto":
                 given.append("allocator")
             if given:
                 raise ValueError(f"{', '.join(given)}: not supported by the packet model (racs, sdc, "
-                                 "max_interval_s and allocator are fluid-model options; see docs/packet.md)")
+                                 "max_interval_s, pias_sharing and allocator are fluid-model options; the "
+                                 "packet model's PIAS queues are shared by its transport; see docs/packet.md)")
         if admission == "external":
             raise ValueError("admission='external' needs a driver that makes the decisions (flowsched.envs."
                              "TokenSchedulingEnv, or native_simulator(...) with step()/admit())")
@@ -698,7 +721,8 @@ class Simulation:
         else:
             self._native = native_simulator(
                 tr, topo, scheduler, admission=admission, k=k, window=window, terminate_missed=terminate_missed,
-                delay_us=delay_us, seed=seed, pias_thresholds_bytes=pias_thresholds_bytes, racs=racs, sdc=sdc,
+                delay_us=delay_us, seed=seed, pias_thresholds_bytes=pias_thresholds_bytes,
+                pias_sharing=pias_sharing, racs=racs, sdc=sdc,
                 max_interval_s=max_interval_s, allocator=allocator,
             )
         #: ``"fluid"`` or ``"packet"``.
@@ -1021,6 +1045,7 @@ def simulate(
     delay_us: float = 0.0,
     seed: int = 0,
     pias_thresholds_bytes: Sequence[float] | None = None,
+    pias_sharing: str | None = None,
     racs: dict | None = None,
     sdc: dict | None = None,
     max_interval_s: float | None = None,
@@ -1048,6 +1073,12 @@ def simulate(
     seed : seeds ``random`` priorities and random admission.
     pias_thresholds_bytes : PIAS demotion thresholds (default: web search, load 0.8,
         from the PIAS scripts; see flowsched/data/README.md).
+    pias_sharing : fluid model, ``pias`` and ``gtcp:pias`` only: how the flows of one PIAS
+        queue share it, one of :data:`PIAS_SHARING`: ``"fifo"`` (None, the default: one
+        after another, by arrival) or ``"fair"`` (max-min fair sharing inside a queue, as
+        under PIAS's DCTCP; strict priority between queues either way; with ``"fair"`` an
+        empty threshold list is one queue, ``ps``). ``"fair"`` runs on the full
+        recomputation.
     racs : ``{"w_min", "w_max", "a_per_byte", "update_interval_s"}`` for ``racs``.
     sdc : ``{"thresholds_bytes": (r_A, r_B), "weights": (w_A, w_B, w_C)}`` for ``sdc``.
     max_interval_s : re-evaluate rates at least this often (default: only at events).
@@ -1087,8 +1118,9 @@ def simulate(
                          "TokenSchedulingEnv, or _fabric.Simulator step()/admit()); simulate() runs to the end")
     sim = Simulation(
         trace, topology, scheduler, admission=admission, k=k, window=window, terminate_missed=terminate_missed,
-        delay_us=delay_us, seed=seed, pias_thresholds_bytes=pias_thresholds_bytes, racs=racs, sdc=sdc,
-        max_interval_s=max_interval_s, link_gbps=link_gbps, model=model, transport=transport, **packet_options,
+        delay_us=delay_us, seed=seed, pias_thresholds_bytes=pias_thresholds_bytes, pias_sharing=pias_sharing,
+        racs=racs, sdc=sdc, max_interval_s=max_interval_s, link_gbps=link_gbps, model=model, transport=transport,
+        **packet_options,
     )
     sim.run(progress=progress)
     return sim.results()

@@ -29,8 +29,9 @@ pub enum Scheduler {
     Ga(GaInner),
     /// Fluid least attained service (FB): key = bytes sent; equal keys share. Reads: attained.
     Las,
-    /// PIAS multi-level feedback: queue = number of thresholds <= bytes sent, FIFO in a
-    /// queue. Reads: attained, arrival.
+    /// PIAS multi-level feedback: queue = number of thresholds <= bytes sent, strict
+    /// priority between queues; inside a queue per-flow FIFO or max-min fair sharing
+    /// (`SimConfig::pias_sharing`, `PiasSharing`). Reads: attained, arrival.
     Pias,
     /// Earliest deadline first: key = arrival + deadline; no deadline last. Reads: deadline, arrival.
     Edf,
@@ -149,6 +150,43 @@ impl Scheduler {
     }
 }
 
+/// How the flows of one PIAS queue share it (`SimConfig::pias_sharing`). Between queues
+/// the priority is strict either way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PiasSharing {
+    /// One flow after another, by arrival (then trace order): what `optimal_thresholds`'s
+    /// and the thresholds environment's M/G/1 model assumes. The default.
+    #[default]
+    Fifo,
+    /// The flows of a queue share what the queues above leave by max-min fairness (equal
+    /// weights), as PIAS's DCTCP senders share a switch queue: on one link, M/G/1
+    /// multi-level processor sharing (MLPS) with PS inside every level.
+    Fair,
+}
+
+/// The names `PiasSharing::parse` reads.
+pub const PIAS_SHARING_NAMES: &[&str] = &["fifo", "fair"];
+
+impl PiasSharing {
+    pub fn parse(name: &str) -> Result<Self> {
+        match name.trim().to_ascii_lowercase().as_str() {
+            "fifo" => Ok(PiasSharing::Fifo),
+            "fair" => Ok(PiasSharing::Fair),
+            _ => Err(SimError::InvalidConfig(format!(
+                "unknown pias_sharing '{name}'; known: {}",
+                PIAS_SHARING_NAMES.join(", ")
+            ))),
+        }
+    }
+    /// The name `parse` reads.
+    pub fn name(&self) -> &'static str {
+        match self {
+            PiasSharing::Fifo => "fifo",
+            PiasSharing::Fair => "fair",
+        }
+    }
+}
+
 pub const SCHEDULER_NAMES: &[&str] = &[
     "fifo", "ps", "wps", "srpt", "asrpt", "ga:srpt", "ga:ssdf", "ga:lsdf", "las", "pias", "edf", "ssdf",
     "lsdf", "fair", "racs", "sdc", "random", "gtcp:<inner>", "external",
@@ -210,5 +248,9 @@ mod tests {
         assert!(Scheduler::parse("gtcp:las").unwrap().uses_size()); // through its shadow fair-sharing run
         assert!(AdmissionPolicy::parse("LSDF").is_ok());
         assert!(AdmissionPolicy::parse("x").is_err());
+        assert_eq!(PiasSharing::parse(" FAIR ").unwrap(), PiasSharing::Fair);
+        assert_eq!(PiasSharing::parse("fifo").unwrap().name(), "fifo");
+        let e = PiasSharing::parse("ps").unwrap_err().to_string();
+        assert!(e.contains("pias_sharing") && e.contains("fifo, fair"), "{e}");
     }
 }

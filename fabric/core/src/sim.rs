@@ -18,7 +18,7 @@ use std::collections::{BinaryHeap, VecDeque};
 
 use crate::error::{Result, SimError};
 use crate::rng::{mix64, SplitMix64};
-use crate::sched::{AdmissionPolicy, GaInner, Scheduler};
+use crate::sched::{AdmissionPolicy, GaInner, PiasSharing, Scheduler};
 use crate::topology::Topology;
 
 /// One flow of a trace.
@@ -128,6 +128,10 @@ pub struct SimConfig {
     pub seed: u64,
     /// PIAS demotion thresholds in bytes (increasing).
     pub pias_thresholds_bytes: Vec<f64>,
+    /// How the flows of one PIAS queue share it (`pias` and `gtcp:pias` only): per-flow
+    /// FIFO (the default) or max-min fair sharing. `Fair` runs on the full recomputation
+    /// (`Auto` picks it; `Incremental` is refused).
+    pub pias_sharing: PiasSharing,
     pub racs: RacsParams,
     pub sdc: SdcParams,
     /// Re-evaluate rates at least this often (None = only at events).
@@ -159,6 +163,7 @@ impl SimConfig {
             delay_per_hop_s: 0.0,
             seed: 0,
             pias_thresholds_bytes: Vec::new(),
+            pias_sharing: PiasSharing::Fifo,
             racs: RacsParams::default(),
             sdc: SdcParams::default(),
             max_interval_s: None,
@@ -618,6 +623,9 @@ impl Core {
             Scheduler::Fifo => (0.0, f.arrival_s, 0.0),
             Scheduler::Srpt => (0.0, rem, -1.0),
             Scheduler::Las => (0.0, sent, 1.0),
+            // Sharing inside a queue: every flow of a queue has the same key (and the
+            // full recomputation fills equal keys together, `ties_share`).
+            Scheduler::Pias if self.cfg.pias_sharing == PiasSharing::Fair => (pias_queue(i, sent) as f64, 0.0, 0.0),
             Scheduler::Pias => (pias_queue(i, sent) as f64, f.arrival_s, 0.0),
             Scheduler::Ga(inner) => {
                 if self.data_complete[i] {
@@ -819,11 +827,15 @@ impl Simulator {
         if fair && n >= 1 << 30 {
             return Err(SimError::InvalidConfig(format!("fair sharing takes at most 2^30 - 1 flows, got {n}")));
         }
-        let incremental = !full && (incr::applies(&cfg.scheduler) || fair);
+        // PIAS with sharing inside a queue has no incremental allocator (incr.rs keeps a
+        // strict order per link): the full recomputation runs it.
+        let pias_fair = cfg.pias_sharing == PiasSharing::Fair;
+        let incremental = !full && ((incr::applies(&cfg.scheduler) && !pias_fair) || fair);
         if cfg.allocator == AllocatorChoice::Incremental && !incremental {
             return Err(SimError::Unsupported(format!(
-                "scheduler '{}' has no incremental allocator (AllocatorChoice::Incremental); use Auto or Full",
-                cfg.scheduler.name()
+                "scheduler '{}'{} has no incremental allocator (AllocatorChoice::Incremental); use Auto or Full",
+                cfg.scheduler.name(),
+                if pias_fair { " with pias_sharing='fair'" } else { "" }
             )));
         }
         let key_abs_tol = match &cfg.scheduler {
@@ -899,8 +911,24 @@ impl Simulator {
                 "PIAS thresholds must be positive, finite and strictly increasing, got {th:?}"
             )));
         }
-        if matches!(cfg.scheduler, Scheduler::Pias) && th.is_empty() {
-            return Err(SimError::InvalidConfig("pias needs at least one threshold".into()));
+        let is_pias = match &cfg.scheduler {
+            Scheduler::Pias => true,
+            Scheduler::Gtcp(inner) => matches!(**inner, Scheduler::Pias),
+            _ => false,
+        };
+        if cfg.pias_sharing != PiasSharing::Fifo && !is_pias {
+            return Err(SimError::InvalidConfig(format!(
+                "pias_sharing='{}' applies to the pias scheduler (and gtcp:pias), not '{}'",
+                cfg.pias_sharing.name(),
+                cfg.scheduler.name()
+            )));
+        }
+        // With sharing inside a queue, no threshold is one queue: `ps`. Under per-flow
+        // FIFO it would be `fifo`, which has its own name.
+        if matches!(cfg.scheduler, Scheduler::Pias) && th.is_empty() && cfg.pias_sharing == PiasSharing::Fifo {
+            return Err(SimError::InvalidConfig(
+                "pias needs at least one threshold (with pias_sharing='fair', none is one queue: ps)".into(),
+            ));
         }
         let r = &cfg.racs;
         if !(r.w_min > 0.0 && r.w_max >= 0.0 && r.a_per_byte >= 0.0 && r.update_interval_s > 0.0)

@@ -55,15 +55,21 @@ fn first_mismatch(s: &Simulator, flows: impl Iterator<Item = usize>, want: Vec<f
 /// 1 (`ps`); with true, each flow's trace weight (`wps`). Rates by position in
 /// `s.active()`.
 pub fn maxmin_rates(s: &Simulator, weighted: bool) -> Vec<f64> {
-    let caps = &s.topology().capacity;
-    let act = s.active();
-    let w = |k: usize| if weighted { s.flow(act[k] as usize).weight } else { 1.0 };
-    let mut res = caps.clone();
-    let mut wsum = vec![0.0f64; caps.len()];
-    let mut n = vec![0usize; caps.len()];
-    let mut on: Vec<Vec<usize>> = vec![Vec::new(); caps.len()];
+    let act: Vec<usize> = s.active().iter().map(|&i| i as usize).collect();
+    let mut res = s.topology().capacity.clone();
+    maxmin_fill(s, &act, weighted, &mut res)
+}
+
+/// Progressive filling of the flows `act` on the capacities `res` left (`maxmin_rates`),
+/// which it then lowers by their rates. Rates by position in `act`.
+fn maxmin_fill(s: &Simulator, act: &[usize], weighted: bool, res: &mut [f64]) -> Vec<f64> {
+    let nl = res.len();
+    let w = |k: usize| if weighted { s.flow(act[k]).weight } else { 1.0 };
+    let mut wsum = vec![0.0f64; nl];
+    let mut n = vec![0usize; nl];
+    let mut on: Vec<Vec<usize>> = vec![Vec::new(); nl];
     for (k, &i) in act.iter().enumerate() {
-        for &l in s.path(i as usize) {
+        for &l in s.path(i) {
             wsum[l as usize] += w(k);
             n[l as usize] += 1;
             on[l as usize].push(k);
@@ -72,15 +78,15 @@ pub fn maxmin_rates(s: &Simulator, weighted: bool) -> Vec<f64> {
     let share = |l: usize, res: &[f64], wsum: &[f64]| res[l].max(0.0) / wsum[l];
     let mut rate = vec![f64::NAN; act.len()];
     loop {
-        let best = (0..caps.len()).filter(|&l| n[l] > 0).min_by(|&a, &b| share(a, &res, &wsum).total_cmp(&share(b, &res, &wsum)));
+        let best = (0..nl).filter(|&l| n[l] > 0).min_by(|&a, &b| share(a, res, &wsum).total_cmp(&share(b, res, &wsum)));
         let Some(l) = best else { break };
-        let x = share(l, &res, &wsum);
+        let x = share(l, res, &wsum);
         for k in std::mem::take(&mut on[l]) {
             if !rate[k].is_nan() {
                 continue;
             }
             rate[k] = w(k) * x;
-            for &m in s.path(act[k] as usize) {
+            for &m in s.path(act[k]) {
                 let m = m as usize;
                 res[m] -= rate[k];
                 wsum[m] -= w(k);
@@ -89,6 +95,37 @@ pub fn maxmin_rates(s: &Simulator, weighted: bool) -> Vec<f64> {
         }
     }
     rate
+}
+
+/// PIAS with sharing inside a queue (`pias_sharing = Fair`), from scratch: each active
+/// flow's queue is the number of `thresholds` its bytes sent have reached (within a
+/// relative 1e-9 of each); the flows of the highest-priority queue share the links by
+/// max-min fairness (equal weights), those of the next queue share what is left by
+/// max-min, and so on. Rates by position in `s.active()` (no rate caps: flows without
+/// data spans).
+pub fn pias_fair_rates(s: &Simulator, thresholds: &[f64]) -> Vec<f64> {
+    let act: Vec<usize> = s.active().iter().map(|&i| i as usize).collect();
+    let queue = |i: usize| {
+        let sent = s.sent_bytes(i);
+        thresholds.iter().filter(|&&x| x < sent + 1e-9 * x.abs().max(1.0)).count()
+    };
+    let mut res = s.topology().capacity.clone();
+    let mut rate = vec![f64::NAN; act.len()];
+    for q in 0..=thresholds.len() {
+        let ks: Vec<usize> = (0..act.len()).filter(|&k| queue(act[k]) == q).collect();
+        let members: Vec<usize> = ks.iter().map(|&k| act[k]).collect();
+        for (k, r) in ks.into_iter().zip(maxmin_fill(s, &members, false, &mut res)) {
+            rate[k] = r;
+        }
+    }
+    rate
+}
+
+/// The first active flow whose rate differs from `pias_fair_rates` by more than 1e-6 of
+/// the larger: (flow, its rate, the reference rate).
+pub fn pias_fair_mismatch(s: &Simulator, thresholds: &[f64]) -> Option<(usize, f64, f64)> {
+    let want = pias_fair_rates(s, thresholds);
+    first_mismatch(s, s.active().iter().map(|&i| i as usize), want)
 }
 
 /// The first active flow whose rate differs from the max-min fair allocation

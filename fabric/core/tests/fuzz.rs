@@ -3,7 +3,8 @@
 //! Each case draws a small random trace (ties in arrivals and sizes, sizes from 1 B to
 //! 100 MB, deadlines, weights, data spans, hidden sizes), a topology (big switch or
 //! leaf-spine, with varied host and core rates), a scheduler (every one of
-//! `SCHEDULER_NAMES`, PIAS with random thresholds, every `gtcp:<inner>`, `external` with
+//! `SCHEDULER_NAMES`, PIAS with random thresholds (per-flow FIFO or sharing inside a
+//! queue), every `gtcp:<inner>`, `external` with
 //! random scores), admission settings (k, window, every policy, external decisions),
 //! deadline termination and a list of pauses. It runs the scheduler's own allocator
 //! (the incremental one where there is one) paused at those times, and the full
@@ -39,8 +40,17 @@ const DEFAULT_CASES: u32 = 5000;
 const SCHEDULERS: &[&str] = &[
     "fifo", "ps", "wps", "srpt", "asrpt", "ga:srpt", "ga:ssdf", "ga:lsdf", "las", "pias", "edf", "ssdf", "lsdf", "fair",
     "racs", "sdc", "random", "external", "gtcp:fifo", "gtcp:srpt", "gtcp:asrpt", "gtcp:ga:ssdf", "gtcp:las", "gtcp:pias",
-    "gtcp:edf", "gtcp:ssdf", "gtcp:lsdf", "gtcp:random", "gtcp:ps",
+    "gtcp:edf", "gtcp:ssdf", "gtcp:lsdf", "gtcp:random", "gtcp:ps", "pias/fair", "gtcp:pias/fair",
 ];
+
+/// The scheduler of a name of `SCHEDULERS`, and its PIAS sharing (`/fair`: sharing
+/// inside a queue, `SimConfig::pias_sharing`).
+fn sched_of(name: &str) -> (Scheduler, PiasSharing) {
+    match name.strip_suffix("/fair") {
+        Some(base) => (Scheduler::parse(base).unwrap(), PiasSharing::Fair),
+        None => (Scheduler::parse(name).unwrap(), PiasSharing::Fifo),
+    }
+}
 const POLICIES: &[&str] = &["fifo", "edf", "ssdf", "lsdf", "srpt", "random", "external"];
 
 #[derive(Debug, Clone)]
@@ -168,7 +178,7 @@ fn case_strategy() -> impl Strategy<Value = Case> {
 /// Makes the case one the simulator accepts: size-reading policies see sizes; gtcp has
 /// no admission, termination or data spans; external admission only with the driver.
 fn normalize(c: &mut Case) {
-    let s = Scheduler::parse(c.sched).unwrap();
+    let s = sched_of(c.sched).0;
     let a_size = c.admission.is_some_and(|(_, _, p)| AdmissionPolicy::parse(p).unwrap().uses_size());
     if s.uses_size() || a_size {
         for f in &mut c.flows {
@@ -225,8 +235,11 @@ fn check_pause(s: &Simulator, c: &Case) -> TcResult<()> {
 }
 
 fn run(c: &Case, full: bool, paused: bool) -> TcResult<Run> {
-    let mut cfg = SimConfig::new(Scheduler::parse(c.sched).unwrap());
-    cfg.pias_thresholds_bytes = if c.sched.ends_with("pias") { c.thresholds.clone() } else { Vec::new() };
+    let (sched, sharing) = sched_of(c.sched);
+    let is_pias = matches!(&sched, Scheduler::Pias) || sched == Scheduler::Gtcp(Box::new(Scheduler::Pias));
+    let mut cfg = SimConfig::new(sched);
+    cfg.pias_thresholds_bytes = if is_pias { c.thresholds.clone() } else { Vec::new() };
+    cfg.pias_sharing = sharing;
     cfg.admission = c.admission.map(|(k, window, p)| AdmissionConfig { k, window, policy: AdmissionPolicy::parse(p).unwrap() });
     cfg.terminate_missed = c.terminate_missed;
     cfg.seed = c.seed;
@@ -309,7 +322,7 @@ fn check(mut c: Case) -> TcResult<()> {
 fn check_case(c: Case) -> TcResult<()> {
     let own = run(&c, false, true)?;
     let full = run(&c, true, false)?;
-    let tol = incremental_tolerance(&Scheduler::parse(c.sched).unwrap());
+    let tol = incremental_tolerance(&sched_of(c.sched).0);
     // Pausing is not part of the scheduler: a non-zero slack for paused runs (a pause
     // re-evaluates the rates, which can round differently).
     let tol = if c.pauses.is_empty() || same_pauses(&c) { tol } else { tol.max(1e-9) };

@@ -6,7 +6,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
 use fabric_core::{
-    ecmp_hash, GraphRoutes, PinnedRoutes, AdmissionConfig, AdmissionPolicy, AllocatorChoice, FlowClass, FlowSpec, Outcome, RacsParams, Scheduler, SdcParams, SimConfig, SimError, Simulator, Status,
+    ecmp_hash, GraphRoutes, PinnedRoutes, AdmissionConfig, AdmissionPolicy, AllocatorChoice, FlowClass, FlowSpec, Outcome, PiasSharing, RacsParams, Scheduler, SdcParams, SimConfig, SimError, Simulator, Status,
     Topology,
 };
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
@@ -461,7 +461,7 @@ impl PySimulator {
         arrival_s, src, dst, size_bytes, deadline_s, weight, data_span_s, size_known, *,
         topology, host_gbps, tors=0, hosts_per_tor=0, spines=0, core_gbps=0.0, ecmp_seed=0,
         scheduler="ps", admission=None, k=0, window=0, terminate_missed=false, delay_per_hop_s=0.0,
-        seed=0, pias_thresholds_bytes=Vec::new(), racs=(1.0, 100.0, 1e-5, 300e-6),
+        seed=0, pias_thresholds_bytes=Vec::new(), pias_sharing="fifo", racs=(1.0, 100.0, 1e-5, 300e-6),
         sdc_thresholds_bytes=(73_000.0, 146_000.0), sdc_weights=(10.0, 5.0, 1.0),
         max_interval_s=None, pause_on_flow_change=false, allocator="auto",
         inject_stall_at_s=None
@@ -492,6 +492,7 @@ impl PySimulator {
         delay_per_hop_s: f64,
         seed: u64,
         pias_thresholds_bytes: Vec<f64>,
+        pias_sharing: &str,
         racs: (f64, f64, f64, f64),
         sdc_thresholds_bytes: (f64, f64),
         sdc_weights: (f64, f64, f64),
@@ -510,6 +511,7 @@ impl PySimulator {
         cfg.delay_per_hop_s = delay_per_hop_s;
         cfg.seed = seed;
         cfg.pias_thresholds_bytes = pias_thresholds_bytes;
+        cfg.pias_sharing = PiasSharing::parse(pias_sharing).map_err(to_py)?;
         cfg.racs = RacsParams { w_min: racs.0, w_max: racs.1, a_per_byte: racs.2, update_interval_s: racs.3 };
         cfg.sdc = SdcParams {
             thresholds_bytes: [sdc_thresholds_bytes.0, sdc_thresholds_bytes.1],

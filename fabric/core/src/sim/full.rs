@@ -9,7 +9,7 @@
 use super::{filled, tol_of, Core, INF};
 use crate::error::Result;
 use crate::fill::{Filler, Paths};
-use crate::sched::{GaInner, Scheduler};
+use crate::sched::{GaInner, PiasSharing, Scheduler};
 
 /// The full recomputation's own state: the filler and its scratch, the keys of the
 /// last sort, and the per-link lists of the crossing pass.
@@ -117,7 +117,8 @@ impl FullRecomputation {
     }
 
     /// Whether flows with equal keys share (fluid LAS/FB serves equally the flows with the
-    /// least attained service; equal external scores share). Every other priority policy
+    /// least attained service; equal external scores share; PIAS with
+    /// `pias_sharing = Fair`, whose key is its queue, shares inside a queue). Every other priority policy
     /// is a strict order: ties go to the earlier arrival, then to the earlier trace row.
     fn ties_share(&self, core: &Core) -> bool {
         let eff = match &core.cfg.scheduler {
@@ -125,6 +126,7 @@ impl FullRecomputation {
             other => other,
         };
         matches!(eff, Scheduler::Las | Scheduler::External)
+            || (matches!(eff, Scheduler::Pias) && core.cfg.pias_sharing == PiasSharing::Fair)
     }
 
     #[inline]
