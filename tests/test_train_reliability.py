@@ -141,8 +141,8 @@ def test_unknown_option_in_a_sweep_and_did_you_mean():
 def test_train_py_unknown_experiment_exits_with_the_valid_names(tmp_path):
     p = script("train.py", "experiment=token_highlaod", cwd=tmp_path)
     assert p.returncode == 1
-    assert ("unknown experiment 'token_highlaod'; valid: artemis_thesis, smoke, switch, thresholds, token_highload "
-            "(did you mean 'token_highload'?)") in p.stderr
+    assert ("unknown experiment 'token_highlaod'; valid: artemis_packet, artemis_packet_a2, artemis_thesis, smoke, "
+            "switch, thresholds, token_highload (did you mean 'token_highload'?)") in p.stderr
     assert not (tmp_path / "outputs").exists()  # refused before Hydra made a run directory
 
 
