@@ -177,7 +177,11 @@ def test_ctrl_c_during_progress_exits_130_on_a_clean_line(tmp_path):
     # las: a run of many seconds, so the interrupt lands while it runs also on a machine fast or
     # idle enough to finish ps soon after the bar appears (it shows after 2 s)
     cmd = [sys.executable, "-m", "flowsched.cli", "simulate", "--trace", str(path), "--scheduler", "las"]
-    p = subprocess.Popen(cmd, stdin=slave, stdout=slave, stderr=slave, close_fds=True)
+    # the child starts with Ctrl-C's default action, as from a terminal: a test run launched in the
+    # background (`.ci/run &`) inherits SIGINT ignored, and a Python started with SIGINT ignored
+    # installs no KeyboardInterrupt handler (the run would go on to the end and exit 0)
+    p = subprocess.Popen(cmd, stdin=slave, stdout=slave, stderr=slave, close_fds=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     os.close(slave)
     buf = b""
     deadline = time.monotonic() + 120

@@ -332,7 +332,9 @@ def test_interrupted_run_exit_code(monkeypatch, tmp_path, sig, code):
 def test_sigint_exits_130_after_a_checkpoint(tmp_path):
     proc = subprocess.Popen([sys.executable, str(ROOT / "train.py"), *TINY_PPO, "total_timesteps=100000",
                              "hydra.run.dir=run"], cwd=tmp_path, env=ENV, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)
+                            stderr=subprocess.STDOUT, text=True,
+                            # Ctrl-C's default action, as from a terminal (a background test run ignores SIGINT)
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     first = tmp_path / "run" / "checkpoints" / "step_512.zip"
     t0 = time.time()
     while not first.exists() and proc.poll() is None and time.time() - t0 < 90:
