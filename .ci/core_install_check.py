@@ -30,6 +30,7 @@ TRAINING = ("torch", "stable_baselines3", "sb3_contrib", "hydra", "omegaconf", "
             "tensorboard", "ray", "wandb")
 SMALL = {
     "flowsched/TokenScheduling-v1": {"n_bursts": 6, "burst_rate_hz": 40.0},
+    "flowsched/TokenScheduling-Artemis-v0": {"n_bursts": 6},  # the packet model in the thesis' setting
     "flowsched/SwitchScheduling-v1": {"n_flows": 40, "hosts": 4, "max_flows": 16},
     "flowsched/QueueThresholds-v1": {"n_flows": 60, "hosts": 4, "interval_flows": 20},
 }
