@@ -26,6 +26,17 @@ def one_link_trace(dist: wl.SizeDistribution, load: float, n: int, seed: int) ->
                          "size_bytes": dist.sample(rng, n)})
 
 
+
+def simulated_and_model(dist, thresholds, load, n, seed):
+    """(trace, sizes, simulated FCTs, the MLPS model's FCTs) of a one-link pias_sharing='fair' run of
+    n flows, its first 10% left out as warm-up."""
+    tr = one_link_trace(dist, load, n, seed=seed)
+    r = flowsched.simulate(tr, flowsched.BigSwitch(2, 10), "pias", pias_thresholds_bytes=thresholds,
+                           pias_sharing="fair", progress=False)
+    f = r.flows.iloc[n // 10:]
+    size, fct = f["size_bytes"].to_numpy(), f["fct_s"].to_numpy()
+    return tr, size, fct, q.mlps_flow_fct(size, thresholds, dist, load, cells=200)
+
 def test_model_exact_cases():
     x = np.array([1e3, 5e4, 1e6])
     # no thresholds: M/G/1-PS, T(x) = x / (C (1 - rho))
@@ -55,12 +66,7 @@ def test_one_link_matches_mlps():
     # 200,000 flows at load 0.7 (0.4 s of simulation); the first 10% are warm-up.
     # Measured (seeds 1, 2, 3, 5 of this setting): levels 1 and 2 within 0.4%, level 3
     # (elephants, ~18,000 flows) within 2%, overall within 1.7%.
-    tr = one_link_trace(MIX, 0.7, 200_000, seed=5)
-    r = flowsched.simulate(tr, flowsched.BigSwitch(2, 10), "pias", pias_thresholds_bytes=TH, pias_sharing="fair",
-                           progress=False)
-    f = r.flows.iloc[20_000:]
-    size, fct = f["size_bytes"].to_numpy(), f["fct_s"].to_numpy()
-    model = q.mlps_flow_fct(size, TH, MIX, 0.7, cells=200)
+    tr, size, fct, model = simulated_and_model(MIX, TH, 0.7, 200_000, seed=5)
     sim_l, mod_l = level_means(fct, size, TH), level_means(model, size, TH)
     for k, tol in enumerate((0.01, 0.01, 0.04)):
         assert sim_l[k] == pytest.approx(mod_l[k], rel=tol), f"level {k + 1}: sim {sim_l[k]}, model {mod_l[k]}"
@@ -81,12 +87,7 @@ def test_one_link_matches_mlps_websearch():
     # PIAS's own setting: web-search sizes, load 0.8, its 8-queue thresholds; 300,000 flows.
     ws = wl.get_distribution("websearch")
     th = list(wl.pias_thresholds("websearch", 0.8, nearest=True))
-    tr = one_link_trace(ws, 0.8, 300_000, seed=1)
-    r = flowsched.simulate(tr, flowsched.BigSwitch(2, 10), "pias", pias_thresholds_bytes=th, pias_sharing="fair",
-                           progress=False)
-    f = r.flows.iloc[30_000:]
-    size, fct = f["size_bytes"].to_numpy(), f["fct_s"].to_numpy()
-    model = q.mlps_flow_fct(size, th, ws, 0.8, cells=200)
+    _, size, fct, model = simulated_and_model(ws, th, 0.8, 300_000, seed=1)
     mice = size <= 1e5
     assert fct[mice].mean() == pytest.approx(model[mice].mean(), rel=0.03)
     assert fct.mean() == pytest.approx(model.mean(), rel=0.06)
