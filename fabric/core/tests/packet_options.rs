@@ -362,19 +362,8 @@ fn option_refusals_name_what_is_wrong() {
 
 /// The Artemis setting of the token env's packet model (benchmarks/reproduce/artemis.py's NS3_ERA).
 fn artemis(policy: AdmissionPolicy, terminate: bool) -> PacketConfig {
-    let mut c = tcp();
+    let mut c = PacketConfig::artemis_ns3_era();
     c.delay_per_hop_s = 250e-6;
-    c.buffer_bytes = Some(150_000);
-    c.mss_bytes = 1448;
-    c.header_bytes = 52;
-    c.init_cwnd_packets = Some(1.0);
-    c.min_rto_s = Some(1.0);
-    c.clock_granularity_s = 1e-3;
-    c.ack_every_segments = 2;
-    c.handshake = true;
-    c.syn_timeout_s = 3.0;
-    c.request_delay_s = 500e-6;
-    c.grant_delay_s = 500e-6;
     c.terminate_missed = terminate;
     c.admission = admission(policy, 3, 5);
     c

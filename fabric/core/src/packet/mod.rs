@@ -188,6 +188,32 @@ impl PacketConfig {
             seed: 0,
         }
     }
+
+    /// `ps` over the Artemis thesis' TCP as the ns-3 program of `shared/peers/ns3/artemis`
+    /// sets it up with 2018-era ns-3 choices (Python: `flowsched.envs.ARTEMIS_PACKET`, the
+    /// defaults of `flowsched/TokenScheduling-Artemis-v0`): NewReno without SACK, MSS 1448 B
+    /// with 52 B of IPv4 + TCP + timestamp headers, initial window 1, 100-packet drop-tail
+    /// buffers (150,000 B), min RTO 1 s with RFC 6298's G = 1 ms, delayed ACKs every 2
+    /// segments (200 ms timer), a handshake per flow (ns-3's 3 s SYN timeout), and the token
+    /// request and grant each travelling one one-way delay (500 us). Admission and the
+    /// per-hop delay are left to the caller.
+    pub fn artemis_ns3_era() -> Self {
+        let mut c = PacketConfig::new(Scheduler::Ps);
+        c.transport = Some(Transport::Tcp);
+        c.mss_bytes = 1448;
+        c.header_bytes = 52;
+        c.init_cwnd_packets = Some(1.0);
+        c.buffer_bytes = Some(150_000);
+        c.min_rto_s = Some(1.0);
+        c.clock_granularity_s = 1e-3;
+        c.ack_every_segments = 2;
+        c.delayed_ack_timeout_s = 0.2;
+        c.handshake = true;
+        c.syn_timeout_s = 3.0;
+        c.request_delay_s = 500e-6;
+        c.grant_delay_s = 500e-6;
+        c
+    }
 }
 
 /// Counters of a packet-level run.
