@@ -29,10 +29,22 @@ Grids: --quick 100 bursts, 1 seed; default 300 bursts (the ns-3 program's run) x
 plus the packet model with an initial window of 10 and with 1000-packet buffers (the ns-3
 program's c4 and c5 rows); --full 1000 bursts x 5 seeds and the same variations.
 
+Figs. 4.3 / 4.4 (FIFO's median FCT and EDF's deadline hit against k, variant 1, f = 5): k = 1, 3,
+10, 63 in --quick, 1, 3, 7, 10, 15, 31, 63, 127 otherwise, on both models, with the ns-3
+program's k = 2 and 5 rows (its README) beside.
+
 ``--ns3-csv FILE ...`` also runs both models on the very bursts of ns-3 program runs (their
 per-flow CSVs: ``artemis_tokens --out=FILE``; rule, k, f, MSS and initial window are read from
 the CSV's header line), flow for flow in the same request order, and prints flowsched's
 numbers beside ns-3's.
+
+Calibration (issue 20, section 1): ``--calibration`` reads the committed summaries of many ns-3
+program runs (``benchmarks/references/artemis_ns3/runs.csv``, one row per rule, seed and
+configuration) and their bursts (``bursts.csv.xz``), runs the packet and the fluid model on every
+seed's bursts under every rule, and prints per rule each model's mean over seeds with a 95%
+confidence interval, the paired difference packet - ns-3, and every pair of rules within each
+model (paired by seed). ``--calibration-build LABEL FILE...`` writes those two files from the
+program's per-flow CSVs (``benchmarks/references/artemis_ns3/README.md`` says how they were made).
 """
 
 from __future__ import annotations
@@ -386,9 +398,16 @@ def fct_numbers(fct_s: np.ndarray, met: np.ndarray, size: np.ndarray) -> dict:
     flow (NaN or inf) counts as infinitely long and as a miss."""
     fct = np.where(np.isfinite(fct_s), fct_s, np.inf) * 1e3
     met = met.astype(float)
+    done = fct[np.isfinite(fct)]
+    top = done.max() if len(done) else -np.inf
+
+    def q(p: float) -> float:  # a quantile that reaches an unfinished flow is infinite
+        v = float(np.percentile(np.where(np.isfinite(fct), fct, 1e300), p))
+        return v if v <= top else np.inf
+
     return {"hit_pct": 100 * met.mean(), "hit_350KB_pct": 100 * met[size > 3e5].mean(),
-            "hit_250KB_pct": 100 * met[size < 3e5].mean(), "median_ms": float(np.median(fct)),
-            "p99_ms": float(np.percentile(fct, 99)), "mean_ms": float(fct[np.isfinite(fct)].mean()),
+            "hit_250KB_pct": 100 * met[size < 3e5].mean(), "median_ms": q(50),
+            "p99_ms": q(99), "mean_ms": float(done.mean()) if len(done) else np.nan,
             "max_ms": float(fct.max()), "unfinished": int((~np.isfinite(fct)).sum())}
 
 
@@ -425,29 +444,31 @@ def ns3_bursts(path: str | Path) -> pd.DataFrame:
     return d[BURST_COLUMNS]
 
 
-def build_calibration(paths: list[str], out_dir: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Reads the per-flow CSVs of a set of ns-3 program runs of one setting (only rule, seed and
-    SACK may differ) and writes ``runs.csv`` (one row of numbers per run, under a header saying
-    what was run) and ``bursts.csv.xz`` (each seed's bursts, checked equal across that seed's
-    runs) into ``out_dir``."""
-    if not paths:
-        raise ValueError("--calibration-build: no per-flow CSVs given")
+def build_calibration(groups: list[tuple[str, list[str]]], out_dir: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Reads the per-flow CSVs of ns-3 program runs of one setting (only rule, seed and SACK may
+    differ, plus what each group's label names: ns-3 attributes given on the command line, which
+    the CSV's header does not show; "-" for none) and writes ``runs.csv`` (one row of numbers per
+    run, under a header saying what was run) and ``bursts.csv.xz`` (each seed's bursts, checked
+    equal across that seed's runs) into ``out_dir``."""
+    if not groups or not all(paths for _, paths in groups):
+        raise ValueError("--calibration-build LABEL FILE...: no per-flow CSVs given")
     settings, rows, bursts = {}, [], {}
-    for path in sorted(paths):
-        _, setting, _ = ns3_run_header(path)
-        settings.setdefault(setting, []).append(path)
-        row = ns3_run_summary(path)
-        rows.append(row)
-        b = ns3_bursts(path)
-        seed = row["seed"]
-        if seed in bursts and not bursts[seed].equals(b):
-            raise ValueError(f"{path}: seed {seed} has other bursts than an earlier run of the same seed")
-        bursts.setdefault(seed, b)
+    for label, paths in groups:
+        for path in sorted(paths):
+            _, setting, _ = ns3_run_header(path)
+            settings.setdefault(setting, []).append(path)
+            row = {"ns3_extra": "" if label == "-" else label, **ns3_run_summary(path)}
+            rows.append(row)
+            b = ns3_bursts(path)
+            seed = row["seed"]
+            if seed in bursts and not bursts[seed].equals(b):
+                raise ValueError(f"{path}: seed {seed} has other bursts than an earlier run of the same seed")
+            bursts.setdefault(seed, b)
     if len(settings) != 1:
         raise ValueError("the runs differ in more than rule, seed and SACK: "
                          + "; ".join(f"{s!r} ({len(p)} runs, e.g. {p[0]})" for s, p in settings.items()))
-    runs = pd.DataFrame(rows).sort_values(["sack", "seed", "rule"]).reset_index(drop=True)
-    dup = runs.duplicated(["sack", "seed", "rule"])
+    runs = pd.DataFrame(rows).sort_values(["ns3_extra", "sack", "seed", "rule"]).reset_index(drop=True)
+    dup = runs.duplicated(["ns3_extra", "sack", "seed", "rule"])
     if dup.any():
         raise ValueError(f"two runs of the same rule, seed and SACK: {runs.loc[dup, ['rule', 'seed', 'sack']]}")
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -470,7 +491,7 @@ def read_calibration(runs_path: Path = CALIB_RUNS, bursts_path: Path = CALIB_BUR
     for p in (runs_path, bursts_path):
         if not p.exists():
             raise FileNotFoundError(f"{p}: missing (see {CALIB_DIR / 'README.md'})")
-    runs = pd.read_csv(runs_path, comment="#")
+    runs = pd.read_csv(runs_path, comment="#", keep_default_na=False, na_values={"cpu_s": [""]})
     bursts = pd.read_csv(bursts_path)
     missing = sorted(set(runs["seed"]) - set(bursts["seed"]))
     if missing:
@@ -509,10 +530,17 @@ def flowsched_on(trace: pd.DataFrame, model: str, rule: str, k: int = K, window:
     return out, r
 
 
+def ns3_model(run: dict) -> str:
+    """The name of an ns-3 run's configuration in the calibration tables: ``ns-3 sack0``, ``ns-3 sack1``,
+    with its extra ns-3 arguments after it."""
+    extra = str(run.get("ns3_extra", "") or "")
+    return f"ns-3 sack{int(run['sack'])}" + (f" {extra}" if extra else "")
+
+
 def calibration_runs(runs: pd.DataFrame, bursts: pd.DataFrame) -> pd.DataFrame:
     """Every ns-3 run (model ``ns-3 sack0`` / ``ns-3 sack1``) beside the packet and the fluid
     model on the same seed's bursts with the same rule (one row per model, rule and seed)."""
-    rows = [{"model": f"ns-3 sack{int(r['sack'])}", **r} for r in runs.to_dict("records")]
+    rows = [{"model": ns3_model(r), **r} for r in runs.to_dict("records")]
     for seed in sorted(runs["seed"].unique()):
         tr = ns3_trace(bursts[bursts["seed"] == seed])
         for rule in sorted(runs.loc[runs["seed"] == seed, "rule"].unique()):
@@ -547,7 +575,8 @@ def paired(a: pd.DataFrame, b: pd.DataFrame, key: str = "hit_pct") -> pd.Series:
 def calibration_tables(all_runs: pd.DataFrame) -> dict[str, pd.DataFrame]:
     """The calibration tables: per rule each model's mean with its 95% CI over seeds and the paired
     packet - ns-3 difference; every pair of rules within each model (paired by seed)."""
-    models = [m for m in ("ns-3 sack0", "ns-3 sack1", "packet", "fluid") if m in set(all_runs["model"])]
+    present = set(all_runs["model"])
+    models = sorted(m for m in present if m.startswith("ns-3")) + [m for m in ("packet", "fluid") if m in present]
     by = {(m, r): g for (m, r), g in all_runs.groupby(["model", "rule"])}
     rules = [r for r in RULES if any((m, r) in by for m in models)]
     per_rule, cols = [], {}
@@ -561,7 +590,8 @@ def calibration_tables(all_runs: pd.DataFrame) -> dict[str, pd.DataFrame]:
                 d = paired(by[("packet", rule)], by[(m, rule)])
                 lo_hi = mean_ci(d)
                 row[f"packet - {m}"] = _ci(d)
-                row[f"within 5 of {m}"] = ("yes" if abs(lo_hi[0]) + lo_hi[1] <= 5 else
+                row[f"within 5 of {m}"] = ("-" if not np.isfinite(lo_hi[1]) else
+                                           "yes" if abs(lo_hi[0]) + lo_hi[1] <= 5 else
                                            "no" if abs(lo_hi[0]) - lo_hi[1] > 5 else "undecided")
         per_rule.append(row)
     for key, fmt in (("median_ms", "{:.1f}"), ("p99_ms", "{:.0f}"), ("timeout_flows_pct", "{:.2f}"),
@@ -576,14 +606,18 @@ def calibration_tables(all_runs: pd.DataFrame) -> dict[str, pd.DataFrame]:
             rows.append(row)
         cols[key] = pd.DataFrame(rows).set_index("rule")
     pairs = []
+    n_pairs = len(rules) * (len(rules) - 1) // 2
     for m in models:
         for i, a in enumerate(rules):
             for b in rules[i + 1:]:
                 if (m, a) in by and (m, b) in by:
                     d = paired(by[(m, a)], by[(m, b)])
                     mu, h, n = mean_ci(d)
-                    pairs.append({"model": m, "pair": f"{a.upper()} - {b.upper()}", "mean ± 95% CI": _ci(d),
-                                  "seeds": n, "beyond noise": "yes" if np.isfinite(h) and abs(mu) > h else "no"})
+                    hb = mean_ci(d, 1 - 0.05 / n_pairs)[1]  # Bonferroni over the pairs of one model
+                    pairs.append({"model": m, "pair": f"{a.upper()} - {b.upper()}", "mean ± 95% CI": _ci(d, "{:.2f}"),
+                                  "seeds": n, "beyond noise (95%)": "yes" if np.isfinite(h) and abs(mu) > h else "no",
+                                  f"beyond noise (Bonferroni, {n_pairs} pairs)":
+                                      "yes" if np.isfinite(hb) and abs(mu) > hb else "no"})
     return {"hit": pd.DataFrame(per_rule).set_index("rule"), **cols,
             "pairs": pd.DataFrame(pairs).set_index("model") if pairs else pd.DataFrame()}
 
@@ -593,10 +627,10 @@ def calibration(runs_path: Path = CALIB_RUNS, bursts_path: Path = CALIB_BURSTS) 
     runs, bursts = read_calibration(runs_path, bursts_path)
     t0 = time.process_time()
     all_runs = calibration_runs(runs, bursts)
-    per_seed = runs.groupby(["sack", "rule"]).size()
+    per_seed = runs.assign(model=[ns3_model(r) for r in runs.to_dict("records")]).groupby(["model", "rule"]).size()
     print(f"\n## Calibration against the ns-3 program ({runs_path.name}: {len(runs)} runs, "
           f"{int(runs['bursts'].iloc[0])} bursts each, seeds {runs['seed'].min()}-{runs['seed'].max()}; "
-          f"runs per (SACK, rule): {', '.join(f'{s}/{r} {n}' for (s, r), n in per_seed.items())}); "
+          f"runs per configuration and rule: {', '.join(f'{m}/{r} {n}' for (m, r), n in per_seed.items())}); "
           f"the packet and the fluid model on the same bursts in {time.process_time() - t0:.1f} s of CPU")
     print("Mean over seeds ± the half-width of its 95% Student-t confidence interval; differences are paired "
           "by seed (same bursts). 'within 5': the CI of the difference lies inside ±5 points (yes), "
@@ -653,14 +687,18 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--calibration", action="store_true",
                    help="only the calibration against the ns-3 program: its committed runs (references/artemis_ns3/"
                         "runs.csv) beside both models on the same bursts, with 95%% CIs over seeds")
-    p.add_argument("--calibration-build", nargs="+", default=[], metavar="FILE",
-                   help="write references/artemis_ns3/runs.csv and bursts.csv.xz from these per-flow CSVs of "
-                        "ns-3 program runs (one setting; rule, seed and SACK may differ)")
+    p.add_argument("--calibration-build", nargs="+", action="append", default=[], metavar="LABEL FILE",
+                   help="LABEL FILE...: write references/artemis_ns3/runs.csv and bursts.csv.xz from these per-flow "
+                        "CSVs of ns-3 program runs (one setting; rule, seed and SACK may differ); LABEL names the "
+                        "ns-3 attributes the runs set on the command line (not in the CSV header), '-' for none; "
+                        "repeat the option for more groups")
     p.add_argument("--calibration-dir", default=str(CALIB_DIR), metavar="DIR",
                    help="folder of runs.csv and bursts.csv.xz for --calibration and --calibration-build")
     args = p.parse_args(argv)
     if args.calibration_build:
-        runs, bursts = build_calibration(args.calibration_build, Path(args.calibration_dir))
+        if any(len(g) < 2 for g in args.calibration_build):
+            p.error("--calibration-build LABEL FILE...: a label and at least one file")
+        runs, bursts = build_calibration([(g[0], g[1:]) for g in args.calibration_build], Path(args.calibration_dir))
         print(f"{args.calibration_dir}: runs.csv ({len(runs)} runs), bursts.csv.xz ({bursts['seed'].nunique()} "
               f"seeds, {len(bursts)} flows)")
         return 0
