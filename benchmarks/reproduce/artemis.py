@@ -474,7 +474,7 @@ def build_calibration(groups: list[tuple[str, list[str]]], out_dir: Path) -> tup
     out_dir.mkdir(parents=True, exist_ok=True)
     setting = next(iter(settings))
     head = [f"# ns-3 program shared/peers/ns3/artemis/artemis_tokens (ns-3.44), {len(runs)} runs; setting: {setting}",
-            "# one row per run: made by `python benchmarks/reproduce/artemis.py --calibration-build CSV...` "
+            "# one row per run: made by `python benchmarks/reproduce/artemis.py --calibration-build LABEL CSV...` "
             "from the runs' per-flow CSVs (see README.md here)"]
     with open(out_dir / "runs.csv", "w") as fh:
         fh.write("\n".join(head) + "\n")
