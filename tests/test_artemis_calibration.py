@@ -100,7 +100,7 @@ def test_mean_ci_and_pairs():
     t = A.calibration_tables(pd.DataFrame(rows))
     # packet - ns-3 per seed: 10, 9, 11 (fifo): mean 10, half-width t(0.975, 2) / sqrt(3)
     assert t["hit"].loc["FIFO", "packet - ns-3 sack0"] == f"10.0 ± {4.302653 / np.sqrt(3):.1f}"
-    assert t["hit"].loc["FIFO", "within 5 of ns-3 sack0"] == "no"
+    assert t["hit"].loc["FIFO", "packet within 5 of ns-3 sack0"] == "no"
     pairs = t["pairs"].reset_index()
     ns3 = pairs[(pairs["model"] == "ns-3 sack0") & (pairs["pair"] == "FIFO - EDF")].iloc[0]
     # the same difference (-1) on every seed: no spread, beyond noise
@@ -138,16 +138,26 @@ def test_packet_model_on_the_committed_bursts_of_one_seed():
 
 @pytest.mark.slow
 def test_calibration_tables_as_documented(capsys):
-    """docs/papers.md: the packet model meets more deadlines than ns-3 (SACK off) by more than 5 points
-    under every rule (the 95% CI of the paired difference lies above 5)."""
+    """docs/papers.md: without limited transmit the packet model meets more deadlines than ns-3 (SACK
+    off, limited transmit on) by more than 5 points under every rule (the 95% CI of the paired
+    difference lies above 5); limited transmit (the id's default, as ns-3's) lowers every rule's hit
+    ratio beyond noise and brings its timeouts to ns-3's level, and the packet model stays above ns-3."""
     if not C.packet_available():
         pytest.skip("no packet model in this flowsched")
     t = A.calibration()
     assert "Calibration against the ns-3 program" in capsys.readouterr().out
-    assert (t["hit"]["within 5 of ns-3 sack0"] == "no").all()
+    assert (t["hit"]["packet no-LT within 5 of ns-3 sack0"] == "no").all()
     d = t["runs"]
+
+    def sel(model: str, rule: str) -> pd.DataFrame:
+        return d[(d["model"] == model) & (d["rule"] == rule)]
+
     for rule in A.RULES:
-        p = A.paired(d[(d["model"] == "packet") & (d["rule"] == rule)],
-                     d[(d["model"] == "ns-3 sack0") & (d["rule"] == rule)])
-        m, h, n = A.mean_ci(p)
+        m, h, n = A.mean_ci(A.paired(sel("packet no-LT", rule), sel("ns-3 sack0", rule)))
         assert n >= 20 and m - h > 5
+        m, h, n = A.mean_ci(A.paired(sel("packet", rule), sel("packet no-LT", rule)))
+        assert n >= 20 and m + h < 0  # limited transmit costs deadlines
+        m, h, n = A.mean_ci(A.paired(sel("packet", rule), sel("ns-3 sack0", rule)))
+        assert m - h > 0  # still more forgiving than ns-3
+        to = A.paired(sel("packet", rule), sel("ns-3 sack0", rule), key="timeout_flows_pct")
+        assert abs(A.mean_ci(to)[0]) < 0.5  # flows with a timeout: within half a point of ns-3's

@@ -20,14 +20,15 @@ scheduler ``ps`` (the flows holding tokens share the destination's link). Fluid 
 Packet model with the ns-3-era choices of the measured ns-3 program
 (shared/peers/ns3/artemis/README.md): ``tcp`` (NewReno, no SACK), MSS 1448 B with 52 B of
 IPv4 + TCP + timestamp headers, initial window 1, 100-packet drop-tail ports (150,000 B),
-min RTO 1 s, RFC 6298 G = 1 ms, delayed ACKs every 2 segments with a 200 ms timer, a handshake
-per flow with ns-3's 3 s SYN timeout, and the request and the grant each travelling one
+min RTO 1 s, RFC 6298 G = 1 ms, delayed ACKs every 2 segments with a 200 ms timer, RFC 3042
+limited transmit (ns-3's default, on in the ns-3 program's runs), a handshake per flow with
+ns-3's 3 s SYN timeout, and the request and the grant each travelling one
 one-way delay (500 us). The reference numbers of that ns-3 program (ns-3.44; its
 ``results_table.txt``) are printed beside flowsched's.
 
 Grids: --quick 100 bursts, 1 seed; default 300 bursts (the ns-3 program's run) x 2 seeds,
-plus the packet model with an initial window of 10 and with 1000-packet buffers (the ns-3
-program's c4 and c5 rows); --full 1000 bursts x 5 seeds and the same variations.
+plus the packet model with an initial window of 10, with 1000-packet buffers (the ns-3
+program's c4 and c5 rows) and without limited transmit; --full 1000 bursts x 5 seeds and the same variations.
 
 Figs. 4.3 / 4.4 (FIFO's median FCT and EDF's deadline hit against k, variant 1, f = 5): k = 1, 3,
 10, 63 in --quick, 1, 3, 7, 10, 15, 31, 63, 127 otherwise, on both models, with the ns-3
@@ -75,14 +76,17 @@ ONE_WAY_US = 2 * DELAY_US  # sender -> switch -> destination
 NS3_ERA = dict(
     transport="tcp", mss_bytes=1448, header_bytes=52, init_cwnd_packets=1, buffer_bytes=100 * 1500,
     min_rto_s=1.0, clock_granularity_s=1e-3, ack_every_segments=2, delayed_ack_timeout_s=0.2,
-    handshake=True, syn_timeout_s=3.0, request_delay_us=ONE_WAY_US, grant_delay_us=ONE_WAY_US,
+    limited_transmit=True, handshake=True, syn_timeout_s=3.0, request_delay_us=ONE_WAY_US, grant_delay_us=ONE_WAY_US,
 )
 #: Variations of the packet setting (the ns-3 program's c4 and c5 rows change the same thing).
 VARIATIONS = {
     "ns-3 era": {},
     "icw 10": {"init_cwnd_packets": 10},
     "1000-packet buffers": {"buffer_bytes": 1000 * 1500},
+    "no limited transmit": {"limited_transmit": False},
 }
+#: The packet models of the calibration: the ns-3-era setting, and without limited transmit.
+CALIB_PACKET = {"packet": {}, "packet no-LT": {"limited_transmit": False}}
 
 #: The thesis' numbers (ns-3, one run each), variant -> rule -> value.
 THESIS_HIT = {1: {"edf": 51.6, "ssdf": 56.0, "lsdf": 67.0}, 2: {"edf": 45.8, "ssdf": 58.4, "lsdf": 58.2}}
@@ -544,8 +548,10 @@ def calibration_runs(runs: pd.DataFrame, bursts: pd.DataFrame) -> pd.DataFrame:
     for seed in sorted(runs["seed"].unique()):
         tr = ns3_trace(bursts[bursts["seed"] == seed])
         for rule in sorted(runs.loc[runs["seed"] == seed, "rule"].unique()):
-            for m in ("packet", "fluid"):
-                rows.append({"model": m, "rule": rule, "seed": int(seed), **flowsched_on(tr, m, rule)[0]})
+            for m, opts in CALIB_PACKET.items():
+                out = flowsched_on(tr, "packet", rule, **opts)[0]
+                rows.append({"model": m, "rule": rule, "seed": int(seed), **out})
+            rows.append({"model": "fluid", "rule": rule, "seed": int(seed), **flowsched_on(tr, "fluid", rule)[0]})
     return pd.DataFrame(rows)
 
 
@@ -576,7 +582,7 @@ def calibration_tables(all_runs: pd.DataFrame) -> dict[str, pd.DataFrame]:
     """The calibration tables: per rule each model's mean with its 95% CI over seeds and the paired
     packet - ns-3 difference; every pair of rules within each model (paired by seed)."""
     present = set(all_runs["model"])
-    models = sorted(m for m in present if m.startswith("ns-3")) + [m for m in ("packet", "fluid") if m in present]
+    models = sorted(m for m in present if m.startswith("ns-3")) + [m for m in (*CALIB_PACKET, "fluid") if m in present]
     by = {(m, r): g for (m, r), g in all_runs.groupby(["model", "rule"])}
     rules = [r for r in RULES if any((m, r) in by for m in models)]
     per_rule, cols = [], {}
@@ -585,14 +591,15 @@ def calibration_tables(all_runs: pd.DataFrame) -> dict[str, pd.DataFrame]:
         for m in models:
             g = by.get((m, rule))
             row[f"{m} hit %"] = "-" if g is None else _ci(g["hit_pct"]) + f" (n={len(g)})"
-        for m in models:
-            if m.startswith("ns-3") and (m, rule) in by and ("packet", rule) in by:
-                d = paired(by[("packet", rule)], by[(m, rule)])
-                lo_hi = mean_ci(d)
-                row[f"packet - {m}"] = _ci(d)
-                row[f"within 5 of {m}"] = ("-" if not np.isfinite(lo_hi[1]) else
-                                           "yes" if abs(lo_hi[0]) + lo_hi[1] <= 5 else
-                                           "no" if abs(lo_hi[0]) - lo_hi[1] > 5 else "undecided")
+        for pk in CALIB_PACKET:
+            for m in models:
+                if m.startswith("ns-3") and (m, rule) in by and (pk, rule) in by:
+                    d = paired(by[(pk, rule)], by[(m, rule)])
+                    lo_hi = mean_ci(d)
+                    row[f"{pk} - {m}"] = _ci(d)
+                    row[f"{pk} within 5 of {m}"] = ("-" if not np.isfinite(lo_hi[1]) else
+                                                    "yes" if abs(lo_hi[0]) + lo_hi[1] <= 5 else
+                                                    "no" if abs(lo_hi[0]) - lo_hi[1] > 5 else "undecided")
         per_rule.append(row)
     for key, fmt in (("median_ms", "{:.1f}"), ("p99_ms", "{:.0f}"), ("timeout_flows_pct", "{:.2f}"),
                      ("token_wait_mean_ms", "{:.1f}"), ("waited_pct", "{:.0f}"), ("drops", "{:.0f}"),

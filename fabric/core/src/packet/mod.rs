@@ -144,6 +144,12 @@ pub struct PacketConfig {
     /// RFC 6298's clock granularity G, s: RTO = SRTT + max(G, 4 RTTVAR). 0: the core's
     /// tick (1 ps); ns-3 uses 1 ms (TcpSocketBase::ClockGranularity).
     pub clock_granularity_s: f64,
+    /// `tcp`/`dctcp`: RFC 3042 limited transmit: on each of the first two duplicate ACKs
+    /// outside recovery, send one new segment if the flight stays within cwnd + 2
+    /// segments, cwnd unchanged; the segments so sent are left out of FlightSize when the
+    /// third duplicate ACK sets ssthresh (RFC 5681 3.2 step 2). Off by default; ns-3's
+    /// `TcpSocketBase::LimitedTransmit` is on by default.
+    pub limited_transmit: bool,
     /// Destination admission (Artemis tokens), as the fluid model's: at most `k` flows per
     /// destination hold a token; the next admitted among the first `window` waiting by
     /// `policy` (not `external`). A token returns when the flow's last byte reaches the
@@ -182,6 +188,7 @@ impl PacketConfig {
             handshake: false,
             syn_timeout_s: 1.0,
             clock_granularity_s: 0.0,
+            limited_transmit: false,
             admission: None,
             request_delay_s: 0.0,
             grant_delay_s: 0.0,
@@ -194,7 +201,8 @@ impl PacketConfig {
     /// defaults of `flowsched/TokenScheduling-Artemis-v0`): NewReno without SACK, MSS 1448 B
     /// with 52 B of IPv4 + TCP + timestamp headers, initial window 1, 100-packet drop-tail
     /// buffers (150,000 B), min RTO 1 s with RFC 6298's G = 1 ms, delayed ACKs every 2
-    /// segments (200 ms timer), a handshake per flow (ns-3's 3 s SYN timeout), and the token
+    /// segments (200 ms timer), RFC 3042 limited transmit (ns-3's default), a handshake per
+    /// flow (ns-3's 3 s SYN timeout), and the token
     /// request and grant each travelling one one-way delay (500 us). Admission and the
     /// per-hop delay are left to the caller.
     pub fn artemis_ns3_era() -> Self {
@@ -208,6 +216,7 @@ impl PacketConfig {
         c.clock_granularity_s = 1e-3;
         c.ack_every_segments = 2;
         c.delayed_ack_timeout_s = 0.2;
+        c.limited_transmit = true;
         c.handshake = true;
         c.syn_timeout_s = 3.0;
         c.request_delay_s = 500e-6;
@@ -537,6 +546,7 @@ impl PacketSimulator {
             pfabric_rto_rtts: if cfg.min_rto_s.is_none() { 3.0 } else { 0.0 },
             dctcp_g: DCTCP_G,
             clock_g_ps: (cfg.clock_granularity_s * PS_PER_S).round().max(G_MIN_PS),
+            limited_transmit: cfg.limited_transmit,
         };
         let bad_flow = |row: usize, field: &'static str, message: String| Err(SimError::InvalidFlow { row, field, message });
         topo.check_pinned(flows)?; // routes pinned by a trace's `path` column: made for these flows
@@ -900,8 +910,7 @@ impl PacketSimulator {
             return;
         }
         while self.senders[f].can_send() {
-            let seq = self.senders[f].snd_nxt;
-            self.senders[f].snd_nxt += 1;
+            let seq = self.senders[f].take_next();
             self.emit(f, seq);
         }
         self.arm_timer(f);
