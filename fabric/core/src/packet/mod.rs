@@ -19,6 +19,7 @@ pub mod port;
 pub mod tcp;
 
 use std::cmp::Ordering;
+use std::collections::binary_heap::PeekMut;
 use std::collections::{BinaryHeap, VecDeque};
 
 use crate::error::{Result, SimError};
@@ -297,9 +298,13 @@ pub struct PacketSimulator {
     ports: Vec<Port>,
     /// Each link's own propagation delay (s), when the topology has any (a graph's); empty otherwise.
     link_delay_s: Vec<f64>,
-    /// Per link, the packets propagating on it, in order (a link's delay is fixed, so they
-    /// arrive in the order they left; the heap holds one event per packet but no packet).
-    wires: Vec<VecDeque<(u64, Packet)>>,
+    /// Per link, the packets propagating on it with their arrival events' (time, sequence
+    /// number), in order: a link's delay is fixed, so they arrive in the order they left,
+    /// and its queue is sorted by (time, sequence number). Only the first packet's arrival
+    /// event is in the heap (as `EvKind::Arrive(l)`); when it is handled, the next one's
+    /// takes its place. The heap pops the same events in the same order as one holding an
+    /// event per packet, and stays small (at most one arrival per link).
+    wires: Vec<VecDeque<(u64, u64, Packet)>>,
     flows: Vec<Flow>,
     senders: Vec<Sender>,
     receivers: Vec<Receiver>,
@@ -313,6 +318,8 @@ pub struct PacketSimulator {
     delivered: Vec<u64>,
     rto_event_at: Vec<u64>,
     heap: BinaryHeap<Ev>,
+    /// Events pending: those in the heap and the arrivals waiting behind a wire's first.
+    pending: u64,
     next_seq: u64,
     now: u64,
     n_ended: usize,
@@ -599,6 +606,7 @@ impl PacketSimulator {
             delivered: vec![0; n],
             rto_event_at: vec![u64::MAX; n],
             heap: BinaryHeap::with_capacity(n + 1024),
+            pending: 0,
             next_seq: 0,
             now: 0,
             n_ended: 0,
@@ -664,8 +672,15 @@ impl PacketSimulator {
         let seq = self.next_seq;
         self.next_seq += 1;
         self.heap.push(Ev { t, seq, kind });
-        if self.heap.len() as u64 > self.stats.peak_pending_events {
-            self.stats.peak_pending_events = self.heap.len() as u64;
+        self.note_pending();
+    }
+
+    /// One more event pending (the peak counts the heap and the wires' arrivals together).
+    #[inline]
+    fn note_pending(&mut self) {
+        self.pending += 1;
+        if self.pending > self.stats.peak_pending_events {
+            self.stats.peak_pending_events = self.pending;
         }
     }
 
@@ -807,13 +822,31 @@ impl PacketSimulator {
                 self.now = until;
                 return Ok(None);
             }
-            let Some(ev) = self.heap.pop() else { break };
+            let Some(mut top) = self.heap.peek_mut() else { break };
+            let ev = *top;
+            // A wire's first arrival: the next packet on that wire (if any) takes its place
+            // in the heap (one sift down instead of a pop and a push).
+            let mut arrived = None;
+            if let EvKind::Arrive(l) = ev.kind {
+                let w = &mut self.wires[l as usize];
+                arrived = w.pop_front().map(|x| x.2);
+                if let Some(&(t, seq, _)) = w.front() {
+                    top.t = t;
+                    top.seq = seq;
+                    drop(top); // sifts it down
+                } else {
+                    PeekMut::pop(top);
+                }
+            } else {
+                PeekMut::pop(top);
+            }
+            self.pending -= 1;
             self.now = ev.t;
             self.count_event()?;
             match ev.kind {
                 EvKind::TxDone(l) => self.tx_done(l as usize),
-                EvKind::Arrive(l) => {
-                    if let Some((_, p)) = self.wires[l as usize].pop_front() {
+                EvKind::Arrive(_) => {
+                    if let Some(p) = arrived {
                         self.arrive(p);
                     }
                 }
@@ -961,8 +994,14 @@ impl PacketSimulator {
         port.busy_until = done;
         let arrive = done + port.prop_ps;
         p.hop += 1;
-        self.wires[l].push_back((arrive, p));
-        self.push(arrive, EvKind::Arrive(l as u32));
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        let w = &mut self.wires[l];
+        w.push_back((arrive, seq, p));
+        if w.len() == 1 {
+            self.heap.push(Ev { t: arrive, seq, kind: EvKind::Arrive(l as u32) });
+        }
+        self.note_pending();
     }
 
     /// Port l has finished a transmission and has packets waiting: it sends the next.
@@ -1443,7 +1482,7 @@ impl PacketSimulator {
     /// Data packets in the network now: waiting, in transmission or propagating.
     pub fn data_in_network(&self) -> u64 {
         let ports: u64 = self.ports.iter().map(|p| p.data_packets()).sum(); // the one in transmission is on the wire
-        let flying = self.wires.iter().flatten().filter(|(_, p)| p.is_data()).count() as u64;
+        let flying = self.wires.iter().flatten().filter(|(_, _, p)| p.is_data()).count() as u64;
         ports + flying
     }
     /// Bytes waiting at port l now.
