@@ -16,11 +16,10 @@
 //! default and its source.
 pub mod delack;
 pub mod port;
+pub mod queue;
 pub mod tcp;
 
-use std::cmp::Ordering;
-use std::collections::binary_heap::PeekMut;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::VecDeque;
 
 use crate::error::{Result, SimError};
 use crate::rng::SplitMix64;
@@ -28,6 +27,7 @@ use crate::sched::{AdmissionPolicy, GaInner, Scheduler};
 use crate::sim::{choose_admission, AdmissionConfig, FlowSpec};
 use crate::topology::Topology;
 use delack::AckState;
+use queue::EventQueue;
 use port::{Discipline, Enqueued, Packet, Port, ACK, CE, ECE, RETX, SYN};
 use tcp::{CcParams, Receiver, Sender, DCTCP_G, G_MIN_PS, MAX_RTO_PS};
 
@@ -242,30 +242,6 @@ enum EvKind {
     Syn(u32),
 }
 
-#[derive(Debug, Clone, Copy)]
-struct Ev {
-    t: u64,
-    seq: u64,
-    kind: EvKind,
-}
-
-impl PartialEq for Ev {
-    fn eq(&self, o: &Self) -> bool {
-        self.t == o.t && self.seq == o.seq
-    }
-}
-impl Eq for Ev {}
-impl PartialOrd for Ev {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-        Some(self.cmp(o))
-    }
-}
-impl Ord for Ev {
-    /// Reversed: the heap's top is the earliest (time, sequence number).
-    fn cmp(&self, o: &Self) -> Ordering {
-        (o.t, o.seq).cmp(&(self.t, self.seq))
-    }
-}
 
 #[derive(Debug, Clone)]
 struct Flow {
@@ -317,7 +293,8 @@ pub struct PacketSimulator {
     terminated: Vec<bool>,
     delivered: Vec<u64>,
     rto_event_at: Vec<u64>,
-    heap: BinaryHeap<Ev>,
+    /// Pending events, popped by (time, sequence number).
+    heap: EventQueue<EvKind>,
     /// Events pending: those in the heap and the arrivals waiting behind a wire's first.
     pending: u64,
     next_seq: u64,
@@ -605,7 +582,7 @@ impl PacketSimulator {
             terminated: vec![false; n],
             delivered: vec![0; n],
             rto_event_at: vec![u64::MAX; n],
-            heap: BinaryHeap::with_capacity(n + 1024),
+            heap: EventQueue::new(0), // its bucket width is set below, from the ports
             pending: 0,
             next_seq: 0,
             now: 0,
@@ -651,6 +628,11 @@ impl PacketSimulator {
         } else if sim.sample_ps > 0 {
             sim.sample_ports = (0..sim.ports.len() as u32).collect();
         }
+        // Buckets of the event queue: about the shortest serialization time (an ACK's on the
+        // fastest link), so that a bucket holds few events under load (the order of events
+        // does not depend on it).
+        let min_ser = sim.ports.iter().map(|p| p.ser_ps(sim.hdr)).min().unwrap_or(1);
+        sim.heap = EventQueue::new(63 - min_ser.max(1).leading_zeros());
         let mut order: Vec<u32> = (0..n as u32).collect();
         order.sort_by_key(|&i| (sim.flows[i as usize].arrival_ps, i));
         sim.order = order;
@@ -671,7 +653,7 @@ impl PacketSimulator {
     fn push(&mut self, t: u64, kind: EvKind) {
         let seq = self.next_seq;
         self.next_seq += 1;
-        self.heap.push(Ev { t, seq, kind });
+        self.heap.push(t, seq, kind);
         self.note_pending();
     }
 
@@ -822,31 +804,20 @@ impl PacketSimulator {
                 self.now = until;
                 return Ok(None);
             }
-            let Some(mut top) = self.heap.peek_mut() else { break };
-            let ev = *top;
-            // A wire's first arrival: the next packet on that wire (if any) takes its place
-            // in the heap (one sift down instead of a pop and a push).
-            let mut arrived = None;
-            if let EvKind::Arrive(l) = ev.kind {
-                let w = &mut self.wires[l as usize];
-                arrived = w.pop_front().map(|x| x.2);
-                if let Some(&(t, seq, _)) = w.front() {
-                    top.t = t;
-                    top.seq = seq;
-                    drop(top); // sifts it down
-                } else {
-                    PeekMut::pop(top);
-                }
-            } else {
-                PeekMut::pop(top);
-            }
+            let Some(ev) = self.heap.pop() else { break };
             self.pending -= 1;
             self.now = ev.t;
             self.count_event()?;
-            match ev.kind {
+            match ev.val {
                 EvKind::TxDone(l) => self.tx_done(l as usize),
-                EvKind::Arrive(_) => {
-                    if let Some(p) = arrived {
+                EvKind::Arrive(l) => {
+                    // a wire's first arrival: the next packet on that wire (if any) takes its place
+                    let w = &mut self.wires[l as usize];
+                    let arrived = w.pop_front();
+                    if let Some(&(t, seq, _)) = w.front() {
+                        self.heap.push(t, seq, EvKind::Arrive(l));
+                    }
+                    if let Some((_, _, p)) = arrived {
                         self.arrive(p);
                     }
                 }
@@ -999,7 +970,7 @@ impl PacketSimulator {
         let w = &mut self.wires[l];
         w.push_back((arrive, seq, p));
         if w.len() == 1 {
-            self.heap.push(Ev { t: arrive, seq, kind: EvKind::Arrive(l as u32) });
+            self.heap.push(arrive, seq, EvKind::Arrive(l as u32));
         }
         self.note_pending();
     }
