@@ -6,8 +6,9 @@
 //! path of link ids (so the leaf-spine's ECMP hash is the same); its ACKs follow the path
 //! from its destination back to its source. Packets are store-and-forward at every hop,
 //! serialized at the link's rate and delayed `delay_per_hop_s` per link. Time is integer
-//! picoseconds; events are kept in a binary heap ordered by (time, sequence number), so a
-//! run is deterministic bit for bit. There is no randomness in the model itself.
+//! picoseconds; events are popped in order of (time, sequence number) (`queue.rs`: a
+//! calendar queue, which pops them in the order a binary heap would), so a run is
+//! deterministic bit for bit. There is no randomness in the model itself.
 //!
 //! A flow's sender starts at its arrival (by default: no handshake, no destination
 //! admission) and it finishes when its last byte reaches the receiver: its FCT (finish -

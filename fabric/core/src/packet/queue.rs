@@ -200,7 +200,7 @@ mod tests {
                         _ => rng.next_u64() % 2_000_000,
                     };
                     // now and then an event before the last one popped
-                    let t = if r % 53 == 0 { last_t.saturating_sub(rng.next_u64() % 10_000) } else { last_t + dt };
+                    let t = if r % 1000 < 19 { last_t.saturating_sub(rng.next_u64() % 10_000) } else { last_t + dt };
                     q.push(t, seq, step);
                     reference.push(Reverse(Entry { t, seq, val: step }));
                     seq += 1;
