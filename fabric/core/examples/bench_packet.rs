@@ -1,10 +1,11 @@
 //! Runs the packet model on a trace CSV (as `flowsched generate` writes, or YAPS's
 //! id,arrival_s,src,dst,size_bytes) with `benchmarks/bench_packet.py`'s settings for one
-//! transport on a 144-host 10 Gbps big switch, and prints the CPU time of the run (no
+//! transport on a 144-host 10 Gbps big switch (or the 9-leaf, 4-spine, 40 Gbps leaf-spine of
+//! `bench_trace.rs`), and prints the CPU time of the run (no
 //! Python, for profiling and for timing builds against each other), the event count and
 //! a hash of the per-flow finish times' bits (equal hashes: the same results bit for bit).
 //!
-//!     cargo run --release --example bench_packet -- trace.csv [pfabric|dctcp|tcp] [runs]
+//!     cargo run --release --example bench_packet -- trace.csv [pfabric|dctcp|tcp] [runs] [bigswitch|leafspine]
 use fabric_core::*;
 use std::time::Instant;
 
@@ -37,7 +38,10 @@ fn main() {
         .collect();
     let transport = a.get(2).map(String::as_str).unwrap_or("pfabric");
     let runs: usize = a.get(3).map(|x| x.parse().unwrap()).unwrap_or(1);
-    let topo = Topology::big_switch(&[10.0; 144]).unwrap();
+    let topo = match a.get(4).map(String::as_str) {
+        Some("leafspine") => Topology::leaf_spine(9, 16, 4, &[10.0; 144], 40.0, 0).unwrap(),
+        _ => Topology::big_switch(&[10.0; 144]).unwrap(),
+    };
     // benchmarks/bench_packet.py's SETTINGS, delay_us = 0.2
     let mut cfg = PacketConfig::new(Scheduler::parse(if transport == "pfabric" { "srpt" } else { "ps" }).unwrap());
     cfg.transport = Some(Transport::parse(transport).unwrap());
