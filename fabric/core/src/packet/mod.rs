@@ -213,7 +213,7 @@ pub struct PacketStats {
     pub data_arrived: u64,
     /// Data packets among the dropped and evicted ones.
     pub data_dropped: u64,
-    /// The most events pending at once (the heap's peak size).
+    /// The most events pending at once (the event queue and the wires together).
     pub peak_pending_events: u64,
     /// SYN and SYN-ACK packets sent (the handshake option; retransmissions included).
     pub syn_packets: u64,
@@ -242,7 +242,6 @@ enum EvKind {
     /// Flow f's SYN retransmission timer.
     Syn(u32),
 }
-
 
 #[derive(Debug, Clone)]
 struct Flow {
@@ -278,8 +277,8 @@ pub struct PacketSimulator {
     /// Per link, the packets propagating on it with their arrival events' (time, sequence
     /// number), in order: a link's delay is fixed, so they arrive in the order they left,
     /// and its queue is sorted by (time, sequence number). Only the first packet's arrival
-    /// event is in the heap (as `EvKind::Arrive(l)`); when it is handled, the next one's
-    /// takes its place. The heap pops the same events in the same order as one holding an
+    /// event is in the event queue (as `EvKind::Arrive(l)`); when it is handled, the next
+    /// one's is pushed. The queue pops the same events in the same order as one holding an
     /// event per packet, and stays small (at most one arrival per link).
     wires: Vec<VecDeque<(u64, u64, Packet)>>,
     flows: Vec<Flow>,
@@ -296,7 +295,7 @@ pub struct PacketSimulator {
     rto_event_at: Vec<u64>,
     /// Pending events, popped by (time, sequence number).
     heap: EventQueue<EvKind>,
-    /// Events pending: those in the heap and the arrivals waiting behind a wire's first.
+    /// Events pending: those in the queue and the arrivals waiting behind a wire's first.
     pending: u64,
     next_seq: u64,
     now: u64,
@@ -309,7 +308,7 @@ pub struct PacketSimulator {
     sample_v: Vec<u32>,
     first_arrival_ps: u64,
     /// Flows in order of arrival (ties by row), and the next one to start: arrivals stay
-    /// out of the heap, which then holds only what is in flight (a few per active flow).
+    /// out of the event queue, which then holds only what is in flight (a few per active flow).
     order: Vec<u32>,
     next_start: usize,
     /// Per flow, the receiver's delayed-ACK state (empty when every segment is acknowledged).
@@ -658,7 +657,7 @@ impl PacketSimulator {
         self.note_pending();
     }
 
-    /// One more event pending (the peak counts the heap and the wires' arrivals together).
+    /// One more event pending (the peak counts the queue and the wires' arrivals together).
     #[inline]
     fn note_pending(&mut self) {
         self.pending += 1;
@@ -778,7 +777,7 @@ impl PacketSimulator {
                 }
                 self.decisions.clear();
             }
-            // the next arrival goes before heap events at the same time
+            // the next arrival goes before queued events at the same time
             if let Some(&f) = self.order.get(self.next_start) {
                 let t = self.flows[f as usize].arrival_ps;
                 if self.heap.peek().is_none_or(|top| t <= top.t) {
