@@ -2193,7 +2193,9 @@ impl SwitchEnv {
             o[0] = lim.mb(sent * 1e-6);
             o[1] = if visible { lim.mb((f.size_bytes - sent) * 1e-6) } else { 0.0 };
             o[2] = visible as u8 as f32;
-            o[3] = lim.ms((now - f.arrival_s) * 1e3);
+            // the packet model's clock is in picoseconds: at an arrival it may read a hair
+            // before the arrival time in seconds (age 0, never negative)
+            o[3] = lim.ms((now - f.arrival_s).max(0.0) * 1e3);
             o[4] = complete as u8 as f32;
             o[5] = lim.count(self.at_src[f.src] as usize);
             o[6] = lim.count(self.at_dst[f.dst] as usize);
