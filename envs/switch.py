@@ -272,6 +272,9 @@ class SwitchSchedulingEnv(gym.Env[Any, np.ndarray]):
       transmission time at line rate.
     * ``delay_us``, ``terminate_missed``: as in ``flowsched.simulate``.
     * ``trace``: a fixed trace replayed every episode instead of drawn ones.
+    * ``model``: ``"fluid"`` (default) or ``"packet"`` (the scores become the packets'
+      pFabric priority tags; ``transport`` must be ``"pfabric"``, the default); the packet
+      options (``ENV_PACKET_OPTIONS`` but the admission delays) need ``model="packet"``.
     * ``obs_format``: ``"dict"`` (default) or ``"flat"``.
     * ``max_size_mb``, ``max_time_ms``: where bytes and times saturate (S, H).
     * ``render_mode``: ``None``, ``"ansi"`` (a table of the flows) or ``"rgb_array"``
