@@ -28,8 +28,16 @@ from flowsched.envs._common import (
     fmt,
     log_frac,
 )
-from flowsched.envs.token import MAX_COUNT, MAX_SIZE_MB, MAX_TIME_MS, lane_seeds, native_trace, obs_limits
-from flowsched.sim import env_flow_table
+from flowsched.envs.token import (
+    ENV_PACKET_OPTIONS,
+    MAX_COUNT,
+    MAX_SIZE_MB,
+    MAX_TIME_MS,
+    lane_seeds,
+    native_trace,
+    obs_limits,
+)
+from flowsched.sim import MODELS, env_flow_table, native_packet_options
 from flowsched.topology import BigSwitch, Topology
 
 FLOW_FEATURES, SWITCH_STATS = _fabric.switch_layout()
@@ -112,6 +120,34 @@ class _EpisodeSource:
         return native_trace(tr, self.topology, self.link_gbps)[0]
 
 
+def switch_packet_native(model: str, topology: Topology, transport: str | None,
+                         options: dict[str, Any]) -> dict[str, Any] | None:
+    """The native packet options of a switch env (None for the fluid model), checked:
+    packet options with the fluid model, unknown names (``TypeError``), bad values and
+    transports whose queues cannot read the scores raise naming them."""
+    if model not in MODELS:
+        raise ValueError(f"unknown model {model!r}; known: {', '.join(MODELS)}")
+    unknown = sorted(set(options) - set(ENV_PACKET_OPTIONS))
+    if unknown:
+        raise TypeError(f"unknown option(s) {unknown} of the switch env; its packet options (model='packet'): "
+                        f"transport, {', '.join(ENV_PACKET_OPTIONS)}")
+    if model == "fluid":
+        if transport is not None or options:
+            given = (["transport"] if transport is not None else []) + sorted(options)
+            raise ValueError(f"{', '.join(given)}: options of the packet model; pass model='packet'")
+        return None
+    if transport is not None and transport != "pfabric":
+        raise ValueError(f"transport {transport!r}: the switch env's scores are pFabric priority tags, read only by "
+                         "pFabric's priority queues; tcp and dctcp run FIFO queues that would ignore them: use "
+                         "transport='pfabric' (the default)")
+    for name in ("request_delay_us", "grant_delay_us"):
+        if options.get(name):
+            raise ValueError(f"{name} is a delay of destination admission; the switch env has none")
+    native = native_packet_options(topology, transport, False, **options)
+    del native["queue_sample_s"], native["sample_ports"]
+    return native
+
+
 def switch_config(
     workload: Any = "websearch",
     load: float = 0.8,
@@ -128,6 +164,9 @@ def switch_config(
     terminate_missed: bool = False,
     trace: pd.DataFrame | str | None = None,
     obs_limits: tuple[float, float, float] = (np.inf, np.inf, np.inf),
+    model: str = "fluid",
+    transport: str | None = None,
+    **packet_options: Any,
 ) -> tuple[_fabric.SwitchConfig, _EpisodeSource]:
     if reward not in REWARDS:
         raise ValueError(f"unknown reward {reward!r}; known: {', '.join(REWARDS)}")
@@ -136,12 +175,16 @@ def switch_config(
     if not (np.isfinite(delay_us) and delay_us >= 0):
         raise ValueError(f"delay_us must be >= 0, got {delay_us!r}")
     topology = BigSwitch(hosts, link_gbps) if topology is None else topology
+    packet = switch_packet_native(model, topology, transport, packet_options)
+    if packet is not None and alpha > 0:
+        raise ValueError(f"alpha = {alpha!r}: the packet model has no data arriving over time (alpha must be 0)")
     source = _EpisodeSource(workload, load, n_flows, topology, link_gbps, size_known, alpha, trace)
     cfg = _fabric.SwitchConfig(
         **topology.native_config(), max_flows=int(max_flows),
         decision_interval_s=None if decision_interval_s is None else float(decision_interval_s), reward=reward,
         delay_per_hop_s=float(delay_us) * 1e-6, terminate_missed=bool(terminate_missed),
         obs_max_mb=float(obs_limits[0]), obs_max_ms=float(obs_limits[1]), obs_max_count=float(obs_limits[2]),
+        packet=packet,
     )
     return cfg, source
 
@@ -229,6 +272,9 @@ class SwitchSchedulingEnv(gym.Env[Any, np.ndarray]):
       transmission time at line rate.
     * ``delay_us``, ``terminate_missed``: as in ``flowsched.simulate``.
     * ``trace``: a fixed trace replayed every episode instead of drawn ones.
+    * ``model``: ``"fluid"`` (default) or ``"packet"`` (the scores become the packets'
+      pFabric priority tags; ``transport`` must be ``"pfabric"``, the default); the packet
+      options (``ENV_PACKET_OPTIONS`` but the admission delays) need ``model="packet"``.
     * ``obs_format``: ``"dict"`` (default) or ``"flat"``.
     * ``max_size_mb``, ``max_time_ms``: where bytes and times saturate (S, H).
     * ``render_mode``: ``None``, ``"ansi"`` (a table of the flows) or ``"rgb_array"``

@@ -318,9 +318,12 @@ class SwitchConfig:
         obs_max_mb: float = ...,
         obs_max_ms: float = ...,
         obs_max_count: float = ...,
+        packet: dict[str, Any] | None = None,
     ) -> SwitchConfig: ...
     @property
     def max_flows(self) -> int: ...
+    @property
+    def model(self) -> str: ...
 
 @final
 class SwitchVecEnv:

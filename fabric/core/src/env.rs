@@ -304,6 +304,46 @@ impl TokenSim {
             TokenSim::Packet(s) => s.terminated().to_vec(),
         }
     }
+    /// Flow i's payload bytes through so far: the fluid model's bytes sent; the packet
+    /// model's bytes delivered in order to the receiver.
+    #[inline]
+    pub fn through_bytes(&self, i: usize) -> f64 {
+        match self {
+            TokenSim::Fluid(s) => s.sent_bytes(i),
+            TokenSim::Packet(s) => s.delivered_bytes()[i] as f64,
+        }
+    }
+    /// Whether all of flow i's data is available (the packet model has no data spans: always).
+    #[inline]
+    pub fn is_complete(&self, i: usize) -> bool {
+        match self {
+            TokenSim::Fluid(s) => s.is_complete(i),
+            TokenSim::Packet(_) => true,
+        }
+    }
+    /// Flow i's ideal FCT without the path delay (s).
+    #[inline]
+    pub fn ideal_tx_s(&self, i: usize) -> f64 {
+        match self {
+            TokenSim::Fluid(s) => s.ideal_fct_s(i) - s.path_delay_s(i),
+            TokenSim::Packet(s) => s.ideal_tx_of(i),
+        }
+    }
+    /// The external scheduler's score of flow i (lower first): the fluid model's greedy
+    /// order; the packet model's priority tag of the packets flow i sends from now on.
+    fn set_score(&mut self, i: usize, score: f64) -> Result<()> {
+        match self {
+            TokenSim::Fluid(s) => s.set_score(i, score),
+            TokenSim::Packet(s) => s.set_score(i, score),
+        }
+    }
+    /// Runs to the next flow change (both built to pause there), `until`, or the end.
+    fn advance(&mut self, until: f64) -> Result<Outcome> {
+        match self {
+            TokenSim::Fluid(s) => s.step(until),
+            TokenSim::Packet(s) => s.advance(until),
+        }
+    }
 }
 
 /// Checks the parameters of [`gather_bursts`] (those of [`TokenWorkload::Gather`] and the
@@ -1888,6 +1928,10 @@ pub struct SwitchEnvConfig {
     pub terminate_missed: bool,
     /// Where the observation saturates (see [`ObsLimits`]).
     pub obs_limits: ObsLimits,
+    /// None: the fluid model. Some: the packet model with these options; its scheduler
+    /// (`external`: the scores are the packets' priority tags), delay per hop and
+    /// `terminate_missed` are the env's, and it pauses at every flow change.
+    pub packet: Option<PacketConfig>,
 }
 
 /// Priority scheduling in the switch, one decision per step: the agent scores every
@@ -1898,9 +1942,11 @@ pub struct SwitchEnvConfig {
 pub struct SwitchEnv {
     cfg: SwitchEnvConfig,
     next: Option<Vec<FlowSpec>>,
-    sim: Option<Simulator>,
+    sim: Option<TokenSim>,
     /// Flow ids in observation slots (oldest first), then the overflow.
     slots: Vec<u32>,
+    /// Packet model: how many flows of its arrival order are in `slots` or ended.
+    seen: usize,
     done: bool,
     flow_time_s: f64,
     finished: u64,
@@ -1920,11 +1966,21 @@ impl SwitchEnv {
             }
         }
         let h = cfg.topo.n_hosts;
+        if let Some(pc) = &cfg.packet {
+            // the packet options are checked by the packet model, on one flow (a bad option
+            // fails now rather than at the first trace)
+            if h >= 2 {
+                let mut pc = pc.clone();
+                pc.scheduler = Scheduler::External;
+                PacketSimulator::new(&cfg.topo, &[FlowSpec::new(0.0, 0, 1, 1000.0)], pc)?;
+            }
+        }
         Ok(SwitchEnv {
             cfg,
             next: None,
             sim: None,
             slots: Vec::new(),
+            seen: 0,
             done: true,
             flow_time_s: 0.0,
             finished: 0,
@@ -1945,19 +2001,35 @@ impl SwitchEnv {
         c
     }
 
+    fn new_sim(&self, flows: Vec<FlowSpec>) -> Result<TokenSim> {
+        Ok(match &self.cfg.packet {
+            None => TokenSim::Fluid(Simulator::new(self.cfg.topo.clone(), flows, self.sim_config())?),
+            Some(pc) => {
+                let mut c = pc.clone();
+                c.scheduler = Scheduler::External;
+                c.delay_per_hop_s = self.cfg.delay_per_hop_s;
+                c.terminate_missed = self.cfg.terminate_missed;
+                c.pause_on_flow_change = true;
+                TokenSim::Packet(PacketSimulator::new(&self.cfg.topo, &flows, c)?)
+            }
+        })
+    }
+
     /// The trace of the next episode (validated now).
     pub fn set_next_trace(&mut self, flows: Vec<FlowSpec>) -> Result<()> {
         if flows.is_empty() {
             return Err(SimError::InvalidConfig("the trace has no flows".into()));
         }
-        Simulator::new(self.cfg.topo.clone(), flows.clone(), self.sim_config())?;
+        self.new_sim(flows.clone())?;
         self.next = Some(flows);
         Ok(())
     }
 
     pub fn reset(&mut self) -> Result<()> {
         let flows = self.next.take().ok_or_else(|| SimError::InvalidAction("reset() needs a trace: set_next_trace() first".into()))?;
-        self.sim = Some(Simulator::new(self.cfg.topo.clone(), flows, self.sim_config())?);
+        self.sim = Some(self.new_sim(flows)?);
+        self.slots.clear();
+        self.seen = 0;
         self.done = false;
         self.flow_time_s = 0.0;
         self.finished = 0;
@@ -1969,7 +2041,7 @@ impl SwitchEnv {
         self.done
     }
 
-    pub fn simulator(&self) -> Option<&Simulator> {
+    pub fn simulator(&self) -> Option<&TokenSim> {
         self.sim.as_ref()
     }
 
@@ -2030,11 +2102,11 @@ impl SwitchEnv {
         // weight of the flows in the system, constant until the next flow change
         let w: f64 = match self.cfg.reward {
             SwitchReward::FlowTime => self.slots.len() as f64,
-            SwitchReward::Slowdown => self.slots.iter().map(|&i| 1.0 / (sim.ideal_fct_s(i as usize) - sim.path_delay_s(i as usize))).sum(),
+            SwitchReward::Slowdown => self.slots.iter().map(|&i| 1.0 / sim.ideal_tx_s(i as usize)).sum(),
         };
         let until = self.cfg.decision_interval_s.map_or(f64::INFINITY, |d| t0 + d);
         // one step: it pauses at the next flow change (or `until`), never for a decision
-        match sim.step(until)? {
+        match sim.advance(until)? {
             Outcome::Done => self.done = true,
             Outcome::FlowsChanged | Outcome::TimeReached => {}
             Outcome::Decision { dst } => {
@@ -2046,10 +2118,20 @@ impl SwitchEnv {
         let dt = sim.now() - t0;
         self.flow_time_s += self.slots.len() as f64 * dt;
         // every flow enters the slots at its arrival (a decision): count those that left done
-        self.finished += self.slots.iter().filter(|&&i| sim.status(i as usize) == Status::Done).count() as u64;
+        self.finished += self.slots.iter().filter(|&&i| sim.ended(i as usize) == Some(false)).count() as u64;
         // the flows now in the system, oldest first
-        self.slots.clear();
-        self.slots.extend(sim.active().iter().copied().filter(|&i| sim.status(i as usize) == Status::Active));
+        match &*sim {
+            TokenSim::Fluid(s) => {
+                self.slots.clear();
+                self.slots.extend(s.active().iter().copied().filter(|&i| s.status(i as usize) == Status::Active));
+            }
+            TokenSim::Packet(p) => {
+                self.slots.retain(|&i| !p.ended(i as usize));
+                let arrived = p.arrived();
+                self.slots.extend(arrived[self.seen..].iter().copied().filter(|&i| !p.ended(i as usize)));
+                self.seen = arrived.len();
+            }
+        }
         let fl = |i: u32| (sim.flow(i as usize).arrival_s, i);
         self.slots.sort_unstable_by(|&a, &b| fl(a).partial_cmp(&fl(b)).expect("arrival times are finite"));
         Ok(match self.cfg.reward {
@@ -2085,7 +2167,7 @@ impl SwitchEnv {
         for (j, &i) in self.slots.iter().take(self.cfg.max_flows).enumerate() {
             let i = i as usize;
             let f = sim.flow(i);
-            let sent = sim.sent_bytes(i);
+            let sent = sim.through_bytes(i);
             let complete = sim.is_complete(i);
             let visible = f.size_known || complete;
             let has_dl = !f.deadline_s.is_nan();
@@ -2094,7 +2176,9 @@ impl SwitchEnv {
             o[0] = lim.mb(sent * 1e-6);
             o[1] = if visible { lim.mb((f.size_bytes - sent) * 1e-6) } else { 0.0 };
             o[2] = visible as u8 as f32;
-            o[3] = lim.ms((now - f.arrival_s) * 1e3);
+            // the packet model's clock is in picoseconds: at an arrival it may read a hair
+            // before the arrival time in seconds (age 0, never negative)
+            o[3] = lim.ms((now - f.arrival_s).max(0.0) * 1e3);
             o[4] = complete as u8 as f32;
             o[5] = lim.count(self.at_src[f.src] as usize);
             o[6] = lim.count(self.at_dst[f.dst] as usize);

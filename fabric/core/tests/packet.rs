@@ -1,7 +1,7 @@
 //! Hand-checkable cases of the packet-level model (issue 19): exact timing on an idle path,
 //! TCP fairness, DCTCP's queue near K, delivery exactly once, drop accounting, the incast
 //! curve, determinism, and the refusals.
-use fabric_core::{FlowSpec, PacketConfig, PacketSimulator, Scheduler, Topology, Transport};
+use fabric_core::{FlowSpec, Outcome, PacketConfig, PacketSimulator, Scheduler, Topology, Transport};
 
 const T_PKT: u64 = 1_200_000; // 1500 B at 10 Gbps, ps
 const T_ACK: u64 = 32_000; // 40 B at 10 Gbps, ps
@@ -285,4 +285,56 @@ fn terminate_missed_stops_a_flow_at_its_deadline() {
     let s = run(&topo, &[f, FlowSpec::new(0.0, 0, 1, 1000.0)], c);
     assert!(s.terminated()[0] && !s.terminated()[1]);
     assert!(s.fct_ps(0).is_none());
+}
+
+/// `pause_on_flow_change`: `advance` pauses once per arrival (before the flow's sender
+/// starts: the flow is in `arrived()` and has sent nothing) and once per flow end but the
+/// last (that one ends the run: `Done`); the paused run is the unpaused one bit for bit,
+/// and `run()` with the option on runs through the pauses.
+#[test]
+fn pause_on_flow_change_pauses_at_arrivals_and_ends_only() {
+    let flows = trace(16, 120, 5);
+    let topo = Topology::leaf_spine(4, 4, 2, &[10.0; 16], 40.0, 3).unwrap();
+    for sched in ["fifo", "external"] {
+        let mut c = cfg(sched, Transport::PFabric);
+        c.delay_per_hop_s = 1e-6;
+        let plain = run(&topo, &flows, c.clone());
+        c.pause_on_flow_change = true;
+        let through = run(&topo, &flows, c.clone());
+        let mut s = PacketSimulator::new(&topo, &flows, c).unwrap();
+        let (mut arrivals, mut ends, mut pauses) = (0, 0, 0);
+        loop {
+            let (arrived0, ended0) = (s.arrived().len(), (0..flows.len()).filter(|&i| s.ended(i)).count());
+            let out = s.advance(f64::INFINITY).unwrap();
+            let (arrived1, ended1) = (s.arrived().len(), (0..flows.len()).filter(|&i| s.ended(i)).count());
+            match out {
+                Outcome::FlowsChanged => {
+                    pauses += 1;
+                    // exactly one change: an arrival (not started yet) or one or more ends
+                    if arrived1 > arrived0 {
+                        assert_eq!((arrived1 - arrived0, ended1), (1, ended0));
+                        let f = *s.arrived().last().unwrap() as usize;
+                        assert_eq!(s.now_ps(), (flows[f].arrival_s * 1e12).round() as u64);
+                        assert_eq!(s.sender(f).snd_nxt, 0, "flow {f} sent before the pause");
+                        arrivals += 1;
+                    } else {
+                        assert!(ended1 > ended0, "a pause without a change at {} s", s.now_s());
+                        ends += ended1 - ended0;
+                    }
+                }
+                Outcome::Done => {
+                    ends += ended1 - ended0;
+                    break;
+                }
+                other => panic!("unexpected {other:?}"),
+            }
+        }
+        assert_eq!(arrivals, flows.len());
+        assert_eq!(ends, flows.len());
+        assert!(pauses >= 2 * flows.len() - 1 - 5 && pauses <= 2 * flows.len() - 1, "{pauses}");
+        let bits = |s: &PacketSimulator| s.fct_s().iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&s), bits(&plain), "{sched}");
+        assert_eq!(bits(&through), bits(&plain), "{sched}");
+        assert_eq!(s.stats(), plain.stats());
+    }
 }

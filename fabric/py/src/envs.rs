@@ -55,7 +55,7 @@ fn token_packet_config(d: &Bound<'_, PyDict>) -> PyResult<PacketConfig> {
             "request_delay_s" => c.request_delay_s = v.extract().map_err(bad)?,
             "grant_delay_s" => c.grant_delay_s = v.extract().map_err(bad)?,
             other => {
-                return Err(PyValueError::new_err(format!("unknown packet option '{other}' of the token env; known: {TOKEN_PACKET_OPTIONS}")));
+                return Err(PyValueError::new_err(format!("unknown packet option '{other}' of the token and switch envs; known: {TOKEN_PACKET_OPTIONS}")));
             }
         }
     }
@@ -438,7 +438,7 @@ impl PySwitchConfig {
     #[pyo3(signature = (
         *, topology, host_gbps, tors=0, hosts_per_tor=0, spines=0, core_gbps=0.0, ecmp_seed=0,
         max_flows, decision_interval_s=None, reward="fct", delay_per_hop_s=0.0, terminate_missed=false,
-        obs_max_mb=f64::INFINITY, obs_max_ms=f64::INFINITY, obs_max_count=f64::INFINITY
+        obs_max_mb=f64::INFINITY, obs_max_ms=f64::INFINITY, obs_max_count=f64::INFINITY, packet=None
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -457,6 +457,7 @@ impl PySwitchConfig {
         obs_max_mb: f64,
         obs_max_ms: f64,
         obs_max_count: f64,
+        packet: Option<Bound<'_, PyDict>>,
     ) -> PyResult<Self> {
         if !(delay_per_hop_s.is_finite() && delay_per_hop_s >= 0.0) {
             return Err(PyValueError::new_err(format!("delay_per_hop_s must be >= 0, got {delay_per_hop_s}")));
@@ -469,6 +470,7 @@ impl PySwitchConfig {
             reward: SwitchReward::parse(reward).map_err(to_py)?,
             delay_per_hop_s,
             terminate_missed,
+            packet: packet.as_ref().map(token_packet_config).transpose()?,
         };
         SwitchEnv::new(inner.clone()).map_err(to_py)?;
         Ok(PySwitchConfig { inner })
@@ -477,6 +479,16 @@ impl PySwitchConfig {
     #[getter]
     fn max_flows(&self) -> usize {
         self.inner.max_flows
+    }
+
+    /// "fluid" or "packet".
+    #[getter]
+    fn model(&self) -> &'static str {
+        if self.inner.packet.is_some() {
+            "packet"
+        } else {
+            "fluid"
+        }
     }
 }
 
@@ -557,7 +569,7 @@ impl PySwitchVecEnv {
     /// Per-flow outcome of the current episode of `lane` (trace order).
     fn results<'py>(&self, py: Python<'py>, lane: usize) -> PyResult<Bound<'py, PyDict>> {
         let s = self.inner.lane(lane)?.simulator().ok_or_else(|| PyValueError::new_err("call reset() first"))?;
-        flow_dict(py, s)
+        token_flow_dict(py, s)
     }
 }
 

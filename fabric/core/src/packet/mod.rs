@@ -25,7 +25,7 @@ use std::collections::VecDeque;
 use crate::error::{Result, SimError};
 use crate::rng::SplitMix64;
 use crate::sched::{AdmissionPolicy, GaInner, Scheduler};
-use crate::sim::{choose_admission, AdmissionConfig, FlowSpec};
+use crate::sim::{choose_admission, AdmissionConfig, FlowSpec, Outcome};
 use crate::topology::Topology;
 use delack::AckState;
 use queue::EventQueue;
@@ -165,6 +165,10 @@ pub struct PacketConfig {
     pub grant_delay_s: f64,
     /// Seed of the `random` admission policy's draws.
     pub seed: u64,
+    /// [`PacketSimulator::advance`] pauses at every flow change: at a flow's arrival (before
+    /// its sender starts, so that a score set then tags its first packet) and after the
+    /// event where a flow finishes or is terminated. Off: it runs on (the default).
+    pub pause_on_flow_change: bool,
 }
 
 impl PacketConfig {
@@ -195,6 +199,7 @@ impl PacketConfig {
             request_delay_s: 0.0,
             grant_delay_s: 0.0,
             seed: 0,
+            pause_on_flow_change: false,
         }
     }
 
@@ -378,6 +383,20 @@ pub struct PacketSimulator {
     /// External admission (the token env): destinations that may have a decision to make,
     /// in the order they got one (a destination once); the run pauses while one has.
     decisions: VecDeque<usize>,
+    /// `pause_on_flow_change`: the flow whose arrival paused the run (its sender starts
+    /// when the run resumes, at the same time), and whether a flow ended at the last event.
+    deferred_arrival: Option<u32>,
+    flow_ended: bool,
+}
+
+/// Why [`PacketSimulator::run_loop`] returned.
+enum Pause {
+    /// Every flow ended, or the time limit was reached.
+    Stop,
+    /// An external admission decision is pending at this destination.
+    Decision(usize),
+    /// A flow arrived or ended (`pause_on_flow_change`).
+    FlowChange,
 }
 
 fn to_ps(s: f64) -> u64 {
@@ -651,6 +670,8 @@ impl PacketSimulator {
             grant_ps: to_ps(cfg.grant_delay_s),
             rng: SplitMix64::new(cfg.seed ^ 0xA5A5_5A5A_DEAD_BEEF),
             decisions: VecDeque::new(),
+            deferred_arrival: None,
+            flow_ended: false,
             flows: fl,
             cfg,
         };
@@ -729,7 +750,32 @@ impl PacketSimulator {
     /// destination (its requests: [`PacketSimulator::waiting`]; the choice:
     /// [`PacketSimulator::grant`]), or None when every flow has ended.
     pub fn next_decision(&mut self) -> Result<Option<usize>> {
-        self.run_loop(u64::MAX)
+        loop {
+            match self.run_loop(u64::MAX)? {
+                Pause::Stop => return Ok(None),
+                Pause::Decision(d) => return Ok(Some(d)),
+                Pause::FlowChange => {}
+            }
+        }
+    }
+
+    /// Runs to `until_s` (as [`PacketSimulator::step`]), pausing early at the next flow
+    /// change when `pause_on_flow_change` is on (`Outcome::FlowsChanged`) or at a pending
+    /// external admission decision (`Outcome::Decision`). A paused run resumed at once is
+    /// the run that never paused, bit for bit (the pauses fall between events).
+    pub fn advance(&mut self, until_s: f64) -> Result<Outcome> {
+        let u = self.until_ps(until_s)?;
+        Ok(match self.run_loop(u)? {
+            Pause::Decision(dst) => Outcome::Decision { dst },
+            Pause::FlowChange => Outcome::FlowsChanged,
+            Pause::Stop if self.done() => Outcome::Done,
+            Pause::Stop => Outcome::TimeReached,
+        })
+    }
+
+    /// Flows that have arrived, in order of arrival (ties by row).
+    pub fn arrived(&self) -> &[u32] {
+        &self.order[..self.next_start]
     }
 
     /// External admission: the destination whose decision is pending (it has a free
@@ -783,6 +829,11 @@ impl PacketSimulator {
     /// Handles every event at or before `until_s`; simulated time is then `until_s` (or the
     /// last event's time when the run ended before).
     pub fn step(&mut self, until_s: f64) -> Result<()> {
+        let u = self.until_ps(until_s)?;
+        self.run_until_ps(u)
+    }
+
+    fn until_ps(&self, until_s: f64) -> Result<u64> {
         if until_s.is_nan() || until_s < 0.0 {
             return Err(SimError::InvalidAction(format!("until must be a time >= 0, got {until_s}")));
         }
@@ -790,26 +841,36 @@ impl PacketSimulator {
         if u < self.now {
             return Err(SimError::InvalidAction(format!("until = {until_s} s lies before now = {} s", self.now_s())));
         }
-        self.run_until_ps(u)
+        Ok(u)
     }
 
     fn run_until_ps(&mut self, until: u64) -> Result<()> {
-        match self.run_loop(until)? {
-            Some(d) => Err(SimError::InvalidConfig(format!(
-                "external admission decision pending at destination {d}: drive the simulator with next_decision()/grant()"
-            ))),
-            None => Ok(()),
+        loop {
+            match self.run_loop(until)? {
+                Pause::Decision(d) => {
+                    return Err(SimError::InvalidConfig(format!(
+                        "external admission decision pending at destination {d}: drive the simulator with next_decision()/grant()"
+                    )))
+                }
+                Pause::Stop => return Ok(()),
+                Pause::FlowChange => {}
+            }
         }
     }
 
     /// Handles the events up to `until`; returns early with the destination of a pending
     /// external admission decision (checked between events, so a run paused there and
     /// granted at once is the run of a rule making the same choices, bit for bit).
-    fn run_loop(&mut self, until: u64) -> Result<Option<usize>> {
+    fn run_loop(&mut self, until: u64) -> Result<Pause> {
+        // an arrival that paused the run is handled now, at its time
+        if let Some(f) = self.deferred_arrival.take() {
+            self.arrival(f as usize);
+        }
+        self.flow_ended = false;
         while !self.done() {
             if !self.decisions.is_empty() {
                 if let Some(d) = self.pending_decision() {
-                    return Ok(Some(d));
+                    return Ok(Pause::Decision(d));
                 }
                 self.decisions.clear();
             }
@@ -819,11 +880,15 @@ impl PacketSimulator {
                 if self.heap.peek().is_none_or(|top| t <= top.t) {
                     if t > until {
                         self.now = until;
-                        return Ok(None);
+                        return Ok(Pause::Stop);
                     }
                     self.next_start += 1;
                     self.now = t;
                     self.count_event()?;
+                    if self.cfg.pause_on_flow_change {
+                        self.deferred_arrival = Some(f);
+                        return Ok(Pause::FlowChange);
+                    }
                     self.arrival(f as usize);
                     continue;
                 }
@@ -838,7 +903,7 @@ impl PacketSimulator {
             };
             if top.t > until {
                 self.now = until;
-                return Ok(None);
+                return Ok(Pause::Stop);
             }
             let Some(ev) = self.heap.pop() else { break };
             self.pending -= 1;
@@ -865,12 +930,16 @@ impl PacketSimulator {
                 EvKind::DelAck(f) => self.delack_timer(f as usize, ev.t),
                 EvKind::Syn(f) => self.syn_timer(f as usize, ev.t),
             }
+            if self.flow_ended && self.cfg.pause_on_flow_change && !self.done() {
+                self.flow_ended = false;
+                return Ok(Pause::FlowChange);
+            }
         }
         let now = self.now;
         for p in &mut self.ports {
             p.close(now);
         }
-        Ok(None)
+        Ok(Pause::Stop)
     }
 
     #[inline]
@@ -1066,6 +1135,7 @@ impl PacketSimulator {
         if self.receivers[f].rcv_nxt >= n && self.finish_ps[f] == u64::MAX && !self.terminated[f] {
             self.finish_ps[f] = self.now;
             self.n_ended += 1;
+            self.flow_ended = true;
             finished = true;
         }
         let (ce, retx) = (p.flags & CE != 0, p.flags & RETX != 0);
@@ -1296,6 +1366,7 @@ impl PacketSimulator {
             self.terminated[f] = true;
             self.senders[f].timer_ps = u64::MAX;
             self.n_ended += 1;
+            self.flow_ended = true;
             if self.cfg.admission.is_some() {
                 let d = self.specs[f].dst;
                 if let Some(pos) = self.waiting[d].iter().position(|&x| x as usize == f) {
@@ -1432,6 +1503,11 @@ impl PacketSimulator {
     }
     /// Flow i's ideal FCT: its size at its path's bottleneck rate plus its propagation,
     /// as [`PacketSimulator::ideal_fct_s`] computes it.
+    /// Flow i's ideal transmission time (s): its payload at its path's bottleneck rate,
+    /// without propagation.
+    pub fn ideal_tx_of(&self, i: usize) -> f64 {
+        self.specs[i].size_bytes / self.path_cap[i]
+    }
     pub fn ideal_fct_of(&self, i: usize) -> f64 {
         let (a, b) = (self.route_off[i] as usize, self.route_off[i + 1] as usize);
         let mut d = self.cfg.delay_per_hop_s * (b - a) as f64;
