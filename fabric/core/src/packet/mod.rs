@@ -16,6 +16,7 @@
 //! default and its source.
 pub mod delack;
 pub mod port;
+pub mod rate;
 pub mod tcp;
 
 use std::cmp::Ordering;
@@ -46,12 +47,15 @@ pub enum Transport {
     Dctcp,
     /// pFabric's minimal rate control over pFabric priority queues.
     PFabric,
+    /// RCP: routers compute a fair rate per link, senders pace at the path's minimum (`rate.rs`).
+    Rcp,
 }
 
 /// The scheduler x transport pairs the packet model runs, for error messages and docs.
 pub const SUPPORTED: &str = "ps with tcp or dctcp (FIFO queues: drop-tail for tcp, ECN marking for dctcp); \
 pias with dctcp or tcp (strict-priority queues sharing the buffer, ECN per queue with dctcp); \
-fifo, srpt, asrpt (= ga:srpt), las, edf and external with pfabric (pFabric priority queues)";
+fifo, srpt, asrpt (= ga:srpt), las, edf and external with pfabric (pFabric priority queues); \
+ps with rcp (drop-tail FIFO queues, an RCP rate per link)";
 
 impl Transport {
     pub fn parse(name: &str) -> Result<Self> {
@@ -59,7 +63,8 @@ impl Transport {
             "tcp" => Ok(Transport::Tcp),
             "dctcp" => Ok(Transport::Dctcp),
             "pfabric" => Ok(Transport::PFabric),
-            _ => Err(SimError::InvalidConfig(format!("unknown transport '{name}'; known: tcp, dctcp, pfabric"))),
+            "rcp" => Ok(Transport::Rcp),
+            _ => Err(SimError::InvalidConfig(format!("unknown transport '{name}'; known: tcp, dctcp, pfabric, rcp"))),
         }
     }
     pub fn name(&self) -> &'static str {
@@ -67,6 +72,7 @@ impl Transport {
             Transport::Tcp => "tcp",
             Transport::Dctcp => "dctcp",
             Transport::PFabric => "pfabric",
+            Transport::Rcp => "rcp",
         }
     }
     /// The default transport of a scheduler: `dctcp` for `ps` and `pias` (PIAS runs over
@@ -239,6 +245,8 @@ enum EvKind {
     DelAck(u32),
     /// Flow f's SYN retransmission timer.
     Syn(u32),
+    /// Flow f's paced sender may send its next packet (rate transports).
+    Pace(u32),
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -359,6 +367,8 @@ pub struct PacketSimulator {
     /// External admission (the token env): destinations that may have a decision to make,
     /// in the order they got one (a destination once); the run pauses while one has.
     decisions: VecDeque<usize>,
+    /// The rate transports' routers and pacers (`rate.rs`; empty for the window transports).
+    rate: rate::RateState,
 }
 
 fn to_ps(s: f64) -> u64 {
@@ -378,6 +388,7 @@ impl PacketSimulator {
                 s,
                 Scheduler::Fifo | Scheduler::Srpt | Scheduler::Ga(GaInner::Srpt) | Scheduler::Las | Scheduler::Edf | Scheduler::External
             ),
+            Transport::Rcp => matches!(s, Scheduler::Ps),
         };
         if !ok {
             return Err(unsupported(s, Some(transport)));
@@ -479,7 +490,7 @@ impl PacketSimulator {
             (Transport::PFabric, _) => Discipline::PFabric,
             (t, Scheduler::Pias) => Discipline::MultiQueue { queues: (th.len() + 1) as u8, ecn: t == Transport::Dctcp },
             (Transport::Dctcp, _) => Discipline::EcnFifo,
-            (Transport::Tcp, _) => Discipline::DropTail,
+            (Transport::Tcp | Transport::Rcp, _) => Discipline::DropTail,
         };
         let ports: Vec<Port> =
             // A port's propagation: the run's delay per hop plus its link's own (a graph's
@@ -630,6 +641,11 @@ impl PacketSimulator {
             grant_ps: to_ps(cfg.grant_delay_s),
             rng: SplitMix64::new(cfg.seed ^ 0xA5A5_5A5A_DEAD_BEEF),
             decisions: VecDeque::new(),
+            rate: if transport == Transport::Rcp {
+                rate::RateState::rcp(&topo.capacity, n)
+            } else {
+                rate::RateState::default()
+            },
             flows: fl,
             cfg,
         };
@@ -824,6 +840,7 @@ impl PacketSimulator {
                 EvKind::Grant(f) => self.start(f as usize),
                 EvKind::DelAck(f) => self.delack_timer(f as usize, ev.t),
                 EvKind::Syn(f) => self.syn_timer(f as usize, ev.t),
+                EvKind::Pace(f) => self.rate_pace(f as usize, ev.t),
             }
         }
         let now = self.now;
@@ -873,6 +890,9 @@ impl PacketSimulator {
         if self.terminated[f] {
             return;
         }
+        if self.rate.on() {
+            return self.rate_send(f);
+        }
         while self.senders[f].can_send() {
             let seq = self.senders[f].snd_nxt;
             self.senders[f].snd_nxt += 1;
@@ -882,7 +902,7 @@ impl PacketSimulator {
     }
 
     fn emit(&mut self, f: usize, seq: u32) {
-        let prio = self.prio(f);
+        let prio = if self.rate.on() { self.rate_tag(f) } else { self.prio(f) };
         let s = &mut self.senders[f];
         let retx = seq < s.high;
         if !retx {
@@ -922,6 +942,7 @@ impl PacketSimulator {
     /// idle port costs one event, its arrival at the far end).
     #[inline]
     fn to_port(&mut self, l: usize, p: Packet) {
+        self.rate_arrive(l, &p);
         let now = self.now;
         let port = &mut self.ports[l];
         if now >= port.busy_until && port.is_empty() {
@@ -956,6 +977,7 @@ impl PacketSimulator {
     /// Port l starts sending p now: it is on the link's wire until it reaches the far end.
     #[inline]
     fn transmit(&mut self, l: usize, mut p: Packet) {
+        self.rate_depart(l, &mut p);
         let port = &mut self.ports[l];
         let done = self.now + port.ser_ps(p.wire_bytes);
         port.busy_until = done;
@@ -967,6 +989,7 @@ impl PacketSimulator {
 
     /// Port l has finished a transmission and has packets waiting: it sends the next.
     fn tx_done(&mut self, l: usize) {
+        self.rate_tick(l);
         let now = self.now;
         let port = &mut self.ports[l];
         port.txdone_pending = false;
@@ -1007,6 +1030,7 @@ impl PacketSimulator {
     }
 
     fn on_data(&mut self, f: usize, p: Packet) {
+        self.rate_on_data(f, &p);
         self.stats.data_arrived += 1;
         let n = self.flows[f].n;
         let before = self.receivers[f].rcv_nxt;
@@ -1057,7 +1081,7 @@ impl PacketSimulator {
         if retx {
             flags |= RETX;
         }
-        let a = Packet { flow: f as u32, seq, prio: 0, tx_ps, wire_bytes: self.hdr, hop: 0, flags };
+        let a = Packet { flow: f as u32, seq, prio: self.rate_echo(f), tx_ps, wire_bytes: self.hdr, hop: 0, flags };
         self.stats.ack_packets += 1;
         let l = self.rroute[self.rroute_off[f] as usize];
         self.to_port(l as usize, a);
@@ -1083,7 +1107,7 @@ impl PacketSimulator {
         self.syn_timer_ps[f] = t;
         self.push(t, EvKind::Syn(f as u32));
         let flags = SYN | if tries > 1 { RETX } else { 0 };
-        let p = Packet { flow: f as u32, seq: 0, prio: 0, tx_ps: self.now, wire_bytes: self.hdr, hop: 0, flags };
+        let p = Packet { flow: f as u32, seq: 0, prio: self.rate_tag(f), tx_ps: self.now, wire_bytes: self.hdr, hop: 0, flags };
         self.stats.syn_packets += 1;
         let l = self.route[self.route_off[f] as usize];
         self.to_port(l as usize, p);
@@ -1101,7 +1125,8 @@ impl PacketSimulator {
     /// A SYN reaches flow f's receiver: it answers with a SYN-ACK (every SYN, a
     /// retransmitted one too), echoing the SYN's send time and RETX bit.
     fn on_syn(&mut self, f: usize, p: Packet) {
-        let a = Packet { flow: p.flow, seq: 0, prio: 0, tx_ps: p.tx_ps, wire_bytes: self.hdr, hop: 0, flags: SYN | ACK | (p.flags & RETX) };
+        // the SYN's rate feedback (rate transports; 0 otherwise) goes back on the SYN-ACK
+        let a = Packet { flow: p.flow, seq: 0, prio: p.prio, tx_ps: p.tx_ps, wire_bytes: self.hdr, hop: 0, flags: SYN | ACK | (p.flags & RETX) };
         self.stats.syn_packets += 1;
         let l = self.rroute[self.rroute_off[f] as usize];
         self.to_port(l as usize, a);
@@ -1119,6 +1144,9 @@ impl PacketSimulator {
         if p.flags & RETX == 0 && self.transport != Transport::PFabric && self.now >= p.tx_ps {
             let r = self.now - p.tx_ps;
             self.senders[f].first_rtt_sample(r, &self.cc);
+        }
+        if self.rate.on() {
+            self.rate_feedback(f, p.prio);
         }
         self.send_window(f);
     }
@@ -1215,6 +1243,9 @@ impl PacketSimulator {
             return;
         }
         let act = self.senders[f].on_ack(&a, self.now, &self.cc);
+        if self.rate.on() {
+            self.rate_feedback(f, a.prio);
+        }
         if act.fast_retransmit {
             self.stats.fast_retransmits += 1;
         }

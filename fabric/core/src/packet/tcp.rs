@@ -197,6 +197,7 @@ impl Sender {
             }
             match p.transport {
                 Transport::PFabric => self.grow(1, p),
+                Transport::Rcp => {} // paced at the routers' rate: no window, no fast recovery (rate.rs)
                 _ => {
                     if self.in_recovery {
                         if ack >= self.recover {
@@ -234,8 +235,8 @@ impl Sender {
         if p.transport == Transport::Dctcp && ece {
             self.dctcp_cut();
         }
-        if p.transport == Transport::PFabric || ack < self.snd_una || self.snd_nxt == self.snd_una {
-            return act; // pFabric: no fast retransmit; an old or idle ACK
+        if matches!(p.transport, Transport::PFabric | Transport::Rcp) || ack < self.snd_una || self.snd_nxt == self.snd_una {
+            return act; // pFabric, RCP: no fast retransmit; an old or idle ACK
         }
         self.dupacks += 1;
         if self.in_recovery {

@@ -1,0 +1,169 @@
+//! RCP on the packet core (`packet/rate.rs`): an idle path at the link rate, fair shares
+//! of a bottleneck with a small queue, the incast against `tcp`, delivery exactly once,
+//! determinism and the refusals.
+use fabric_core::{FlowSpec, PacketConfig, PacketSimulator, Scheduler, Topology, Transport};
+
+const T_PKT: u64 = 1_200_000; // 1500 B at 10 Gbps, ps
+const T_ACK: u64 = 32_000; // 40 B at 10 Gbps, ps
+
+fn cfg(t: Transport) -> PacketConfig {
+    let mut c = PacketConfig::new(Scheduler::parse("ps").unwrap());
+    c.transport = Some(t);
+    c
+}
+
+fn jain(x: &[f64]) -> f64 {
+    let s: f64 = x.iter().sum();
+    let s2: f64 = x.iter().map(|v| v * v).sum();
+    s * s / (x.len() as f64 * s2)
+}
+
+fn down(topo: &Topology, h: usize) -> usize {
+    (0..topo.n_links()).find(|&l| topo.name(l) == format!("down{h}")).unwrap()
+}
+
+#[test]
+fn one_rcp_flow_on_an_idle_path_runs_at_the_link_rate() {
+    // The first packet is the rate request, alone for one unloaded RTT; its ACK brings R = C
+    // (both routers idle), and the rest leave paced at C, one every T_PKT: the last of n
+    // packets leaves at rtt0 + (n - 2) T_PKT and crosses two hops. R never exceeds C, so that
+    // is a lower bound; the routers' rate dips below C only by the quantization of y (whole
+    // packets per interval), so the FCT stays within 1% of it.
+    let topo = Topology::big_switch(&[10.0; 2]).unwrap();
+    for (n, d_us) in [(2u64, 1.0), (100, 1.0), (1000, 5.0), (5000, 25.0)] {
+        let mut c = cfg(Transport::Rcp);
+        c.delay_per_hop_s = d_us * 1e-6;
+        let s = {
+            let mut s = PacketSimulator::new(&topo, &[FlowSpec::new(0.0, 0, 1, n as f64 * 1460.0)], c).unwrap();
+            s.run().unwrap();
+            s
+        };
+        let d = (d_us * 1e6_f64).round() as u64;
+        let rtt0 = 2 * T_PKT + 2 * T_ACK + 4 * d;
+        let ideal = rtt0 + (n - 2) * T_PKT + 2 * T_PKT + 2 * d;
+        let fct = s.fct_ps(0).unwrap();
+        assert!(fct >= ideal, "{n} packets, d = {d_us} us: {fct} < {ideal}");
+        assert!((fct as f64) <= ideal as f64 * 1.01, "{n} packets, d = {d_us} us: {fct} vs {ideal}");
+        assert_eq!(s.stats().drops_overflow, 0);
+        assert_eq!(s.stats().retransmissions, 0);
+        assert_eq!(s.delivered_bytes()[0], n * 1460);
+    }
+    // two packets by hand, 1 us links: rtt0 = 2 T + 2 T_ACK + 4 d = 6.464 us, then the
+    // second packet's two hops: 2 T + 2 d = 4.4 us
+    assert_eq!(2 * T_PKT + 2 * T_ACK + 4 * 1_000_000 + 2 * T_PKT + 2 * 1_000_000, 10_864_000);
+}
+
+#[test]
+fn long_rcp_flows_converge_to_fair_shares_with_a_small_queue() {
+    for n in [2usize, 5, 10] {
+        let topo = Topology::big_switch(&vec![10.0; n + 1]).unwrap();
+        let flows: Vec<FlowSpec> = (0..n).map(|i| FlowSpec::new(0.0, i + 1, 0, 1e10)).collect();
+        let mut c = cfg(Transport::Rcp);
+        c.delay_per_hop_s = 5e-6;
+        c.min_rto_s = Some(1e-3);
+        let mut s = PacketSimulator::new(&topo, &flows, c).unwrap();
+        s.step(0.01).unwrap();
+        let b0: Vec<u64> = s.delivered_bytes().to_vec();
+        s.step(0.02).unwrap();
+        let tput: Vec<f64> = s.delivered_bytes().iter().zip(&b0).map(|(a, b)| (a - b) as f64 / 0.01).collect();
+        let dl = down(&topo, 0);
+        let (_, mean, ..) = s.port_stats()[dl];
+        let (r, _, _) = s.rcp_routers()[dl];
+        let j = jain(&tput);
+        let total: f64 = tput.iter().sum();
+        assert!(j > 0.99, "{n} flows: Jain's index {j}, {tput:?}");
+        // the payload rate of the bottleneck (1460 / 1500 of 1.25 GB/s) at 85% or more
+        assert!(total > 0.85 * 1.25e9 * 1460.0 / 1500.0, "{n} flows: {total}");
+        // every flow paces near C / n, the router's rate
+        for (i, x) in tput.iter().enumerate() {
+            assert!((x / (total / n as f64) - 1.0).abs() < 0.02, "flow {i}: {x}");
+        }
+        assert!((r / (1.25e9 / n as f64) - 1.0).abs() < 0.15, "{n} flows: R = {r}");
+        // a small queue: on average under 10 KB (7 packets) over the whole run
+        assert!(mean < 10_000.0, "{n} flows: mean queue {mean}");
+    }
+}
+
+fn incast(n: usize, t: Transport) -> (f64, u64, PacketSimulator) {
+    let topo = Topology::big_switch(&vec![10.0; 33]).unwrap();
+    let flows: Vec<FlowSpec> = (0..n).map(|i| FlowSpec::new(0.0, i + 1, 0, 25_000.0)).collect();
+    let mut c = cfg(t);
+    c.buffer_bytes = Some(64_000);
+    c.min_rto_s = Some(10e-3);
+    c.delay_per_hop_s = 1e-6;
+    let mut s = PacketSimulator::new(&topo, &flows, c).unwrap();
+    s.run().unwrap();
+    let mean = (0..n).map(|i| s.fct_ps(i).unwrap() as f64 * 1e-12).sum::<f64>() / n as f64;
+    for i in 0..n {
+        assert_eq!(s.delivered_bytes()[i], 25_000, "{t:?}, {n} senders: flow {i}");
+    }
+    let st = s.stats().clone();
+    // every data packet sent arrived or was dropped (none in flight at the end of the run: the
+    // run ends at the last byte's arrival, and a paced sender has nothing left then)
+    assert!(st.data_arrived + st.data_dropped <= st.data_packets);
+    (mean, st.timeouts, s)
+}
+
+#[test]
+fn rcp_incast_does_not_collapse_where_tcp_does() {
+    // The incast of docs/packet.md: N senders x 25 KB into one host through a 64 KB drop-tail
+    // port, min RTO 10 ms, 1 us links. TCP's mean FCT jumps past min_rto from 16 senders on;
+    // RCP's first packets are rate requests (one per sender), and the routers' rate falls as
+    // soon as the first interval sees the burst, so it loses less, its mean stays near one
+    // min RTO and under half of TCP's from 24 senders on. (It is not lossless: every sender gets R = C from the idle port
+    // with its first ACK, and the few that get it first overflow the port; Munir's Fig. 4.7
+    // shows RCP's loss rate rising with the number of servers too.)
+    let mut rows = Vec::new();
+    for n in [1usize, 2, 4, 8, 16, 24, 32] {
+        let (tcp, tcp_to, _) = incast(n, Transport::Tcp);
+        let (rcp, rcp_to, s) = incast(n, Transport::Rcp);
+        println!("{n}: tcp {:.3} ms ({tcp_to} timeouts), rcp {:.3} ms ({rcp_to} timeouts, {} drops)", tcp * 1e3, rcp * 1e3, s.stats().drops_overflow);
+        rows.push((n, tcp, rcp));
+    }
+    for &(n, tcp, rcp) in &rows {
+        if n >= 24 {
+            assert!(rcp < tcp / 2.0, "{n} senders: rcp {rcp} vs tcp {tcp}");
+        }
+        // at most about one min RTO: no repeated, backed-off timeouts as TCP's from 16 senders on
+        assert!(rcp < 15e-3, "{n} senders: rcp {rcp}");
+    }
+}
+
+#[test]
+fn rcp_is_deterministic_and_refused_with_other_schedulers() {
+    let (a, _, sa) = incast(16, Transport::Rcp);
+    let (b, _, sb) = incast(16, Transport::Rcp);
+    assert_eq!(a.to_bits(), b.to_bits());
+    assert_eq!(sa.fct_s().iter().map(|x| x.to_bits()).collect::<Vec<_>>(), sb.fct_s().iter().map(|x| x.to_bits()).collect::<Vec<_>>());
+    assert_eq!(sa.stats(), sb.stats());
+    let topo = Topology::big_switch(&[10.0; 2]).unwrap();
+    let flows = [FlowSpec::new(0.0, 0, 1, 1e4)];
+    for sched in ["srpt", "pias", "fifo"] {
+        let mut c = PacketConfig::new(Scheduler::parse(sched).unwrap());
+        c.transport = Some(Transport::Rcp);
+        let e = PacketSimulator::new(&topo, &flows, c).unwrap_err().to_string();
+        assert!(e.contains("ps with rcp"), "{sched}: {e}");
+    }
+    assert_eq!(Transport::parse("RCP").unwrap(), Transport::Rcp);
+    assert_eq!(Transport::Rcp.name(), "rcp");
+}
+
+#[test]
+fn rcp_with_the_handshake_learns_its_rate_from_the_syn_ack() {
+    // With the handshake the SYN is the rate request: data starts at the SYN-ACK paced at C,
+    // so the flow takes the handshake's RTT (a 40 B SYN and SYN-ACK) plus n packets paced at
+    // C and the last one's two hops.
+    let topo = Topology::big_switch(&[10.0; 2]).unwrap();
+    let n = 100u64;
+    let mut c = cfg(Transport::Rcp);
+    c.delay_per_hop_s = 1e-6;
+    c.handshake = true;
+    let mut s = PacketSimulator::new(&topo, &[FlowSpec::new(0.0, 0, 1, n as f64 * 1460.0)], c).unwrap();
+    s.run().unwrap();
+    let d = 1_000_000u64;
+    let hs = 4 * T_ACK + 4 * d;
+    let ideal = hs + (n - 1) * T_PKT + 2 * T_PKT + 2 * d;
+    let fct = s.fct_ps(0).unwrap();
+    assert!(fct >= ideal && fct as f64 <= ideal as f64 * 1.01, "{fct} vs {ideal}");
+    assert_eq!(s.stats().syn_packets, 2);
+}
