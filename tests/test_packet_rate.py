@@ -51,3 +51,18 @@ def test_cli_rcp(tmp_path, capsys):
     assert main(["simulate", "--trace", str(tr), "--hosts", "5", "--scheduler", "ps", "--model", "packet",
                  "--transport", "rcp", "--delay-us", "1", "-q"]) == 0
     assert "packet model, rcp:" in capsys.readouterr().out
+
+
+def test_sdc_incast_is_lossless_at_16_and_beats_tcp_at_32():
+    tr = pd.DataFrame({"arrival_s": 0.0, "src": np.arange(1, 17), "dst": 0, "size_bytes": 25_000.0})
+    r = simulate(tr, flowsched.BigSwitch(33, 10), "sdc", model="packet", buffer_bytes=64_000, min_rto_s=10e-3,
+                 delay_us=1.0)
+    assert r.packet["transport"] == "sdc"  # the sdc scheduler's default transport
+    assert r.packet["drops_overflow"] == 0 and r.packet["timeouts"] == 0
+    tr32 = pd.DataFrame({"arrival_s": 0.0, "src": np.arange(1, 33), "dst": 0, "size_bytes": 25_000.0})
+    sdc = simulate(tr32, flowsched.BigSwitch(33, 10), "sdc", model="packet", transport="sdc", buffer_bytes=64_000,
+                   min_rto_s=10e-3, delay_us=1.0)
+    assert sdc.flows["fct_s"].notna().all()
+    assert sdc.flows["fct_s"].mean() < incast(32, "tcp").flows["fct_s"].mean() * 0.7
+    with pytest.raises(Exception, match="sdc with sdc"):
+        simulate(tr, flowsched.BigSwitch(33, 10), "ps", model="packet", transport="sdc")

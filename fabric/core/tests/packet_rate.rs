@@ -167,3 +167,80 @@ fn rcp_with_the_handshake_learns_its_rate_from_the_syn_ack() {
     assert!(fct >= ideal && fct as f64 <= ideal as f64 * 1.01, "{fct} vs {ideal}");
     assert_eq!(s.stats().syn_packets, 2);
 }
+
+// ----- SDC (Munir, chapter 3) -----
+
+fn incast_sdc(n: usize, link_gbps: f64, d_s: f64, buf: u64, sched: &str, t: Transport) -> (f64, u64, u64) {
+    let topo = Topology::big_switch(&vec![link_gbps; n.max(32) + 1]).unwrap();
+    let flows: Vec<FlowSpec> = (0..n).map(|i| FlowSpec::new(0.0, i + 1, 0, 25_000.0)).collect();
+    let mut c = PacketConfig::new(Scheduler::parse(sched).unwrap());
+    c.transport = Some(t);
+    c.buffer_bytes = Some(buf);
+    c.min_rto_s = Some(10e-3);
+    c.delay_per_hop_s = d_s;
+    let mut s = PacketSimulator::new(&topo, &flows, c).unwrap();
+    s.run().unwrap();
+    for i in 0..n {
+        assert_eq!(s.delivered_bytes()[i], 25_000, "{t:?}, {n} senders: flow {i}");
+    }
+    let mean = (0..n).map(|i| s.fct_ps(i).unwrap() as f64 * 1e-12).sum::<f64>() / n as f64;
+    (mean, s.stats().timeouts, s.stats().data_dropped)
+}
+
+#[test]
+fn sdc_incast_is_lossless_up_to_16_senders_and_does_not_collapse() {
+    // docs/packet.md's incast (64 KB, 1 us links, 10 Gbps) and the thesis' (100 packets of
+    // 1,500 B, 300 us links, 1 Gbps), RTOmin 10 ms: SDC starts from 2 packets and the routers'
+    // load factor stops its increase before the port overflows: no loss up to 16 senders, and
+    // at 32 a mean well under TCP's
+    for (g, d, buf) in [(10.0, 1e-6, 64_000u64), (1.0, 300e-6, 150_000)] {
+        for n in [1usize, 4, 8, 16] {
+            let (_, to, drops) = incast_sdc(n, g, d, buf, "sdc", Transport::Sdc);
+            assert_eq!((to, drops), (0, 0), "{n} senders, {g} Gbps");
+        }
+        let (sdc, ..) = incast_sdc(32, g, d, buf, "sdc", Transport::Sdc);
+        let (tcp, ..) = incast_sdc(32, g, d, buf, "ps", Transport::Tcp);
+        assert!(sdc < tcp * 0.7, "32 senders, {g} Gbps: sdc {sdc} vs tcp {tcp}");
+    }
+}
+
+#[test]
+fn sdc_beats_rcp_on_a_short_long_mix() {
+    // Munir 3.5.2 / 4.3.2 in small: 1 Gbps, 300 us links, two long background flows into host 0
+    // and 60 responses of 2 to 50 KB (sizes spread evenly) into it at 1000/s from host 3: SDC
+    // gives the responses (class A) a larger share than the long flows (class C), RCP the same
+    // rate: the responses' mean FCT is lower under SDC (Table 4.2's direction: 2.6 < 2.67 ms)
+    let topo = Topology::big_switch(&[1.0; 4]).unwrap();
+    let mut flows = vec![FlowSpec::new(0.0, 1, 0, 1e8), FlowSpec::new(0.0, 2, 0, 1e8)];
+    for i in 0..60 {
+        flows.push(FlowSpec::new(0.01 + i as f64 * 1e-3, 3, 0, 2_000.0 + (i * 37 % 60) as f64 * 800.0));
+    }
+    let afct = |sched: &str, t: Transport| {
+        let mut c = PacketConfig::new(Scheduler::parse(sched).unwrap());
+        c.transport = Some(t);
+        c.delay_per_hop_s = 300e-6;
+        c.buffer_bytes = Some(150_000);
+        c.min_rto_s = Some(10e-3);
+        let mut s = PacketSimulator::new(&topo, &flows, c).unwrap();
+        s.step(0.2).unwrap();
+        (2..flows.len()).map(|i| s.fct_ps(i).expect("response finished") as f64 * 1e-12).sum::<f64>() / 60.0
+    };
+    let (sdc, rcp, tcp) = (afct("sdc", Transport::Sdc), afct("ps", Transport::Rcp), afct("ps", Transport::Tcp));
+    // measured: sdc 5.00 ms, rcp 16.26 ms, tcp 4.78 ms (TCP's long flows are still far from
+    // filling the 150 KB buffers within these 70 ms: not Table 3.4's setting of long-lived
+    // background flows at a full buffer; the munir.py mix runs that)
+    println!("mix: sdc {:.3} ms, rcp {:.3} ms, tcp {:.3} ms", sdc * 1e3, rcp * 1e3, tcp * 1e3);
+    assert!(sdc < rcp * 0.5, "sdc {sdc}, rcp {rcp}");
+}
+
+#[test]
+fn sdc_parameters_follow_the_gains_of_eq_3_18() {
+    let p = fabric_core::packet::rate::sdc_params();
+    let gain = |a: (f64, f64, f64), b: (f64, f64, f64)| a.1 * (1.0 - b.2) * (1.0 + a.2) / (b.1 * (1.0 - a.2) * (1.0 + b.2));
+    assert!((gain(p[0], p[2]) - 10.0).abs() < 1e-12 && (gain(p[1], p[2]) - 2.0).abs() < 1e-12);
+    assert!(p[0].2 >= p[1].2 && p[1].2 >= p[2].2 && p[0].1 >= p[2].1, "{p:?}");
+    let e = PacketSimulator::new(&Topology::big_switch(&[10.0; 2]).unwrap(), &[FlowSpec::new(0.0, 0, 1, 1e4)], cfg(Transport::Sdc))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("sdc with sdc"), "{e}");
+}

@@ -49,13 +49,16 @@ pub enum Transport {
     PFabric,
     /// RCP: routers compute a fair rate per link, senders pace at the path's minimum (`rate.rs`).
     Rcp,
+    /// SDC (Munir, chapter 3): size-class AIMD windows driven by the routers' load factor (`rate.rs`).
+    Sdc,
 }
 
 /// The scheduler x transport pairs the packet model runs, for error messages and docs.
 pub const SUPPORTED: &str = "ps with tcp or dctcp (FIFO queues: drop-tail for tcp, ECN marking for dctcp); \
 pias with dctcp or tcp (strict-priority queues sharing the buffer, ECN per queue with dctcp); \
 fifo, srpt, asrpt (= ga:srpt), las, edf and external with pfabric (pFabric priority queues); \
-ps with rcp (drop-tail FIFO queues, an RCP rate per link)";
+ps with rcp (drop-tail FIFO queues, an RCP rate per link); \
+sdc with sdc (drop-tail FIFO queues, a load factor per link)";
 
 impl Transport {
     pub fn parse(name: &str) -> Result<Self> {
@@ -64,7 +67,8 @@ impl Transport {
             "dctcp" => Ok(Transport::Dctcp),
             "pfabric" => Ok(Transport::PFabric),
             "rcp" => Ok(Transport::Rcp),
-            _ => Err(SimError::InvalidConfig(format!("unknown transport '{name}'; known: tcp, dctcp, pfabric, rcp"))),
+            "sdc" => Ok(Transport::Sdc),
+            _ => Err(SimError::InvalidConfig(format!("unknown transport '{name}'; known: tcp, dctcp, pfabric, rcp, sdc"))),
         }
     }
     pub fn name(&self) -> &'static str {
@@ -73,6 +77,7 @@ impl Transport {
             Transport::Dctcp => "dctcp",
             Transport::PFabric => "pfabric",
             Transport::Rcp => "rcp",
+            Transport::Sdc => "sdc",
         }
     }
     /// The default transport of a scheduler: `dctcp` for `ps` and `pias` (PIAS runs over
@@ -80,6 +85,7 @@ impl Transport {
     pub fn default_for(s: &Scheduler) -> Result<Self> {
         match s {
             Scheduler::Ps | Scheduler::Pias => Ok(Transport::Dctcp),
+            Scheduler::Sdc => Ok(Transport::Sdc),
             Scheduler::Fifo | Scheduler::Srpt | Scheduler::Ga(GaInner::Srpt) | Scheduler::Las | Scheduler::Edf | Scheduler::External => {
                 Ok(Transport::PFabric)
             }
@@ -389,6 +395,7 @@ impl PacketSimulator {
                 Scheduler::Fifo | Scheduler::Srpt | Scheduler::Ga(GaInner::Srpt) | Scheduler::Las | Scheduler::Edf | Scheduler::External
             ),
             Transport::Rcp => matches!(s, Scheduler::Ps),
+            Transport::Sdc => matches!(s, Scheduler::Sdc),
         };
         if !ok {
             return Err(unsupported(s, Some(transport)));
@@ -408,7 +415,11 @@ impl PacketSimulator {
         if cfg.ecn_threshold_bytes == 0 {
             return bad("ecn_threshold_bytes must be > 0".into());
         }
-        let init = cfg.init_cwnd_packets.unwrap_or(if transport == Transport::PFabric { 12.0 } else { 10.0 });
+        let init = cfg.init_cwnd_packets.unwrap_or(match transport {
+            Transport::PFabric => 12.0,
+            Transport::Sdc => 2.0, // "a send window of two packets" (Munir 4.2, of the TCPs of the time)
+            _ => 10.0,
+        });
         let maxc = cfg.max_cwnd_packets.unwrap_or(if transport == Transport::PFabric { 15.0 } else { f64::INFINITY });
         if !(init.is_finite() && init >= 1.0) {
             return bad(format!("init_cwnd_packets must be >= 1, got {init}"));
@@ -490,7 +501,7 @@ impl PacketSimulator {
             (Transport::PFabric, _) => Discipline::PFabric,
             (t, Scheduler::Pias) => Discipline::MultiQueue { queues: (th.len() + 1) as u8, ecn: t == Transport::Dctcp },
             (Transport::Dctcp, _) => Discipline::EcnFifo,
-            (Transport::Tcp | Transport::Rcp, _) => Discipline::DropTail,
+            (Transport::Tcp | Transport::Rcp | Transport::Sdc, _) => Discipline::DropTail,
         };
         let ports: Vec<Port> =
             // A port's propagation: the run's delay per hop plus its link's own (a graph's
@@ -641,10 +652,10 @@ impl PacketSimulator {
             grant_ps: to_ps(cfg.grant_delay_s),
             rng: SplitMix64::new(cfg.seed ^ 0xA5A5_5A5A_DEAD_BEEF),
             decisions: VecDeque::new(),
-            rate: if transport == Transport::Rcp {
-                rate::RateState::rcp(&topo.capacity, n)
-            } else {
-                rate::RateState::default()
+            rate: match transport {
+                Transport::Rcp => rate::RateState::rcp(&topo.capacity, n),
+                Transport::Sdc => rate::RateState::new_sdc(&topo.capacity, n),
+                _ => rate::RateState::default(),
             },
             flows: fl,
             cfg,
@@ -890,7 +901,7 @@ impl PacketSimulator {
         if self.terminated[f] {
             return;
         }
-        if self.rate.on() {
+        if self.rate.paced() {
             return self.rate_send(f);
         }
         while self.senders[f].can_send() {
@@ -1067,6 +1078,7 @@ impl PacketSimulator {
             }
         }
         if finished {
+            self.rate_flow(f, false);
             self.release(f);
         }
     }
@@ -1172,6 +1184,7 @@ impl PacketSimulator {
             return;
         }
         self.start_ps[f] = self.now;
+        self.rate_flow(f, true);
         if self.cfg.handshake {
             self.conn[f] = 1;
             self.send_syn(f);
@@ -1282,6 +1295,9 @@ impl PacketSimulator {
             self.terminated[f] = true;
             self.senders[f].timer_ps = u64::MAX;
             self.n_ended += 1;
+            if self.start_ps[f] != u64::MAX {
+                self.rate_flow(f, false);
+            }
             if self.cfg.admission.is_some() {
                 let d = self.specs[f].dst;
                 if let Some(pos) = self.waiting[d].iter().position(|&x| x as usize == f) {

@@ -1,5 +1,6 @@
-//! Rate-controlled transports with router feedback. Now: RCP (Dukkipati's Rate Control
-//! Protocol), the baseline of Munir's thesis (shared/papers/003, chapter 4).
+//! Transports with router feedback: RCP (Dukkipati's Rate Control Protocol), the baseline of
+//! Munir's thesis (shared/papers/003, chapter 4), and the thesis' SDC (chapter 3; at the end
+//! of this comment).
 //!
 //! **Routers.** Every output port is an RCP router. It keeps one fair rate R per link and
 //! updates it at the end of every control interval T:
@@ -39,11 +40,56 @@
 //! at the current rate (the receiver keeps out-of-order packets; their copies are counted as
 //! duplicates).
 //!
-//! The feedback travels in the packet's `prio` field (the FIFO queues of `ps` do not read
-//! it): the rate as an f32 of bytes/s in the upper 32 bits, the sender's RTT estimate in ns
+//! The feedback travels in the packet's `prio` field (the FIFO queues of `ps` and `sdc` do not
+//! read it): the rate as an f32 of bytes/s in the upper 32 bits, the sender's RTT estimate in ns
 //! (saturating) in the lower 32.
+//!
+//! **SDC** (Munir, chapter 3). Routers: every port computes, at the end of each measurement
+//! interval t_p, the load factor f = (lambda + q_av) / (C t_p) (eq. 3.4: lambda the bytes
+//! arrived in the interval, q_av the time-average of the bytes waiting over it), with t_p the
+//! port's average RTT d as for RCP (the thesis gives no value; RACS sets t_p = avgRTT, 4.2), and
+//! counts the active flows of each class (a flow counts at every port of its path, in the class
+//! of its size, from its start to its end: the thesis' SYN increments and FIN decrements, taken
+//! as instant and lossless). A data packet carries the largest f and the highest active class
+//! (A before B before C) of the ports it leaves; the ACK echoes them. Sender: TCP's (NewReno's
+//! loss recovery and RFC 6298 timer, the receiver unchanged, 3.2.3) with the window law of
+//! 3.2.1: class A, B or C by remaining size (r_A = 50, r_B = 100 packets, 3.4.5), mapped
+//! dynamically (the flow's class uses class A's parameters when it is the highest active one
+//! its ACK reports, its own otherwise: the three rules of 3.2.1); multiplicative increase
+//! cwnd (1 + gamma) per RTT until the first overload (while cwnd < ssthresh, which starts
+//! unbounded; a loss sets it as NewReno does), then additive increase alpha per RTT while
+//! f < 1, and on f >= 1 cwnd = beta cwnd at once (eq. 3.3), at most once per window of data.
+//! Parameters: class C (alpha, beta) = (0.5, 0.5) and the gains G_AC = 10, G_BC = 2 of eq.
+//! 3.18 (Tables 3.2-3.3, section 3.4.5); alpha_A = alpha_B = 0.9 (assumed: alpha < 1, 3.3,
+//! and the same alpha for A and B, footnote 1 of 3.4.5), beta_A, beta_B from the gains;
+//! gamma = 1 for every class (assumed: the thesis gives no value; TCP's slow-start doubling).
+//! SDC's packets carry f as an f32 in the upper 32 bits, the class (0 A, 1 B, 2 C, 3 none) in
+//! bits 30-31 and the RTT in ns in bits 0-29.
 use super::port::{Packet, ACK};
-use super::PacketSimulator;
+use super::{PacketSimulator, Transport};
+
+/// SDC's class thresholds, packets of remaining size (Munir 3.4.5: d_a = 50, d_b = 100).
+pub const SDC_THRESHOLDS_PACKETS: [u64; 2] = [50, 100];
+/// SDC's class C (alpha, beta) (Tables 3.2-3.3) and the gains G_AC, G_BC (3.4.5).
+pub const SDC_C: (f64, f64) = (0.5, 0.5);
+pub const SDC_GAINS: (f64, f64) = (10.0, 2.0);
+/// SDC's alpha of classes A and B (assumed: < 1, and shared by A and B).
+pub const SDC_ALPHA_AB: f64 = 0.9;
+/// SDC's gamma (multiplicative increase per RTT), every class (assumed).
+pub const SDC_GAMMA: f64 = 1.0;
+
+/// SDC's (gamma, alpha, beta) of classes A, B, C: beta_A and beta_B from eq. 3.18's gains over
+/// class C, G = alpha_1 (1 - beta_2)(1 + beta_1) / (alpha_2 (1 - beta_1)(1 + beta_2)).
+pub fn sdc_params() -> [(f64, f64, f64); 3] {
+    let (ac, bc) = SDC_C;
+    let k = |g: f64| g * ac * (1.0 + bc) / ((1.0 - bc) * SDC_ALPHA_AB); // (1 + beta) / (1 - beta)
+    let beta = |k: f64| (k - 1.0) / (k + 1.0);
+    [
+        (SDC_GAMMA, SDC_ALPHA_AB, beta(k(SDC_GAINS.0))),
+        (SDC_GAMMA, SDC_ALPHA_AB, beta(k(SDC_GAINS.1))),
+        (SDC_GAMMA, ac, bc),
+    ]
+}
 
 /// RCP's alpha (Dukkipati et al. 2005).
 pub const RCP_ALPHA: f64 = 0.1;
@@ -72,18 +118,47 @@ pub struct Router {
     rtt_bytes: f64,
     /// Control intervals ended so far.
     pub updates: u64,
+    /// SDC: the load factor f of the last interval, the integral of the queue (byte-ps) at the
+    /// interval's start, and the active flows per class.
+    pub load: f64,
+    area0: u128,
+    pub classes: [u32; 3],
 }
 
 impl Router {
     fn new(cap: f64) -> Self {
-        Router { cap, rate: cap, d_ps: 0.0, next_ps: u64::MAX, start_ps: 0, bytes_in: 0, rtt_sum: 0.0, rtt_bytes: 0.0, updates: 0 }
+        Router {
+            cap,
+            rate: cap,
+            d_ps: 0.0,
+            next_ps: u64::MAX,
+            start_ps: 0,
+            bytes_in: 0,
+            rtt_sum: 0.0,
+            rtt_bytes: 0.0,
+            updates: 0,
+            load: 0.0,
+            area0: 0,
+            classes: [0; 3],
+        }
     }
 
-    /// Ends every control interval that ended at or before `now` (q: bytes waiting, unchanged since the last packet).
-    fn catch_up(&mut self, now: u64, q: u64) {
+    /// The highest active class (0 A, 1 B, 2 C; 3 none).
+    pub fn highest(&self) -> u64 {
+        self.classes.iter().position(|&c| c > 0).unwrap_or(3) as u64
+    }
+
+    /// Ends every control interval that ended at or before `now` (q: bytes waiting, unchanged
+    /// since the port's last packet; `area` and `area_ps`: the port's queue integral and when
+    /// it was last brought up to date).
+    fn catch_up(&mut self, now: u64, q: u64, area: u128, area_ps: u64) {
         while self.next_ps <= now {
             let t = self.next_ps;
             let len = (t - self.start_ps).max(1) as f64;
+            let area_t = area + q as u128 * t.saturating_sub(area_ps) as u128;
+            let q_av = area_t.saturating_sub(self.area0) as f64 / len;
+            self.area0 = area_t;
+            self.load = (self.bytes_in as f64 + q_av) / (self.cap * len * 1e-12);
             if self.rtt_bytes > 0.0 {
                 self.d_ps = self.rtt_sum / self.rtt_bytes;
             }
@@ -93,7 +168,7 @@ impl Router {
             let r = self.rate * (1.0 + (len / d) * (RCP_ALPHA * (self.cap - y) - RCP_BETA * qd) / self.cap);
             self.rate = r.clamp(self.cap * RCP_MIN_FRACTION, self.cap);
             self.updates += 1;
-            let idle = self.bytes_in == 0 && q == 0 && self.rate == self.cap;
+            let idle = self.bytes_in == 0 && q == 0 && self.rate == self.cap && self.load == 0.0;
             self.bytes_in = 0;
             self.rtt_sum = 0.0;
             self.rtt_bytes = 0.0;
@@ -105,6 +180,7 @@ impl Router {
                 let k = (now - self.next_ps) / step;
                 self.next_ps += k * step;
                 self.start_ps = self.next_ps - step;
+                self.area0 = area + q as u128 * self.start_ps.saturating_sub(area_ps) as u128;
                 self.updates += k;
             }
         }
@@ -126,7 +202,12 @@ pub struct Pacer {
 /// The rate transports' state in a run (empty for the window transports).
 #[derive(Debug, Clone, Default)]
 pub struct RateState {
+    /// Rcp or Sdc (unread when `routers` is empty).
+    pub kind: Option<Transport>,
     pub routers: Vec<Router>,
+    /// SDC, per flow: no further cut until the cumulative ACK passes this; the last snd_una seen.
+    cut_end: Vec<u32>,
+    una: Vec<u32>,
     pub pacers: Vec<Pacer>,
     /// Per flow: the feedback of the last data packet its receiver got (echoed on ACKs).
     echo: Vec<u64>,
@@ -136,14 +217,37 @@ impl RateState {
     /// RCP state for ports of these capacities (bytes/s) and `n` flows.
     pub fn rcp(caps: &[f64], n: usize) -> Self {
         RateState {
+            kind: Some(Transport::Rcp),
             routers: caps.iter().map(|&c| Router::new(c)).collect(),
             pacers: vec![Pacer { rate: 0.0, last_ps: 0, last_bytes: 0, event_ps: u64::MAX }; n],
             echo: vec![0; n],
+            cut_end: Vec::new(),
+            una: Vec::new(),
+        }
+    }
+    /// SDC state for ports of these capacities (bytes/s) and `n` flows.
+    pub fn new_sdc(caps: &[f64], n: usize) -> Self {
+        RateState {
+            kind: Some(Transport::Sdc),
+            routers: caps.iter().map(|&c| Router::new(c)).collect(),
+            pacers: Vec::new(),
+            echo: vec![0; n],
+            cut_end: vec![0; n],
+            una: vec![0; n],
         }
     }
     #[inline]
     pub fn on(&self) -> bool {
         !self.routers.is_empty()
+    }
+    /// Whether the senders pace at a rate (RCP) instead of a window.
+    #[inline]
+    pub fn paced(&self) -> bool {
+        !self.pacers.is_empty()
+    }
+    #[inline]
+    fn is_sdc(&self) -> bool {
+        self.kind == Some(Transport::Sdc)
     }
 }
 
@@ -161,6 +265,20 @@ pub fn tag_rate(t: u64) -> f32 {
 pub fn tag_rtt_ps(t: u64) -> f64 {
     (t & 0xFFFF_FFFF) as f64 * 1000.0
 }
+/// SDC's field: f (f32) above, the class in bits 30-31, the RTT in ns in bits 0-29.
+#[inline]
+pub fn sdc_tag(f: f32, class: u64, rtt_ps: f64) -> u64 {
+    let ns = (rtt_ps / 1000.0).round().clamp(0.0, ((1u64 << 30) - 1) as f64) as u64;
+    (f.to_bits() as u64) << 32 | class << 30 | ns
+}
+#[inline]
+pub fn sdc_class(t: u64) -> u64 {
+    (t >> 30) & 3
+}
+#[inline]
+pub fn sdc_rtt_ps(t: u64) -> f64 {
+    (t & ((1 << 30) - 1)) as f64 * 1000.0
+}
 
 impl PacketSimulator {
     /// The feedback field flow f's next data packet or SYN starts with: no rate limit, and its RTT estimate.
@@ -168,15 +286,45 @@ impl PacketSimulator {
         if !self.rate.on() {
             return 0;
         }
+        if self.rate.is_sdc() {
+            return sdc_tag(0.0, 3, self.senders[f].srtt_s() * 1e12);
+        }
         tag(f32::INFINITY, self.senders[f].srtt_s() * 1e12)
+    }
+
+    /// SDC: a flow's class by remaining bytes (0 A, 1 B, 2 C).
+    fn sdc_class_of(&self, remaining: u64) -> usize {
+        let [a, b] = SDC_THRESHOLDS_PACKETS;
+        if remaining <= a * self.mss {
+            0
+        } else if remaining <= b * self.mss {
+            1
+        } else {
+            2
+        }
+    }
+
+    /// SDC: flow f starts (+1) or ends (-1): its class count at every port of its path.
+    pub(super) fn rate_flow(&mut self, f: usize, start: bool) {
+        if !self.rate.is_sdc() {
+            return;
+        }
+        let c = self.sdc_class_of(self.flows[f].size);
+        let (a, b) = (self.route_off[f] as usize, self.route_off[f + 1] as usize);
+        for i in a..b {
+            let l = self.route[i] as usize;
+            let k = &mut self.rate.routers[l].classes[c];
+            *k = if start { *k + 1 } else { k.saturating_sub(1) };
+        }
     }
 
     /// Port l: ends the control intervals due by now (before its queue changes).
     #[inline]
     pub(super) fn rate_tick(&mut self, l: usize) {
         if self.rate.on() {
-            let q = self.ports[l].queued_bytes;
-            self.rate.routers[l].catch_up(self.now, q);
+            let p = &self.ports[l];
+            let (q, area, at) = (p.queued_bytes, p.area, p.last_change_ps);
+            self.rate.routers[l].catch_up(self.now, q, area, at);
         }
     }
 
@@ -191,7 +339,7 @@ impl PacketSimulator {
         let r = &mut self.rate.routers[l];
         r.bytes_in += p.wire_bytes as u64;
         if p.flags & ACK == 0 {
-            let rtt = tag_rtt_ps(p.prio);
+            let rtt = if self.rate.kind == Some(Transport::Sdc) { sdc_rtt_ps(p.prio) } else { tag_rtt_ps(p.prio) };
             if rtt > 0.0 {
                 let b = p.wire_bytes as f64;
                 r.rtt_sum += b * rtt;
@@ -210,6 +358,13 @@ impl PacketSimulator {
     #[inline]
     pub(super) fn rate_depart(&mut self, l: usize, p: &mut Packet) {
         if !self.rate.on() || p.flags & ACK != 0 {
+            return;
+        }
+        if self.rate.is_sdc() {
+            let r = &self.rate.routers[l];
+            let f = tag_rate(p.prio).max(r.load as f32);
+            let c = sdc_class(p.prio).min(r.highest());
+            p.prio = (f.to_bits() as u64) << 32 | c << 30 | (p.prio & ((1 << 30) - 1));
             return;
         }
         let r = self.rate.routers[l].rate as f32;
@@ -238,9 +393,47 @@ impl PacketSimulator {
 
     /// Feedback `t` (an ACK's or SYN-ACK's) reaches flow f's sender: it paces at that rate.
     pub(super) fn rate_feedback(&mut self, f: usize, t: u64) {
+        if self.rate.is_sdc() {
+            return self.sdc_feedback(f, t);
+        }
         let r = tag_rate(t) as f64;
         if r.is_finite() && r > 0.0 {
             self.rate.pacers[f].rate = r;
+        }
+    }
+
+    /// SDC's window law on an ACK (after NewReno's bookkeeping): MI while cwnd < ssthresh, AI
+    /// while f < 1, and on f >= 1 cwnd = beta cwnd once per window; the class by remaining size,
+    /// class A's parameters when it is the highest active class reported.
+    fn sdc_feedback(&mut self, f: usize, t: u64) {
+        let load = tag_rate(t) as f64;
+        let h = sdc_class(t);
+        let s = &self.senders[f];
+        let newly = s.snd_una.saturating_sub(self.rate.una[f]);
+        self.rate.una[f] = s.snd_una;
+        let fl = &self.flows[f];
+        let remaining = fl.size - (s.snd_una as u64 * self.mss).min(fl.size);
+        let own = self.sdc_class_of(remaining);
+        let eff = if own as u64 == h { 0 } else { own };
+        let (gamma, alpha, beta) = sdc_params()[eff];
+        let maxc = self.cc.max_cwnd;
+        let s = &mut self.senders[f];
+        if s.in_recovery || s.done() {
+            return;
+        }
+        if load >= 1.0 {
+            if s.snd_una >= self.rate.cut_end[f] {
+                s.cwnd = (beta * s.cwnd).max(1.0);
+                s.ssthresh = s.cwnd;
+                self.rate.cut_end[f] = s.snd_nxt.max(s.snd_una + 1);
+            }
+        } else if newly > 0 {
+            if s.cwnd < s.ssthresh {
+                s.cwnd += gamma * newly as f64;
+            } else {
+                s.cwnd += alpha * newly as f64 / s.cwnd;
+            }
+            s.cwnd = s.cwnd.min(maxc);
         }
     }
 

@@ -258,6 +258,9 @@ impl Sender {
     /// Slow start (cwnd += min(N, 1) per ACK, RFC 5681 3.1) or congestion avoidance
     /// (cwnd += 1/cwnd per ACK, RFC 5681 eq. 3), bounded by `max_cwnd`.
     fn grow(&mut self, newly: u32, p: &CcParams) {
+        if p.transport == Transport::Sdc {
+            return; // SDC's window law runs on the router feedback (rate.rs)
+        }
         if self.cwnd < self.ssthresh {
             self.cwnd += (newly as f64).min(1.0);
         } else {
