@@ -101,8 +101,8 @@ def _parser() -> argparse.ArgumentParser:
     pk = s.add_argument_group("packet model (--model packet; docs/packet.md gives each default and its source)")
     pk.add_argument("--model", choices=MODELS, default="fluid", help="fluid (default) or packet")
     pk.add_argument("--transport", choices=TRANSPORTS, default=None,
-                    help="default: dctcp for ps and pias, pfabric for the priority schedulers, sdc for sdc; "
-                         "rcp (RCP) with ps")
+                    help="default: dctcp for ps and pias, pfabric for the priority schedulers, sdc for sdc, "
+                         "racs for racs; rcp (RCP) with ps")
     pk.add_argument("--mss-bytes", type=int, default=None, help="payload per packet (1460)")
     pk.add_argument("--header-bytes", type=int, default=None, help="headers per packet; an ACK's size (40)")
     pk.add_argument("--buffer-bytes", type=int, default=None,

@@ -66,3 +66,14 @@ def test_sdc_incast_is_lossless_at_16_and_beats_tcp_at_32():
     assert sdc.flows["fct_s"].mean() < incast(32, "tcp").flows["fct_s"].mean() * 0.7
     with pytest.raises(Exception, match="sdc with sdc"):
         simulate(tr, flowsched.BigSwitch(33, 10), "ps", model="packet", transport="sdc")
+
+
+def test_racs_incast_is_lossless():
+    tr = pd.DataFrame({"arrival_s": 0.0, "src": np.arange(1, 33), "dst": 0, "size_bytes": 25_000.0})
+    r = simulate(tr, flowsched.BigSwitch(33, 10), "racs", model="packet", buffer_bytes=64_000, min_rto_s=10e-3,
+                 delay_us=1.0)
+    assert r.packet["transport"] == "racs"
+    assert r.packet["drops_overflow"] == 0 and r.packet["timeouts"] == 0
+    assert r.flows["fct_s"].mean() < incast(32, "tcp").flows["fct_s"].mean() / 10
+    with pytest.raises(Exception, match="racs with racs"):
+        simulate(tr, flowsched.BigSwitch(33, 10), "ps", model="packet", transport="racs")

@@ -244,3 +244,63 @@ fn sdc_parameters_follow_the_gains_of_eq_3_18() {
         .to_string();
     assert!(e.contains("sdc with sdc"), "{e}");
 }
+
+// ----- RACS (Munir, chapter 4) -----
+
+#[test]
+fn racs_incast_is_lossless_and_the_weights_return_to_zero() {
+    // RACS admits a flow (its SYN adds its weight to W at every port) before it gives it a rate
+    // (its next rate request gets w C / W): the burst is shared before it is sent. No loss on
+    // either incast, at any number of senders, and a mean FCT below TCP's from 16 senders on;
+    // every flow's last packet carries w_c = 0, so every port's W is back to 0 at the end.
+    for (g, d, buf, ns) in [(10.0, 1e-6, 64_000u64, vec![1usize, 4, 16, 32]), (1.0, 300e-6, 150_000, vec![1, 16, 64])] {
+        for n in ns {
+            let topo = Topology::big_switch(&vec![g; n.max(32) + 1]).unwrap();
+            let flows: Vec<FlowSpec> = (0..n).map(|i| FlowSpec::new(0.0, i + 1, 0, 25_000.0)).collect();
+            let mut c = PacketConfig::new(Scheduler::parse("racs").unwrap());
+            c.buffer_bytes = Some(buf);
+            c.min_rto_s = Some(10e-3);
+            c.delay_per_hop_s = d;
+            let mut s = PacketSimulator::new(&topo, &flows, c).unwrap();
+            assert_eq!(s.transport(), Transport::Racs, "the racs scheduler's default transport");
+            s.run().unwrap();
+            assert_eq!((s.stats().drops_overflow, s.stats().timeouts), (0, 0), "{n} senders, {g} Gbps");
+            for i in 0..n {
+                assert_eq!(s.delivered_bytes()[i], 25_000);
+            }
+            // the last packets' w_c = 0 may still be in flight at the last byte's arrival: run none
+            // further, but every port the finished flows' last packets crossed is back to 0
+            assert!(s.racs_weight_sums().iter().all(|&w| w == 0), "{n} senders: {:?}", s.racs_weight_sums());
+            if n >= 16 {
+                let mean = (0..n).map(|i| s.fct_ps(i).unwrap() as f64 * 1e-12).sum::<f64>() / n as f64;
+                let (tcp, ..) = incast_sdc(n, g, d, buf, "ps", Transport::Tcp);
+                assert!(mean < tcp, "{n} senders, {g} Gbps: racs {mean} vs tcp {tcp}");
+            }
+        }
+    }
+}
+
+#[test]
+fn racs_below_sdc_below_rcp_on_a_short_long_mix() {
+    // the mix of `sdc_beats_rcp_on_a_short_long_mix`: Table 4.2's order, RACS < SDC < RCP
+    let topo = Topology::big_switch(&[1.0; 4]).unwrap();
+    let mut flows = vec![FlowSpec::new(0.0, 1, 0, 1e8), FlowSpec::new(0.0, 2, 0, 1e8)];
+    for i in 0..60 {
+        flows.push(FlowSpec::new(0.01 + i as f64 * 1e-3, 3, 0, 2_000.0 + (i * 37 % 60) as f64 * 800.0));
+    }
+    let afct = |sched: &str| {
+        let mut c = PacketConfig::new(Scheduler::parse(sched).unwrap());
+        if sched == "ps" {
+            c.transport = Some(Transport::Rcp);
+        }
+        c.delay_per_hop_s = 300e-6;
+        c.buffer_bytes = Some(150_000);
+        c.min_rto_s = Some(10e-3);
+        let mut s = PacketSimulator::new(&topo, &flows, c).unwrap();
+        s.step(0.2).unwrap();
+        (2..flows.len()).map(|i| s.fct_ps(i).expect("response finished") as f64 * 1e-12).sum::<f64>() / 60.0
+    };
+    let (racs, sdc, rcp) = (afct("racs"), afct("sdc"), afct("ps"));
+    println!("mix: racs {:.3} ms, sdc {:.3} ms, rcp {:.3} ms", racs * 1e3, sdc * 1e3, rcp * 1e3);
+    assert!(racs < sdc && sdc < rcp, "racs {racs}, sdc {sdc}, rcp {rcp}");
+}

@@ -51,6 +51,8 @@ pub enum Transport {
     Rcp,
     /// SDC (Munir, chapter 3): size-class AIMD windows driven by the routers' load factor (`rate.rs`).
     Sdc,
+    /// RACS (Munir, chapter 4): routers share capacity by size-based weights, senders pace (`rate.rs`).
+    Racs,
 }
 
 /// The scheduler x transport pairs the packet model runs, for error messages and docs.
@@ -58,7 +60,8 @@ pub const SUPPORTED: &str = "ps with tcp or dctcp (FIFO queues: drop-tail for tc
 pias with dctcp or tcp (strict-priority queues sharing the buffer, ECN per queue with dctcp); \
 fifo, srpt, asrpt (= ga:srpt), las, edf and external with pfabric (pFabric priority queues); \
 ps with rcp (drop-tail FIFO queues, an RCP rate per link); \
-sdc with sdc (drop-tail FIFO queues, a load factor per link)";
+sdc with sdc (drop-tail FIFO queues, a load factor per link); \
+racs with racs (drop-tail FIFO queues, weighted rates per link)";
 
 impl Transport {
     pub fn parse(name: &str) -> Result<Self> {
@@ -68,7 +71,8 @@ impl Transport {
             "pfabric" => Ok(Transport::PFabric),
             "rcp" => Ok(Transport::Rcp),
             "sdc" => Ok(Transport::Sdc),
-            _ => Err(SimError::InvalidConfig(format!("unknown transport '{name}'; known: tcp, dctcp, pfabric, rcp, sdc"))),
+            "racs" => Ok(Transport::Racs),
+            _ => Err(SimError::InvalidConfig(format!("unknown transport '{name}'; known: tcp, dctcp, pfabric, rcp, sdc, racs"))),
         }
     }
     pub fn name(&self) -> &'static str {
@@ -78,6 +82,7 @@ impl Transport {
             Transport::PFabric => "pfabric",
             Transport::Rcp => "rcp",
             Transport::Sdc => "sdc",
+            Transport::Racs => "racs",
         }
     }
     /// The default transport of a scheduler: `dctcp` for `ps` and `pias` (PIAS runs over
@@ -86,6 +91,7 @@ impl Transport {
         match s {
             Scheduler::Ps | Scheduler::Pias => Ok(Transport::Dctcp),
             Scheduler::Sdc => Ok(Transport::Sdc),
+            Scheduler::Racs => Ok(Transport::Racs),
             Scheduler::Fifo | Scheduler::Srpt | Scheduler::Ga(GaInner::Srpt) | Scheduler::Las | Scheduler::Edf | Scheduler::External => {
                 Ok(Transport::PFabric)
             }
@@ -396,6 +402,7 @@ impl PacketSimulator {
             ),
             Transport::Rcp => matches!(s, Scheduler::Ps),
             Transport::Sdc => matches!(s, Scheduler::Sdc),
+            Transport::Racs => matches!(s, Scheduler::Racs),
         };
         if !ok {
             return Err(unsupported(s, Some(transport)));
@@ -501,7 +508,7 @@ impl PacketSimulator {
             (Transport::PFabric, _) => Discipline::PFabric,
             (t, Scheduler::Pias) => Discipline::MultiQueue { queues: (th.len() + 1) as u8, ecn: t == Transport::Dctcp },
             (Transport::Dctcp, _) => Discipline::EcnFifo,
-            (Transport::Tcp | Transport::Rcp | Transport::Sdc, _) => Discipline::DropTail,
+            (Transport::Tcp | Transport::Rcp | Transport::Sdc | Transport::Racs, _) => Discipline::DropTail,
         };
         let ports: Vec<Port> =
             // A port's propagation: the run's delay per hop plus its link's own (a graph's
@@ -637,8 +644,8 @@ impl PacketSimulator {
             ack_every: cfg.ack_every_segments,
             delack_ps: to_ps(cfg.delayed_ack_timeout_s),
             conn: vec![0; n],
-            syn_tries: if cfg.handshake { vec![0; n] } else { Vec::new() },
-            syn_timer_ps: if cfg.handshake { vec![u64::MAX; n] } else { Vec::new() },
+            syn_tries: if cfg.handshake || transport == Transport::Racs { vec![0; n] } else { Vec::new() },
+            syn_timer_ps: if cfg.handshake || transport == Transport::Racs { vec![u64::MAX; n] } else { Vec::new() },
             syn_timeout_ps: to_ps(cfg.syn_timeout_s),
             flow_timeouts: vec![0; n],
             admitted_ps: vec![u64::MAX; n],
@@ -655,6 +662,7 @@ impl PacketSimulator {
             rate: match transport {
                 Transport::Rcp => rate::RateState::rcp(&topo.capacity, n),
                 Transport::Sdc => rate::RateState::new_sdc(&topo.capacity, n),
+                Transport::Racs => rate::RateState::new_racs(&topo.capacity, n),
                 _ => rate::RateState::default(),
             },
             flows: fl,
@@ -913,7 +921,7 @@ impl PacketSimulator {
     }
 
     fn emit(&mut self, f: usize, seq: u32) {
-        let prio = if self.rate.on() { self.rate_tag(f) } else { self.prio(f) };
+        let (prio, rf) = if self.rate.on() { self.rate_data_tag(f, seq) } else { (self.prio(f), 0) };
         let s = &mut self.senders[f];
         let retx = seq < s.high;
         if !retx {
@@ -933,7 +941,7 @@ impl PacketSimulator {
             tx_ps: self.now,
             wire_bytes: (payload as u16) + self.hdr,
             hop: 0,
-            flags: if retx { RETX } else { 0 },
+            flags: rf | if retx { RETX } else { 0 },
         };
         let l = self.route[self.route_off[f] as usize];
         self.to_port(l as usize, p);
@@ -1119,7 +1127,7 @@ impl PacketSimulator {
         self.syn_timer_ps[f] = t;
         self.push(t, EvKind::Syn(f as u32));
         let flags = SYN | if tries > 1 { RETX } else { 0 };
-        let p = Packet { flow: f as u32, seq: 0, prio: self.rate_tag(f), tx_ps: self.now, wire_bytes: self.hdr, hop: 0, flags };
+        let p = Packet { flow: f as u32, seq: 0, prio: self.rate_syn_tag(f), tx_ps: self.now, wire_bytes: self.hdr, hop: 0, flags };
         self.stats.syn_packets += 1;
         let l = self.route[self.route_off[f] as usize];
         self.to_port(l as usize, p);
@@ -1148,7 +1156,7 @@ impl PacketSimulator {
     /// copies are ignored), its RTT is the first sample unless the SYN was retransmitted
     /// (Karn), and the first data goes out.
     fn on_synack(&mut self, f: usize, p: Packet) {
-        if self.conn[f] != 1 || self.terminated[f] {
+        if self.conn[f] != 1 || self.terminated[f] || self.rate_synack(f) {
             return;
         }
         self.conn[f] = 2;
@@ -1185,7 +1193,7 @@ impl PacketSimulator {
         }
         self.start_ps[f] = self.now;
         self.rate_flow(f, true);
-        if self.cfg.handshake {
+        if !self.syn_tries.is_empty() {
             self.conn[f] = 1;
             self.send_syn(f);
         } else {

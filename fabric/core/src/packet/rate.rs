@@ -65,8 +65,37 @@
 //! gamma = 1 for every class (assumed: the thesis gives no value; TCP's slow-start doubling).
 //! SDC's packets carry f as an f32 in the upper 32 bits, the class (0 A, 1 B, 2 C, 3 none) in
 //! bits 30-31 and the RTT in ns in bits 0-29.
-use super::port::{Packet, ACK};
+//!
+//! **RACS** (Munir, chapter 4). A flow's weight is w = w_min + w_max exp(-a f_r) (eq. 4.1, f_r
+//! its remaining bytes; w_min 1, w_max 100, a 1e-5 per byte: the fluid `racs` defaults, the
+//! thesis gives none), carried as u16 in units of 1/256 so that the routers' sums stay exact.
+//! The sender opens with its SYN, a header-only rate request with w_p = 0 and w_c its weight,
+//! then on the SYN-ACK a second header-only request (w_p = w_c), and starts its data at the
+//! rate that request's answer brings (4.2: admitted first, then given a rate; one extra RTT).
+//! Then it paces as RCP's sender, and once per transmission round (its SRTT) its next new data
+//! packet carries a rate request (RR flag, w_p the last w_c, w_c for its remaining size); its
+//! last packet carries w_c = 0 (the thesis' FIN). Every port keeps W (eq. 4.3: W += w_c - w_p per
+//! request) and answers a request with min(carried, w_c C / W) (eq. 4.2), W the larger of its
+//! value at the last interval's end and now (the slotted allocation of 4.2; the interval is the
+//! port's average RTT, from the RTTs the other data packets carry). ACKs echo the latest answer.
+//! Loss recovery as RCP's. A request lost before a port leaves that port's W off (the thesis'
+//! design has no per-flow state to correct it).
+use super::port::{Packet, ACK, RR, SYN};
 use super::{PacketSimulator, Transport};
+
+/// RACS's weight w = w_min + w_max exp(-a f_r) (eq. 4.1): flowsched's fluid `racs` defaults
+/// (the thesis gives no values), f_r the remaining bytes.
+pub const RACS_W_MIN: f64 = 1.0;
+pub const RACS_W_MAX: f64 = 100.0;
+pub const RACS_A_PER_BYTE: f64 = 1e-5;
+/// Weights travel as u16 in units of 1/256 (so that the routers' sums of w_c - w_p are exact).
+pub const RACS_W_SCALE: f64 = 256.0;
+
+/// RACS's weight of a flow with `remaining` bytes, in units of 1/256 (at least 1).
+pub fn racs_weight(remaining: u64) -> u64 {
+    let w = RACS_W_MIN + RACS_W_MAX * (-RACS_A_PER_BYTE * remaining as f64).exp();
+    ((w * RACS_W_SCALE).round() as u64).clamp(1, u16::MAX as u64)
+}
 
 /// SDC's class thresholds, packets of remaining size (Munir 3.4.5: d_a = 50, d_b = 100).
 pub const SDC_THRESHOLDS_PACKETS: [u64; 2] = [50, 100];
@@ -123,6 +152,10 @@ pub struct Router {
     pub load: f64,
     area0: u128,
     pub classes: [u32; 3],
+    /// RACS: the sum W of the weights of the flows crossing the port (units of 1/256), kept as
+    /// eq. 4.3 says (W += w_c - w_p per rate request), and its value at the last interval's end.
+    pub w_sum: u64,
+    w_slot: u64,
 }
 
 impl Router {
@@ -140,6 +173,8 @@ impl Router {
             load: 0.0,
             area0: 0,
             classes: [0; 3],
+            w_sum: 0,
+            w_slot: 0,
         }
     }
 
@@ -168,6 +203,7 @@ impl Router {
             let r = self.rate * (1.0 + (len / d) * (RCP_ALPHA * (self.cap - y) - RCP_BETA * qd) / self.cap);
             self.rate = r.clamp(self.cap * RCP_MIN_FRACTION, self.cap);
             self.updates += 1;
+            self.w_slot = self.w_sum;
             let idle = self.bytes_in == 0 && q == 0 && self.rate == self.cap && self.load == 0.0;
             self.bytes_in = 0;
             self.rtt_sum = 0.0;
@@ -208,6 +244,11 @@ pub struct RateState {
     /// SDC, per flow: no further cut until the cumulative ACK passes this; the last snd_una seen.
     cut_end: Vec<u32>,
     una: Vec<u32>,
+    /// RACS, per flow: the weight of its last rate request, its phase (0: nothing sent, 1: its
+    /// SYN sent, 2: its first rate request sent), and when its last rate request left.
+    w: Vec<u64>,
+    phase: Vec<u8>,
+    last_rr_ps: Vec<u64>,
     pub pacers: Vec<Pacer>,
     /// Per flow: the feedback of the last data packet its receiver got (echoed on ACKs).
     echo: Vec<u64>,
@@ -223,7 +264,23 @@ impl RateState {
             echo: vec![0; n],
             cut_end: Vec::new(),
             una: Vec::new(),
+            w: Vec::new(),
+            phase: Vec::new(),
+            last_rr_ps: Vec::new(),
         }
+    }
+    /// RACS state for ports of these capacities (bytes/s) and `n` flows.
+    pub fn new_racs(caps: &[f64], n: usize) -> Self {
+        let mut s = Self::rcp(caps, n);
+        s.kind = Some(Transport::Racs);
+        s.w = vec![0; n];
+        s.phase = vec![0; n];
+        s.last_rr_ps = vec![0; n];
+        s
+    }
+    #[inline]
+    fn is_racs(&self) -> bool {
+        self.kind == Some(Transport::Racs)
     }
     /// SDC state for ports of these capacities (bytes/s) and `n` flows.
     pub fn new_sdc(caps: &[f64], n: usize) -> Self {
@@ -234,6 +291,9 @@ impl RateState {
             echo: vec![0; n],
             cut_end: vec![0; n],
             una: vec![0; n],
+            w: Vec::new(),
+            phase: Vec::new(),
+            last_rr_ps: Vec::new(),
         }
     }
     #[inline]
@@ -281,6 +341,55 @@ pub fn sdc_rtt_ps(t: u64) -> f64 {
 }
 
 impl PacketSimulator {
+    /// The field a SYN of flow f carries: as its data (RCP, SDC); RACS: its first rate request
+    /// (w_p = 0, w_c of its size), or a repeat of it (w_p = w_c: its second request, or a
+    /// retransmitted SYN).
+    pub(super) fn rate_syn_tag(&mut self, f: usize) -> u64 {
+        if !self.rate.is_racs() {
+            return self.rate_tag(f);
+        }
+        let wc = racs_weight(self.flows[f].size);
+        let wp = if self.rate.phase[f] == 0 { 0 } else { self.rate.w[f] };
+        self.rate.phase[f] = self.rate.phase[f].max(1);
+        self.rate.w[f] = wc;
+        self.rate.last_rr_ps[f] = self.now;
+        (f32::INFINITY.to_bits() as u64) << 32 | wc << 16 | wp
+    }
+
+    /// RACS: flow f's SYN-ACK answers its SYN (phase 1): it sends its first rate request (a
+    /// header, as a SYN) and waits for that answer before any data (Munir 4.2). True when handled.
+    pub(super) fn rate_synack(&mut self, f: usize) -> bool {
+        if !self.rate.is_racs() || self.rate.phase[f] != 1 {
+            return false;
+        }
+        self.rate.phase[f] = 2;
+        self.send_syn(f);
+        true
+    }
+
+    /// The field and flags of flow f's data packet `seq`: RCP and SDC as `rate_tag`; RACS: a rate
+    /// request (RR, its weights) on the first packet sent a transmission round (the sender's
+    /// SRTT) after the last one, and on the last packet (w_c = 0: the flow leaves, the thesis'
+    /// FIN); other packets carry the RTT estimate.
+    pub(super) fn rate_data_tag(&mut self, f: usize, seq: u32) -> (u64, u8) {
+        if !self.rate.is_racs() {
+            return (self.rate_tag(f), 0);
+        }
+        let s = &self.senders[f];
+        let srtt = s.srtt_s() * 1e12;
+        let fresh = seq >= s.high;
+        let last = seq + 1 == self.flows[f].n;
+        if fresh && (last || self.now as f64 >= self.rate.last_rr_ps[f] as f64 + srtt) {
+            let rem = self.flows[f].size - (seq as u64 * self.mss).min(self.flows[f].size);
+            let wc = if last { 0 } else { racs_weight(rem) };
+            let wp = self.rate.w[f];
+            self.rate.w[f] = wc;
+            self.rate.last_rr_ps[f] = self.now;
+            return ((f32::INFINITY.to_bits() as u64) << 32 | wc << 16 | wp, RR);
+        }
+        (tag(f32::INFINITY, srtt), 0)
+    }
+
     /// The feedback field flow f's next data packet or SYN starts with: no rate limit, and its RTT estimate.
     pub(super) fn rate_tag(&self, f: usize) -> u64 {
         if !self.rate.on() {
@@ -336,10 +445,12 @@ impl PacketSimulator {
         }
         self.rate_tick(l);
         let now = self.now;
+        let carries_rtt = p.flags & ACK == 0 && !(self.rate.is_racs() && p.flags & (RR | SYN) != 0);
+        let sdc = self.rate.is_sdc();
         let r = &mut self.rate.routers[l];
         r.bytes_in += p.wire_bytes as u64;
-        if p.flags & ACK == 0 {
-            let rtt = if self.rate.kind == Some(Transport::Sdc) { sdc_rtt_ps(p.prio) } else { tag_rtt_ps(p.prio) };
+        if carries_rtt {
+            let rtt = if sdc { sdc_rtt_ps(p.prio) } else { tag_rtt_ps(p.prio) };
             if rtt > 0.0 {
                 let b = p.wire_bytes as f64;
                 r.rtt_sum += b * rtt;
@@ -360,6 +471,24 @@ impl PacketSimulator {
         if !self.rate.on() || p.flags & ACK != 0 {
             return;
         }
+        if self.rate.is_racs() {
+            if p.flags & (RR | SYN) == 0 {
+                return;
+            }
+            // a rate request: W += w_c - w_p (eq. 4.3), then R = w_c C / W (eq. 4.2), with W
+            // the larger of the last interval's and the current sum
+            let (wc, wp) = ((p.prio >> 16) & 0xFFFF, p.prio & 0xFFFF);
+            let r = &mut self.rate.routers[l];
+            r.w_sum = (r.w_sum + wc).saturating_sub(wp);
+            if wc > 0 {
+                let w = r.w_slot.max(r.w_sum).max(wc);
+                let rate = (r.cap * wc as f64 / w as f64) as f32;
+                if rate < tag_rate(p.prio) {
+                    p.prio = (rate.to_bits() as u64) << 32 | (p.prio & 0xFFFF_FFFF);
+                }
+            }
+            return;
+        }
         if self.rate.is_sdc() {
             let r = &self.rate.routers[l];
             let f = tag_rate(p.prio).max(r.load as f32);
@@ -376,7 +505,7 @@ impl PacketSimulator {
     /// A data packet reaches flow f's receiver: its feedback is what the next ACK echoes.
     #[inline]
     pub(super) fn rate_on_data(&mut self, f: usize, p: &Packet) {
-        if self.rate.on() {
+        if self.rate.on() && !(self.rate.is_racs() && p.flags & RR == 0) {
             self.rate.echo[f] = p.prio;
         }
     }
@@ -487,6 +616,10 @@ impl PacketSimulator {
     /// Per port: the RCP rate now (bytes/s), the average RTT (s) and the control intervals ended.
     pub fn rcp_routers(&self) -> Vec<(f64, f64, u64)> {
         self.rate.routers.iter().map(|r| (r.rate, r.d_ps * 1e-12, r.updates)).collect()
+    }
+    /// Per port: RACS's sum of weights W now (units of 1/256; 0 once every flow has left).
+    pub fn racs_weight_sums(&self) -> Vec<u64> {
+        self.rate.routers.iter().map(|r| r.w_sum).collect()
     }
     /// Per flow: the rate its RCP sender paces at (bytes/s; 0 before the first feedback).
     pub fn rcp_flow_rates(&self) -> Vec<f64> {

@@ -197,7 +197,7 @@ impl Sender {
             }
             match p.transport {
                 Transport::PFabric => self.grow(1, p),
-                Transport::Rcp => {} // paced at the routers' rate: no window, no fast recovery (rate.rs)
+                Transport::Rcp | Transport::Racs => {} // paced at the routers' rate: no window, no fast recovery (rate.rs)
                 _ => {
                     if self.in_recovery {
                         if ack >= self.recover {
@@ -235,7 +235,7 @@ impl Sender {
         if p.transport == Transport::Dctcp && ece {
             self.dctcp_cut();
         }
-        if matches!(p.transport, Transport::PFabric | Transport::Rcp) || ack < self.snd_una || self.snd_nxt == self.snd_una {
+        if matches!(p.transport, Transport::PFabric | Transport::Rcp | Transport::Racs) || ack < self.snd_una || self.snd_nxt == self.snd_una {
             return act; // pFabric, RCP: no fast retransmit; an old or idle ACK
         }
         self.dupacks += 1;
