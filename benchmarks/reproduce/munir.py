@@ -30,9 +30,9 @@ Packet model: TCP = ``ps`` over ``tcp``, RCP = ``ps`` over ``rcp`` (docs/packet.
 compute one rate per link, senders pace at the path's minimum), SDC = ``sdc`` over ``sdc``
 (docs/packet.md#sdc: the thesis' window law on the routers' load factor), RACS = ``racs`` over
 ``racs`` (docs/packet.md#racs: routers share capacity by size-based weights). Incast (packet
-only): n servers (1 to 64) each send 25 KB at once to one client through the thesis' setting (1 Gbps, 300 us links, 100-packet buffers of 1,500 B,
-RTOmin 10 ms), once (the thesis repeats the pattern 500 times); the loss rate is data packets
-dropped / data packets sent.
+only): n servers (1 to 64) each send 25 KB at once to one client through the thesis' setting
+(1 Gbps, 300 us links, 100-packet buffers of 1,500 B, RTOmin 10 ms), once (the thesis repeats
+the pattern 500 times); the loss rate is data packets dropped / data packets sent.
 """
 
 from __future__ import annotations
