@@ -304,3 +304,31 @@ fn racs_below_sdc_below_rcp_on_a_short_long_mix() {
     println!("mix: racs {:.3} ms, sdc {:.3} ms, rcp {:.3} ms", racs * 1e3, sdc * 1e3, rcp * 1e3);
     assert!(racs < sdc && sdc < rcp, "racs {racs}, sdc {sdc}, rcp {rcp}");
 }
+
+#[test]
+fn sdc_and_racs_are_deterministic() {
+    let topo = Topology::big_switch(&[10.0; 9]).unwrap();
+    let mut flows = Vec::new();
+    for i in 0..40usize {
+        flows.push(FlowSpec::new(i as f64 * 7e-6, 1 + i % 7, (i * 3) % 9, 1_000.0 + (i * 7919 % 200) as f64 * 1_000.0));
+    }
+    flows.retain(|f| f.src != f.dst);
+    for (sched, t) in [("sdc", Transport::Sdc), ("racs", Transport::Racs)] {
+        let go = || {
+            let mut c = PacketConfig::new(Scheduler::parse(sched).unwrap());
+            c.transport = Some(t);
+            c.delay_per_hop_s = 2e-6;
+            c.buffer_bytes = Some(50_000);
+            c.min_rto_s = Some(1e-3);
+            let mut s = PacketSimulator::new(&topo, &flows, c).unwrap();
+            s.run().unwrap();
+            s
+        };
+        let (a, b) = (go(), go());
+        assert_eq!(a.fct_s().iter().map(|x| x.to_bits()).collect::<Vec<_>>(), b.fct_s().iter().map(|x| x.to_bits()).collect::<Vec<_>>());
+        assert_eq!(a.stats(), b.stats());
+        for (i, f) in flows.iter().enumerate() {
+            assert_eq!(a.delivered_bytes()[i], f.size_bytes as u64, "{sched}: flow {i}");
+        }
+    }
+}
