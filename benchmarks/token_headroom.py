@@ -16,6 +16,7 @@ episode length: about 5 s per 200-flow episode here (30 episodes in 2 to 3 minut
 
     python benchmarks/token_headroom.py --variant 1 --load 0.72 --episodes 30
     python benchmarks/token_headroom.py --variant 2 --base ssdf   # the thesis' 10 bursts/s
+    python benchmarks/token_headroom.py --env-id flowsched/TokenScheduling-Artemis-v0  # packet model
 """
 from __future__ import annotations
 
@@ -70,6 +71,9 @@ def episode(env: gym.Env, replay: gym.Env, rule: baselines.Policy, seed: int) ->
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--env-id", default="flowsched/TokenScheduling-v1",
+                    choices=("flowsched/TokenScheduling-v1", "flowsched/TokenScheduling-Artemis-v0"),
+                    help="the token env: the fluid model (-v1) or the thesis' setting on the packet model")
     ap.add_argument("--variant", type=int, default=1, choices=(1, 2), help="Artemis workload A variant")
     ap.add_argument("--load", type=float, default=None,
                     help="offered load of the destination link, as train.py's workload.load (default: --burst-rate-hz)")
@@ -82,7 +86,7 @@ def main() -> None:
     bits_per_burst = kwargs["burst_size"] * mean_bytes * 8
     rate = args.burst_rate_hz if args.load is None else args.load * kwargs["link_gbps"] * 1e9 / bits_per_burst
     load = rate * bits_per_burst / (kwargs["link_gbps"] * 1e9)
-    make = lambda: gym.make("flowsched/TokenScheduling-v1", variant=args.variant, burst_rate_hz=rate,  # noqa: E731
+    make = lambda: gym.make(args.env_id, variant=args.variant, burst_rate_hz=rate,  # noqa: E731
                             masked_action="raise", **kwargs).unwrapped
     env, replay = make(), make()
     rule = baselines.make("token", args.base)
@@ -92,7 +96,7 @@ def main() -> None:
     diff = res[:, 1] - res[:, 0]
     ci = 1.96 * diff.std(ddof=1) / np.sqrt(len(diff)) if len(diff) > 1 else float("nan")
     print(f"# {platform.processor() or platform.machine()}, {wall:.0f} s")
-    print(f"Artemis workload A variant {args.variant}, load {load:.3f} ({rate:.2f} bursts/s), "
+    print(f"{args.env_id}: Artemis workload A variant {args.variant}, load {load:.3f} ({rate:.2f} bursts/s), "
           f"seeds {FIRST_EVAL_SEED}..{FIRST_EVAL_SEED + args.episodes - 1}")
     print(f"{args.base:>12}: {res[:, 0].mean():.4f}")
     print(f"{'rollout':>12}: {res[:, 1].mean():.4f}  ({diff.mean() * 100:+.2f} ± {ci * 100:.2f} points, 95% CI across "

@@ -118,6 +118,9 @@ def _parser() -> argparse.ArgumentParser:
                     help="delayed-ACK timer (0.2 s, ns-3's DelAckTimeout; RFC 1122: < 0.5 s)")
     pk.add_argument("--handshake", action="store_const", const=True, default=None,
                     help="open each connection with SYN / SYN-ACK before the first data")
+    pk.add_argument("--limited-transmit", action="store_const", const=True, default=None,
+                    help="tcp/dctcp: RFC 3042 limited transmit (a new segment on each of the first two "
+                         "duplicate ACKs; off; ns-3: on)")
     pk.add_argument("--syn-timeout-s", type=float, default=None,
                     help="first SYN retransmission timeout, doubled per retry (1 s, RFC 6298; ns-3: 3 s)")
     pk.add_argument("--clock-granularity-s", type=float, default=None,
@@ -134,7 +137,7 @@ def _parser() -> argparse.ArgumentParser:
 
 #: The packet model's TCP and admission options on the command line (PACKET_OPTIONS keys).
 _TCP_OPTIONS = ("ack_every_segments", "delayed_ack_timeout_s", "handshake", "syn_timeout_s", "clock_granularity_s",
-                "request_delay_us", "grant_delay_us")
+                "limited_transmit", "request_delay_us", "grant_delay_us")
 
 
 def _check_out_dir(path: str, option: str) -> None:

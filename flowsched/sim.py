@@ -305,6 +305,7 @@ PACKET_OPTIONS: dict[str, Any] = {
     "handshake": False,
     "syn_timeout_s": 1.0,
     "clock_granularity_s": 0.0,
+    "limited_transmit": False,
     "request_delay_us": 0.0,
     "grant_delay_us": 0.0,
 }
@@ -403,8 +404,9 @@ def native_packet_options(topology: Topology, transport: str | None, admission: 
     for name in ("init_cwnd_packets", "max_cwnd_packets", "min_rto_s"):
         if o[name] is not None and not np.isfinite(float(o[name])):
             raise ValueError(f"{name} must be finite, got {o[name]!r}")
-    if not isinstance(o["handshake"], (bool, np.bool_)):
-        raise ValueError(f"handshake must be True or False, got {o['handshake']!r}")
+    for flag in ("handshake", "limited_transmit"):
+        if not isinstance(o[flag], (bool, np.bool_)):
+            raise ValueError(f"{flag} must be True or False, got {o[flag]!r}")
 
     def seconds(name: str, scale: float = 1.0) -> float:
         v = o[name]
@@ -433,6 +435,7 @@ def native_packet_options(topology: Topology, transport: str | None, admission: 
         handshake=bool(o["handshake"]),
         syn_timeout_s=seconds("syn_timeout_s"),
         clock_granularity_s=seconds("clock_granularity_s"),
+        limited_transmit=bool(o["limited_transmit"]),
         request_delay_s=delays["request_delay_us"],
         grant_delay_s=delays["grant_delay_us"],
     )
@@ -1100,7 +1103,7 @@ def simulate(
         (``mss_bytes, header_bytes, buffer_bytes, ecn_threshold_bytes, init_cwnd_packets,
         max_cwnd_packets, min_rto_s, queue_sample_us, sample_links, max_events,
         ack_every_segments, delayed_ack_timeout_s, handshake, syn_timeout_s,
-        clock_granularity_s, request_delay_us, grant_delay_us``).
+        clock_granularity_s, limited_transmit, request_delay_us, grant_delay_us``).
 
     Returns
     -------

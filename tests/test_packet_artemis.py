@@ -84,10 +84,24 @@ def test_tcp_options_reach_the_core():
     assert delayed.packet["ack_packets"] == 150  # the first at once, 149 pairs; the last one still held
     # every default passed explicitly is today's behaviour, bit for bit
     defaults = {k: PACKET_OPTIONS[k] for k in ("ack_every_segments", "delayed_ack_timeout_s", "handshake",
-                                                "syn_timeout_s", "clock_granularity_s")}
+                                                "syn_timeout_s", "clock_granularity_s", "limited_transmit")}
     again = simulate(tr, topo, "ps", **defaults, **base)
     assert again.flows["fct_s"].equals(plain.flows["fct_s"])
     assert again.packet == plain.packet
+
+
+def test_limited_transmit_on_an_incast():
+    """RFC 3042 (its exact steps: the core's unit test): on a lossy 10-to-1 incast of slow-starting
+    flows it changes the run, with every flow finished and its bytes delivered."""
+    tr = pd.DataFrame({"arrival_s": [0.0] * 10, "src": range(1, 11), "dst": [0] * 10, "size_bytes": [3e5] * 10})
+    topo = flowsched.BigSwitch(11, 1)
+    base = dict(model="packet", transport="tcp", delay_us=250, buffer_bytes=150_000, init_cwnd_packets=1,
+                min_rto_s=0.01)
+    off, on = simulate(tr, topo, "ps", **base), simulate(tr, topo, "ps", limited_transmit=True, **base)
+    for r in (off, on):
+        assert r.flows["fct_s"].notna().all() and r.packet["drops_overflow"] > 0
+    assert on.packet["data_packets"] != off.packet["data_packets"]
+    assert not on.flows["fct_s"].equals(off.flows["fct_s"])
 
 
 def test_option_refusals():
@@ -97,6 +111,8 @@ def test_option_refusals():
         simulate(tr, topo, "ps", model="packet", grant_delay_us=1.0)
     with pytest.raises(ValueError, match="handshake must be True or False"):
         simulate(tr, topo, "ps", model="packet", handshake="yes")
+    with pytest.raises(ValueError, match="limited_transmit must be True or False"):
+        simulate(tr, topo, "ps", model="packet", limited_transmit=1)
     with pytest.raises(ValueError, match="ack_every_segments must be an integer >= 1"):
         simulate(tr, topo, "ps", model="packet", ack_every_segments=0)
     with pytest.raises(ValueError, match="syn_timeout_s"):
@@ -113,8 +129,8 @@ def test_cli_packet_admission_and_tcp_options(tmp_path, capsys):
     flowsched.workloads.gather_bursts("artemis_a1", n_bursts=3, seed=1).to_csv(tr, index=False)
     args = ["simulate", "--trace", str(tr), "--hosts", "11", "--link-gbps", "1", "--scheduler", "ps", "--model",
             "packet", "--transport", "tcp", "--admission", "edf", "--k", "10", "--window", "5", "--delay-us", "250",
-            "--handshake", "--ack-every-segments", "2", "--syn-timeout-s", "3", "--clock-granularity-s", "1e-3",
-            "--request-delay-us", "500", "--grant-delay-us", "500", "-q"]
+            "--handshake", "--limited-transmit", "--ack-every-segments", "2", "--syn-timeout-s", "3",
+            "--clock-granularity-s", "1e-3", "--request-delay-us", "500", "--grant-delay-us", "500", "-q"]
     assert main(args) == 0
     assert "SYN timeouts" in capsys.readouterr().out
     assert main(["simulate", "--trace", str(tr), "--handshake", "-q"]) == 2

@@ -194,3 +194,13 @@ def test_artemis_quick(tmp_path, capsys):
             assert p["drops"] > 0 and p["flows with timeout %"] > 0 and p["max ms"] >= 1000
             assert 0 < p["waited for token %"] < 100
     assert all(c["packet"]["ok"] is not None for c in data["claims"])
+    # Figs. 4.3 / 4.4 (k = 1, 3, 10, 63): one token serializes flows that each pay a handshake, the
+    # token signalling and slow start from one packet, so k = 1 meets far fewer deadlines than k = 10
+    # and its median FCT is longer; the fluid model (no slow start) has no such cost
+    pk = _frame(data["numbers"]["packet_k"]).set_index("case")
+    fk = _frame(data["numbers"]["fluid_k"]).set_index("case")
+    assert list(pk.index) == list(fk.index) and len(pk) == 8
+    for r in ("fifo", "edf"):
+        assert pk.loc[f"k=1 {r}", "hit %"] < pk.loc[f"k=10 {r}", "hit %"] - 20
+        assert pk.loc[f"k=1 {r}", "median ms"] > pk.loc[f"k=10 {r}", "median ms"]
+        assert fk.loc[f"k=1 {r}", "hit %"] >= fk.loc[f"k=10 {r}", "hit %"] - 5

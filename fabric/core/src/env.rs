@@ -1714,28 +1714,11 @@ mod tests {
     }
 
     /// The Artemis setting on the packet model (benchmarks/reproduce/artemis.py's NS3_ERA).
-    fn artemis_packet() -> PacketConfig {
-        let mut c = PacketConfig::new(Scheduler::Ps);
-        c.transport = Some(crate::packet::Transport::Tcp);
-        c.mss_bytes = 1448;
-        c.header_bytes = 52;
-        c.init_cwnd_packets = Some(1.0);
-        c.buffer_bytes = Some(150_000);
-        c.min_rto_s = Some(1.0);
-        c.clock_granularity_s = 1e-3;
-        c.ack_every_segments = 2;
-        c.handshake = true;
-        c.syn_timeout_s = 3.0;
-        c.request_delay_s = 500e-6;
-        c.grant_delay_s = 500e-6;
-        c
-    }
-
     fn packet_cfg(k: usize, terminate: bool) -> TokenEnvConfig {
         let mut c = cfg(true);
         c.k = k;
         c.terminate_missed = terminate;
-        c.packet = Some(artemis_packet());
+        c.packet = Some(PacketConfig::artemis_ns3_era());
         c
     }
 
@@ -1750,7 +1733,7 @@ mod tests {
             let flows = gather_bursts(&mut g, &classes, exact, burst_size, burst_rate_hz, 12, dst, 11);
             env.set_trace(flows.clone()).unwrap();
             for policy in [AdmissionPolicy::Fifo, AdmissionPolicy::Edf, AdmissionPolicy::Ssdf, AdmissionPolicy::Lsdf] {
-                let mut pc = artemis_packet();
+                let mut pc = PacketConfig::artemis_ns3_era();
                 pc.delay_per_hop_s = 250e-6;
                 pc.terminate_missed = terminate;
                 pc.admission = Some(AdmissionConfig { k, window: 5, policy });

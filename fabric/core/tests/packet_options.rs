@@ -154,6 +154,7 @@ fn clock_granularity_bounds_the_rto_from_below_by_srtt_plus_g() {
         pfabric_rto_rtts: 0.0,
         dctcp_g: 1.0 / 16.0,
         clock_g_ps: 1.0,
+        limited_transmit: false,
     };
     let r = 1_000_000; // 1 us: RTTVAR 0.5 us
     assert_eq!(Sender::new(10, &p, r).rto_ps(&p), r + 4 * r / 2);
@@ -362,19 +363,8 @@ fn option_refusals_name_what_is_wrong() {
 
 /// The Artemis setting of the token env's packet model (benchmarks/reproduce/artemis.py's NS3_ERA).
 fn artemis(policy: AdmissionPolicy, terminate: bool) -> PacketConfig {
-    let mut c = tcp();
+    let mut c = PacketConfig::artemis_ns3_era();
     c.delay_per_hop_s = 250e-6;
-    c.buffer_bytes = Some(150_000);
-    c.mss_bytes = 1448;
-    c.header_bytes = 52;
-    c.init_cwnd_packets = Some(1.0);
-    c.min_rto_s = Some(1.0);
-    c.clock_granularity_s = 1e-3;
-    c.ack_every_segments = 2;
-    c.handshake = true;
-    c.syn_timeout_s = 3.0;
-    c.request_delay_s = 500e-6;
-    c.grant_delay_s = 500e-6;
     c.terminate_missed = terminate;
     c.admission = admission(policy, 3, 5);
     c

@@ -25,7 +25,7 @@ fn obs_limits(mb: f64, ms: f64, count: f64) -> PyResult<ObsLimits> {
 /// `PacketSimulator`'s keywords.
 const TOKEN_PACKET_OPTIONS: &str = "transport, mss_bytes, header_bytes, buffer_bytes, ecn_threshold_bytes, init_cwnd_packets, \
 max_cwnd_packets, min_rto_s, max_events, ack_every_segments, delayed_ack_timeout_s, handshake, syn_timeout_s, \
-clock_granularity_s, request_delay_s, grant_delay_s";
+clock_granularity_s, limited_transmit, request_delay_s, grant_delay_s";
 
 /// The packet model's options of a token env from a dict (`PacketSimulator`'s keyword
 /// names; absent keys keep `PacketConfig::new`'s defaults; None keeps the transport's
@@ -51,6 +51,7 @@ fn token_packet_config(d: &Bound<'_, PyDict>) -> PyResult<PacketConfig> {
             "handshake" => c.handshake = v.extract().map_err(bad)?,
             "syn_timeout_s" => c.syn_timeout_s = v.extract().map_err(bad)?,
             "clock_granularity_s" => c.clock_granularity_s = v.extract().map_err(bad)?,
+            "limited_transmit" => c.limited_transmit = v.extract().map_err(bad)?,
             "request_delay_s" => c.request_delay_s = v.extract().map_err(bad)?,
             "grant_delay_s" => c.grant_delay_s = v.extract().map_err(bad)?,
             other => {

@@ -27,7 +27,7 @@ impl PyPacketSimulator {
         ecn_threshold_bytes=97_500, init_cwnd_packets=None, max_cwnd_packets=None, min_rto_s=None,
         delay_per_hop_s=0.0, pias_thresholds_bytes=Vec::new(), queue_sample_s=None, sample_ports=None,
         terminate_missed=false, max_events=None, ack_every_segments=1, delayed_ack_timeout_s=0.2,
-        handshake=false, syn_timeout_s=1.0, clock_granularity_s=0.0, admission=None, k=0, window=0,
+        handshake=false, syn_timeout_s=1.0, clock_granularity_s=0.0, limited_transmit=false, admission=None, k=0, window=0,
         request_delay_s=0.0, grant_delay_s=0.0, seed=0
     ))]
     #[allow(clippy::too_many_arguments)]
@@ -68,6 +68,7 @@ impl PyPacketSimulator {
         handshake: bool,
         syn_timeout_s: f64,
         clock_granularity_s: f64,
+        limited_transmit: bool,
         admission: Option<&str>,
         k: usize,
         window: usize,
@@ -97,6 +98,7 @@ impl PyPacketSimulator {
         cfg.handshake = handshake;
         cfg.syn_timeout_s = syn_timeout_s;
         cfg.clock_granularity_s = clock_granularity_s;
+        cfg.limited_transmit = limited_transmit;
         cfg.admission = match admission {
             Some(p) => Some(AdmissionConfig { k, window, policy: AdmissionPolicy::parse(p).map_err(to_py)? }),
             None => None,

@@ -6,8 +6,9 @@
 //! path of link ids (so the leaf-spine's ECMP hash is the same); its ACKs follow the path
 //! from its destination back to its source. Packets are store-and-forward at every hop,
 //! serialized at the link's rate and delayed `delay_per_hop_s` per link. Time is integer
-//! picoseconds; events are kept in a binary heap ordered by (time, sequence number), so a
-//! run is deterministic bit for bit. There is no randomness in the model itself.
+//! picoseconds; events are popped in order of (time, sequence number) (`queue.rs`: a
+//! calendar queue, which pops them in the order a binary heap would), so a run is
+//! deterministic bit for bit. There is no randomness in the model itself.
 //!
 //! A flow's sender starts at its arrival (by default: no handshake, no destination
 //! admission) and it finishes when its last byte reaches the receiver: its FCT (finish -
@@ -16,11 +17,11 @@
 //! default and its source.
 pub mod delack;
 pub mod port;
+pub mod queue;
 pub mod rate;
 pub mod tcp;
 
-use std::cmp::Ordering;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::VecDeque;
 
 use crate::error::{Result, SimError};
 use crate::rng::SplitMix64;
@@ -28,6 +29,7 @@ use crate::sched::{AdmissionPolicy, GaInner, Scheduler};
 use crate::sim::{choose_admission, AdmissionConfig, FlowSpec};
 use crate::topology::Topology;
 use delack::AckState;
+use queue::EventQueue;
 use port::{Discipline, Enqueued, Packet, Port, ACK, CE, ECE, RETX, SYN};
 use tcp::{CcParams, Receiver, Sender, DCTCP_G, G_MIN_PS, MAX_RTO_PS};
 
@@ -162,6 +164,12 @@ pub struct PacketConfig {
     /// RFC 6298's clock granularity G, s: RTO = SRTT + max(G, 4 RTTVAR). 0: the core's
     /// tick (1 ps); ns-3 uses 1 ms (TcpSocketBase::ClockGranularity).
     pub clock_granularity_s: f64,
+    /// `tcp`/`dctcp`: RFC 3042 limited transmit: on each of the first two duplicate ACKs
+    /// outside recovery, send one new segment if the flight stays within cwnd + 2
+    /// segments, cwnd unchanged; the segments so sent are left out of FlightSize when the
+    /// third duplicate ACK sets ssthresh (RFC 5681 3.2 step 2). Off by default; ns-3's
+    /// `TcpSocketBase::LimitedTransmit` is on by default.
+    pub limited_transmit: bool,
     /// Destination admission (Artemis tokens), as the fluid model's: at most `k` flows per
     /// destination hold a token; the next admitted among the first `window` waiting by
     /// `policy` (not `external`). A token returns when the flow's last byte reaches the
@@ -200,11 +208,40 @@ impl PacketConfig {
             handshake: false,
             syn_timeout_s: 1.0,
             clock_granularity_s: 0.0,
+            limited_transmit: false,
             admission: None,
             request_delay_s: 0.0,
             grant_delay_s: 0.0,
             seed: 0,
         }
+    }
+
+    /// `ps` over the Artemis thesis' TCP as the ns-3 program of `shared/peers/ns3/artemis`
+    /// sets it up with 2018-era ns-3 choices (Python: `flowsched.envs.ARTEMIS_PACKET`, the
+    /// defaults of `flowsched/TokenScheduling-Artemis-v0`): NewReno without SACK, MSS 1448 B
+    /// with 52 B of IPv4 + TCP + timestamp headers, initial window 1, 100-packet drop-tail
+    /// buffers (150,000 B), min RTO 1 s with RFC 6298's G = 1 ms, delayed ACKs every 2
+    /// segments (200 ms timer), RFC 3042 limited transmit (ns-3's default), a handshake per
+    /// flow (ns-3's 3 s SYN timeout), and the token
+    /// request and grant each travelling one one-way delay (500 us). Admission and the
+    /// per-hop delay are left to the caller.
+    pub fn artemis_ns3_era() -> Self {
+        let mut c = PacketConfig::new(Scheduler::Ps);
+        c.transport = Some(Transport::Tcp);
+        c.mss_bytes = 1448;
+        c.header_bytes = 52;
+        c.init_cwnd_packets = Some(1.0);
+        c.buffer_bytes = Some(150_000);
+        c.min_rto_s = Some(1.0);
+        c.clock_granularity_s = 1e-3;
+        c.ack_every_segments = 2;
+        c.delayed_ack_timeout_s = 0.2;
+        c.limited_transmit = true;
+        c.handshake = true;
+        c.syn_timeout_s = 3.0;
+        c.request_delay_s = 500e-6;
+        c.grant_delay_s = 500e-6;
+        c
     }
 }
 
@@ -229,7 +266,7 @@ pub struct PacketStats {
     pub data_arrived: u64,
     /// Data packets among the dropped and evicted ones.
     pub data_dropped: u64,
-    /// The most events pending at once (the heap's peak size).
+    /// The most events pending at once (the event queue and the wires together).
     pub peak_pending_events: u64,
     /// SYN and SYN-ACK packets sent (the handshake option; retransmissions included).
     pub syn_packets: u64,
@@ -259,31 +296,6 @@ enum EvKind {
     Syn(u32),
     /// Flow f's paced sender may send its next packet (rate transports).
     Pace(u32),
-}
-
-#[derive(Debug, Clone, Copy)]
-struct Ev {
-    t: u64,
-    seq: u64,
-    kind: EvKind,
-}
-
-impl PartialEq for Ev {
-    fn eq(&self, o: &Self) -> bool {
-        self.t == o.t && self.seq == o.seq
-    }
-}
-impl Eq for Ev {}
-impl PartialOrd for Ev {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-        Some(self.cmp(o))
-    }
-}
-impl Ord for Ev {
-    /// Reversed: the heap's top is the earliest (time, sequence number).
-    fn cmp(&self, o: &Self) -> Ordering {
-        (o.t, o.seq).cmp(&(self.t, self.seq))
-    }
 }
 
 #[derive(Debug, Clone)]
@@ -317,9 +329,13 @@ pub struct PacketSimulator {
     ports: Vec<Port>,
     /// Each link's own propagation delay (s), when the topology has any (a graph's); empty otherwise.
     link_delay_s: Vec<f64>,
-    /// Per link, the packets propagating on it, in order (a link's delay is fixed, so they
-    /// arrive in the order they left; the heap holds one event per packet but no packet).
-    wires: Vec<VecDeque<(u64, Packet)>>,
+    /// Per link, the packets propagating on it with their arrival events' (time, sequence
+    /// number), in order: a link's delay is fixed, so they arrive in the order they left,
+    /// and its queue is sorted by (time, sequence number). Only the first packet's arrival
+    /// event is in the event queue (as `EvKind::Arrive(l)`); when it is handled, the next
+    /// one's is pushed. The queue pops the same events in the same order as one holding an
+    /// event per packet, and stays small (at most one arrival per link).
+    wires: Vec<VecDeque<(u64, u64, Packet)>>,
     flows: Vec<Flow>,
     senders: Vec<Sender>,
     receivers: Vec<Receiver>,
@@ -332,7 +348,10 @@ pub struct PacketSimulator {
     terminated: Vec<bool>,
     delivered: Vec<u64>,
     rto_event_at: Vec<u64>,
-    heap: BinaryHeap<Ev>,
+    /// Pending events, popped by (time, sequence number).
+    heap: EventQueue<EvKind>,
+    /// Events pending: those in the queue and the arrivals waiting behind a wire's first.
+    pending: u64,
     next_seq: u64,
     now: u64,
     n_ended: usize,
@@ -344,7 +363,7 @@ pub struct PacketSimulator {
     sample_v: Vec<u32>,
     first_arrival_ps: u64,
     /// Flows in order of arrival (ties by row), and the next one to start: arrivals stay
-    /// out of the heap, which then holds only what is in flight (a few per active flow).
+    /// out of the event queue, which then holds only what is in flight (a few per active flow).
     order: Vec<u32>,
     next_start: usize,
     /// Per flow, the receiver's delayed-ACK state (empty when every segment is acknowledged).
@@ -540,6 +559,7 @@ impl PacketSimulator {
             pfabric_rto_rtts: if cfg.min_rto_s.is_none() { 3.0 } else { 0.0 },
             dctcp_g: DCTCP_G,
             clock_g_ps: (cfg.clock_granularity_s * PS_PER_S).round().max(G_MIN_PS),
+            limited_transmit: cfg.limited_transmit,
         };
         let bad_flow = |row: usize, field: &'static str, message: String| Err(SimError::InvalidFlow { row, field, message });
         topo.check_pinned(flows)?; // routes pinned by a trace's `path` column: made for these flows
@@ -627,7 +647,8 @@ impl PacketSimulator {
             terminated: vec![false; n],
             delivered: vec![0; n],
             rto_event_at: vec![u64::MAX; n],
-            heap: BinaryHeap::with_capacity(n + 1024),
+            heap: EventQueue::new(0), // its bucket width is set below, from the ports
+            pending: 0,
             next_seq: 0,
             now: 0,
             n_ended: 0,
@@ -678,6 +699,11 @@ impl PacketSimulator {
         } else if sim.sample_ps > 0 {
             sim.sample_ports = (0..sim.ports.len() as u32).collect();
         }
+        // Buckets of the event queue: about the shortest serialization time (an ACK's on the
+        // fastest link), so that a bucket holds few events under load (the order of events
+        // does not depend on it).
+        let min_ser = sim.ports.iter().map(|p| p.ser_ps(sim.hdr)).min().unwrap_or(1);
+        sim.heap = EventQueue::new(63 - min_ser.max(1).leading_zeros());
         let mut order: Vec<u32> = (0..n as u32).collect();
         order.sort_by_key(|&i| (sim.flows[i as usize].arrival_ps, i));
         sim.order = order;
@@ -698,9 +724,16 @@ impl PacketSimulator {
     fn push(&mut self, t: u64, kind: EvKind) {
         let seq = self.next_seq;
         self.next_seq += 1;
-        self.heap.push(Ev { t, seq, kind });
-        if self.heap.len() as u64 > self.stats.peak_pending_events {
-            self.stats.peak_pending_events = self.heap.len() as u64;
+        self.heap.push(t, seq, kind);
+        self.note_pending();
+    }
+
+    /// One more event pending (the peak counts the queue and the wires' arrivals together).
+    #[inline]
+    fn note_pending(&mut self) {
+        self.pending += 1;
+        if self.pending > self.stats.peak_pending_events {
+            self.stats.peak_pending_events = self.pending;
         }
     }
 
@@ -815,7 +848,7 @@ impl PacketSimulator {
                 }
                 self.decisions.clear();
             }
-            // the next arrival goes before heap events at the same time
+            // the next arrival goes before queued events at the same time
             if let Some(&f) = self.order.get(self.next_start) {
                 let t = self.flows[f as usize].arrival_ps;
                 if self.heap.peek().is_none_or(|top| t <= top.t) {
@@ -843,12 +876,19 @@ impl PacketSimulator {
                 return Ok(None);
             }
             let Some(ev) = self.heap.pop() else { break };
+            self.pending -= 1;
             self.now = ev.t;
             self.count_event()?;
-            match ev.kind {
+            match ev.val {
                 EvKind::TxDone(l) => self.tx_done(l as usize),
                 EvKind::Arrive(l) => {
-                    if let Some((_, p)) = self.wires[l as usize].pop_front() {
+                    // a wire's first arrival: the next packet on that wire (if any) takes its place
+                    let w = &mut self.wires[l as usize];
+                    let arrived = w.pop_front();
+                    if let Some(&(t, seq, _)) = w.front() {
+                        self.heap.push(t, seq, EvKind::Arrive(l));
+                    }
+                    if let Some((_, _, p)) = arrived {
                         self.arrive(p);
                     }
                 }
@@ -913,8 +953,7 @@ impl PacketSimulator {
             return self.rate_send(f);
         }
         while self.senders[f].can_send() {
-            let seq = self.senders[f].snd_nxt;
-            self.senders[f].snd_nxt += 1;
+            let seq = self.senders[f].take_next();
             self.emit(f, seq);
         }
         self.arm_timer(f);
@@ -1002,8 +1041,14 @@ impl PacketSimulator {
         port.busy_until = done;
         let arrive = done + port.prop_ps;
         p.hop += 1;
-        self.wires[l].push_back((arrive, p));
-        self.push(arrive, EvKind::Arrive(l as u32));
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        let w = &mut self.wires[l];
+        w.push_back((arrive, seq, p));
+        if w.len() == 1 {
+            self.heap.push(arrive, seq, EvKind::Arrive(l as u32));
+        }
+        self.note_pending();
     }
 
     /// Port l has finished a transmission and has packets waiting: it sends the next.
@@ -1498,7 +1543,7 @@ impl PacketSimulator {
     /// Data packets in the network now: waiting, in transmission or propagating.
     pub fn data_in_network(&self) -> u64 {
         let ports: u64 = self.ports.iter().map(|p| p.data_packets()).sum(); // the one in transmission is on the wire
-        let flying = self.wires.iter().flatten().filter(|(_, p)| p.is_data()).count() as u64;
+        let flying = self.wires.iter().flatten().filter(|(_, _, p)| p.is_data()).count() as u64;
         ports + flying
     }
     /// Bytes waiting at port l now.

@@ -81,8 +81,70 @@ enum Queue {
     Fifo(VecDeque<Packet>),
     /// pFabric: packets in arrival order (small buffers: a linear scan, as the pFabric
     /// switch design argues for its small queues).
-    Prio(Vec<Packet>),
+    Prio(PrioQueue),
     Multi { q: Vec<VecDeque<Packet>>, bytes: Vec<u64> },
+}
+
+/// The pFabric queue: packets in arrival order, with their priority values and their
+/// (flow, ACK or not) keys in arrays of their own, so that the scans read 8 and 4 bytes per
+/// packet rather than a whole packet, and the index of the smallest value kept between
+/// calls while it is known.
+#[derive(Debug, Clone, Default)]
+struct PrioQueue {
+    pk: Vec<Packet>,
+    prio: Vec<u64>,
+    /// `flow << 1 | is_ack` (flows are fewer than 2^31).
+    who: Vec<u32>,
+    /// `best()`'s answer, when known (None: to be found by a scan).
+    best: Option<usize>,
+}
+
+impl PrioQueue {
+    fn push(&mut self, p: Packet) {
+        // a later packet is the earliest of the smallest value only if its value is smaller
+        if let Some(b) = self.best {
+            if p.prio < self.prio[b] {
+                self.best = Some(self.pk.len());
+            }
+        }
+        self.prio.push(p.prio);
+        self.who.push(p.flow << 1 | p.is_ack() as u32);
+        self.pk.push(p);
+    }
+    fn remove(&mut self, i: usize) -> Packet {
+        // the packets after i move down one place; the best one itself is found again
+        self.best = match self.best {
+            Some(b) if i < b => Some(b - 1),
+            Some(b) if i > b => Some(b),
+            _ => None,
+        };
+        self.prio.remove(i);
+        self.who.remove(i);
+        self.pk.remove(i)
+    }
+    /// The index of the smallest priority value (the earliest of equal values).
+    fn best(&mut self) -> Option<usize> {
+        if self.best.is_none() {
+            let (mut best, mut v) = (0, *self.prio.first()?);
+            for (i, &x) in self.prio.iter().enumerate().skip(1) {
+                if x < v {
+                    (best, v) = (i, x);
+                }
+            }
+            self.best = Some(best);
+        }
+        self.best
+    }
+    /// The index of the largest priority value (the latest of equal values).
+    fn worst(&self) -> Option<usize> {
+        let (mut worst, mut v) = (0, *self.prio.first()?);
+        for (i, &x) in self.prio.iter().enumerate().skip(1) {
+            if x >= v {
+                (worst, v) = (i, x);
+            }
+        }
+        Some(worst)
+    }
 }
 
 /// One output port.
@@ -101,6 +163,10 @@ pub struct Port {
     /// Serialization time per byte (ps), as a float of the link's rate; a packet's time is
     /// rounded to whole picoseconds (exact at 10, 25, 40 and 100 Gbps).
     pub ps_per_byte: f64,
+    /// `ps_per_byte` when it is a whole number small enough that `bytes * ps_per_byte` is
+    /// exact in f64 for every u16 `bytes` (then `ser_ps` is an integer product, the same
+    /// value without the float rounding); 0 otherwise.
+    ps_per_byte_int: u64,
     pub prop_ps: u64,
     pub peak_bytes: u64,
     /// Integral of `queued_bytes` over time (byte-picoseconds) up to `last_change_ps`.
@@ -116,7 +182,7 @@ impl Port {
     pub fn new(disc: Discipline, buffer_bytes: u64, ecn_threshold_bytes: u64, ps_per_byte: f64, prop_ps: u64) -> Self {
         let queue = match disc {
             Discipline::DropTail | Discipline::EcnFifo => Queue::Fifo(VecDeque::new()),
-            Discipline::PFabric => Queue::Prio(Vec::new()),
+            Discipline::PFabric => Queue::Prio(PrioQueue::default()),
             Discipline::MultiQueue { queues, .. } => {
                 Queue::Multi { q: (0..queues).map(|_| VecDeque::new()).collect(), bytes: vec![0; queues as usize] }
             }
@@ -130,6 +196,11 @@ impl Port {
             busy_until: 0,
             txdone_pending: false,
             ps_per_byte,
+            ps_per_byte_int: if ps_per_byte >= 1.0 && ps_per_byte.fract() == 0.0 && ps_per_byte * 65_536.0 < (1u64 << 53) as f64 {
+                ps_per_byte as u64
+            } else {
+                0
+            },
             prop_ps,
             peak_bytes: 0,
             area: 0,
@@ -143,6 +214,9 @@ impl Port {
     /// Serialization time of `bytes` on this port's link (ps, at least 1).
     #[inline]
     pub fn ser_ps(&self, bytes: u16) -> u64 {
+        if self.ps_per_byte_int > 0 {
+            return (bytes as u64 * self.ps_per_byte_int).max(1);
+        }
         ((bytes as f64 * self.ps_per_byte).round() as u64).max(1)
     }
 
@@ -195,14 +269,8 @@ impl Port {
                     // The waiting packet with the largest priority value (the latest one of
                     // equal values); the arriving packet is dropped instead if its value is
                     // at least as large.
-                    let mut worst: Option<usize> = None;
-                    for (i, x) in q.iter().enumerate() {
-                        if worst.is_none_or(|w| x.prio >= q[w].prio) {
-                            worst = Some(i);
-                        }
-                    }
-                    match worst {
-                        Some(w) if q[w].prio > p.prio => {
+                    match q.worst() {
+                        Some(w) if q.prio[w] > p.prio => {
                             let v = q.remove(w);
                             self.queued_bytes -= v.wire_bytes as u64;
                             evicted += 1;
@@ -244,20 +312,11 @@ impl Port {
                 Some(p)
             }
             Queue::Prio(q) => {
-                if q.is_empty() {
-                    return None;
-                }
                 // The smallest priority value (earliest of equal values), then that flow's
                 // earliest queued packet, so a flow's packets leave in order.
-                let mut best = 0;
-                for i in 1..q.len() {
-                    if q[i].prio < q[best].prio {
-                        best = i;
-                    }
-                }
-                let f = q[best].flow;
-                let ack = q[best].is_ack();
-                let first = q.iter().position(|x| x.flow == f && x.is_ack() == ack).unwrap_or(best);
+                let best = q.best()?;
+                let who = q.who[best];
+                let first = q.who[..best].iter().position(|&x| x == who).unwrap_or(best);
                 Some(q.remove(first))
             }
         }?;
@@ -275,7 +334,7 @@ impl Port {
         let c = |q: &VecDeque<Packet>| q.iter().filter(|p| p.is_data()).count() as u64;
         match &self.queue {
             Queue::Fifo(q) => c(q),
-            Queue::Prio(q) => q.iter().filter(|p| p.is_data()).count() as u64,
+            Queue::Prio(q) => q.pk.iter().filter(|p| p.is_data()).count() as u64,
             Queue::Multi { q, .. } => q.iter().map(c).sum(),
         }
     }

@@ -32,6 +32,8 @@ pub struct CcParams {
     /// RFC 6298's clock granularity G (ps): RTO = SRTT + max(G, 4 RTTVAR); at least the
     /// core's tick of 1 ps.
     pub clock_g_ps: f64,
+    /// RFC 3042 limited transmit (`tcp`, `dctcp`).
+    pub limited_transmit: bool,
 }
 
 /// RFC 6298 (2.5): an upper bound on the RTO may be placed, at least 60 s.
@@ -63,6 +65,11 @@ pub struct Sender {
     pub cwnd: f64,
     pub ssthresh: f64,
     dupacks: u32,
+    /// RFC 3042: new segments allowed beyond cwnd by the duplicate ACKs seen (0 to 2).
+    lt_allowed: u32,
+    /// RFC 3042: segments sent beyond cwnd since the last new ACK (left out of FlightSize
+    /// when the third duplicate ACK sets ssthresh).
+    lt_sent: u32,
     pub in_recovery: bool,
     /// RFC 6582's `recover`, as one past the highest packet sent when it was set.
     recover: u32,
@@ -97,6 +104,8 @@ impl Sender {
             cwnd: p.init_cwnd,
             ssthresh: f64::INFINITY, // RFC 5681 3.1: arbitrarily high
             dupacks: 0,
+            lt_allowed: 0,
+            lt_sent: 0,
             in_recovery: false,
             recover: 0,
             partial_seen: false,
@@ -151,10 +160,25 @@ impl Sender {
         self.srtt_ps * 1e-12
     }
 
-    /// Whether the window allows sending packet `snd_nxt` now.
+    /// Whether the window allows sending packet `snd_nxt` now (with limited transmit,
+    /// a new segment may go up to 2 beyond the window after duplicate ACKs).
     #[inline]
     pub fn can_send(&self) -> bool {
-        self.snd_nxt < self.n && ((self.snd_nxt - self.snd_una) as f64) < self.cwnd.floor().max(1.0)
+        let flight = (self.snd_nxt - self.snd_una) as f64;
+        let window = self.cwnd.floor().max(1.0);
+        self.snd_nxt < self.n && (flight < window || (self.snd_nxt >= self.high && flight < window + self.lt_allowed as f64))
+    }
+
+    /// The next packet to send (`snd_nxt`, then advanced), once `can_send` allowed it;
+    /// counts a limited-transmit segment.
+    #[inline]
+    pub fn take_next(&mut self) -> u32 {
+        let seq = self.snd_nxt;
+        if (seq - self.snd_una) as f64 >= self.cwnd.floor().max(1.0) {
+            self.lt_sent += 1;
+        }
+        self.snd_nxt += 1;
+        seq
     }
 
     /// Records that a packet was sent at `now` (RFC 6298 5.1: start the timer if it is off).
@@ -187,6 +211,8 @@ impl Sender {
         if newly > 0 {
             self.snd_una = ack;
             self.consecutive_timeouts = 0;
+            self.lt_allowed = 0;
+            self.lt_sent = 0;
             // Karn: no sample from an ACK of a retransmission.
             if a.flags & RETX == 0 && p.transport != Transport::PFabric && now >= a.tx_ps {
                 let r = (now - a.tx_ps) as f64;
@@ -241,9 +267,16 @@ impl Sender {
         self.dupacks += 1;
         if self.in_recovery {
             self.cwnd += 1.0; // RFC 6582 step 2 / RFC 5681: inflate
+        } else if self.dupacks <= 2 {
+            if p.limited_transmit {
+                self.lt_allowed = self.dupacks; // RFC 3042: one new segment per duplicate ACK
+            }
         } else if self.dupacks == 3 && ack >= self.recover {
-            // fast retransmit (RFC 6582 3.2 step 1)
-            let flight = (self.snd_nxt - self.snd_una) as f64;
+            // fast retransmit (RFC 6582 3.2 step 1); RFC 5681 3.2 step 2: the segments of
+            // limited transmit are not in FlightSize
+            let flight = (self.snd_nxt - self.snd_una - self.lt_sent) as f64;
+            self.lt_allowed = 0;
+            self.lt_sent = 0;
             self.ssthresh = (flight / 2.0).max(2.0);
             self.cwnd = self.ssthresh + 3.0;
             self.recover = self.high;
@@ -323,6 +356,8 @@ impl Sender {
         self.recover = self.high;
         self.in_recovery = false;
         self.dupacks = 0;
+        self.lt_allowed = 0;
+        self.lt_sent = 0;
         self.consecutive_timeouts += 1;
         if p.transport != Transport::PFabric {
             self.backoff += 1;
@@ -388,7 +423,7 @@ mod tests {
     use super::*;
 
     fn params(t: Transport) -> CcParams {
-        CcParams { transport: t, init_cwnd: 10.0, max_cwnd: f64::INFINITY, min_rto_ps: 1_000_000_000, max_rto_ps: MAX_RTO_PS, pfabric_rto_rtts: 0.0, dctcp_g: DCTCP_G, clock_g_ps: G_MIN_PS }
+        CcParams { transport: t, init_cwnd: 10.0, max_cwnd: f64::INFINITY, min_rto_ps: 1_000_000_000, max_rto_ps: MAX_RTO_PS, pfabric_rto_rtts: 0.0, dctcp_g: DCTCP_G, clock_g_ps: G_MIN_PS, limited_transmit: false }
     }
     fn ack(seq: u32, flags: u8) -> Packet {
         Packet { flow: 0, seq, prio: 0, tx_ps: 0, wire_bytes: 40, hop: 0, flags: super::super::port::ACK | flags }
@@ -435,6 +470,40 @@ mod tests {
         s.on_ack(&ack(10, RETX), 6, &p);
         assert!(!s.in_recovery);
         assert_eq!(s.cwnd, 2.0); // min(ssthresh, max(flight, 1) + 1)
+    }
+
+    #[test]
+    fn limited_transmit_rfc3042() {
+        for lt in [false, true] {
+            let p = CcParams { limited_transmit: lt, ..params(Transport::Tcp) };
+            let mut s = Sender::new(100, &p, 10_000); // cwnd 10
+            let sent: Vec<u32> = std::iter::from_fn(|| s.can_send().then(|| s.take_next())).collect();
+            assert_eq!(sent, (0..10).collect::<Vec<_>>());
+            s.high = 10;
+            // packet 0 lost: the first two duplicate ACKs each release one new segment
+            // with limited transmit (flight at most cwnd + 2), none without; cwnd unchanged
+            for k in 1..=2u32 {
+                assert_eq!(s.on_ack(&ack(0, 0), k as u64, &p), Action::default());
+                assert_eq!(s.can_send(), lt);
+                if lt {
+                    assert_eq!(s.take_next(), 9 + k);
+                    s.high = 10 + k;
+                    assert!(!s.can_send());
+                }
+                assert_eq!(s.cwnd, 10.0);
+            }
+            // the third: fast retransmit; ssthresh from the flight without the two
+            // limited-transmit segments (RFC 5681 3.2 step 2): 10 / 2 either way
+            let a = s.on_ack(&ack(0, 0), 3, &p);
+            assert_eq!(a.retransmit, Some(0));
+            assert_eq!(s.ssthresh, 5.0);
+            assert_eq!(s.cwnd, 8.0);
+            assert_eq!(s.snd_nxt, if lt { 12 } else { 10 });
+            // a fourth duplicate ACK inflates (RFC 6582), no limited transmit in recovery
+            s.on_ack(&ack(0, 0), 4, &p);
+            assert_eq!(s.cwnd, 9.0);
+            assert!(!s.can_send()); // flight 12 (or 10) against 9
+        }
     }
 
     #[test]
