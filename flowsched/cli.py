@@ -101,16 +101,17 @@ def _parser() -> argparse.ArgumentParser:
     pk = s.add_argument_group("packet model (--model packet; docs/packet.md gives each default and its source)")
     pk.add_argument("--model", choices=MODELS, default="fluid", help="fluid (default) or packet")
     pk.add_argument("--transport", choices=TRANSPORTS, default=None,
-                    help="default: dctcp for ps and pias, pfabric for the priority schedulers")
+                    help="default: dctcp for ps and pias, pfabric for the priority schedulers, sdc for sdc, "
+                         "racs for racs; rcp (RCP) with ps")
     pk.add_argument("--mss-bytes", type=int, default=None, help="payload per packet (1460)")
     pk.add_argument("--header-bytes", type=int, default=None, help="headers per packet; an ACK's size (40)")
     pk.add_argument("--buffer-bytes", type=int, default=None,
-                    help="buffer of every output port (360000 for tcp/dctcp, 36864 for pfabric)")
+                    help="buffer of every output port (360000 for tcp/dctcp/rcp, 36864 for pfabric)")
     pk.add_argument("--ecn-threshold-bytes", type=int, default=None, help="DCTCP's marking threshold K (97500)")
     pk.add_argument("--init-cwnd-packets", type=float, default=None, help="initial window (10; pfabric 12)")
     pk.add_argument("--max-cwnd-packets", type=float, default=None, help="window bound (none; pfabric 15)")
     pk.add_argument("--min-rto-s", type=float, default=None,
-                    help="tcp/dctcp: minimum RTO (1 s, RFC 6298); pfabric: the fixed RTO (45e-6)")
+                    help="tcp/dctcp/rcp: minimum RTO (1 s, RFC 6298); pfabric: the fixed RTO (45e-6)")
     pk.add_argument("--ack-every-segments", type=int, default=None,
                     help="acknowledge every N in-order segments (1; 2 = RFC 1122/5681 delayed ACKs)")
     pk.add_argument("--delayed-ack-timeout-s", type=float, default=None,

@@ -284,8 +284,9 @@ _make_native = native_simulator  # the old private name, kept for now
 #: (docs/packet.md).
 MODELS = ("fluid", "packet")
 #: The packet model's transports (``transport=``; None picks the scheduler's default:
-#: ``dctcp`` for ``ps`` and ``pias``, ``pfabric`` for the priority schedulers).
-TRANSPORTS = ("tcp", "dctcp", "pfabric")
+#: ``dctcp`` for ``ps`` and ``pias``, ``pfabric`` for the priority schedulers, ``sdc`` for
+#: ``sdc``, ``racs`` for ``racs``; ``rcp`` runs with ``ps``).
+TRANSPORTS = ("tcp", "dctcp", "pfabric", "rcp", "sdc", "racs")
 #: The packet model's options (``**packet_options`` of :func:`simulate`) and their defaults;
 #: None takes the transport's default (docs/packet.md gives each and its source).
 PACKET_OPTIONS: dict[str, Any] = {
@@ -1096,7 +1097,8 @@ def simulate(
         as in the fluid model (not ``external``); not with ``racs``, ``sdc``,
         ``max_interval_s``, data spans or weights other than 1.
     transport : packet model only: one of :data:`TRANSPORTS` (default: ``dctcp`` for
-        ``ps`` and ``pias``, ``pfabric`` for ``fifo, srpt, asrpt, las, edf``).
+        ``ps`` and ``pias``, ``pfabric`` for ``fifo, srpt, asrpt, las, edf``, ``sdc`` for
+        ``sdc``, ``racs`` for ``racs``; ``rcp``, the Rate Control Protocol, with ``ps`` on request: docs/packet.md).
     packet_options : packet model only: the keys of :data:`PACKET_OPTIONS`
         (``mss_bytes, header_bytes, buffer_bytes, ecn_threshold_bytes, init_cwnd_packets,
         max_cwnd_packets, min_rto_s, queue_sample_us, sample_links, max_events,

@@ -26,7 +26,13 @@ the query responses only (the background flows excluded).
 Grids: --quick 500 responses, rates 100, 1000, 2000; default 5,000 responses x 3 seeds, rates
 100, 500, 1000, 1300, 2000; --full 20,000 responses x 5 seeds, rates 100 to 2000 by 100.
 
-Packet model: TCP = ``ps`` over ``tcp``; RCP, SDC and RACS are not on the packet core (n/a).
+Packet model: TCP = ``ps`` over ``tcp``, RCP = ``ps`` over ``rcp`` (docs/packet.md#rcp: routers
+compute one rate per link, senders pace at the path's minimum), SDC = ``sdc`` over ``sdc``
+(docs/packet.md#sdc: the thesis' window law on the routers' load factor), RACS = ``racs`` over
+``racs`` (docs/packet.md#racs: routers share capacity by size-based weights). Incast (packet
+only): n servers (1 to 64) each send 25 KB at once to one client through the thesis' setting
+(1 Gbps, 300 us links, 100-packet buffers of 1,500 B, RTOmin 10 ms), once (the thesis repeats
+the pattern 500 times); the loss rate is data packets dropped / data packets sent.
 """
 
 from __future__ import annotations
@@ -45,7 +51,9 @@ from flowsched import workloads  # noqa: E402
 
 PAPER = "Munir (003): SDC and RACS, Tables 3.4 / 4.2, Figs. 3.13 / 4.10 / 4.12"
 SCHEDS = ("ps", "sdc", "racs")
-LABEL = {"ps": "TCP/RCP (ps)", "sdc": "SDC", "racs": "RACS"}
+LABEL = {"ps": "TCP/RCP (ps)", "sdc": "SDC", "racs": "RACS", "rcp": "RCP"}
+INCAST_N = (1, 2, 4, 8, 16, 32, 64)
+INCAST_T = ("tcp", "rcp", "sdc", "racs")
 MIX_RATE = 1000.0
 N_BACKGROUND = 2
 
@@ -62,9 +70,13 @@ def one(model: str, dist: str, rate: float, n: int, seed: int) -> dict:
     sw = flowsched.BigSwitch(4, 1.0)
     tr = workloads.background_plus_queries(dist, query_rate_hz=rate, n_queries=n, seed=seed)
     out = {}
-    for s in SCHEDS:
+    # packet model: "ps" is TCP; RCP runs as its own transport (on the fluid model RCP is "ps")
+    runs = [(s, s, ("tcp" if s == "ps" else s) if model == "packet" else None) for s in SCHEDS]
+    if model == "packet":
+        runs.append(("rcp", "ps", "rcp"))
+    for s, sched, transport in runs:
         try:
-            r = C.simulate(tr, sw, s, model, transport="tcp" if model == "packet" else None, delay_us=300.0)
+            r = C.simulate(tr, sw, sched, model, transport=transport, delay_us=300.0)
         except C.Unavailable as e:
             out[s] = e
             continue
@@ -78,7 +90,7 @@ def one(model: str, dist: str, rate: float, n: int, seed: int) -> dict:
 def run_model(model: str, n: int, seeds: int, rates: list[float], seed0: int) -> dict:
     def mean(pts: list[dict]) -> dict:
         res = {}
-        for s in SCHEDS:
+        for s in pts[0]:
             vals = [p[s] for p in pts]
             if any(isinstance(v, C.Unavailable) for v in vals):
                 res[s] = next(v for v in vals if isinstance(v, C.Unavailable))
@@ -88,7 +100,27 @@ def run_model(model: str, n: int, seeds: int, rates: list[float], seed0: int) ->
 
     mix = mean([one(model, "sdc_uniform", MIX_RATE, n, seed0 + i) for i in range(seeds)])
     bench = {rate: mean([one(model, "sdc_pareto", rate, n, seed0 + i) for i in range(seeds)]) for rate in rates}
-    return {"mix": mix, "bench": bench}
+    return {"mix": mix, "bench": bench, "incast": incast(model)}
+
+
+def incast(model: str) -> dict:
+    """Figs. 3.9-3.10 / 4.6-4.7 on the packet model: per transport, per number of servers, the
+    mean FCT and the loss rate; the fluid model has no buffers (Unavailable)."""
+    if model != "packet":
+        return {"unavailable": C.Unavailable("packet-only; the fluid model has no buffers or losses")}
+    out: dict = {}
+    for t in INCAST_T:
+        rows = {}
+        for n in INCAST_N:
+            tr = pd.DataFrame({"arrival_s": 0.0, "src": np.arange(1, n + 1), "dst": 0, "size_bytes": 25_000.0})
+            sched = "ps" if t in ("tcp", "rcp") else t
+            r = C.simulate(tr, flowsched.BigSwitch(n + 1, 1.0), sched, model, transport=t, delay_us=300.0,
+                           buffer_bytes=150_000, min_rto_s=10e-3)
+            p = r.packet
+            rows[n] = {"afct_s": float(r.flows["fct_s"].mean()), "loss": p["data_dropped"] / p["data_packets"],
+                       "timeouts": int(p["timeouts"])}
+        out[t] = rows
+    return out
 
 
 def val(d: dict, s: str, key: str) -> float:
@@ -96,6 +128,11 @@ def val(d: dict, s: str, key: str) -> float:
     if isinstance(v, C.Unavailable):
         raise v
     return v[key]
+
+
+def rcp(d: dict) -> str:
+    """The key of RCP's runs: its own transport on the packet model, ``ps`` on the fluid model."""
+    return "rcp" if "rcp" in d else "ps"
 
 
 def claims(rates: list[float]) -> list[C.Claim]:
@@ -114,11 +151,11 @@ def claims(rates: list[float]) -> list[C.Claim]:
         return C.Verdict(6e-3 <= t <= 18e-3, f"TCP {C.fmt_ms(t)}")
 
     def racs_sdc_rcp_order(r):
-        a, s, p = (val(r["mix"], x, "afct_s") for x in ("racs", "sdc", "ps"))
+        a, s, p = (val(r["mix"], x, "afct_s") for x in ("racs", "sdc", rcp(r["mix"])))
         return C.Verdict(a < s < p, f"RACS {C.fmt_ms(a)}, SDC {C.fmt_ms(s)}, RCP {C.fmt_ms(p)}")
 
     def sdc_close_to_rcp(r):
-        s, p = val(r["mix"], "sdc", "afct_s"), val(r["mix"], "ps", "afct_s")
+        s, p = val(r["mix"], "sdc", "afct_s"), val(r["mix"], rcp(r["mix"]), "afct_s")
         return C.Verdict(abs(p / s - 1) <= 0.05, f"RCP/SDC {p / s:.2f}")
 
     def utilization(r):
@@ -126,12 +163,13 @@ def claims(rates: list[float]) -> list[C.Claim]:
         return C.Verdict(min(u.values()) >= 0.98, ", ".join(f"{LABEL[k]} {100 * v:.1f}%" for k, v in u.items()))
 
     def comparable_low(r):
-        a = [val(r["bench"][lo], x, "afct_s") for x in SCHEDS]
+        a = [val(r["bench"][lo], x, "afct_s") for x in (rcp(r["bench"][lo]), "sdc", "racs")]
         return C.Verdict(max(a) / min(a) <= 1.25, f"at {lo:.0f}/s: max/min {max(a) / min(a):.2f} "
                          f"({', '.join(C.fmt_ms(x) for x in a)})")
 
     def rcp_rises(r):
-        p = val(r["bench"][hi], "ps", "afct_s") / val(r["bench"][lo], "ps", "afct_s")
+        k = rcp(r["bench"][hi])
+        p = val(r["bench"][hi], k, "afct_s") / val(r["bench"][lo], k, "afct_s")
         return C.Verdict(p >= 2.0, f"RCP {p:.2f}x from {lo:.0f} to {hi:.0f}/s")
 
     def flat(name):
@@ -141,12 +179,41 @@ def claims(rates: list[float]) -> list[C.Claim]:
         return f
 
     def within_10ms(r):
-        a, p = val(r["bench"][hi], "racs", "within_10ms"), val(r["bench"][hi], "ps", "within_10ms")
+        a, p = val(r["bench"][hi], "racs", "within_10ms"), val(r["bench"][hi], rcp(r["bench"][hi]), "within_10ms")
         return C.Verdict(a >= 0.95 and p <= 0.90, f"at {hi:.0f}/s: RACS {100 * a:.1f}%, RCP {100 * p:.1f}%")
 
     def incast(r):
-        raise C.Unavailable("packet-only; the fluid model has no buffers or losses, and RCP/SDC/RACS are not "
-                            "on the packet core")
+        if "unavailable" in r["incast"]:
+            raise r["incast"]["unavailable"]
+        lo_n, hi_n = min(INCAST_N), max(INCAST_N)
+        t = r["incast"]["tcp"]
+        grow = t[hi_n]["loss"] > t[lo_n]["loss"] and t[hi_n]["afct_s"] > t[lo_n]["afct_s"]
+        lossless = {x: all(r["incast"][x][n]["loss"] == 0 for n in INCAST_N) for x in ("sdc", "racs")}
+        return C.Verdict(grow and all(lossless.values()),
+                         f"TCP AFCT {C.fmt_ms(t[lo_n]['afct_s'])} -> {C.fmt_ms(t[hi_n]['afct_s'])}, loss "
+                         f"{t[lo_n]['loss']:.3f} -> {t[hi_n]['loss']:.3f} ({lo_n} -> {hi_n} servers); lossless: "
+                         + ", ".join(f"{x.upper()} {'yes' if v else 'no'}" for x, v in lossless.items()))
+
+    def incast_sdc(r):
+        if "unavailable" in r["incast"]:
+            raise r["incast"]["unavailable"]
+        t, s = r["incast"]["tcp"], r["incast"]["sdc"]
+        lossless = [n for n in INCAST_N if s[n]["loss"] == 0]
+        big = [n for n in INCAST_N if n >= 16]
+        ok = all(s[n]["loss"] == 0 for n in INCAST_N) and all(s[n]["afct_s"] < t[n]["afct_s"] for n in big)
+        return C.Verdict(ok, f"SDC lossless up to {max(lossless) if lossless else 0} servers (loss "
+                             f"{s[max(INCAST_N)]['loss']:.3f} at {max(INCAST_N)}); AFCT SDC/TCP at "
+                             + ", ".join(f"{n}: {s[n]['afct_s'] / t[n]['afct_s']:.2f}" for n in big))
+
+    def incast_losses_rise(r):
+        if "unavailable" in r["incast"]:
+            raise r["incast"]["unavailable"]
+        lo_n, hi_n = min(INCAST_N), max(INCAST_N)
+        t, p = r["incast"]["tcp"], r["incast"]["rcp"]
+        ok = t[hi_n]["loss"] > t[lo_n]["loss"] and p[hi_n]["loss"] > p[lo_n]["loss"]
+        return C.Verdict(ok, f"loss rate at {lo_n} -> {hi_n} servers: TCP {t[lo_n]['loss']:.3f} -> "
+                             f"{t[hi_n]['loss']:.3f}, RCP {p[lo_n]['loss']:.3f} -> {p[hi_n]['loss']:.3f}; AFCT TCP "
+                             f"{C.fmt_ms(t[hi_n]['afct_s'])}, RCP {C.fmt_ms(p[hi_n]['afct_s'])} at {hi_n}")
 
     no_queues = ("the fluid model has no queues or losses: TCP's 12 ms in the mix is queueing in 100-packet "
                  "drop-tail buffers behind the long flows and losses (loss rate 0.134 in Table 3.4)")
@@ -177,7 +244,17 @@ def claims(rates: list[float]) -> list[C.Claim]:
                 "~98% vs ~84%", within_10ms,
                 "without queueing delay almost every response finishes within 10 ms under fair sharing too"),
         C.Claim("Figs. 3.9-3.10, 4.6-4.7", "incast: TCP's AFCT and losses grow with the senders; SDC, RACS lossless",
-                "TCP losses grow; SDC, RACS zero loss", incast, ""),
+                "TCP losses grow; SDC, RACS zero loss", incast, "packet-only: the fluid model has no buffers or losses",
+                "SDC's first windows (2 packets, then doubling per RTT) overflow the 100-packet port beyond 16 "
+                "servers in this single round (the thesis repeats the pattern 500 times); RACS is lossless"),
+        C.Claim("Figs. 3.9-3.10", "incast: SDC has zero losses and, with many servers, a lower AFCT than TCP",
+                "zero loss; AFCT improves as servers increase", incast_sdc,
+                "packet-only: the fluid model has no buffers or losses",
+                "SDC's first windows (2 packets, then doubling per RTT) overflow the 100-packet port "
+                "beyond 16 servers in this single round (the thesis repeats the pattern 500 times)"),
+        C.Claim("Figs. 3.10, 4.7", "incast: TCP's and RCP's loss rates rise with the number of servers",
+                "both rise", incast_losses_rise, "packet-only: the fluid model has no buffers or losses",
+                "see the measured values"),
     ]
 
 
@@ -189,7 +266,7 @@ def figure(results: dict, rates: list[float], args) -> None:
     for m, r in results.items():
         if isinstance(r, C.Unavailable):
             continue
-        for s in SCHEDS:
+        for s in r["mix"]:
             try:
                 a = [val(r["bench"][x], s, "afct_s") * 1e3 for x in rates]
                 w = [val(r["bench"][x], s, "within_10ms") * 100 for x in rates]
@@ -222,7 +299,7 @@ def main(argv: list[str] | None = None) -> int:
         rows = []
         for name, pts in [("mix (1000/s)", r["mix"])] + [(f"pareto {x:.0f}/s", r["bench"][x]) for x in rates]:
             row = {"scenario": name}
-            for s in SCHEDS:
+            for s in pts:
                 v = pts[s]
                 row[f"{LABEL[s]} AFCT ms"] = np.nan if isinstance(v, C.Unavailable) else v["afct_s"] * 1e3
                 row[f"{LABEL[s]} <=10ms %"] = np.nan if isinstance(v, C.Unavailable) else v["within_10ms"] * 100
@@ -230,6 +307,15 @@ def main(argv: list[str] | None = None) -> int:
         df = pd.DataFrame(rows).set_index("scenario")
         C.print_frame(f"{m}: responses' AFCT and share within 10 ms", df)
         numbers[m] = df.reset_index()
+        if "unavailable" not in r["incast"]:
+            ri = r["incast"]
+            inc = pd.DataFrame([{"servers": n, **{f"{t.upper()} {k}": ri[t][n][k] * (1e3 if k == "afct_s" else 1)
+                                                  for t in INCAST_T for k in ("afct_s", "loss", "timeouts")}}
+                                for n in INCAST_N]).set_index("servers")
+            inc.columns = [c.replace("afct_s", "AFCT ms") for c in inc.columns]
+            C.print_frame(f"{m}: incast, 25 KB per server (1 Gbps, 300 us links, 100-packet buffers, "
+                          "RTOmin 10 ms)", inc)
+            numbers[m + "_incast"] = inc.reset_index()
     figure(results, rates, args)
     return C.report(PAPER, claims(rates), results, args, numbers,
                     f"{n:,} responses x {seeds} seed(s), mix at {MIX_RATE:.0f}/s, Pareto at {rates} flows/s")

@@ -18,6 +18,7 @@
 pub mod delack;
 pub mod port;
 pub mod queue;
+pub mod rate;
 pub mod tcp;
 
 use std::collections::VecDeque;
@@ -48,12 +49,21 @@ pub enum Transport {
     Dctcp,
     /// pFabric's minimal rate control over pFabric priority queues.
     PFabric,
+    /// RCP: routers compute a fair rate per link, senders pace at the path's minimum (`rate.rs`).
+    Rcp,
+    /// SDC (Munir, chapter 3): size-class AIMD windows driven by the routers' load factor (`rate.rs`).
+    Sdc,
+    /// RACS (Munir, chapter 4): routers share capacity by size-based weights, senders pace (`rate.rs`).
+    Racs,
 }
 
 /// The scheduler x transport pairs the packet model runs, for error messages and docs.
 pub const SUPPORTED: &str = "ps with tcp or dctcp (FIFO queues: drop-tail for tcp, ECN marking for dctcp); \
 pias with dctcp or tcp (strict-priority queues sharing the buffer, ECN per queue with dctcp); \
-fifo, srpt, asrpt (= ga:srpt), las, edf and external with pfabric (pFabric priority queues)";
+fifo, srpt, asrpt (= ga:srpt), las, edf and external with pfabric (pFabric priority queues); \
+ps with rcp (drop-tail FIFO queues, an RCP rate per link); \
+sdc with sdc (drop-tail FIFO queues, a load factor per link); \
+racs with racs (drop-tail FIFO queues, weighted rates per link)";
 
 impl Transport {
     pub fn parse(name: &str) -> Result<Self> {
@@ -61,7 +71,10 @@ impl Transport {
             "tcp" => Ok(Transport::Tcp),
             "dctcp" => Ok(Transport::Dctcp),
             "pfabric" => Ok(Transport::PFabric),
-            _ => Err(SimError::InvalidConfig(format!("unknown transport '{name}'; known: tcp, dctcp, pfabric"))),
+            "rcp" => Ok(Transport::Rcp),
+            "sdc" => Ok(Transport::Sdc),
+            "racs" => Ok(Transport::Racs),
+            _ => Err(SimError::InvalidConfig(format!("unknown transport '{name}'; known: tcp, dctcp, pfabric, rcp, sdc, racs"))),
         }
     }
     pub fn name(&self) -> &'static str {
@@ -69,6 +82,9 @@ impl Transport {
             Transport::Tcp => "tcp",
             Transport::Dctcp => "dctcp",
             Transport::PFabric => "pfabric",
+            Transport::Rcp => "rcp",
+            Transport::Sdc => "sdc",
+            Transport::Racs => "racs",
         }
     }
     /// The default transport of a scheduler: `dctcp` for `ps` and `pias` (PIAS runs over
@@ -76,6 +92,8 @@ impl Transport {
     pub fn default_for(s: &Scheduler) -> Result<Self> {
         match s {
             Scheduler::Ps | Scheduler::Pias => Ok(Transport::Dctcp),
+            Scheduler::Sdc => Ok(Transport::Sdc),
+            Scheduler::Racs => Ok(Transport::Racs),
             Scheduler::Fifo | Scheduler::Srpt | Scheduler::Ga(GaInner::Srpt) | Scheduler::Las | Scheduler::Edf | Scheduler::External => {
                 Ok(Transport::PFabric)
             }
@@ -281,6 +299,8 @@ enum EvKind {
     DelAck(u32),
     /// Flow f's SYN retransmission timer.
     Syn(u32),
+    /// Flow f's paced sender may send its next packet (rate transports).
+    Pace(u32),
 }
 
 #[derive(Debug, Clone)]
@@ -387,6 +407,8 @@ pub struct PacketSimulator {
     /// when the run resumes, at the same time), and whether a flow ended at the last event.
     deferred_arrival: Option<u32>,
     flow_ended: bool,
+    /// The rate transports' routers and pacers (`rate.rs`; empty for the window transports).
+    rate: rate::RateState,
 }
 
 /// Why [`PacketSimulator::run_loop`] returned.
@@ -416,6 +438,9 @@ impl PacketSimulator {
                 s,
                 Scheduler::Fifo | Scheduler::Srpt | Scheduler::Ga(GaInner::Srpt) | Scheduler::Las | Scheduler::Edf | Scheduler::External
             ),
+            Transport::Rcp => matches!(s, Scheduler::Ps),
+            Transport::Sdc => matches!(s, Scheduler::Sdc),
+            Transport::Racs => matches!(s, Scheduler::Racs),
         };
         if !ok {
             return Err(unsupported(s, Some(transport)));
@@ -435,7 +460,11 @@ impl PacketSimulator {
         if cfg.ecn_threshold_bytes == 0 {
             return bad("ecn_threshold_bytes must be > 0".into());
         }
-        let init = cfg.init_cwnd_packets.unwrap_or(if transport == Transport::PFabric { 12.0 } else { 10.0 });
+        let init = cfg.init_cwnd_packets.unwrap_or(match transport {
+            Transport::PFabric => 12.0,
+            Transport::Sdc => 2.0, // "a send window of two packets" (Munir 4.2, of the TCPs of the time)
+            _ => 10.0,
+        });
         let maxc = cfg.max_cwnd_packets.unwrap_or(if transport == Transport::PFabric { 15.0 } else { f64::INFINITY });
         if !(init.is_finite() && init >= 1.0) {
             return bad(format!("init_cwnd_packets must be >= 1, got {init}"));
@@ -517,7 +546,7 @@ impl PacketSimulator {
             (Transport::PFabric, _) => Discipline::PFabric,
             (t, Scheduler::Pias) => Discipline::MultiQueue { queues: (th.len() + 1) as u8, ecn: t == Transport::Dctcp },
             (Transport::Dctcp, _) => Discipline::EcnFifo,
-            (Transport::Tcp, _) => Discipline::DropTail,
+            (Transport::Tcp | Transport::Rcp | Transport::Sdc | Transport::Racs, _) => Discipline::DropTail,
         };
         let ports: Vec<Port> =
             // A port's propagation: the run's delay per hop plus its link's own (a graph's
@@ -655,8 +684,8 @@ impl PacketSimulator {
             ack_every: cfg.ack_every_segments,
             delack_ps: to_ps(cfg.delayed_ack_timeout_s),
             conn: vec![0; n],
-            syn_tries: if cfg.handshake { vec![0; n] } else { Vec::new() },
-            syn_timer_ps: if cfg.handshake { vec![u64::MAX; n] } else { Vec::new() },
+            syn_tries: if cfg.handshake || transport == Transport::Racs { vec![0; n] } else { Vec::new() },
+            syn_timer_ps: if cfg.handshake || transport == Transport::Racs { vec![u64::MAX; n] } else { Vec::new() },
             syn_timeout_ps: to_ps(cfg.syn_timeout_s),
             flow_timeouts: vec![0; n],
             admitted_ps: vec![u64::MAX; n],
@@ -672,6 +701,12 @@ impl PacketSimulator {
             decisions: VecDeque::new(),
             deferred_arrival: None,
             flow_ended: false,
+            rate: match transport {
+                Transport::Rcp => rate::RateState::rcp(&topo.capacity, n),
+                Transport::Sdc => rate::RateState::new_sdc(&topo.capacity, n),
+                Transport::Racs => rate::RateState::new_racs(&topo.capacity, n),
+                _ => rate::RateState::default(),
+            },
             flows: fl,
             cfg,
         };
@@ -929,6 +964,7 @@ impl PacketSimulator {
                 EvKind::Grant(f) => self.start(f as usize),
                 EvKind::DelAck(f) => self.delack_timer(f as usize, ev.t),
                 EvKind::Syn(f) => self.syn_timer(f as usize, ev.t),
+                EvKind::Pace(f) => self.rate_pace(f as usize, ev.t),
             }
             if self.flow_ended && self.cfg.pause_on_flow_change && !self.done() {
                 self.flow_ended = false;
@@ -982,6 +1018,9 @@ impl PacketSimulator {
         if self.terminated[f] {
             return;
         }
+        if self.rate.paced() {
+            return self.rate_send(f);
+        }
         while self.senders[f].can_send() {
             let seq = self.senders[f].take_next();
             self.emit(f, seq);
@@ -990,7 +1029,7 @@ impl PacketSimulator {
     }
 
     fn emit(&mut self, f: usize, seq: u32) {
-        let prio = self.prio(f);
+        let (prio, rf) = if self.rate.on() { self.rate_data_tag(f, seq) } else { (self.prio(f), 0) };
         let s = &mut self.senders[f];
         let retx = seq < s.high;
         if !retx {
@@ -1010,7 +1049,7 @@ impl PacketSimulator {
             tx_ps: self.now,
             wire_bytes: (payload as u16) + self.hdr,
             hop: 0,
-            flags: if retx { RETX } else { 0 },
+            flags: rf | if retx { RETX } else { 0 },
         };
         let l = self.route[self.route_off[f] as usize];
         self.to_port(l as usize, p);
@@ -1030,6 +1069,7 @@ impl PacketSimulator {
     /// idle port costs one event, its arrival at the far end).
     #[inline]
     fn to_port(&mut self, l: usize, p: Packet) {
+        self.rate_arrive(l, &p);
         let now = self.now;
         let port = &mut self.ports[l];
         if now >= port.busy_until && port.is_empty() {
@@ -1064,6 +1104,7 @@ impl PacketSimulator {
     /// Port l starts sending p now: it is on the link's wire until it reaches the far end.
     #[inline]
     fn transmit(&mut self, l: usize, mut p: Packet) {
+        self.rate_depart(l, &mut p);
         let port = &mut self.ports[l];
         let done = self.now + port.ser_ps(p.wire_bytes);
         port.busy_until = done;
@@ -1081,6 +1122,7 @@ impl PacketSimulator {
 
     /// Port l has finished a transmission and has packets waiting: it sends the next.
     fn tx_done(&mut self, l: usize) {
+        self.rate_tick(l);
         let now = self.now;
         let port = &mut self.ports[l];
         port.txdone_pending = false;
@@ -1121,6 +1163,7 @@ impl PacketSimulator {
     }
 
     fn on_data(&mut self, f: usize, p: Packet) {
+        self.rate_on_data(f, &p);
         self.stats.data_arrived += 1;
         let n = self.flows[f].n;
         let before = self.receivers[f].rcv_nxt;
@@ -1158,6 +1201,7 @@ impl PacketSimulator {
             }
         }
         if finished {
+            self.rate_flow(f, false);
             self.release(f);
         }
     }
@@ -1172,7 +1216,7 @@ impl PacketSimulator {
         if retx {
             flags |= RETX;
         }
-        let a = Packet { flow: f as u32, seq, prio: 0, tx_ps, wire_bytes: self.hdr, hop: 0, flags };
+        let a = Packet { flow: f as u32, seq, prio: self.rate_echo(f), tx_ps, wire_bytes: self.hdr, hop: 0, flags };
         self.stats.ack_packets += 1;
         let l = self.rroute[self.rroute_off[f] as usize];
         self.to_port(l as usize, a);
@@ -1198,7 +1242,7 @@ impl PacketSimulator {
         self.syn_timer_ps[f] = t;
         self.push(t, EvKind::Syn(f as u32));
         let flags = SYN | if tries > 1 { RETX } else { 0 };
-        let p = Packet { flow: f as u32, seq: 0, prio: 0, tx_ps: self.now, wire_bytes: self.hdr, hop: 0, flags };
+        let p = Packet { flow: f as u32, seq: 0, prio: self.rate_syn_tag(f), tx_ps: self.now, wire_bytes: self.hdr, hop: 0, flags };
         self.stats.syn_packets += 1;
         let l = self.route[self.route_off[f] as usize];
         self.to_port(l as usize, p);
@@ -1216,7 +1260,8 @@ impl PacketSimulator {
     /// A SYN reaches flow f's receiver: it answers with a SYN-ACK (every SYN, a
     /// retransmitted one too), echoing the SYN's send time and RETX bit.
     fn on_syn(&mut self, f: usize, p: Packet) {
-        let a = Packet { flow: p.flow, seq: 0, prio: 0, tx_ps: p.tx_ps, wire_bytes: self.hdr, hop: 0, flags: SYN | ACK | (p.flags & RETX) };
+        // the SYN's rate feedback (rate transports; 0 otherwise) goes back on the SYN-ACK
+        let a = Packet { flow: p.flow, seq: 0, prio: p.prio, tx_ps: p.tx_ps, wire_bytes: self.hdr, hop: 0, flags: SYN | ACK | (p.flags & RETX) };
         self.stats.syn_packets += 1;
         let l = self.rroute[self.rroute_off[f] as usize];
         self.to_port(l as usize, a);
@@ -1226,7 +1271,7 @@ impl PacketSimulator {
     /// copies are ignored), its RTT is the first sample unless the SYN was retransmitted
     /// (Karn), and the first data goes out.
     fn on_synack(&mut self, f: usize, p: Packet) {
-        if self.conn[f] != 1 || self.terminated[f] {
+        if self.conn[f] != 1 || self.terminated[f] || self.rate_synack(f) {
             return;
         }
         self.conn[f] = 2;
@@ -1234,6 +1279,9 @@ impl PacketSimulator {
         if p.flags & RETX == 0 && self.transport != Transport::PFabric && self.now >= p.tx_ps {
             let r = self.now - p.tx_ps;
             self.senders[f].first_rtt_sample(r, &self.cc);
+        }
+        if self.rate.on() {
+            self.rate_feedback(f, p.prio);
         }
         self.send_window(f);
     }
@@ -1259,7 +1307,8 @@ impl PacketSimulator {
             return;
         }
         self.start_ps[f] = self.now;
-        if self.cfg.handshake {
+        self.rate_flow(f, true);
+        if !self.syn_tries.is_empty() {
             self.conn[f] = 1;
             self.send_syn(f);
         } else {
@@ -1330,6 +1379,9 @@ impl PacketSimulator {
             return;
         }
         let act = self.senders[f].on_ack(&a, self.now, &self.cc);
+        if self.rate.on() {
+            self.rate_feedback(f, a.prio);
+        }
         if act.fast_retransmit {
             self.stats.fast_retransmits += 1;
         }
@@ -1367,6 +1419,9 @@ impl PacketSimulator {
             self.senders[f].timer_ps = u64::MAX;
             self.n_ended += 1;
             self.flow_ended = true;
+            if self.start_ps[f] != u64::MAX {
+                self.rate_flow(f, false);
+            }
             if self.cfg.admission.is_some() {
                 let d = self.specs[f].dst;
                 if let Some(pos) = self.waiting[d].iter().position(|&x| x as usize == f) {

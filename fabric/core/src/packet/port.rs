@@ -34,6 +34,8 @@ pub const RETX: u8 = 8;
 /// A connection-opening packet (header only): SYN alone from the sender, SYN | ACK from the
 /// receiver (the handshake option).
 pub const SYN: u8 = 16;
+/// A RACS rate request (Munir 4.1): the packet carries the flow's weights (`rate.rs`).
+pub const RR: u8 = 32;
 
 impl Packet {
     #[inline]

@@ -223,6 +223,7 @@ impl Sender {
             }
             match p.transport {
                 Transport::PFabric => self.grow(1, p),
+                Transport::Rcp | Transport::Racs => {} // paced at the routers' rate: no window, no fast recovery (rate.rs)
                 _ => {
                     if self.in_recovery {
                         if ack >= self.recover {
@@ -260,8 +261,8 @@ impl Sender {
         if p.transport == Transport::Dctcp && ece {
             self.dctcp_cut();
         }
-        if p.transport == Transport::PFabric || ack < self.snd_una || self.snd_nxt == self.snd_una {
-            return act; // pFabric: no fast retransmit; an old or idle ACK
+        if matches!(p.transport, Transport::PFabric | Transport::Rcp | Transport::Racs) || ack < self.snd_una || self.snd_nxt == self.snd_una {
+            return act; // pFabric, RCP: no fast retransmit; an old or idle ACK
         }
         self.dupacks += 1;
         if self.in_recovery {
@@ -290,6 +291,9 @@ impl Sender {
     /// Slow start (cwnd += min(N, 1) per ACK, RFC 5681 3.1) or congestion avoidance
     /// (cwnd += 1/cwnd per ACK, RFC 5681 eq. 3), bounded by `max_cwnd`.
     fn grow(&mut self, newly: u32, p: &CcParams) {
+        if p.transport == Transport::Sdc {
+            return; // SDC's window law runs on the router feedback (rate.rs)
+        }
         if self.cwnd < self.ssthresh {
             self.cwnd += (newly as f64).min(1.0);
         } else {
