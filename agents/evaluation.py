@@ -600,13 +600,17 @@ def fig_vs_load(rw: pd.DataFrame, metrics: Sequence[str], reference: str, title:
 
 
 #: episode metrics where a lower value is better (a win for a policy is a negative
-#: paired difference); every other metric (deadline_hit_ratio, return) is higher-better.
-LOWER_IS_BETTER = frozenset({"mean_fct_ms", "p99_fct_ms", "mean_slowdown", "p99_slowdown", "masked_action_rate"})
+#: paired difference), and so is any completion time or slowdown (a name ending in
+#: ``_fct_s``, ``_fct_ms`` or ``slowdown``, such as the switch and thresholds envs'
+#: ``mean_fct_s``); every other metric (deadline_hit_ratio, return) is higher-better.
+LOWER_IS_BETTER = frozenset({"mean_fct_s", "p99_fct_s", "mean_fct_ms", "p99_fct_ms", "mean_slowdown", "p99_slowdown",
+                             "masked_action_rate"})
 
 
 def higher_is_better(metric: str) -> bool:
     """Whether a larger value of ``metric`` is better (see :data:`LOWER_IS_BETTER`)."""
-    return metric not in LOWER_IS_BETTER
+    lower = metric in LOWER_IS_BETTER or metric.endswith(("_fct_s", "_fct_ms", "slowdown"))
+    return not lower
 
 
 def resolve_reference(reference: str | None, specs: Sequence[PolicySpec]) -> str:

@@ -48,6 +48,9 @@ def test_paired_difference_ci_and_wins_ties_losses():
     assert (b["deadline_hit_ratio_wins"], b["deadline_hit_ratio_ties"], b["deadline_hit_ratio_losses"]) == (2, 1, 1)
     # lower is better for the FCT: the same differences count the other way
     assert not higher_is_better("mean_fct_ms")
+    # the switch env's metric (seconds): srpt beating fifo on it is a win, not a loss
+    assert not higher_is_better("mean_fct_s") and not higher_is_better("p99_fct_s")
+    assert higher_is_better("deadline_hit_ratio") and higher_is_better("return")
     assert (b["mean_fct_ms_wins"], b["mean_fct_ms_ties"], b["mean_fct_ms_losses"]) == (1, 1, 2)
     a = p[p.policy == "a"].iloc[0]  # the reference against itself: 0, all ties
     assert a["deadline_hit_ratio_diff_mean"] == 0 and a["deadline_hit_ratio_ties"] == 4
