@@ -29,15 +29,15 @@ from flowsched.envs._common import (
     log_frac,
 )
 from flowsched.envs.token import (
-    ENV_PACKET_OPTIONS,
     MAX_COUNT,
     MAX_SIZE_MB,
     MAX_TIME_MS,
     lane_seeds,
     native_trace,
     obs_limits,
+    packet_native,
 )
-from flowsched.sim import MODELS, env_flow_table, native_packet_options
+from flowsched.sim import env_flow_table
 from flowsched.topology import BigSwitch, Topology
 
 FLOW_FEATURES, SWITCH_STATS = _fabric.switch_layout()
@@ -122,30 +122,18 @@ class _EpisodeSource:
 
 def switch_packet_native(model: str, topology: Topology, transport: str | None,
                          options: dict[str, Any]) -> dict[str, Any] | None:
-    """The native packet options of a switch env (None for the fluid model), checked:
-    packet options with the fluid model, unknown names (``TypeError``), bad values and
-    transports whose queues cannot read the scores raise naming them."""
-    if model not in MODELS:
-        raise ValueError(f"unknown model {model!r}; known: {', '.join(MODELS)}")
-    unknown = sorted(set(options) - set(ENV_PACKET_OPTIONS))
-    if unknown:
-        raise TypeError(f"unknown option(s) {unknown} of the switch env; its packet options (model='packet'): "
-                        f"transport, {', '.join(ENV_PACKET_OPTIONS)}")
-    if model == "fluid":
-        if transport is not None or options:
-            given = (["transport"] if transport is not None else []) + sorted(options)
-            raise ValueError(f"{', '.join(given)}: options of the packet model; pass model='packet'")
-        return None
-    if transport is not None and transport != "pfabric":
-        raise ValueError(f"transport {transport!r}: the switch env's scores are pFabric priority tags, read only by "
-                         "pFabric's priority queues; tcp and dctcp run FIFO queues that would ignore them: use "
-                         "transport='pfabric' (the default)")
-    for name in ("request_delay_us", "grant_delay_us"):
-        if options.get(name):
-            raise ValueError(f"{name} is a delay of destination admission; the switch env has none")
-    native = native_packet_options(topology, transport, False, **options)
-    del native["queue_sample_s"], native["sample_ports"]
-    return native
+    """The native packet options of a switch env (None for the fluid model), checked as the
+    token env's (:func:`flowsched.envs.token.packet_native`), and besides: transports whose
+    queues cannot read the scores and the admission delays raise naming them."""
+    if model == "packet":
+        if transport is not None and transport != "pfabric":
+            raise ValueError(f"transport {transport!r}: the switch env's scores are pFabric priority tags, read only "
+                             "by pFabric's priority queues; tcp and dctcp run FIFO queues that would ignore them: "
+                             "use transport='pfabric' (the default)")
+        for name in ("request_delay_us", "grant_delay_us"):
+            if options.get(name):
+                raise ValueError(f"{name} is a delay of destination admission; the switch env has none")
+    return packet_native(model, topology, transport, options, env="switch", admission=False)
 
 
 def switch_config(

@@ -168,22 +168,23 @@ class TokenSetup(NamedTuple):
 ENV_PACKET_OPTIONS = tuple(k for k in PACKET_OPTIONS if k not in ("queue_sample_us", "sample_links"))
 
 
-def packet_native(model: str, topology: Topology, transport: str | None,
-                  options: dict[str, Any]) -> dict[str, Any] | None:
-    """The native packet options of a token env (None for the fluid model), checked:
-    packet options with the fluid model, unknown names and bad values raise naming them."""
+def packet_native(model: str, topology: Topology, transport: str | None, options: dict[str, Any], *,
+                  env: str = "token", admission: bool = True) -> dict[str, Any] | None:
+    """The native packet options of an env (None for the fluid model), checked: packet
+    options with the fluid model, unknown names and bad values raise naming them and the
+    env (``env``: its name in messages; ``admission``: whether it has destination admission)."""
     if model not in MODELS:
         raise ValueError(f"unknown model {model!r}; known: {', '.join(MODELS)}")
     unknown = sorted(set(options) - set(ENV_PACKET_OPTIONS))
     if unknown:
-        raise TypeError(f"unknown option(s) {unknown} of the token env; its packet options (model='packet'): "
+        raise TypeError(f"unknown option(s) {unknown} of the {env} env; its packet options (model='packet'): "
                         f"transport, {', '.join(ENV_PACKET_OPTIONS)}")
     if model == "fluid":
         if transport is not None or options:
             given = (["transport"] if transport is not None else []) + sorted(options)
             raise ValueError(f"{', '.join(given)}: options of the packet model; pass model='packet'")
         return None
-    native = native_packet_options(topology, transport, True, **options)
+    native = native_packet_options(topology, transport, admission, **options)
     del native["queue_sample_s"], native["sample_ports"]
     return native
 
