@@ -161,6 +161,7 @@ class PacketSimulator:
         handshake: bool = False,
         syn_timeout_s: float = 1.0,
         clock_granularity_s: float = 0.0,
+        limited_transmit: bool = False,
         admission: str | None = None,
         k: int = 0,
         window: int = 0,
