@@ -9,6 +9,8 @@
 use fabric_core::*;
 use std::time::Instant;
 
+mod common;
+
 /// CPU time of this process, s (user + system, from /proc/self/stat; Linux only).
 fn cpu_s() -> f64 {
     let s = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
@@ -21,21 +23,7 @@ fn cpu_s() -> f64 {
 
 fn main() {
     let a: Vec<String> = std::env::args().collect();
-    let text = std::fs::read_to_string(&a[1]).expect("trace file");
-    let mut lines = text.lines().filter(|l| !l.is_empty()).peekable();
-    let mut col = [0usize, 1, 2, 3];
-    if lines.peek().is_some_and(|l| l.starts_with(|c: char| c.is_ascii_alphabetic())) {
-        let head: Vec<&str> = lines.next().unwrap().split(',').collect();
-        for (k, name) in ["arrival_s", "src", "dst", "size_bytes"].iter().enumerate() {
-            col[k] = head.iter().position(|h| h == name).unwrap_or_else(|| panic!("no {name} column"));
-        }
-    }
-    let flows: Vec<FlowSpec> = lines
-        .map(|l| {
-            let v: Vec<&str> = l.split(',').collect();
-            FlowSpec::new(v[col[0]].parse().unwrap(), v[col[1]].parse().unwrap(), v[col[2]].parse().unwrap(), v[col[3]].parse().unwrap())
-        })
-        .collect();
+    let flows: Vec<FlowSpec> = common::read_trace(&a[1]);
     let transport = a.get(2).map(String::as_str).unwrap_or("pfabric");
     let runs: usize = a.get(3).map(|x| x.parse().unwrap()).unwrap_or(1);
     let topo = match a.get(4).map(String::as_str) {

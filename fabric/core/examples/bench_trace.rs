@@ -12,25 +12,11 @@
 use fabric_core::*;
 use std::time::Instant;
 
+mod common;
+
 fn main() {
     let a: Vec<String> = std::env::args().collect();
-    let text = std::fs::read_to_string(&a[1]).expect("trace file");
-    let mut lines = text.lines().filter(|l| !l.is_empty()).peekable();
-    // A header (as `flowsched generate` writes) names the columns; without one, the first
-    // four are arrival_s,src,dst,size_bytes.
-    let mut col = [0usize, 1, 2, 3];
-    if lines.peek().is_some_and(|l| l.starts_with(|c: char| c.is_ascii_alphabetic())) {
-        let head: Vec<&str> = lines.next().unwrap().split(',').collect();
-        for (k, name) in ["arrival_s", "src", "dst", "size_bytes"].iter().enumerate() {
-            col[k] = head.iter().position(|h| h == name).unwrap_or_else(|| panic!("no {name} column"));
-        }
-    }
-    let flows: Vec<FlowSpec> = lines
-        .map(|l| {
-            let v: Vec<&str> = l.split(',').collect();
-            FlowSpec::new(v[col[0]].parse().unwrap(), v[col[1]].parse().unwrap(), v[col[2]].parse().unwrap(), v[col[3]].parse().unwrap())
-        })
-        .collect();
+    let flows: Vec<FlowSpec> = common::read_trace(&a[1]);
     let topo = match a.get(3).map(String::as_str) {
         Some("leafspine") => Topology::leaf_spine(9, 16, 4, &[10.0; 144], 40.0, 0).unwrap(),
         _ => Topology::big_switch(&[10.0; 144]).unwrap(),

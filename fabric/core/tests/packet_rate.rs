@@ -204,28 +204,32 @@ fn sdc_incast_is_lossless_up_to_16_senders_and_does_not_collapse() {
     }
 }
 
+/// The responses' mean FCT (s) in Munir's short/long mix in small: 1 Gbps, 300 us links, two
+/// long background flows into host 0 and 60 responses of 2 to 50 KB (sizes spread evenly) into
+/// it at 1000/s from host 3; 150 KB buffers, min RTO 10 ms.
+fn mix_afct(sched: &str, t: Transport) -> f64 {
+    let topo = Topology::big_switch(&[1.0; 4]).unwrap();
+    let mut flows = vec![FlowSpec::new(0.0, 1, 0, 1e8), FlowSpec::new(0.0, 2, 0, 1e8)];
+    for i in 0..60 {
+        flows.push(FlowSpec::new(0.01 + i as f64 * 1e-3, 3, 0, 2_000.0 + (i * 37 % 60) as f64 * 800.0));
+    }
+    let mut c = PacketConfig::new(Scheduler::parse(sched).unwrap());
+    c.transport = Some(t);
+    c.delay_per_hop_s = 300e-6;
+    c.buffer_bytes = Some(150_000);
+    c.min_rto_s = Some(10e-3);
+    let mut s = PacketSimulator::new(&topo, &flows, c).unwrap();
+    s.step(0.2).unwrap();
+    (2..flows.len()).map(|i| s.fct_ps(i).expect("response finished") as f64 * 1e-12).sum::<f64>() / 60.0
+}
+
 #[test]
 fn sdc_beats_rcp_on_a_short_long_mix() {
     // Munir 3.5.2 / 4.3.2 in small: 1 Gbps, 300 us links, two long background flows into host 0
     // and 60 responses of 2 to 50 KB (sizes spread evenly) into it at 1000/s from host 3: SDC
     // gives the responses (class A) a larger share than the long flows (class C), RCP the same
     // rate: the responses' mean FCT is lower under SDC (Table 4.2's direction: 2.6 < 2.67 ms)
-    let topo = Topology::big_switch(&[1.0; 4]).unwrap();
-    let mut flows = vec![FlowSpec::new(0.0, 1, 0, 1e8), FlowSpec::new(0.0, 2, 0, 1e8)];
-    for i in 0..60 {
-        flows.push(FlowSpec::new(0.01 + i as f64 * 1e-3, 3, 0, 2_000.0 + (i * 37 % 60) as f64 * 800.0));
-    }
-    let afct = |sched: &str, t: Transport| {
-        let mut c = PacketConfig::new(Scheduler::parse(sched).unwrap());
-        c.transport = Some(t);
-        c.delay_per_hop_s = 300e-6;
-        c.buffer_bytes = Some(150_000);
-        c.min_rto_s = Some(10e-3);
-        let mut s = PacketSimulator::new(&topo, &flows, c).unwrap();
-        s.step(0.2).unwrap();
-        (2..flows.len()).map(|i| s.fct_ps(i).expect("response finished") as f64 * 1e-12).sum::<f64>() / 60.0
-    };
-    let (sdc, rcp, tcp) = (afct("sdc", Transport::Sdc), afct("ps", Transport::Rcp), afct("ps", Transport::Tcp));
+    let (sdc, rcp, tcp) = (mix_afct("sdc", Transport::Sdc), mix_afct("ps", Transport::Rcp), mix_afct("ps", Transport::Tcp));
     // measured: sdc 5.00 ms, rcp 16.26 ms, tcp 4.78 ms (TCP's long flows are still far from
     // filling the 150 KB buffers within these 70 ms: not Table 3.4's setting of long-lived
     // background flows at a full buffer; the munir.py mix runs that)
@@ -282,25 +286,8 @@ fn racs_incast_is_lossless_and_the_weights_return_to_zero() {
 
 #[test]
 fn racs_below_sdc_below_rcp_on_a_short_long_mix() {
-    // the mix of `sdc_beats_rcp_on_a_short_long_mix`: Table 4.2's order, RACS < SDC < RCP
-    let topo = Topology::big_switch(&[1.0; 4]).unwrap();
-    let mut flows = vec![FlowSpec::new(0.0, 1, 0, 1e8), FlowSpec::new(0.0, 2, 0, 1e8)];
-    for i in 0..60 {
-        flows.push(FlowSpec::new(0.01 + i as f64 * 1e-3, 3, 0, 2_000.0 + (i * 37 % 60) as f64 * 800.0));
-    }
-    let afct = |sched: &str| {
-        let mut c = PacketConfig::new(Scheduler::parse(sched).unwrap());
-        if sched == "ps" {
-            c.transport = Some(Transport::Rcp);
-        }
-        c.delay_per_hop_s = 300e-6;
-        c.buffer_bytes = Some(150_000);
-        c.min_rto_s = Some(10e-3);
-        let mut s = PacketSimulator::new(&topo, &flows, c).unwrap();
-        s.step(0.2).unwrap();
-        (2..flows.len()).map(|i| s.fct_ps(i).expect("response finished") as f64 * 1e-12).sum::<f64>() / 60.0
-    };
-    let (racs, sdc, rcp) = (afct("racs"), afct("sdc"), afct("ps"));
+    // the mix of `mix_afct`: Table 4.2's order, RACS < SDC < RCP
+    let (racs, sdc, rcp) = (mix_afct("racs", Transport::Racs), mix_afct("sdc", Transport::Sdc), mix_afct("ps", Transport::Rcp));
     println!("mix: racs {:.3} ms, sdc {:.3} ms, rcp {:.3} ms", racs * 1e3, sdc * 1e3, rcp * 1e3);
     assert!(racs < sdc && sdc < rcp, "racs {racs}, sdc {sdc}, rcp {rcp}");
 }
