@@ -15,6 +15,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env as gym_check_env
+from nested import assert_same
 from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
 import flowsched  # noqa: F401  (registers the envs)
@@ -74,26 +75,13 @@ def _random_rollout(env_id: str, mode: str | None, steps: int, seed: int = 0) ->
     return out
 
 
-def _same(a, b) -> None:
-    if isinstance(a, dict):
-        assert a.keys() == b.keys()
-        for k in a:
-            _same(a[k], b[k])
-    elif isinstance(a, (tuple, list)):
-        assert len(a) == len(b)
-        for x, y in zip(a, b, strict=True):
-            _same(x, y)
-    else:
-        np.testing.assert_array_equal(a, b)
-
-
 @pytest.mark.parametrize("mode", (None, *MODES))
 @pytest.mark.parametrize("env_id", ENV_IDS)
 def test_1000_random_actions_from_the_action_space_and_the_same_seed_gives_the_same_rollout(env_id, mode):
     a = _random_rollout(env_id, mode, 1000)
     # the thresholds env simulates a whole interval per step: compare its first 200 steps
     b = _random_rollout(env_id, mode, 200 if env_id == THRESHOLDS else 1000)
-    _same(a[:len(b)], b)
+    assert_same(a[:len(b)], b)
     done = [x[2] for x in a[1:] if isinstance(x, tuple)]
     assert np.any(done), "the rollout should cross an episode end"
 

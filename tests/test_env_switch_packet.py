@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from gymnasium.utils.env_checker import check_env as gym_check_env
+from nested import assert_same
 from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
 import flowsched
@@ -40,23 +41,12 @@ def _episode(env: gym.Env, seed: int) -> list:
     return out
 
 
-def _same(a, b) -> None:
-    if isinstance(a, dict):
-        for key in a:
-            np.testing.assert_array_equal(a[key], b[key])
-    elif isinstance(a, tuple):
-        for x, y in zip(a, b, strict=True):
-            _same(x, y)
-    else:
-        np.testing.assert_array_equal(a, b)
-
-
 def test_same_seed_same_episode_and_lanes_are_single_envs_seeded_seed_plus_i():
     env = gym.make(ID, **KW).unwrapped
     a, b, c = _episode(env, 4), _episode(env, 4), _episode(env, 5)
     assert len(a) == len(b)
     for x, y in zip(a, b, strict=True):
-        _same(x, y)
+        assert_same(x, y)
     assert not np.array_equal(a[0]["flows"], c[0]["flows"]), "another seed, another episode"
     n = 3
     venv = gym.make_vec(ID, num_envs=n, vectorization_mode="vector_entry_point", **KW)
@@ -67,7 +57,7 @@ def test_same_seed_same_episode_and_lanes_are_single_envs_seeded_seed_plus_i():
     rng = np.random.default_rng(0)
     for _ in range(60):  # 60 flows: at least 60 arrivals and 59 ends per episode
         for i in range(n):
-            _same({key: v[i] for key, v in obs.items()}, sobs[i])
+            assert_same({key: v[i] for key, v in obs.items()}, sobs[i])
         acts = rng.uniform(-1, 1, (n, KW["max_flows"])).astype(np.float32)
         obs, rew, term, _, _ = venv.step(acts)
         for i, e in enumerate(singles):

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from gymnasium.utils.env_checker import check_env as gym_check_env
+from nested import assert_same
 from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
 import flowsched
@@ -89,23 +90,12 @@ def _episode(env: gym.Env, seed: int) -> list:
     return out
 
 
-def _same(a, b) -> None:
-    if isinstance(a, dict):
-        for key in a:
-            np.testing.assert_array_equal(a[key], b[key])
-    elif isinstance(a, tuple):
-        for x, y in zip(a, b, strict=True):
-            _same(x, y)
-    else:
-        np.testing.assert_array_equal(a, b)
-
-
 def test_same_seed_same_episode_and_lanes_are_single_envs_seeded_seed_plus_i():
     env = gym.make(ARTEMIS, n_bursts=5).unwrapped
     a, b, c = _episode(env, 4), _episode(env, 4), _episode(env, 5)
     assert len(a) == len(b)
     for x, y in zip(a, b, strict=True):
-        _same(x, y)
+        assert_same(x, y)
     assert not np.array_equal(a[0]["requests"], c[0]["requests"]), "another seed, another episode"
     n = 3
     venv = gym.make_vec(ARTEMIS, num_envs=n, vectorization_mode="vector_entry_point", n_bursts=5)
@@ -116,7 +106,7 @@ def test_same_seed_same_episode_and_lanes_are_single_envs_seeded_seed_plus_i():
     rng = np.random.default_rng(0)
     for _ in range(40):
         for i in range(n):
-            _same({key: v[i] for key, v in obs.items()}, sobs[i])
+            assert_same({key: v[i] for key, v in obs.items()}, sobs[i])
         acts = rng.integers(0, 5, n)
         obs, rew, term, _, _ = venv.step(acts)
         for i, e in enumerate(singles):
