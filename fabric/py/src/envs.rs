@@ -137,16 +137,21 @@ impl PyTokenConfig {
     /// "fluid" or "packet".
     #[getter]
     fn model(&self) -> &'static str {
-        if self.inner.packet.is_some() {
-            "packet"
-        } else {
-            "fluid"
-        }
+        model_name(&self.inner.packet)
     }
 }
 
 /// The native envs' errors: an invalid action reads as the Python envs' checks did
 /// (a bare ValueError: "env 3: action 9 is out of range ..."), the others as elsewhere.
+/// An env config's model: "packet" with packet options, else "fluid".
+fn model_name(packet: &Option<PacketConfig>) -> &'static str {
+    if packet.is_some() {
+        "packet"
+    } else {
+        "fluid"
+    }
+}
+
 fn env_err(e: SimError) -> PyErr {
     match e {
         SimError::InvalidAction(m) => PyValueError::new_err(m),
@@ -484,11 +489,7 @@ impl PySwitchConfig {
     /// "fluid" or "packet".
     #[getter]
     fn model(&self) -> &'static str {
-        if self.inner.packet.is_some() {
-            "packet"
-        } else {
-            "fluid"
-        }
+        model_name(&self.inner.packet)
     }
 }
 
