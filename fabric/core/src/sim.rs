@@ -1381,22 +1381,41 @@ impl Simulator {
 
 /// Each id's rank among the distinct ids in increasing order, and how many distinct ids
 /// there are. Few distinct ids (a gather, a small fabric: the token envs build a
-/// simulator per episode) are kept in a short sorted list; past
-/// `FEW` of them, one sort of all (id, position) pairs.
+/// simulator per episode) are numbered in first-seen order by a linear scan, and the
+/// few numbers mapped to ranks by one small sort; past `FEW` of them, one sort of all
+/// (id, position) pairs.
 fn dense_ranks(ids: &[u128]) -> (Vec<u32>, usize) {
     const FEW: usize = 32;
     let mut uniq: Vec<u128> = Vec::with_capacity(FEW);
-    let few = ids.iter().all(|p| match uniq.binary_search(p) {
-        Ok(_) => true,
-        Err(_) if uniq.len() == FEW => false,
-        Err(k) => {
-            uniq.insert(k, *p);
-            true
-        }
+    let mut seen: Vec<u32> = Vec::with_capacity(ids.len());
+    let mut last: Option<(u128, u32)> = None;
+    let few = ids.iter().all(|&p| {
+        let j = match last {
+            Some((q, j)) if q == p => j,
+            _ => match uniq.iter().position(|&q| q == p) {
+                Some(j) => j as u32,
+                None if uniq.len() == FEW => return false,
+                None => {
+                    uniq.push(p);
+                    uniq.len() as u32 - 1
+                }
+            },
+        };
+        last = Some((p, j));
+        seen.push(j);
+        true
     });
     if few {
-        let rank = ids.iter().map(|p| uniq.binary_search(p).expect("listed") as u32).collect();
-        return (rank, uniq.len());
+        let mut by_id: Vec<u32> = (0..uniq.len() as u32).collect();
+        by_id.sort_unstable_by_key(|&j| uniq[j as usize]);
+        let mut rank_of = vec![0u32; uniq.len()];
+        for (r, &j) in by_id.iter().enumerate() {
+            rank_of[j as usize] = r as u32;
+        }
+        for j in &mut seen {
+            *j = rank_of[*j as usize];
+        }
+        return (seen, uniq.len());
     }
     let mut pairs: Vec<(u128, u32)> = ids.iter().enumerate().map(|(i, &p)| (p, i as u32)).collect();
     pairs.sort_unstable();
