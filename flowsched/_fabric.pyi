@@ -147,6 +147,7 @@ class PacketSimulator:
         header_bytes: int = 40,
         buffer_bytes: int | None = None,
         ecn_threshold_bytes: int = 97500,
+        queue_reserve_bytes: int = 0,
         init_cwnd_packets: float | None = None,
         max_cwnd_packets: float | None = None,
         min_rto_s: float | None = None,

@@ -294,6 +294,7 @@ PACKET_OPTIONS: dict[str, Any] = {
     "header_bytes": 40,
     "buffer_bytes": None,
     "ecn_threshold_bytes": 97_500,
+    "queue_reserve_bytes": 0,
     "init_cwnd_packets": None,
     "max_cwnd_packets": None,
     "min_rto_s": None,
@@ -424,6 +425,7 @@ def native_packet_options(topology: Topology, transport: str | None, admission: 
         header_bytes=integer("header_bytes", 1) or 0,
         buffer_bytes=integer("buffer_bytes", 1),
         ecn_threshold_bytes=integer("ecn_threshold_bytes", 1) or 0,
+        queue_reserve_bytes=integer("queue_reserve_bytes", 0) or 0,
         init_cwnd_packets=None if o["init_cwnd_packets"] is None else float(o["init_cwnd_packets"]),
         max_cwnd_packets=None if o["max_cwnd_packets"] is None else float(o["max_cwnd_packets"]),
         min_rto_s=None if o["min_rto_s"] is None else float(o["min_rto_s"]),
@@ -1100,7 +1102,7 @@ def simulate(
         ``ps`` and ``pias``, ``pfabric`` for ``fifo, srpt, asrpt, las, edf``, ``sdc`` for
         ``sdc``, ``racs`` for ``racs``; ``rcp``, the Rate Control Protocol, with ``ps`` on request: docs/packet.md).
     packet_options : packet model only: the keys of :data:`PACKET_OPTIONS`
-        (``mss_bytes, header_bytes, buffer_bytes, ecn_threshold_bytes, init_cwnd_packets,
+        (``mss_bytes, header_bytes, buffer_bytes, ecn_threshold_bytes, queue_reserve_bytes, init_cwnd_packets,
         max_cwnd_packets, min_rto_s, queue_sample_us, sample_links, max_events,
         ack_every_segments, delayed_ack_timeout_s, handshake, syn_timeout_s,
         clock_granularity_s, limited_transmit, request_delay_us, grant_delay_us``).

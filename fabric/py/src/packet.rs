@@ -24,7 +24,7 @@ impl PyPacketSimulator {
         arrival_s, src, dst, size_bytes, deadline_s, weight, data_span_s, size_known, *,
         topology, host_gbps, tors=0, hosts_per_tor=0, spines=0, core_gbps=0.0, ecmp_seed=0,
         scheduler="ps", transport=None, mss_bytes=1460, header_bytes=40, buffer_bytes=None,
-        ecn_threshold_bytes=97_500, init_cwnd_packets=None, max_cwnd_packets=None, min_rto_s=None,
+        ecn_threshold_bytes=97_500, queue_reserve_bytes=0, init_cwnd_packets=None, max_cwnd_packets=None, min_rto_s=None,
         delay_per_hop_s=0.0, pias_thresholds_bytes=Vec::new(), queue_sample_s=None, sample_ports=None,
         terminate_missed=false, max_events=None, ack_every_segments=1, delayed_ack_timeout_s=0.2,
         handshake=false, syn_timeout_s=1.0, clock_granularity_s=0.0, limited_transmit=false, admission=None, k=0, window=0,
@@ -54,6 +54,7 @@ impl PyPacketSimulator {
         header_bytes: u32,
         buffer_bytes: Option<u64>,
         ecn_threshold_bytes: u64,
+        queue_reserve_bytes: u64,
         init_cwnd_packets: Option<f64>,
         max_cwnd_packets: Option<f64>,
         min_rto_s: Option<f64>,
@@ -84,6 +85,7 @@ impl PyPacketSimulator {
         cfg.header_bytes = header_bytes;
         cfg.buffer_bytes = buffer_bytes;
         cfg.ecn_threshold_bytes = ecn_threshold_bytes;
+        cfg.queue_reserve_bytes = queue_reserve_bytes;
         cfg.init_cwnd_packets = init_cwnd_packets;
         cfg.max_cwnd_packets = max_cwnd_packets;
         cfg.min_rto_s = min_rto_s;

@@ -128,6 +128,10 @@ pub struct PacketConfig {
     /// DCTCP's marking threshold K in bytes (97,500 = 65 packets of 1,500 B, the DCTCP
     /// paper's K at 10 Gbps).
     pub ecn_threshold_bytes: u64,
+    /// `pias`: bytes of each port's buffer reserved for each of its K queues; the rest is
+    /// shared first come first served (pFabric section 6.1 reserves 15 KB, 10 packets, per
+    /// queue of a 225 KB buffer). 0 (the default): the whole buffer is shared.
+    pub queue_reserve_bytes: u64,
     /// None: 10 for tcp and dctcp (RFC 6928), 12 for pfabric (about one BDP; YAPS's pfabric.conf).
     pub init_cwnd_packets: Option<f64>,
     /// None: unbounded for tcp and dctcp, 15 for pfabric (YAPS's pfabric.conf).
@@ -198,6 +202,7 @@ impl PacketConfig {
             header_bytes: 40,
             buffer_bytes: None,
             ecn_threshold_bytes: 97_500,
+            queue_reserve_bytes: 0,
             init_cwnd_packets: None,
             max_cwnd_packets: None,
             min_rto_s: None,
@@ -485,6 +490,23 @@ impl PacketSimulator {
         } else if !th.is_empty() {
             return bad(format!("pias_thresholds_bytes are only read by the pias scheduler, not '{}'", s.name()));
         }
+        let reserve = cfg.queue_reserve_bytes;
+        if reserve > 0 {
+            if !matches!(s, Scheduler::Pias) || transport == Transport::PFabric {
+                return bad(format!(
+                    "queue_reserve_bytes is read only by the pias scheduler's priority queues (over tcp or dctcp), not '{}' over {}",
+                    s.name(),
+                    transport.name()
+                ));
+            }
+            let queues = th.len() as u64 + 1;
+            if reserve.saturating_mul(queues) > buffer {
+                return bad(format!(
+                    "queue_reserve_bytes x {queues} queues = {} B exceeds buffer_bytes ({buffer} B)",
+                    reserve.saturating_mul(queues)
+                ));
+            }
+        }
         if !(1..=64).contains(&cfg.ack_every_segments) {
             return bad(format!("ack_every_segments must be in 1..=64, got {}", cfg.ack_every_segments));
         }
@@ -554,7 +576,11 @@ impl PacketSimulator {
             topo.capacity
                 .iter()
                 .enumerate()
-                .map(|(l, &c)| Port::new(disc, buffer, cfg.ecn_threshold_bytes, PS_PER_S / c, dp + to_ps(topo.link_delay_s(l))))
+                .map(|(l, &c)| {
+                    let mut p = Port::new(disc, buffer, cfg.ecn_threshold_bytes, PS_PER_S / c, dp + to_ps(topo.link_delay_s(l)));
+                    p.reserve_bytes = reserve;
+                    p
+                })
                 .collect();
 
         let mss = cfg.mss_bytes as u64;
