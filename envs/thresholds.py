@@ -173,6 +173,9 @@ class QueueThresholdsEnv(gym.Env[np.ndarray, np.ndarray]):
     coarse: the vector env steps its lanes in turn.
 
     ## Version History
+    * v1, later: ``model="packet"``, ``transport`` and the packet options (the fluid
+      model's episodes are unchanged; ``pias_sharing`` defaults to None, which is the
+      fluid model's ``"fifo"`` as before).
     * v1: finite observation bounds (the table above: slowdowns saturate at 1,000, the
       load at 4); actions outside the bounds raise with the bounds named (as in v0);
       ``render_mode="rgb_array"`` and ``metadata["render_fps"]``; the vector env takes
