@@ -164,3 +164,19 @@ def test_option_errors_name_the_option():
     with pytest.raises(ValueError, match="exceeds buffer_bytes"):
         QueueThresholdsEnv(model="packet", buffer_bytes=100_000, queue_reserve_bytes=20_000)
     assert QueueThresholdsEnv().pias_sharing == "fifo"  # the fluid default is unchanged
+
+
+def test_time_interval_and_render_on_packets():
+    env = QueueThresholdsEnv(**{**KW, "interval_flows": 10_000, "interval_s": 1e-3}, render_mode="ansi")
+    env.reset(seed=2)
+    t0 = env._sim.now  # the packet core's clock starts at the first arrival
+    assert t0 == pytest.approx(env._trace["arrival_s"].min(), abs=1e-12)
+    _, _, done, _, info = env.step(np.zeros(7, np.float32))
+    assert not done and env._sim.now == pytest.approx(t0 + 1e-3, abs=1e-12)  # picosecond clock
+    assert 0 < info["flows_ended"] < KW["n_flows"]
+    assert env.render().startswith("t = 1.027 ms, ")
+    frame = QueueThresholdsEnv(**KW, render_mode="rgb_array")
+    frame.reset(seed=2)
+    frame.step(np.zeros(7, np.float32))
+    img = frame.render()
+    assert img.ndim == 3 and img.dtype == np.uint8 and img.any()
