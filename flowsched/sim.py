@@ -325,13 +325,15 @@ def native_packet_simulator(
     delay_us: float = 0.0,
     seed: int = 0,
     pias_thresholds_bytes: Sequence[float] | None = None,
+    pause_on_flow_change: bool = False,
     **packet_options: Any,
 ) -> _fabric.PacketSimulator:
     """The native packet-level simulator (``flowsched._fabric.PacketSimulator``) of a trace
     from :func:`prepare_trace`; :class:`Simulation` with ``model="packet"`` is the
     documented way. ``admission``, ``k``, ``window``, ``seed`` as :func:`simulate`
     (``external`` admission is refused); ``packet_options`` are the keys of
-    :data:`PACKET_OPTIONS`."""
+    :data:`PACKET_OPTIONS`. ``pause_on_flow_change``: the core pauses at every flow arrival
+    and end (needed by the simulator's ``run_until_ended``, as :func:`native_simulator`'s)."""
     admission = _check_admission(admission, k, window)
     if admission == "external":
         raise ValueError("external admission on the packet model needs a driver that makes the decisions: "
@@ -352,6 +354,7 @@ def native_packet_simulator(
         k=int(k or 0),
         window=int(window or 0),
         seed=int(seed),
+        pause_on_flow_change=bool(pause_on_flow_change),
         **{**native_packet_options(topology, transport, admission is not None, **packet_options),
            **_native_topology(topology, trace)},
     )

@@ -6,7 +6,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use crate::{flows_from_arrays, guarded, make_flow_topology, to_py};
+use crate::{flows_from_arrays, guarded, make_flow_topology, outcome_name, to_py};
 
 /// The packet-level simulator (see flowsched.simulate(model="packet")).
 #[pyclass(name = "PacketSimulator", module = "flowsched._fabric")]
@@ -28,7 +28,7 @@ impl PyPacketSimulator {
         delay_per_hop_s=0.0, pias_thresholds_bytes=Vec::new(), queue_sample_s=None, sample_ports=None,
         terminate_missed=false, max_events=None, ack_every_segments=1, delayed_ack_timeout_s=0.2,
         handshake=false, syn_timeout_s=1.0, clock_granularity_s=0.0, limited_transmit=false, admission=None, k=0, window=0,
-        request_delay_s=0.0, grant_delay_s=0.0, seed=0
+        request_delay_s=0.0, grant_delay_s=0.0, seed=0, pause_on_flow_change=false
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -76,6 +76,7 @@ impl PyPacketSimulator {
         request_delay_s: f64,
         grant_delay_s: f64,
         seed: u64,
+        pause_on_flow_change: bool,
     ) -> PyResult<Self> {
         let flows = flows_from_arrays(&arrival_s, &src, &dst, &size_bytes, &deadline_s, &weight, &data_span_s, &size_known)?;
         let topo = make_flow_topology(topology, &host_gbps, tors, hosts_per_tor, spines, core_gbps, ecmp_seed)?;
@@ -108,6 +109,7 @@ impl PyPacketSimulator {
         cfg.request_delay_s = request_delay_s;
         cfg.grant_delay_s = grant_delay_s;
         cfg.seed = seed;
+        cfg.pause_on_flow_change = pause_on_flow_change;
         let sizes: Vec<f64> = flows.iter().map(|f| f.size_bytes).collect();
         let link_names = topo.names();
         let capacity = topo.capacity.clone();
@@ -127,6 +129,17 @@ impl PyPacketSimulator {
         let inner = &mut self.inner;
         py.detach(|| guarded(|| inner.step(until)))?;
         Ok(self.inner.done())
+    }
+
+    /// Runs until `n` more flows have finished or were terminated, time `until`, or the
+    /// end (needs pause_on_flow_change=True; GIL released), as the fluid Simulator's
+    /// run_until_ended. Returns (kind, ids of the flows that ended).
+    #[pyo3(signature = (n, until=f64::INFINITY))]
+    fn run_until_ended<'py>(&mut self, py: Python<'py>, n: usize, until: f64) -> PyResult<(&'static str, Bound<'py, PyArray1<i64>>)> {
+        let inner = &mut self.inner;
+        let mut ended = Vec::new();
+        let out = py.detach(|| guarded(|| inner.run_until_ended(n, until, &mut ended)))?;
+        Ok((outcome_name(out).0, ended.into_iter().map(|x| x as i64).collect::<Vec<_>>().into_pyarray(py)))
     }
 
     #[getter]

@@ -834,6 +834,54 @@ impl PacketSimulator {
         })
     }
 
+    /// Runs until `n` more flows have ended (finished or were terminated), time `until_s`,
+    /// or the end, as the fluid model's `run_until_ended` (the thresholds env's control
+    /// interval); needs `pause_on_flow_change`. Appends the flows that ended to `ended`
+    /// (in the order they were seen to end) and returns why it stopped: `FlowsChanged`
+    /// once `n` ended, `TimeReached` or `Done`. It only pauses between events, so a run
+    /// driven this way is the run that never paused, bit for bit.
+    pub fn run_until_ended(&mut self, n: usize, until_s: f64, ended: &mut Vec<u32>) -> Result<Outcome> {
+        if !self.cfg.pause_on_flow_change {
+            return Err(SimError::InvalidConfig("run_until_ended needs pause_on_flow_change".into()));
+        }
+        let start = ended.len();
+        // every arrival pauses the run before its sender starts, so each flow is watched
+        // before it can end
+        let mut seen = self.next_start;
+        let mut watch: Vec<u32> = self.arrived().iter().copied().filter(|&f| !self.ended(f as usize)).collect();
+        loop {
+            let out = self.advance(until_s)?;
+            let mut k = 0;
+            while k < watch.len() {
+                if self.ended(watch[k] as usize) {
+                    ended.push(watch.swap_remove(k));
+                } else {
+                    k += 1;
+                }
+            }
+            match out {
+                Outcome::FlowsChanged => {
+                    for i in seen..self.next_start {
+                        let f = self.order[i];
+                        if !self.ended(f as usize) {
+                            watch.push(f);
+                        }
+                    }
+                    seen = self.next_start;
+                    if ended.len() - start >= n {
+                        return Ok(out);
+                    }
+                }
+                Outcome::Decision { dst } => {
+                    return Err(SimError::InvalidConfig(format!(
+                        "external admission decision pending at destination {dst}: run_until_ended cannot make it"
+                    )))
+                }
+                Outcome::Done | Outcome::TimeReached => return Ok(out),
+            }
+        }
+    }
+
     /// Flows that have arrived, in order of arrival (ties by row).
     pub fn arrived(&self) -> &[u32] {
         &self.order[..self.next_start]
