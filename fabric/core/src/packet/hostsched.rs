@@ -254,6 +254,15 @@ impl HostSched {
                 self.finished.push(j as u32);
             }
         }
+        if done == self.size[i] {
+            // the connection has delivered everything: its runs are spent
+            self.runs[i] = Vec::new();
+            k = 0;
+        } else if k >= 1024 && 2 * k as usize > self.runs[i].len() {
+            // drop the runs credited in full (LAS alternates flows segment by segment)
+            self.runs[i].drain(..k as usize);
+            k = 0;
+        }
         self.cursor[i] = (k, done);
     }
 }
