@@ -212,3 +212,21 @@ fn refusals_name_the_cause() {
     assert!(PacketSimulator::new(&topo, &hidden, cfg("gtcp:las", Transport::Tcp)).is_ok());
 }
 
+
+#[test]
+fn with_the_handshake_and_delayed_acks_too() {
+    let (topo, flows) = two_flows();
+    for t in [Transport::Tcp, Transport::Dctcp] {
+        let mut c = cfg("ps", t);
+        c.handshake = true;
+        c.ack_every_segments = 2;
+        c.buffer_bytes = Some(60_000);
+        let p = run(&topo, &flows, c.clone());
+        c.scheduler = Scheduler::parse("gtcp:srpt").unwrap();
+        let g = run(&topo, &flows, c);
+        check_exactly_once(&g, &flows);
+        assert_eq!(g.stats(), p.stats(), "{t:?}");
+        assert!(p.stats().syn_packets > 0 && p.stats().ack_packets < p.stats().data_packets);
+        assert!(g.finish_s()[1] < p.finish_s()[1], "{t:?}");
+    }
+}
