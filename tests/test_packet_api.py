@@ -140,7 +140,8 @@ def test_terminate_missed_in_the_packet_model():
 
 
 @pytest.mark.parametrize("kwargs, match", [
-    ({"scheduler": "srpt", "transport": "tcp"}, "does not run scheduler 'srpt' with transport 'tcp'; supported: ps"),
+    ({"scheduler": "srpt", "transport": "tcp"},
+     r"does not run scheduler 'srpt' with transport 'tcp' .*is gtcp:srpt\); supported: ps"),
     ({"scheduler": "wps"}, "does not run scheduler 'wps'"),
     ({"scheduler": "ps", "transport": "quic"}, "unknown transport 'quic'"),
     ({"scheduler": "ps", "request_delay_us": 5.0}, "request_delay_us is a delay of destination admission"),

@@ -84,6 +84,27 @@ def test_sched_tcp_quick(tmp_path, capsys):
     assert t.loc["SRPT", "mean_gain_s"] < 0 < t.loc["SRPT", "mean_loss_s"]
 
 
+def test_sched_tcp_quick_packet(tmp_path, capsys):
+    """The packet column: LAS, SRPT and FAIR at the sender (gtcp:*) over tcp against ps over tcp."""
+    sys.path.insert(0, str(HERE))
+    try:
+        import reproduce_common as C
+    finally:
+        sys.path.remove(str(HERE))
+    if not C.packet_available():
+        pytest.skip(C.packet_unavailable_reason())
+    data, text = _run("sched_tcp", tmp_path, capsys, "--model", "packet")
+    num = data["numbers"]["packet"]
+    # SCHED_TCP's gtcp is non-intrusive: every policy's run sent exactly tcp's packets
+    assert num["same_packets_as_tcp"] == {"las": True, "srpt": True, "fair": True}
+    assert "non-intrusive" in text
+    t = pd.DataFrame(num["table"]["data"], columns=num["table"]["columns"], index=num["table"]["index"])
+    np.testing.assert_allclose(t[["faster_pct", "slower_pct", "equal_pct"]].sum(axis=1), 100.0)
+    m = num["mean_fct"]
+    assert max(m["srpt"], m["fair"]) < m["tcp"]
+    assert all(c["packet"]["ok"] is not None for c in data["claims"])
+
+
 def test_munir_quick(tmp_path, capsys):
     data, _ = _run("munir", tmp_path, capsys)
     df = _frame(data["numbers"]["fluid"]).set_index("scenario")

@@ -62,10 +62,12 @@ impl Scheduler {
         let lower = name.trim().to_ascii_lowercase();
         if let Some(inner) = lower.strip_prefix("gtcp:") {
             let inner = Scheduler::parse(inner)?;
-            if !inner.is_priority() || matches!(inner, Scheduler::Fair | Scheduler::External) {
+            // gtcp:fair is the packet model's (SCHED_TCP's FAIR at the sender); the fluid
+            // model refuses it (its `fair` is the same policy on a single path)
+            if !inner.is_priority() || matches!(inner, Scheduler::External) {
                 if !matches!(inner, Scheduler::Ps) {
                     return Err(SimError::InvalidConfig(format!(
-                        "gtcp:<inner> takes a priority policy (fifo, srpt, asrpt, ga:*, las, pias, edf, ssdf, lsdf, random) or ps, got '{name}'"
+                        "gtcp:<inner> takes a priority policy (fifo, srpt, asrpt, ga:*, las, pias, edf, ssdf, lsdf, random), ps, or fair (packet model only), got '{name}'"
                     )));
                 }
             }

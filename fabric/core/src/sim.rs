@@ -951,7 +951,15 @@ impl Simulator {
                 )));
             }
         }
-        if let Scheduler::Gtcp(_) = cfg.scheduler {
+        if let Scheduler::Gtcp(inner) = &cfg.scheduler {
+            if matches!(**inner, Scheduler::Fair) {
+                return Err(SimError::Unsupported(
+                    "gtcp:fair is SCHED_TCP's FAIR at the sender on the packet model (model='packet', transport tcp or dctcp); \
+                     the fluid model's fair is that policy on a single path (on several paths it orders all flows by their \
+                     finish in one shadow fair-sharing run)"
+                        .into(),
+                ));
+            }
             if cfg.admission.is_some() || cfg.terminate_missed {
                 return Err(SimError::Unsupported("gtcp with destination admission or deadline termination".into()));
             }

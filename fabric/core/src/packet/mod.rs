@@ -16,6 +16,7 @@
 //! handshake and the token wait when those options are on. See `docs/packet.md` for every
 //! default and its source.
 pub mod delack;
+pub mod hostsched;
 pub mod port;
 pub mod queue;
 pub mod rate;
@@ -29,6 +30,7 @@ use crate::sched::{AdmissionPolicy, GaInner, Scheduler};
 use crate::sim::{choose_admission, AdmissionConfig, FlowSpec, Outcome};
 use crate::topology::Topology;
 use delack::AckState;
+use hostsched::{HostPolicy, HostSched};
 use queue::EventQueue;
 use port::{Discipline, Enqueued, Packet, Port, ACK, CE, ECE, RETX, SYN};
 use tcp::{CcParams, Receiver, Sender, DCTCP_G, G_MIN_PS, MAX_RTO_PS};
@@ -60,6 +62,7 @@ pub enum Transport {
 /// The scheduler x transport pairs the packet model runs, for error messages and docs.
 pub const SUPPORTED: &str = "ps with tcp or dctcp (FIFO queues: drop-tail for tcp, ECN marking for dctcp); \
 pias with dctcp or tcp (strict-priority queues sharing the buffer, ECN per queue with dctcp); \
+gtcp:ps, gtcp:fifo, gtcp:srpt, gtcp:las and gtcp:fair with dctcp or tcp (SCHED_TCP's scheduling at the sender, FIFO queues as ps); \
 fifo, srpt, asrpt (= ga:srpt), las, edf and external with pfabric (pFabric priority queues); \
 ps with rcp (drop-tail FIFO queues, an RCP rate per link); \
 sdc with sdc (drop-tail FIFO queues, a load factor per link); \
@@ -91,7 +94,7 @@ impl Transport {
     /// DCTCP), `pfabric` for the priority schedulers; an error for the others.
     pub fn default_for(s: &Scheduler) -> Result<Self> {
         match s {
-            Scheduler::Ps | Scheduler::Pias => Ok(Transport::Dctcp),
+            Scheduler::Ps | Scheduler::Pias | Scheduler::Gtcp(_) => Ok(Transport::Dctcp),
             Scheduler::Sdc => Ok(Transport::Sdc),
             Scheduler::Racs => Ok(Transport::Racs),
             Scheduler::Fifo | Scheduler::Srpt | Scheduler::Ga(GaInner::Srpt) | Scheduler::Las | Scheduler::Edf | Scheduler::External => {
@@ -103,11 +106,21 @@ impl Transport {
 }
 
 fn unsupported(s: &Scheduler, t: Option<Transport>) -> SimError {
+    // srpt, las, fifo over tcp or dctcp, and fair: the scheduling at the sender is gtcp:<p>
+    let hint = match (s, t) {
+        (Scheduler::Srpt | Scheduler::Las | Scheduler::Fifo, Some(Transport::Tcp | Transport::Dctcp)) => format!(
+            " ('{0}' on packets is pFabric's priority queues, over pfabric; SCHED_TCP's {0} at the sender over {1} is gtcp:{0})",
+            s.name(),
+            t.map_or("", |t| t.name())
+        ),
+        (Scheduler::Fair, _) => " (SCHED_TCP's FAIR at the sender, per route, over tcp or dctcp is gtcp:fair)".into(),
+        _ => String::new(),
+    };
     let what = match t {
         Some(t) => format!("scheduler '{}' with transport '{}'", s.name(), t.name()),
         None => format!("scheduler '{}'", s.name()),
     };
-    SimError::Unsupported(format!("the packet model does not run {what}; supported: {SUPPORTED}"))
+    SimError::Unsupported(format!("the packet model does not run {what}{hint}; supported: {SUPPORTED}"))
 }
 
 /// The options of a packet-level run. `None` fields take the transport's default
@@ -414,6 +427,8 @@ pub struct PacketSimulator {
     flow_ended: bool,
     /// The rate transports' routers and pacers (`rate.rs`; empty for the window transports).
     rate: rate::RateState,
+    /// `gtcp:<inner>`: which flow's data each new segment carries (`hostsched.rs`); None otherwise.
+    hs: Option<Box<HostSched>>,
 }
 
 /// Why [`PacketSimulator::run_loop`] returned.
@@ -437,8 +452,9 @@ impl PacketSimulator {
             None => Transport::default_for(&cfg.scheduler)?,
         };
         let s = &cfg.scheduler;
+        let host = HostPolicy::of(s)?;
         let ok = match transport {
-            Transport::Tcp | Transport::Dctcp => matches!(s, Scheduler::Ps | Scheduler::Pias),
+            Transport::Tcp | Transport::Dctcp => matches!(s, Scheduler::Ps | Scheduler::Pias) || host.is_some(),
             Transport::PFabric => matches!(
                 s,
                 Scheduler::Fifo | Scheduler::Srpt | Scheduler::Ga(GaInner::Srpt) | Scheduler::Las | Scheduler::Edf | Scheduler::External
@@ -506,6 +522,14 @@ impl PacketSimulator {
                     reserve.saturating_mul(queues)
                 ));
             }
+        }
+        if host.is_some() && (cfg.admission.is_some() || cfg.terminate_missed) {
+            return Err(SimError::Unsupported(format!(
+                "'{}' (SCHED_TCP's scheduling at the sender) with {}: a flow's data rides its route's connections, \
+                 which admission and termination act on one by one",
+                s.name(),
+                if cfg.admission.is_some() { "destination admission" } else { "terminate_missed" }
+            )));
         }
         if !(1..=64).contains(&cfg.ack_every_segments) {
             return bad(format!("ack_every_segments must be in 1..=64, got {}", cfg.ack_every_segments));
@@ -627,7 +651,7 @@ impl PacketSimulator {
             if f.data_span_s != 0.0 {
                 return bad_flow(r, "data_span_s", format!("data arriving over time is not modelled at packet level yet; got {}", f.data_span_s));
             }
-            if !f.size_known && s.uses_size() {
+            if !f.size_known && host.map_or(s.uses_size(), HostPolicy::uses_size) {
                 return bad_flow(r, "size_known", format!("scheduler '{}' reads sizes, and this flow's size is hidden", s.name()));
             }
             let dl = if f.deadline_s.is_nan() {
@@ -673,6 +697,10 @@ impl PacketSimulator {
             senders.push(Sender::new(npk as u32, &cc, rtt0));
             fl.push(Flow { arrival_ps: to_ps(f.arrival_s), size, deadline_ps: dl, n: npk as u32, ext: order_bits(0.0) });
         }
+        let hs = host.map(|h| {
+            let routes: Vec<&[u32]> = (0..n).map(|i| &route[route_off[i] as usize..route_off[i + 1] as usize]).collect();
+            Box::new(HostSched::new(h, &routes, fl.iter().map(|f| f.size).collect(), fl.iter().map(|f| f.arrival_ps).collect()))
+        });
         let mut sim = PacketSimulator {
             transport,
             cc,
@@ -733,6 +761,7 @@ impl PacketSimulator {
                 Transport::Racs => rate::RateState::new_racs(&topo.capacity, n),
                 _ => rate::RateState::default(),
             },
+            hs,
             flows: fl,
             cfg,
         };
@@ -1112,6 +1141,14 @@ impl PacketSimulator {
         s.on_send(self.now, &self.cc);
         let fl = &self.flows[f];
         let payload = if seq + 1 == fl.n { fl.size - seq as u64 * self.mss } else { self.mss };
+        if !retx {
+            if let Some(h) = self.hs.as_deref_mut() {
+                // a new segment: the scheduler picks whose data it carries (a failure
+                // leaves data undelivered, and the run ends Stalled, never panics)
+                let senders = &self.senders;
+                h.assign(f, seq as u64 * self.mss, payload, |j| senders[j].cwnd);
+            }
+        }
         self.stats.data_packets += 1;
         if retx {
             self.stats.retransmissions += 1;
@@ -1249,7 +1286,22 @@ impl PacketSimulator {
             self.stats.duplicates += 1;
         }
         let mut finished = false;
-        if self.receivers[f].rcv_nxt >= n && self.finish_ps[f] == u64::MAX && !self.terminated[f] {
+        if let Some(h) = self.hs.as_deref_mut() {
+            // gtcp: the data of the segments now delivered in order, flow by flow; a flow
+            // finishes with its own last byte (its connection may still carry others' data)
+            let rn = self.receivers[f].rcv_nxt;
+            if rn > before {
+                h.deliver(f, (rn as u64 * self.mss).min(self.flows[f].size));
+                for &j in &h.finished {
+                    let j = j as usize;
+                    if self.finish_ps[j] == u64::MAX {
+                        self.finish_ps[j] = self.now;
+                        self.n_ended += 1;
+                        self.flow_ended = true;
+                    }
+                }
+            }
+        } else if self.receivers[f].rcv_nxt >= n && self.finish_ps[f] == u64::MAX && !self.terminated[f] {
             self.finish_ps[f] = self.now;
             self.n_ended += 1;
             self.flow_ended = true;
@@ -1382,6 +1434,9 @@ impl PacketSimulator {
         }
         self.start_ps[f] = self.now;
         self.rate_flow(f, true);
+        if let Some(h) = self.hs.as_deref_mut() {
+            h.join(f); // its data may go out in any of its route's connections from now on
+        }
         if !self.syn_tries.is_empty() {
             self.conn[f] = 1;
             self.send_syn(f);
@@ -1597,7 +1652,15 @@ impl PacketSimulator {
     }
     /// Per flow: payload bytes delivered in order to the receiver, each byte once.
     pub fn delivered_bytes(&self) -> &[u64] {
-        &self.delivered
+        match &self.hs {
+            Some(h) => h.delivered(), // gtcp: the flow's data, whichever connections carried it
+            None => &self.delivered,
+        }
+    }
+    /// `gtcp:<inner>`: the relabelling state (per flow: its data's bytes put into segments
+    /// and delivered, its group); None under other schedulers.
+    pub fn host_sched(&self) -> Option<&HostSched> {
+        self.hs.as_deref()
     }
     /// Per link: payload bytes delivered by the flows whose data path crosses it (as the
     /// fluid model counts a link's bytes; retransmissions and headers not included).
@@ -1605,7 +1668,7 @@ impl PacketSimulator {
         let mut b = vec![0.0; self.ports.len()];
         for i in 0..self.flows.len() {
             for &l in &self.route[self.route_off[i] as usize..self.route_off[i + 1] as usize] {
-                b[l as usize] += self.delivered[i] as f64;
+                b[l as usize] += self.delivered_bytes()[i] as f64;
             }
         }
         b
