@@ -256,6 +256,102 @@ impl<L: Lane> Native<L> {
     }
 }
 
+/// A lane whose episode runs on a [`TokenSim`] (the token and switch envs).
+trait EpisodeLane: Lane {
+    /// The current episode's simulation (None before the first reset).
+    fn episode_sim(&self) -> Option<&TokenSim>;
+}
+
+impl EpisodeLane for TokenEnv {
+    fn episode_sim(&self) -> Option<&TokenSim> {
+        self.sim()
+    }
+}
+
+impl EpisodeLane for SwitchEnv {
+    fn episode_sim(&self) -> Option<&TokenSim> {
+        self.simulator()
+    }
+}
+
+impl<L: EpisodeLane> Native<L> {
+    /// Simulated time of `lane` (s; 0 before the first reset).
+    fn now(&self, lane: usize) -> PyResult<f64> {
+        Ok(self.lane(lane)?.episode_sim().map_or(0.0, |s| s.now()))
+    }
+
+    /// The current episode's flows of `lane` and their outcome so far (`token_flow_dict`).
+    fn flows<'py>(&self, py: Python<'py>, lane: usize) -> PyResult<Bound<'py, PyDict>> {
+        let s = self.lane(lane)?.episode_sim().ok_or_else(|| PyValueError::new_err("call reset() first"))?;
+        token_flow_dict(py, s)
+    }
+}
+
+/// The `#[pymethods]` block of a batched env class (`inner: Native<$env>`, made from a
+/// `$config`): the methods every env kind has, written once here (the constructor,
+/// num_envs, threads, buffers, needs_reset, truncate, reset_done, now), then the kind's
+/// own methods as given. `buffers` and `needs_reset` take the kind's doc comments.
+macro_rules! vec_env_methods {
+    (
+        impl $class:ident($config:ident => $env:ident) {
+            $(#[$buffers_doc:meta])*
+            buffers;
+            $(#[$needs_reset_doc:meta])*
+            needs_reset;
+            $($methods:tt)*
+        }
+    ) => {
+        #[pymethods]
+        impl $class {
+            #[new]
+            #[pyo3(signature = (config, num_envs, threads=1, *, single=false, max_episode_steps=None))]
+            fn new(py: Python<'_>, config: &$config, num_envs: usize, threads: usize, single: bool, max_episode_steps: Option<u64>) -> PyResult<Self> {
+                let env = $env::new(config.inner.clone()).and_then(|e| vec_env(e, num_envs, threads, single, max_episode_steps)).map_err(to_py)?;
+                Ok($class { inner: Native::new(py, env) })
+            }
+
+            #[getter]
+            fn num_envs(&self) -> usize {
+                self.inner.env.num_envs()
+            }
+
+            #[getter]
+            fn threads(&self) -> usize {
+                self.inner.env.threads()
+            }
+
+            $(#[$buffers_doc])*
+            #[getter]
+            fn buffers<'py>(&self, py: Python<'py>) -> Buffers<'py> {
+                self.inner.buffers(py)
+            }
+
+            $(#[$needs_reset_doc])*
+            fn needs_reset<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<bool>> {
+                self.inner.env.needs_reset().to_vec().into_pyarray(py)
+            }
+
+            /// Marks the flagged lanes (bool, one per lane) to reset at the next step or
+            /// reset_done, as if their episode had ended.
+            fn truncate(&mut self, lanes: PyReadonlyArray1<'_, bool>) -> PyResult<()> {
+                self.inner.truncate(lanes)
+            }
+
+            /// Resets now every lane whose episode ended (same-step autoreset).
+            fn reset_done(&mut self, py: Python<'_>) -> PyResult<()> {
+                self.inner.call(py, |env, out| env.reset_done(out))
+            }
+
+            /// Simulated time of `lane` (s).
+            fn now(&self, lane: usize) -> PyResult<f64> {
+                self.inner.now(lane)
+            }
+
+            $($methods)*
+        }
+    };
+}
+
 /// The VecEnv of a config: `num_envs` lanes on `threads` threads, or with `single`
 /// the single env (one lane, no autoreset); `max_episode_steps` truncates episodes.
 fn vec_env<L: Lane>(env: L, num_envs: usize, threads: usize, single: bool, max_episode_steps: Option<u64>) -> Result<VecEnv<L>, SimError> {
@@ -323,41 +419,23 @@ pub struct PyTokenVecEnv {
     inner: Native<TokenEnv>,
 }
 
-#[pymethods]
-impl PyTokenVecEnv {
-    #[new]
-    #[pyo3(signature = (config, num_envs, threads=1, *, single=false, max_episode_steps=None))]
-    fn new(py: Python<'_>, config: &PyTokenConfig, num_envs: usize, threads: usize, single: bool, max_episode_steps: Option<u64>) -> PyResult<Self> {
-        let env = TokenEnv::new(config.inner.clone()).and_then(|e| vec_env(e, num_envs, threads, single, max_episode_steps)).map_err(to_py)?;
-        Ok(PyTokenVecEnv { inner: Native::new(py, env) })
-    }
+vec_env_methods! {
+    impl PyTokenVecEnv(PyTokenConfig => TokenEnv) {
+        /// The output buffers, written in place by every call: (requests (n, window * 7),
+        /// active (n, 5), action_mask (n, window), reward, terminated, truncated, masked,
+        /// stats (n, 4)).
+        buffers;
+        /// Lanes whose episode ended or was truncated (the next step resets them).
+        needs_reset;
 
-    #[getter]
-    fn num_envs(&self) -> usize {
-        self.inner.env.num_envs()
-    }
-
-    #[getter]
-    fn threads(&self) -> usize {
-        self.inner.env.threads()
-    }
-
-    /// The output buffers, written in place by every call: (requests (n, window * 7),
-    /// active (n, 5), action_mask (n, window), reward, terminated, truncated, masked,
-    /// stats (n, 4)).
-    #[getter]
-    fn buffers<'py>(&self, py: Python<'py>) -> Buffers<'py> {
-        self.inner.buffers(py)
-    }
-
-    /// Resets every lane (lane i seeded with seeds[i] when given).
-    #[pyo3(signature = (seeds=None))]
-    fn reset(&mut self, py: Python<'_>, seeds: Option<PyReadonlyArray1<'_, u64>>) -> PyResult<()> {
-        let seeds: Option<Vec<u64>> = match seeds {
-            Some(s) => Some(s.as_slice()?.to_vec()),
-            None => None,
-        };
-        self.inner.call(py, |env, out| env.reset(seeds.as_deref(), out))
+        /// Resets every lane (lane i seeded with seeds[i] when given).
+        #[pyo3(signature = (seeds=None))]
+        fn reset(&mut self, py: Python<'_>, seeds: Option<PyReadonlyArray1<'_, u64>>) -> PyResult<()> {
+            let seeds: Option<Vec<u64>> = match seeds {
+                Some(s) => Some(s.as_slice()?.to_vec()),
+                None => None,
+            };
+            self.inner.call(py, |env, out| env.reset(seeds.as_deref(), out))
     }
 
     /// Steps every lane with `actions` (int64, one per lane).
@@ -373,25 +451,9 @@ impl PyTokenVecEnv {
         self.inner.call(py, |env, out| env.step(&[action], out))
     }
 
-    /// Resets now every lane whose episode ended (same-step autoreset).
-    fn reset_done(&mut self, py: Python<'_>) -> PyResult<()> {
-        self.inner.call(py, |env, out| env.reset_done(out))
-    }
-
     /// Replaces every lane's workload by a fixed trace (from the next reset on).
     fn set_trace(&mut self, trace: &PyTrace) -> PyResult<()> {
         guarded(|| self.inner.env.set_trace(trace.flows.clone()))
-    }
-
-    /// Marks the flagged lanes (bool, one per lane) to reset at the next step or
-    /// reset_done, as if their episode had ended.
-    fn truncate(&mut self, lanes: PyReadonlyArray1<'_, bool>) -> PyResult<()> {
-        self.inner.truncate(lanes)
-    }
-
-    /// Lanes whose episode ended or was truncated (the next step resets them).
-    fn needs_reset<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<bool>> {
-        self.inner.env.needs_reset().to_vec().into_pyarray(py)
     }
 
     /// Number of requests the pending decision of `lane` chooses from.
@@ -404,15 +466,10 @@ impl PyTokenVecEnv {
         Ok(self.inner.lane(lane)?.decision_dst())
     }
 
-    /// Simulated time of `lane` (s).
-    fn now(&self, lane: usize) -> PyResult<f64> {
-        Ok(self.inner.lane(lane)?.sim().map_or(0.0, |s| s.now()))
-    }
-
     /// The current episode's flows of `lane` and their outcome so far, as a dict of arrays.
     fn episode<'py>(&self, py: Python<'py>, lane: usize) -> PyResult<Bound<'py, PyDict>> {
-        let s = self.inner.lane(lane)?.sim().ok_or_else(|| PyValueError::new_err("call reset() first"))?;
-        token_flow_dict(py, s)
+        self.inner.flows(py, lane)
+    }
     }
 }
 
@@ -501,56 +558,23 @@ pub struct PySwitchVecEnv {
     inner: Native<SwitchEnv>,
 }
 
-#[pymethods]
-impl PySwitchVecEnv {
-    #[new]
-    #[pyo3(signature = (config, num_envs, threads=1, *, single=false, max_episode_steps=None))]
-    fn new(py: Python<'_>, config: &PySwitchConfig, num_envs: usize, threads: usize, single: bool, max_episode_steps: Option<u64>) -> PyResult<Self> {
-        let env = SwitchEnv::new(config.inner.clone()).and_then(|e| vec_env(e, num_envs, threads, single, max_episode_steps)).map_err(to_py)?;
-        Ok(PySwitchVecEnv { inner: Native::new(py, env) })
-    }
+vec_env_methods! {
+    impl PySwitchVecEnv(PySwitchConfig => SwitchEnv) {
+        /// The output buffers, written in place by every call: (flows (n, max_flows * 9),
+        /// flow_mask (n, max_flows), unused (n, 0), reward, terminated, truncated, masked
+        /// (always False), stats (n, 4)).
+        buffers;
+        /// Lanes whose episode ended or was truncated (they reset at the next step, from
+        /// their next trace).
+        needs_reset;
 
-    #[getter]
-    fn num_envs(&self) -> usize {
-        self.inner.env.num_envs()
-    }
-
-    #[getter]
-    fn threads(&self) -> usize {
-        self.inner.env.threads()
-    }
-
-    /// The output buffers, written in place by every call: (flows (n, max_flows * 9),
-    /// flow_mask (n, max_flows), unused (n, 0), reward, terminated, truncated, masked
-    /// (always False), stats (n, 4)).
-    #[getter]
-    fn buffers<'py>(&self, py: Python<'py>) -> Buffers<'py> {
-        self.inner.buffers(py)
-    }
-
-    /// Lanes whose episode ended or was truncated (they reset at the next step, from
-    /// their next trace).
-    fn needs_reset<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<bool>> {
-        self.inner.env.needs_reset().to_vec().into_pyarray(py)
-    }
-
-    /// The next trace of `lane` (used by its next reset).
-    fn set_next_trace(&mut self, lane: usize, trace: &PyTrace) -> PyResult<()> {
-        guarded(|| self.inner.env.set_next_trace(lane, trace.flows.clone()))
-    }
-
-    /// Marks the flagged lanes (bool, one per lane) to reset at the next step or
-    /// reset_done, as if their episode had ended.
-    fn truncate(&mut self, lanes: PyReadonlyArray1<'_, bool>) -> PyResult<()> {
-        self.inner.truncate(lanes)
+        /// The next trace of `lane` (used by its next reset).
+        fn set_next_trace(&mut self, lane: usize, trace: &PyTrace) -> PyResult<()> {
+            guarded(|| self.inner.env.set_next_trace(lane, trace.flows.clone()))
     }
 
     fn reset(&mut self, py: Python<'_>) -> PyResult<()> {
         self.inner.call(py, |env, out| env.reset(None, out))
-    }
-
-    fn reset_done(&mut self, py: Python<'_>) -> PyResult<()> {
-        self.inner.call(py, |env, out| env.reset_done(out))
     }
 
     /// Steps every lane with `scores` (float32, C-contiguous, num_envs * max_flows).
@@ -562,15 +586,10 @@ impl PySwitchVecEnv {
         self.inner.call(py, |env, out| env.step(&s, out))
     }
 
-    /// Simulated time of `lane` (s).
-    fn now(&self, lane: usize) -> PyResult<f64> {
-        Ok(self.inner.lane(lane)?.simulator().map_or(0.0, |s| s.now()))
-    }
-
     /// Per-flow outcome of the current episode of `lane` (trace order).
     fn results<'py>(&self, py: Python<'py>, lane: usize) -> PyResult<Bound<'py, PyDict>> {
-        let s = self.inner.lane(lane)?.simulator().ok_or_else(|| PyValueError::new_err("call reset() first"))?;
-        token_flow_dict(py, s)
+        self.inner.flows(py, lane)
+    }
     }
 }
 
