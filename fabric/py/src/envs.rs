@@ -9,7 +9,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use crate::{flow_classes, guarded, make_topology, to_py, PyTrace};
+use crate::{flow_classes, guarded, to_py, PyTrace, TopologyArgs};
 
 /// The observation's saturation limits, each > 0 (infinite: none).
 fn obs_limits(mb: f64, ms: f64, count: f64) -> PyResult<ObsLimits> {
@@ -19,6 +19,14 @@ fn obs_limits(mb: f64, ms: f64, count: f64) -> PyResult<ObsLimits> {
         }
     }
     Ok(ObsLimits { mb, ms, count })
+}
+
+/// `delay_per_hop_s` of an env config: finite and >= 0.
+fn check_delay_per_hop(delay_per_hop_s: f64) -> PyResult<()> {
+    if !(delay_per_hop_s.is_finite() && delay_per_hop_s >= 0.0) {
+        return Err(PyValueError::new_err(format!("delay_per_hop_s must be >= 0, got {delay_per_hop_s}")));
+    }
+    Ok(())
 }
 
 /// The packet options the token env takes (`packet=` of `TokenConfig`), with the names of
@@ -68,25 +76,11 @@ pub struct PyTokenConfig {
     inner: TokenEnvConfig,
 }
 
-#[pymethods]
 impl PyTokenConfig {
-    #[new]
-    #[pyo3(signature = (
-        *, topology, host_gbps, tors=0, hosts_per_tor=0, spines=0, core_gbps=0.0, ecmp_seed=0,
-        scheduler="ps", k, window, delay_per_hop_s=0.0, terminate_missed=false, reward="deadline",
-        class_weights, class_sizes_bytes, class_deadlines_s, exact=true, burst_size, burst_rate_hz,
-        n_bursts, dst=0, obs_max_mb=f64::INFINITY, obs_max_ms=f64::INFINITY, obs_max_count=f64::INFINITY,
-        masked_action="oldest", packet=None
-    ))]
+    /// The constructor's work (`native_methods!` takes the topology keywords).
     #[allow(clippy::too_many_arguments)]
-    fn new(
-        topology: &Bound<'_, PyAny>,
-        host_gbps: PyReadonlyArray1<f64>,
-        tors: usize,
-        hosts_per_tor: usize,
-        spines: usize,
-        core_gbps: f64,
-        ecmp_seed: u64,
+    fn build(
+        topology: TopologyArgs<'_, '_>,
         scheduler: &str,
         k: usize,
         window: usize,
@@ -108,11 +102,9 @@ impl PyTokenConfig {
         packet: Option<Bound<'_, PyDict>>,
     ) -> PyResult<Self> {
         let classes = flow_classes(&class_weights, &class_sizes_bytes, &class_deadlines_s)?;
-        if !(delay_per_hop_s.is_finite() && delay_per_hop_s >= 0.0) {
-            return Err(PyValueError::new_err(format!("delay_per_hop_s must be >= 0, got {delay_per_hop_s}")));
-        }
+        check_delay_per_hop(delay_per_hop_s)?;
         let inner = TokenEnvConfig {
-            topo: make_topology(topology, &host_gbps, tors, hosts_per_tor, spines, core_gbps, ecmp_seed)?,
+            topo: topology.topology()?,
             scheduler: Scheduler::parse(scheduler).map_err(to_py)?,
             k,
             window,
@@ -128,16 +120,43 @@ impl PyTokenConfig {
         TokenEnv::new(inner.clone()).map_err(to_py)?;
         Ok(PyTokenConfig { inner })
     }
+}
 
-    #[getter]
-    fn window(&self) -> usize {
-        self.inner.window
-    }
+native_methods! {
+    impl PyTokenConfig {
+        #[new(topology)]
+        fn new(
+            scheduler: &str = "ps",
+            k: usize,
+            window: usize,
+            delay_per_hop_s: f64 = 0.0,
+            terminate_missed: bool = false,
+            reward: &str = "deadline",
+            class_weights: Vec<f64>,
+            class_sizes_bytes: Vec<f64>,
+            class_deadlines_s: Vec<f64>,
+            exact: bool = true,
+            burst_size: usize,
+            burst_rate_hz: f64,
+            n_bursts: usize,
+            dst: usize = 0,
+            obs_max_mb: f64 = { f64::INFINITY },
+            obs_max_ms: f64 = { f64::INFINITY },
+            obs_max_count: f64 = { f64::INFINITY },
+            masked_action: &str = "oldest",
+            packet: Option<Bound<'_, PyDict>> = None,
+        ) -> PyTokenConfig::build;
 
-    /// "fluid" or "packet".
-    #[getter]
-    fn model(&self) -> &'static str {
-        model_name(&self.inner.packet)
+        #[getter]
+        fn window(&self) -> usize {
+            self.inner.window
+        }
+
+        /// "fluid" or "packet".
+        #[getter]
+        fn model(&self) -> &'static str {
+            model_name(&self.inner.packet)
+        }
     }
 }
 
@@ -494,23 +513,11 @@ pub struct PySwitchConfig {
     inner: SwitchEnvConfig,
 }
 
-#[pymethods]
 impl PySwitchConfig {
-    #[new]
-    #[pyo3(signature = (
-        *, topology, host_gbps, tors=0, hosts_per_tor=0, spines=0, core_gbps=0.0, ecmp_seed=0,
-        max_flows, decision_interval_s=None, reward="fct", delay_per_hop_s=0.0, terminate_missed=false,
-        obs_max_mb=f64::INFINITY, obs_max_ms=f64::INFINITY, obs_max_count=f64::INFINITY, packet=None
-    ))]
+    /// The constructor's work (`native_methods!` takes the topology keywords).
     #[allow(clippy::too_many_arguments)]
-    fn new(
-        topology: &Bound<'_, PyAny>,
-        host_gbps: PyReadonlyArray1<f64>,
-        tors: usize,
-        hosts_per_tor: usize,
-        spines: usize,
-        core_gbps: f64,
-        ecmp_seed: u64,
+    fn build(
+        topology: TopologyArgs<'_, '_>,
         max_flows: usize,
         decision_interval_s: Option<f64>,
         reward: &str,
@@ -521,12 +528,10 @@ impl PySwitchConfig {
         obs_max_count: f64,
         packet: Option<Bound<'_, PyDict>>,
     ) -> PyResult<Self> {
-        if !(delay_per_hop_s.is_finite() && delay_per_hop_s >= 0.0) {
-            return Err(PyValueError::new_err(format!("delay_per_hop_s must be >= 0, got {delay_per_hop_s}")));
-        }
+        check_delay_per_hop(delay_per_hop_s)?;
         let inner = SwitchEnvConfig {
             obs_limits: obs_limits(obs_max_mb, obs_max_ms, obs_max_count)?,
-            topo: make_topology(topology, &host_gbps, tors, hosts_per_tor, spines, core_gbps, ecmp_seed)?,
+            topo: topology.topology()?,
             max_flows,
             decision_interval_s,
             reward: SwitchReward::parse(reward).map_err(to_py)?,
@@ -537,16 +542,33 @@ impl PySwitchConfig {
         SwitchEnv::new(inner.clone()).map_err(to_py)?;
         Ok(PySwitchConfig { inner })
     }
+}
 
-    #[getter]
-    fn max_flows(&self) -> usize {
-        self.inner.max_flows
-    }
+native_methods! {
+    impl PySwitchConfig {
+        #[new(topology)]
+        fn new(
+            max_flows: usize,
+            decision_interval_s: Option<f64> = None,
+            reward: &str = "fct",
+            delay_per_hop_s: f64 = 0.0,
+            terminate_missed: bool = false,
+            obs_max_mb: f64 = { f64::INFINITY },
+            obs_max_ms: f64 = { f64::INFINITY },
+            obs_max_count: f64 = { f64::INFINITY },
+            packet: Option<Bound<'_, PyDict>> = None,
+        ) -> PySwitchConfig::build;
 
-    /// "fluid" or "packet".
-    #[getter]
-    fn model(&self) -> &'static str {
-        model_name(&self.inner.packet)
+        #[getter]
+        fn max_flows(&self) -> usize {
+            self.inner.max_flows
+        }
+
+        /// "fluid" or "packet".
+        #[getter]
+        fn model(&self) -> &'static str {
+            model_name(&self.inner.packet)
+        }
     }
 }
 
