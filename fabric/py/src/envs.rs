@@ -9,7 +9,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use crate::{flow_classes, guarded, to_py, PyTrace, TopologyArgs};
+use crate::{flow_classes, guarded, to_py, PyTrace};
 
 /// The observation's saturation limits, each > 0 (infinite: none).
 fn obs_limits(mb: f64, ms: f64, count: f64) -> PyResult<ObsLimits> {
@@ -76,56 +76,11 @@ pub struct PyTokenConfig {
     inner: TokenEnvConfig,
 }
 
-impl PyTokenConfig {
-    /// The constructor's work (`native_methods!` takes the topology keywords).
-    #[allow(clippy::too_many_arguments)]
-    fn build(
-        topology: TopologyArgs<'_, '_>,
-        scheduler: &str,
-        k: usize,
-        window: usize,
-        delay_per_hop_s: f64,
-        terminate_missed: bool,
-        reward: &str,
-        class_weights: Vec<f64>,
-        class_sizes_bytes: Vec<f64>,
-        class_deadlines_s: Vec<f64>,
-        exact: bool,
-        burst_size: usize,
-        burst_rate_hz: f64,
-        n_bursts: usize,
-        dst: usize,
-        obs_max_mb: f64,
-        obs_max_ms: f64,
-        obs_max_count: f64,
-        masked_action: &str,
-        packet: Option<Bound<'_, PyDict>>,
-    ) -> PyResult<Self> {
-        let classes = flow_classes(&class_weights, &class_sizes_bytes, &class_deadlines_s)?;
-        check_delay_per_hop(delay_per_hop_s)?;
-        let inner = TokenEnvConfig {
-            topo: topology.topology()?,
-            scheduler: Scheduler::parse(scheduler).map_err(to_py)?,
-            k,
-            window,
-            delay_per_hop_s,
-            terminate_missed,
-            reward: TokenReward::parse(reward).map_err(to_py)?,
-            workload: TokenWorkload::Gather { classes, exact, burst_size, burst_rate_hz, n_bursts, dst },
-            obs_limits: obs_limits(obs_max_mb, obs_max_ms, obs_max_count)?,
-            masked_action: MaskedAction::parse(masked_action).map_err(to_py)?,
-            packet: packet.as_ref().map(token_packet_config).transpose()?,
-        };
-        // Fails here, with the reason, rather than at the first reset.
-        TokenEnv::new(inner.clone()).map_err(to_py)?;
-        Ok(PyTokenConfig { inner })
-    }
-}
-
 native_methods! {
     impl PyTokenConfig {
         #[new(topology)]
         fn new(
+            topology;
             scheduler: &str = "ps",
             k: usize,
             window: usize,
@@ -145,7 +100,26 @@ native_methods! {
             obs_max_count: f64 = { f64::INFINITY },
             masked_action: &str = "oldest",
             packet: Option<Bound<'_, PyDict>> = None,
-        ) -> PyTokenConfig::build;
+        ) -> PyResult<Self> {
+            let classes = flow_classes(&class_weights, &class_sizes_bytes, &class_deadlines_s)?;
+            check_delay_per_hop(delay_per_hop_s)?;
+            let inner = TokenEnvConfig {
+                topo: topology.topology()?,
+                scheduler: Scheduler::parse(scheduler).map_err(to_py)?,
+                k,
+                window,
+                delay_per_hop_s,
+                terminate_missed,
+                reward: TokenReward::parse(reward).map_err(to_py)?,
+                workload: TokenWorkload::Gather { classes, exact, burst_size, burst_rate_hz, n_bursts, dst },
+                obs_limits: obs_limits(obs_max_mb, obs_max_ms, obs_max_count)?,
+                masked_action: MaskedAction::parse(masked_action).map_err(to_py)?,
+                packet: packet.as_ref().map(token_packet_config).transpose()?,
+            };
+            // Fails here, with the reason, rather than at the first reset.
+            TokenEnv::new(inner.clone()).map_err(to_py)?;
+            Ok(PyTokenConfig { inner })
+        }
 
         #[getter]
         fn window(&self) -> usize {
@@ -513,41 +487,11 @@ pub struct PySwitchConfig {
     inner: SwitchEnvConfig,
 }
 
-impl PySwitchConfig {
-    /// The constructor's work (`native_methods!` takes the topology keywords).
-    #[allow(clippy::too_many_arguments)]
-    fn build(
-        topology: TopologyArgs<'_, '_>,
-        max_flows: usize,
-        decision_interval_s: Option<f64>,
-        reward: &str,
-        delay_per_hop_s: f64,
-        terminate_missed: bool,
-        obs_max_mb: f64,
-        obs_max_ms: f64,
-        obs_max_count: f64,
-        packet: Option<Bound<'_, PyDict>>,
-    ) -> PyResult<Self> {
-        check_delay_per_hop(delay_per_hop_s)?;
-        let inner = SwitchEnvConfig {
-            obs_limits: obs_limits(obs_max_mb, obs_max_ms, obs_max_count)?,
-            topo: topology.topology()?,
-            max_flows,
-            decision_interval_s,
-            reward: SwitchReward::parse(reward).map_err(to_py)?,
-            delay_per_hop_s,
-            terminate_missed,
-            packet: packet.as_ref().map(token_packet_config).transpose()?,
-        };
-        SwitchEnv::new(inner.clone()).map_err(to_py)?;
-        Ok(PySwitchConfig { inner })
-    }
-}
-
 native_methods! {
     impl PySwitchConfig {
         #[new(topology)]
         fn new(
+            topology;
             max_flows: usize,
             decision_interval_s: Option<f64> = None,
             reward: &str = "fct",
@@ -557,7 +501,21 @@ native_methods! {
             obs_max_ms: f64 = { f64::INFINITY },
             obs_max_count: f64 = { f64::INFINITY },
             packet: Option<Bound<'_, PyDict>> = None,
-        ) -> PySwitchConfig::build;
+        ) -> PyResult<Self> {
+            check_delay_per_hop(delay_per_hop_s)?;
+            let inner = SwitchEnvConfig {
+                obs_limits: obs_limits(obs_max_mb, obs_max_ms, obs_max_count)?,
+                topo: topology.topology()?,
+                max_flows,
+                decision_interval_s,
+                reward: SwitchReward::parse(reward).map_err(to_py)?,
+                delay_per_hop_s,
+                terminate_missed,
+                packet: packet.as_ref().map(token_packet_config).transpose()?,
+            };
+            SwitchEnv::new(inner.clone()).map_err(to_py)?;
+            Ok(PySwitchConfig { inner })
+        }
 
         #[getter]
         fn max_flows(&self) -> usize {

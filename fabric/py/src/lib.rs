@@ -184,29 +184,29 @@ pub(crate) struct SimArgs {
 
 /// Writes a native class's `#[pymethods]` block whose constructor takes keyword groups that
 /// several classes share, each declared once here, then the class's own keywords:
-/// - `#[new(trace)]`: the simulators of a trace: the eight trace columns (positional), the
-///   topology keywords and the options of both models, parsed into a [`SimArgs`]; the
-///   constructor is `$build(py, args, own keywords...)`.
-/// - `#[new(topology)]`: the env configs: the topology keywords ([`TopologyArgs`]); the
-///   constructor is `$build(topology, own keywords...)`.
+/// - `#[new(trace)] fn new(py, args; own...)`: the simulators of a trace: the eight trace
+///   columns (positional), the topology keywords and the options of both models, parsed
+///   into `args: SimArgs` (`py` is the GIL token);
+/// - `#[new(topology)] fn new(topology; own...)`: the env configs: the topology keywords,
+///   as `topology: TopologyArgs`.
 ///
 /// The own keywords are `name: type` or `name: type = default` (keyword-only, in this
-/// order; a default is one token: wrap a longer one in braces). The class's other methods
-/// follow as written.
+/// order; a default is one token: wrap a longer one in braces), then the constructor's
+/// body; the class's other methods follow as written.
 macro_rules! native_methods {
     (
         impl $class:ident {
             #[new(trace)]
-            fn new($($own:ident: $ty:ty $(= $default:tt)?),* $(,)?) -> $build:path;
+            fn new($py:ident, $args:ident; $($own:ident: $ty:ty $(= $default:tt)?),* $(,)?) -> PyResult<Self> $body:block
             $($methods:tt)*
         }
     ) => {
-        native_methods!(@impl $class, $build,
+        native_methods!(@impl $class, topo,
             [arrival_s, src, dst, size_bytes, deadline_s, weight, data_span_s, size_known,]
             [scheduler="ps", admission=None, k=0, window=0, terminate_missed=false, delay_per_hop_s=0.0, seed=0,
              pias_thresholds_bytes=Vec::new(),]
             [
-                py: ::pyo3::Python<'_>,
+                $py: ::pyo3::Python<'_>,
                 arrival_s: ::numpy::PyReadonlyArray1<f64>,
                 src: ::numpy::PyReadonlyArray1<i64>,
                 dst: ::numpy::PyReadonlyArray1<i64>,
@@ -226,39 +226,40 @@ macro_rules! native_methods {
                 seed: u64,
                 pias_thresholds_bytes: Vec<f64>,
             ]
-            |topo| [py, $crate::SimArgs {
-                flows: $crate::flows_from_arrays(&arrival_s, &src, &dst, &size_bytes, &deadline_s, &weight, &data_span_s, &size_known)?,
-                topo: topo.flow_topology()?,
-                scheduler: ::fabric_core::Scheduler::parse(scheduler).map_err($crate::to_py)?,
-                admission: match admission {
-                    Some(p) => Some(::fabric_core::AdmissionConfig { k, window, policy: ::fabric_core::AdmissionPolicy::parse(p).map_err($crate::to_py)? }),
-                    None => None,
-                },
-                terminate_missed,
-                delay_per_hop_s,
-                seed,
-                pias_thresholds_bytes,
-            }]
-            ($($own: $ty $(= $default)?),*)
+            {
+                let $args = $crate::SimArgs {
+                    flows: $crate::flows_from_arrays(&arrival_s, &src, &dst, &size_bytes, &deadline_s, &weight, &data_span_s, &size_known)?,
+                    topo: topo.flow_topology()?,
+                    scheduler: ::fabric_core::Scheduler::parse(scheduler).map_err($crate::to_py)?,
+                    admission: match admission {
+                        Some(p) => Some(::fabric_core::AdmissionConfig { k, window, policy: ::fabric_core::AdmissionPolicy::parse(p).map_err($crate::to_py)? }),
+                        None => None,
+                    },
+                    terminate_missed,
+                    delay_per_hop_s,
+                    seed,
+                    pias_thresholds_bytes,
+                };
+            }
+            ($($own: $ty $(= $default)?),*) $body
             $($methods)*
         );
     };
     (
         impl $class:ident {
             #[new(topology)]
-            fn new($($own:ident: $ty:ty $(= $default:tt)?),* $(,)?) -> $build:path;
+            fn new($topo:ident; $($own:ident: $ty:ty $(= $default:tt)?),* $(,)?) -> PyResult<Self> $body:block
             $($methods:tt)*
         }
     ) => {
-        native_methods!(@impl $class, $build, [] [] [] [] |topo| [topo] ($($own: $ty $(= $default)?),*) $($methods)*);
+        native_methods!(@impl $class, $topo, [] [] [] [] {} ($($own: $ty $(= $default)?),*) $body $($methods)*);
     };
     // The block: [positional columns] [shared keywords after the topology ones] [their
-    // parameters, likewise], the arguments of `$build` before the own keywords (of the
-    // topology keywords, `$topo`), the own keywords, the other methods.
+    // parameters, likewise], what makes the shared arguments (of the topology ones, `$topo`),
+    // the own keywords, the body, the other methods.
     (
-        @impl $class:ident, $build:path, [$($pos:tt)*] [$($shared:tt)*] [$($pos_param:tt)*] [$($shared_param:tt)*]
-        |$topo:ident| [$($build_arg:expr),*]
-        ($($own:ident: $ty:ty $(= $default:tt)?),*)
+        @impl $class:ident, $topo:ident, [$($pos:tt)*] [$($shared:tt)*] [$($pos_param:tt)*] [$($shared_param:tt)*]
+        {$($parse:tt)*} ($($own:ident: $ty:ty $(= $default:tt)?),*) $body:block
         $($methods:tt)*
     ) => {
         #[::pyo3::pymethods]
@@ -282,7 +283,8 @@ macro_rules! native_methods {
                 $($own: $ty),*
             ) -> ::pyo3::PyResult<Self> {
                 let $topo = $crate::TopologyArgs { topology, host_gbps, tors, hosts_per_tor, spines, core_gbps, ecmp_seed };
-                $build($($build_arg),*, $($own),*)
+                $($parse)*
+                $body
             }
 
             $($methods)*
@@ -577,48 +579,11 @@ struct PySimulator {
     pause_on_flow_change: bool,
 }
 
-impl PySimulator {
-    /// The constructor's work (`native_methods!` parses the shared arguments).
-    #[allow(clippy::too_many_arguments)]
-    fn build(
-        py: Python<'_>,
-        args: SimArgs,
-        pias_sharing: &str,
-        racs: (f64, f64, f64, f64),
-        sdc_thresholds_bytes: (f64, f64),
-        sdc_weights: (f64, f64, f64),
-        max_interval_s: Option<f64>,
-        pause_on_flow_change: bool,
-        allocator: &str,
-        inject_stall_at_s: Option<f64>,
-    ) -> PyResult<Self> {
-        let SimArgs { flows, topo, scheduler, admission, terminate_missed, delay_per_hop_s, seed, pias_thresholds_bytes } = args;
-        let mut cfg = SimConfig::new(scheduler);
-        cfg.admission = admission;
-        cfg.terminate_missed = terminate_missed;
-        cfg.delay_per_hop_s = delay_per_hop_s;
-        cfg.seed = seed;
-        cfg.pias_thresholds_bytes = pias_thresholds_bytes;
-        cfg.pias_sharing = PiasSharing::parse(pias_sharing).map_err(to_py)?;
-        cfg.racs = RacsParams { w_min: racs.0, w_max: racs.1, a_per_byte: racs.2, update_interval_s: racs.3 };
-        cfg.sdc = SdcParams {
-            thresholds_bytes: [sdc_thresholds_bytes.0, sdc_thresholds_bytes.1],
-            weights: [sdc_weights.0, sdc_weights.1, sdc_weights.2],
-        };
-        cfg.max_interval_s = max_interval_s;
-        cfg.pause_on_flow_change = pause_on_flow_change;
-        cfg.allocator = AllocatorChoice::parse(allocator).map_err(to_py)?;
-        // Test only: forces the progress guard's error (SimConfig::inject_stall_at_s).
-        cfg.inject_stall_at_s = inject_stall_at_s;
-        let inner = py.detach(|| guarded(|| Simulator::new(topo, flows, cfg)))?;
-        Ok(PySimulator { inner, pause_on_flow_change })
-    }
-}
-
 native_methods! {
     impl PySimulator {
         #[new(trace)]
         fn new(
+            py, args;
             pias_sharing: &str = "fifo",
             racs: (f64, f64, f64, f64) = (1.0, 100.0, 1e-5, 300e-6),
             sdc_thresholds_bytes: (f64, f64) = (73_000.0, 146_000.0),
@@ -627,7 +592,28 @@ native_methods! {
             pause_on_flow_change: bool = false,
             allocator: &str = "auto",
             inject_stall_at_s: Option<f64> = None,
-        ) -> PySimulator::build;
+        ) -> PyResult<Self> {
+            let SimArgs { flows, topo, scheduler, admission, terminate_missed, delay_per_hop_s, seed, pias_thresholds_bytes } = args;
+            let mut cfg = SimConfig::new(scheduler);
+            cfg.admission = admission;
+            cfg.terminate_missed = terminate_missed;
+            cfg.delay_per_hop_s = delay_per_hop_s;
+            cfg.seed = seed;
+            cfg.pias_thresholds_bytes = pias_thresholds_bytes;
+            cfg.pias_sharing = PiasSharing::parse(pias_sharing).map_err(to_py)?;
+            cfg.racs = RacsParams { w_min: racs.0, w_max: racs.1, a_per_byte: racs.2, update_interval_s: racs.3 };
+            cfg.sdc = SdcParams {
+                thresholds_bytes: [sdc_thresholds_bytes.0, sdc_thresholds_bytes.1],
+                weights: [sdc_weights.0, sdc_weights.1, sdc_weights.2],
+            };
+            cfg.max_interval_s = max_interval_s;
+            cfg.pause_on_flow_change = pause_on_flow_change;
+            cfg.allocator = AllocatorChoice::parse(allocator).map_err(to_py)?;
+            // Test only: forces the progress guard's error (SimConfig::inject_stall_at_s).
+            cfg.inject_stall_at_s = inject_stall_at_s;
+            let inner = py.detach(|| guarded(|| Simulator::new(topo, flows, cfg)))?;
+            Ok(PySimulator { inner, pause_on_flow_change })
+        }
 
         /// Runs to the end (GIL released).
         fn run(&mut self, py: Python<'_>) -> PyResult<()> {

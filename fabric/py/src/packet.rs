@@ -17,70 +17,11 @@ struct PyPacketSimulator {
     capacity: Vec<f64>,
 }
 
-impl PyPacketSimulator {
-    /// The constructor's work (`native_methods!` parses the shared arguments).
-    #[allow(clippy::too_many_arguments)]
-    fn build(
-        py: Python<'_>,
-        args: SimArgs,
-        transport: Option<&str>,
-        mss_bytes: u32,
-        header_bytes: u32,
-        buffer_bytes: Option<u64>,
-        ecn_threshold_bytes: u64,
-        init_cwnd_packets: Option<f64>,
-        max_cwnd_packets: Option<f64>,
-        min_rto_s: Option<f64>,
-        queue_sample_s: Option<f64>,
-        sample_ports: Option<Vec<u32>>,
-        max_events: Option<u64>,
-        ack_every_segments: u32,
-        delayed_ack_timeout_s: f64,
-        handshake: bool,
-        syn_timeout_s: f64,
-        clock_granularity_s: f64,
-        limited_transmit: bool,
-        request_delay_s: f64,
-        grant_delay_s: f64,
-    ) -> PyResult<Self> {
-        let SimArgs { flows, topo, scheduler, admission, terminate_missed, delay_per_hop_s, seed, pias_thresholds_bytes } = args;
-        let mut cfg = PacketConfig::new(scheduler);
-        cfg.transport = transport.map(Transport::parse).transpose().map_err(to_py)?;
-        cfg.mss_bytes = mss_bytes;
-        cfg.header_bytes = header_bytes;
-        cfg.buffer_bytes = buffer_bytes;
-        cfg.ecn_threshold_bytes = ecn_threshold_bytes;
-        cfg.init_cwnd_packets = init_cwnd_packets;
-        cfg.max_cwnd_packets = max_cwnd_packets;
-        cfg.min_rto_s = min_rto_s;
-        cfg.delay_per_hop_s = delay_per_hop_s;
-        cfg.pias_thresholds_bytes = pias_thresholds_bytes;
-        cfg.queue_sample_s = queue_sample_s;
-        cfg.sample_ports = sample_ports;
-        cfg.terminate_missed = terminate_missed;
-        cfg.max_events = max_events;
-        cfg.ack_every_segments = ack_every_segments;
-        cfg.delayed_ack_timeout_s = delayed_ack_timeout_s;
-        cfg.handshake = handshake;
-        cfg.syn_timeout_s = syn_timeout_s;
-        cfg.clock_granularity_s = clock_granularity_s;
-        cfg.limited_transmit = limited_transmit;
-        cfg.admission = admission;
-        cfg.request_delay_s = request_delay_s;
-        cfg.grant_delay_s = grant_delay_s;
-        cfg.seed = seed;
-        let sizes: Vec<f64> = flows.iter().map(|f| f.size_bytes).collect();
-        let link_names = topo.names();
-        let capacity = topo.capacity.clone();
-        let inner = py.detach(|| guarded(|| PacketSimulator::new(&topo, &flows, cfg)))?;
-        Ok(PyPacketSimulator { inner, sizes, link_names, capacity })
-    }
-}
-
 native_methods! {
     impl PyPacketSimulator {
         #[new(trace)]
         fn new(
+            py, args;
             transport: Option<&str> = None,
             mss_bytes: u32 = 1460,
             header_bytes: u32 = 40,
@@ -100,7 +41,39 @@ native_methods! {
             limited_transmit: bool = false,
             request_delay_s: f64 = 0.0,
             grant_delay_s: f64 = 0.0,
-        ) -> PyPacketSimulator::build;
+        ) -> PyResult<Self> {
+            let SimArgs { flows, topo, scheduler, admission, terminate_missed, delay_per_hop_s, seed, pias_thresholds_bytes } = args;
+            let mut cfg = PacketConfig::new(scheduler);
+            cfg.transport = transport.map(Transport::parse).transpose().map_err(to_py)?;
+            cfg.mss_bytes = mss_bytes;
+            cfg.header_bytes = header_bytes;
+            cfg.buffer_bytes = buffer_bytes;
+            cfg.ecn_threshold_bytes = ecn_threshold_bytes;
+            cfg.init_cwnd_packets = init_cwnd_packets;
+            cfg.max_cwnd_packets = max_cwnd_packets;
+            cfg.min_rto_s = min_rto_s;
+            cfg.delay_per_hop_s = delay_per_hop_s;
+            cfg.pias_thresholds_bytes = pias_thresholds_bytes;
+            cfg.queue_sample_s = queue_sample_s;
+            cfg.sample_ports = sample_ports;
+            cfg.terminate_missed = terminate_missed;
+            cfg.max_events = max_events;
+            cfg.ack_every_segments = ack_every_segments;
+            cfg.delayed_ack_timeout_s = delayed_ack_timeout_s;
+            cfg.handshake = handshake;
+            cfg.syn_timeout_s = syn_timeout_s;
+            cfg.clock_granularity_s = clock_granularity_s;
+            cfg.limited_transmit = limited_transmit;
+            cfg.admission = admission;
+            cfg.request_delay_s = request_delay_s;
+            cfg.grant_delay_s = grant_delay_s;
+            cfg.seed = seed;
+            let sizes: Vec<f64> = flows.iter().map(|f| f.size_bytes).collect();
+            let link_names = topo.names();
+            let capacity = topo.capacity.clone();
+            let inner = py.detach(|| guarded(|| PacketSimulator::new(&topo, &flows, cfg)))?;
+            Ok(PyPacketSimulator { inner, sizes, link_names, capacity })
+        }
 
         /// Runs to the end (GIL released).
         fn run(&mut self, py: Python<'_>) -> PyResult<()> {
