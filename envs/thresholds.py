@@ -24,8 +24,15 @@ from flowsched.envs._common import (
     check_lane_actions,
     check_render_mode,
 )
-from flowsched.envs.token import lane_seeds
-from flowsched.sim import PIAS_SHARING, flow_table, native_simulator, prepare_trace, simulate
+from flowsched.envs.token import lane_seeds, packet_native
+from flowsched.sim import (
+    PIAS_SHARING,
+    flow_table,
+    native_packet_simulator,
+    native_simulator,
+    prepare_trace,
+    simulate,
+)
 from flowsched.topology import BigSwitch, Topology
 
 if TYPE_CHECKING:
@@ -37,6 +44,27 @@ N_BINS = len(SIZE_BIN_EDGES) + 1
 #: where the observation's mean slowdowns and load estimate saturate
 MAX_SLOWDOWN = 1000.0
 MAX_LOAD = 4.0
+#: The packet model's transports the env runs PIAS over: both use the ports' K
+#: strict-priority queues that PIAS tags packets for (docs/packet.md); ``dctcp`` is the
+#: default (PIAS's own, and the packet model's default for ``pias``).
+PACKET_TRANSPORTS = ("dctcp", "tcp")
+
+
+def thresholds_packet_native(model: str, topology: Topology, transport: str | None,
+                             options: dict[str, Any]) -> dict[str, Any] | None:
+    """Checks the packet options of a thresholds env as the token env's
+    (:func:`flowsched.envs.token.packet_native`: unknown names, bad values, packet options
+    with the fluid model) and besides: transports without PIAS's priority queues and the
+    admission delays raise naming them. None for the fluid model."""
+    if model == "packet":
+        if transport is not None and transport not in PACKET_TRANSPORTS:
+            raise ValueError(f"transport {transport!r}: the thresholds env sets PIAS's demotion thresholds, which tag "
+                             "packets for the ports' K strict-priority queues; only the window transports run "
+                             f"those queues under pias: use one of {', '.join(PACKET_TRANSPORTS)} (default dctcp)")
+        for name in ("request_delay_us", "grant_delay_us"):
+            if options.get(name):
+                raise ValueError(f"{name} is a delay of destination admission; the thresholds env has none")
+    return packet_native(model, topology, transport, options, env="thresholds", admission=False)
 
 
 def thresholds_from_action(action: np.ndarray, lo_bytes: float, hi_bytes: float) -> list[float]:
@@ -123,7 +151,19 @@ class QueueThresholdsEnv(gym.Env[np.ndarray, np.ndarray]):
     * ``pias_sharing``: how the flows of one queue share it, in the episode's run and the
       reference run: ``"fifo"`` (default: one after another, the M/G/1 model's assumption
       that ``pias_optimal`` is tuned for) or ``"fair"`` (max-min fair sharing inside a
-      queue, as under PIAS's DCTCP); see :func:`flowsched.simulate`.
+      queue, as under PIAS's DCTCP); see :func:`flowsched.simulate`. Fluid model only
+      (default ``"fifo"``); refused on the packet model.
+    * ``model``: ``"fluid"`` (default) or ``"packet"``: the episode and the reference run
+      on the packet model (``flowsched.simulate(model="packet")``: PIAS tags each packet at
+      its sender by the flow's bytes sent, for the ports' K strict-priority queues).
+      ``transport`` (``"dctcp"``, the default, or ``"tcp"``: the transports with PIAS's
+      priority queues; others raise saying why) and the packet options
+      (``ENV_PACKET_OPTIONS`` but the admission delays: ``mss_bytes``, ``buffer_bytes``,
+      ``queue_reserve_bytes``, ``min_rto_s``, ...) need ``model="packet"``. On packets a
+      step's thresholds tag the packets sent from then on (packets already queued keep
+      their tags); the observation means the same (``ideal_fct_s`` is the fluid model's
+      definition, so slowdowns include per-packet headers and serialization); merged
+      thresholds leave empty queues (the ports keep K); see docs/envs/thresholds.md.
 
     * ``render_mode``: ``None``, ``"ansi"`` (one line: time, flows ended, thresholds) or
       ``"rgb_array"`` (the size histogram in blue, the mean slowdowns per bin in red on
@@ -133,6 +173,9 @@ class QueueThresholdsEnv(gym.Env[np.ndarray, np.ndarray]):
     coarse: the vector env steps its lanes in turn.
 
     ## Version History
+    * v1, later: ``model="packet"``, ``transport`` and the packet options (the fluid
+      model's episodes are unchanged; ``pias_sharing`` defaults to None, which is the
+      fluid model's ``"fifo"`` as before).
     * v1: finite observation bounds (the table above: slowdowns saturate at 1,000, the
       load at 4); actions outside the bounds raise with the bounds named (as in v0);
       ``render_mode="rgb_array"`` and ``metadata["render_fps"]``; the vector env takes
@@ -175,11 +218,26 @@ class QueueThresholdsEnv(gym.Env[np.ndarray, np.ndarray]):
         min_threshold_bytes: float = 1e3,
         max_threshold_bytes: float = 1e9,
         trace: pd.DataFrame | str | None = None,
-        pias_sharing: str = "fifo",
+        pias_sharing: str | None = None,
         render_mode: str | None = None,
+        model: str = "fluid",
+        transport: str | None = None,
+        **packet_options: Any,
     ) -> None:
         self.render_mode = check_render_mode(type(self).__name__, render_mode)
-        if pias_sharing not in PIAS_SHARING:
+        self.topology = BigSwitch(hosts, link_gbps) if topology is None else topology
+        thresholds_packet_native(model, self.topology, transport, packet_options)
+        #: ``"fluid"`` or ``"packet"``: the simulator behind the env.
+        self.model = model
+        self.transport = transport
+        self.packet_options = dict(packet_options)
+        if model == "packet":
+            if pias_sharing is not None:
+                raise ValueError(f"pias_sharing={pias_sharing!r} is a fluid-model option: on the packet model the "
+                                 "flows of one queue share it by their transport's congestion control")
+        elif pias_sharing is None:
+            pias_sharing = "fifo"
+        if pias_sharing is not None and pias_sharing not in PIAS_SHARING:
             raise ValueError(f"unknown pias_sharing {pias_sharing!r}; known: {', '.join(PIAS_SHARING)}")
         self.pias_sharing = pias_sharing
         for name, v in (("n_queues", n_queues), ("interval_flows", interval_flows), ("n_flows", n_flows)):
@@ -198,7 +256,6 @@ class QueueThresholdsEnv(gym.Env[np.ndarray, np.ndarray]):
             raise ValueError(f"load must be in (0, 1) (or a range within it), got {load!r}")
         self.workload = workload
         self.dist = wl.get_distribution(workload) if trace is None else None
-        self.topology = BigSwitch(hosts, link_gbps) if topology is None else topology
         self.link_gbps, self.n_flows, self.n_queues = float(link_gbps), int(n_flows), int(n_queues)
         self.interval_flows, self.interval_s = int(interval_flows), interval_s
         self.lo, self.hi = float(min_threshold_bytes), float(max_threshold_bytes)
@@ -212,11 +269,15 @@ class QueueThresholdsEnv(gym.Env[np.ndarray, np.ndarray]):
         self.reference = [float(x) for x in reference]
         action_from_thresholds(self.reference, self.lo, self.hi)  # in range, or a clear error now
         self.fixed_trace = None if trace is None else prepare_trace(trace, self.topology, self.link_gbps)[0]
+        if model == "packet":  # the core's checks of the options (and of the reference), now
+            probe = pd.DataFrame({"arrival_s": [0.0], "src": [0], "dst": [1], "size_bytes": [1e3]})
+            native_packet_simulator(prepare_trace(probe, self.topology, self.link_gbps)[0], self.topology, "pias",
+                                    transport=transport, pias_thresholds_bytes=self.reference, **packet_options)
         n_obs = 2 * N_BINS + 1 + (n_queues - 1)
         high = np.concatenate([np.ones(N_BINS), np.full(N_BINS, MAX_SLOWDOWN), [MAX_LOAD], np.ones(n_queues - 1)])
         self.observation_space = spaces.Box(np.zeros(n_obs, np.float32), high.astype(np.float32), dtype=np.float32)
         self.action_space = spaces.Box(-1.0, 1.0, (n_queues - 1,), dtype=np.float32)
-        self._sim: _fabric.Simulator | None = None
+        self._sim: _fabric.Simulator | _fabric.PacketSimulator | None = None
         self._thresholds = self.reference
         self._last_obs = np.zeros(n_obs, np.float32)
 
@@ -255,13 +316,23 @@ class QueueThresholdsEnv(gym.Env[np.ndarray, np.ndarray]):
     ) -> tuple[np.ndarray, dict[str, Any]]:
         super().reset(seed=seed)
         self._trace = self._draw_trace()
-        ref = simulate(self._trace, self.topology, "pias", pias_thresholds_bytes=self.reference,
-                       pias_sharing=self.pias_sharing)
+        self._thresholds = self.reference
+        if self.model == "packet":
+            opts = {"transport": self.transport, **self.packet_options}
+            ref = simulate(self._trace, self.topology, "pias", model="packet", pias_thresholds_bytes=self.reference,
+                           **opts)
+            self._sim = native_packet_simulator(self._trace, self.topology, "pias",
+                                                pias_thresholds_bytes=self.reference, pause_on_flow_change=True,
+                                                **opts)
+            # thresholds above every flow's size never demote: they pad merged ones (below)
+            self._pad_from = max(self.hi, float(self._trace["size_bytes"].max()))
+        else:
+            ref = simulate(self._trace, self.topology, "pias", pias_thresholds_bytes=self.reference,
+                           pias_sharing=self.pias_sharing)
+            self._sim = native_simulator(self._trace, self.topology, "pias", pias_thresholds_bytes=self.reference,
+                                         pias_sharing=self.pias_sharing, pause_on_flow_change=True)
         self._ref_fct = ref.flows["fct_s"].to_numpy()
         self._ideal = ref.flows["ideal_fct_s"].to_numpy()
-        self._thresholds = self.reference
-        self._sim = native_simulator(self._trace, self.topology, "pias", pias_thresholds_bytes=self.reference,
-                                     pias_sharing=self.pias_sharing, pause_on_flow_change=True)
         self._fct = np.full(len(self._trace), np.nan)
         self._done = False
         return self._obs(np.zeros(0, np.int64), 0.0), {}
@@ -272,7 +343,9 @@ class QueueThresholdsEnv(gym.Env[np.ndarray, np.ndarray]):
         check_box_action(action, self.action_space, "action (one threshold position per queue boundary)")
         a = np.asarray(action)
         self._thresholds = thresholds_from_action(a, self.lo, self.hi)
-        self._sim.set_pias_thresholds(self._thresholds)
+        if self.model == "packet":  # whole bytes (the packet core counts bytes; see _native_thresholds)
+            self._thresholds = [float(x) for x in np.unique(np.round(self._thresholds))]
+        self._sim.set_pias_thresholds(self._native_thresholds(self._thresholds))
         t0 = self._sim.now
         until = np.inf if self.interval_s is None else t0 + self.interval_s
         kind, ended = self._sim.run_until_ended(self.interval_flows, until)
@@ -285,6 +358,21 @@ class QueueThresholdsEnv(gym.Env[np.ndarray, np.ndarray]):
             info["mean_fct_s"] = float(np.nanmean(self._fct))
             info["reference_mean_fct_s"] = float(self._ref_fct.mean())
         return self._obs(ended, self._sim.now - t0), reward, self._done, False, info
+
+    def _native_thresholds(self, th: list[float]) -> list[float]:
+        """The thresholds the simulator takes. On the packet model an action's thresholds
+        are first rounded to whole bytes (the core counts whole bytes: without it the
+        float32 round trip of :func:`action_from_thresholds` would move a threshold that
+        is a whole number of packets, as the PIAS tables' are, one packet later). The
+        fluid model takes fewer when equal
+        positions merged; the packet model's ports keep their K queues, so merged
+        thresholds are padded with ones above every flow's size (2, 4, ... times the
+        larger of ``max_threshold_bytes`` and the largest flow): no flow reaches them,
+        so the queues they bound stay empty, the same schedule."""
+        missing = self.n_queues - 1 - len(th)
+        if self.model != "packet" or missing == 0:
+            return th
+        return th + [self._pad_from * 2.0 ** (j + 1) for j in range(missing)]
 
     def results(self) -> pd.DataFrame:
         """Per-flow outcome of the current episode so far (trace order), in the columns,

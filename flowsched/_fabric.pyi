@@ -147,6 +147,7 @@ class PacketSimulator:
         header_bytes: int = 40,
         buffer_bytes: int | None = None,
         ecn_threshold_bytes: int = 97500,
+        queue_reserve_bytes: int = 0,
         init_cwnd_packets: float | None = None,
         max_cwnd_packets: float | None = None,
         min_rto_s: float | None = None,
@@ -168,9 +169,11 @@ class PacketSimulator:
         request_delay_s: float = 0.0,
         grant_delay_s: float = 0.0,
         seed: int = 0,
+        pause_on_flow_change: bool = False,
     ) -> PacketSimulator: ...
     def run(self) -> None: ...
     def step(self, until: float) -> bool: ...
+    def run_until_ended(self, n: int, until: float = ...) -> tuple[str, npt.NDArray[np.int64]]: ...
     @property
     def now(self) -> float: ...
     @property

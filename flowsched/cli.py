@@ -108,6 +108,8 @@ def _parser() -> argparse.ArgumentParser:
     pk.add_argument("--buffer-bytes", type=int, default=None,
                     help="buffer of every output port (360000 for tcp/dctcp/rcp, 36864 for pfabric)")
     pk.add_argument("--ecn-threshold-bytes", type=int, default=None, help="DCTCP's marking threshold K (97500)")
+    pk.add_argument("--queue-reserve-bytes", type=int, default=None,
+                    help="pias: buffer bytes reserved per priority queue, the rest shared (0; pFabric 6.1: 15000)")
     pk.add_argument("--init-cwnd-packets", type=float, default=None, help="initial window (10; pfabric 12)")
     pk.add_argument("--max-cwnd-packets", type=float, default=None, help="window bound (none; pfabric 15)")
     pk.add_argument("--min-rto-s", type=float, default=None,
@@ -252,7 +254,8 @@ def _simulate(a: argparse.Namespace) -> int:
             ) from None
     packet: dict = {}
     if a.model == "packet":
-        for name in ("mss_bytes", "header_bytes", "buffer_bytes", "ecn_threshold_bytes", "init_cwnd_packets",
+        for name in ("mss_bytes", "header_bytes", "buffer_bytes", "ecn_threshold_bytes", "queue_reserve_bytes",
+                     "init_cwnd_packets",
                      "max_cwnd_packets", "min_rto_s", "queue_sample_us", *_TCP_OPTIONS):
             if getattr(a, name) is not None:
                 packet[name] = getattr(a, name)
@@ -262,7 +265,8 @@ def _simulate(a: argparse.Namespace) -> int:
             packet["transport"] = a.transport
     else:
         given = [f"--{n.replace('_', '-')}" for n in ("transport", "mss_bytes", "header_bytes", "buffer_bytes",
-                 "ecn_threshold_bytes", "init_cwnd_packets", "max_cwnd_packets", "min_rto_s", "queue_sample_us",
+                 "ecn_threshold_bytes", "queue_reserve_bytes", "init_cwnd_packets", "max_cwnd_packets", "min_rto_s",
+                 "queue_sample_us",
                  "sample_links", "queue_samples_out", *_TCP_OPTIONS) if getattr(a, n) is not None]
         if given:
             raise ValueError(f"{', '.join(given)}: options of the packet model; add --model packet")

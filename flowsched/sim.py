@@ -294,6 +294,7 @@ PACKET_OPTIONS: dict[str, Any] = {
     "header_bytes": 40,
     "buffer_bytes": None,
     "ecn_threshold_bytes": 97_500,
+    "queue_reserve_bytes": 0,
     "init_cwnd_packets": None,
     "max_cwnd_packets": None,
     "min_rto_s": None,
@@ -324,13 +325,15 @@ def native_packet_simulator(
     delay_us: float = 0.0,
     seed: int = 0,
     pias_thresholds_bytes: Sequence[float] | None = None,
+    pause_on_flow_change: bool = False,
     **packet_options: Any,
 ) -> _fabric.PacketSimulator:
     """The native packet-level simulator (``flowsched._fabric.PacketSimulator``) of a trace
     from :func:`prepare_trace`; :class:`Simulation` with ``model="packet"`` is the
     documented way. ``admission``, ``k``, ``window``, ``seed`` as :func:`simulate`
     (``external`` admission is refused); ``packet_options`` are the keys of
-    :data:`PACKET_OPTIONS`."""
+    :data:`PACKET_OPTIONS`. ``pause_on_flow_change``: the core pauses at every flow arrival
+    and end (needed by the simulator's ``run_until_ended``, as :func:`native_simulator`'s)."""
     admission = _check_admission(admission, k, window)
     if admission == "external":
         raise ValueError("external admission on the packet model needs a driver that makes the decisions: "
@@ -351,6 +354,7 @@ def native_packet_simulator(
         k=int(k or 0),
         window=int(window or 0),
         seed=int(seed),
+        pause_on_flow_change=bool(pause_on_flow_change),
         **{**native_packet_options(topology, transport, admission is not None, **packet_options),
            **_native_topology(topology, trace)},
     )
@@ -424,6 +428,7 @@ def native_packet_options(topology: Topology, transport: str | None, admission: 
         header_bytes=integer("header_bytes", 1) or 0,
         buffer_bytes=integer("buffer_bytes", 1),
         ecn_threshold_bytes=integer("ecn_threshold_bytes", 1) or 0,
+        queue_reserve_bytes=integer("queue_reserve_bytes", 0) or 0,
         init_cwnd_packets=None if o["init_cwnd_packets"] is None else float(o["init_cwnd_packets"]),
         max_cwnd_packets=None if o["max_cwnd_packets"] is None else float(o["max_cwnd_packets"]),
         min_rto_s=None if o["min_rto_s"] is None else float(o["min_rto_s"]),
@@ -1100,7 +1105,7 @@ def simulate(
         ``ps`` and ``pias``, ``pfabric`` for ``fifo, srpt, asrpt, las, edf``, ``sdc`` for
         ``sdc``, ``racs`` for ``racs``; ``rcp``, the Rate Control Protocol, with ``ps`` on request: docs/packet.md).
     packet_options : packet model only: the keys of :data:`PACKET_OPTIONS`
-        (``mss_bytes, header_bytes, buffer_bytes, ecn_threshold_bytes, init_cwnd_packets,
+        (``mss_bytes, header_bytes, buffer_bytes, ecn_threshold_bytes, queue_reserve_bytes, init_cwnd_packets,
         max_cwnd_packets, min_rto_s, queue_sample_us, sample_links, max_events,
         ack_every_segments, delayed_ack_timeout_s, handshake, syn_timeout_s,
         clock_granularity_s, limited_transmit, request_delay_us, grant_delay_us``).

@@ -149,6 +149,10 @@ def test_terminate_missed_in_the_packet_model():
     ({"scheduler": "ps", "min_rto_s": 0.0}, "min_rto_s"),
     ({"scheduler": "ps", "sample_links": ["down0"]}, "sample_links needs queue_sample_us"),
     ({"scheduler": "ps", "queue_sample_us": 1, "sample_links": ["nowhere"]}, "unknown link 'nowhere'"),
+    ({"scheduler": "ps", "queue_reserve_bytes": 1500}, "queue_reserve_bytes is read only by the pias scheduler"),
+    ({"scheduler": "pias", "pias_thresholds_bytes": [1e4], "buffer_bytes": 3000, "queue_reserve_bytes": 1501},
+     "queue_reserve_bytes x 2 queues = 3002 B exceeds buffer_bytes"),
+    ({"scheduler": "pias", "queue_reserve_bytes": -1}, "queue_reserve_bytes must be an integer >= 0"),
 ])
 def test_refusals(kwargs, match):
     with pytest.raises(ValueError, match=match):
@@ -177,6 +181,25 @@ def test_refusals_of_trace_columns_and_options():
     assert "PacketSimulator" in dir(_fabric)
 
 
+def test_pias_queue_reserve_protects_the_first_queue_in_an_incast():
+    """pFabric section 6.1's buffer split (a reserve per priority queue, the rest shared): long
+    flows demoted to queue 1 fill the receiver's port; with 20 of its 60 packets reserved per
+    queue the short flows (queue 0) still find room. A reserve of 0 is the shared buffer."""
+    long = pd.DataFrame({"arrival_s": 0.0, "src": range(1, 9), "dst": 0, "size_bytes": 2e6})
+    short = pd.DataFrame({"arrival_s": 20e-6 + 25e-6 * np.arange(40), "src": 1 + np.arange(40) % 8, "dst": 0,
+                          "size_bytes": 4380.0})
+    tr = pd.concat([long, short], ignore_index=True)
+    kw = dict(model="packet", transport="tcp", pias_thresholds_bytes=[1e4], buffer_bytes=60 * 1500, min_rto_s=1e-3,
+              delay_us=0.2)
+    shared = simulate(tr, flowsched.BigSwitch(9, 10), "pias", **kw)
+    zero = simulate(tr, flowsched.BigSwitch(9, 10), "pias", queue_reserve_bytes=0, **kw)
+    reserved = simulate(tr, flowsched.BigSwitch(9, 10), "pias", queue_reserve_bytes=20 * 1500, **kw)
+    pd.testing.assert_frame_equal(shared.flows, zero.flows)
+    a, b = shared.flows["fct_s"].iloc[8:].mean(), reserved.flows["fct_s"].iloc[8:].mean()
+    assert shared.packet["drops_overflow"] > 0 and b < 0.5 * a, (a, b)
+    assert reserved.flows["fct_s"].notna().all()
+
+
 def test_cli_packet_model(tmp_path, capsys):
     tr = tmp_path / "t.csv"
     mixed(60).assign(id=range(60))[["id", "arrival_s", "src", "dst", "size_bytes"]].to_csv(tr, index=False)
@@ -187,6 +210,9 @@ def test_cli_packet_model(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "packet model, tcp:" in out
     assert set(pd.read_csv(q)["link"]) == {"down0", "down1"}
+    assert main(["simulate", "--trace", str(tr), "--hosts", "8", "--scheduler", "pias", "--model", "packet",
+                 "--transport", "tcp", "--pias-thresholds", "10000", "--queue-reserve-bytes", "15000", "-q"]) == 0
+    assert "packet model, tcp:" in capsys.readouterr().out
     assert main(["simulate", "--trace", str(tr), "--transport", "tcp", "-q"]) == 2
     assert "add --model packet" in capsys.readouterr().err
 

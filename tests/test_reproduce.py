@@ -95,6 +95,20 @@ def test_munir_quick(tmp_path, capsys):
     assert inc and inc[0]["fluid"]["ok"] is None
 
 
+def test_munir_packet_rto_sets_tcps_mix_afct(tmp_path, capsys):
+    """docs/papers.md: on the thesis' 100-packet buffers, TCP's AFCT in the mix is set by the
+    minimum RTO (10 ms: below SDC's; 1 s: far above), SDC's much less."""
+    afct = {}
+    for rto in ("0.01", "1"):
+        data, text = _run("munir", tmp_path, capsys, "--model", "packet", "--packet-buffer-bytes", "150000",
+                          "--packet-min-rto-s", rto)
+        assert f"'min_rto_s': {float(rto)}" in text
+        mix = _frame(data["numbers"]["packet"]).set_index("scenario").loc["mix (1000/s)"]
+        afct[rto] = (mix["TCP/RCP (ps) AFCT ms"], mix["SDC AFCT ms"])
+    assert afct["0.01"][0] < afct["0.01"][1] and afct["1"][0] > 10 * afct["1"][1]
+    assert afct["1"][0] > 10 * afct["0.01"][0] and afct["1"][1] < 2 * afct["0.01"][1]
+
+
 def test_pfabric_fig16_model():
     """Fig. 16 alone (the M/G/1 model, seconds): the size reading, its optimum and the readings table."""
     pf = _load("pfabric")

@@ -24,9 +24,10 @@ def family_of(cfg_group_option) -> str:
 
 
 DEFAULT_WORKLOAD = {"token": "artemis_a1", "token_artemis": "artemis_a1", "switch": "websearch",
-                    "switch_packet": "websearch", "thresholds": "websearch"}
+                    "switch_packet": "websearch", "thresholds": "websearch", "thresholds_packet": "websearch"}
 SMALL = {"token": "env.kwargs.n_bursts=2", "token_artemis": "env.kwargs.n_bursts=2", "switch": "env.kwargs.n_flows=30",
-         "switch_packet": "env.kwargs.n_flows=30", "thresholds": "env.kwargs.n_flows=300"}
+         "switch_packet": "env.kwargs.n_flows=30", "thresholds": "env.kwargs.n_flows=300",
+         "thresholds_packet": "env.kwargs.n_flows=100"}
 
 
 def train_cfg(*overrides: str):

@@ -130,17 +130,31 @@ impl Default for ObsLimits {
 
 impl ObsLimits {
     // `+ 0.0` turns -0.0 (an empty f64 sum is -0.0) into 0.0
+    // `clamp` without its check that the bounds are ordered (they are: `check`), which
+    // the compiler keeps at every call: the same values, NaN included
     #[inline]
     fn mb(&self, v: f64) -> f32 {
-        (v.clamp(0.0, self.mb) + 0.0) as f32
+        (clamp_to(v, 0.0, self.mb) + 0.0) as f32
     }
     #[inline]
     fn ms(&self, v: f64) -> f32 {
-        (v.clamp(-self.ms, self.ms) + 0.0) as f32
+        (clamp_to(v, -self.ms, self.ms) + 0.0) as f32
     }
     #[inline]
     fn count(&self, v: usize) -> f32 {
         (v as f64).min(self.count) as f32
+    }
+}
+
+/// `v.clamp(lo, hi)` for `lo <= hi` (NaN stays NaN).
+#[inline(always)]
+fn clamp_to(v: f64, lo: f64, hi: f64) -> f64 {
+    if v < lo {
+        lo
+    } else if v > hi {
+        hi
+    } else {
+        v
     }
 }
 
@@ -780,12 +794,12 @@ impl TokenEnv {
         }
         // the destination's link (the last of an active flow's path): looked up once
         let cap = last_active.map_or(f64::NAN, |i| self.cfg.topo.capacity[*sim.path(i).last().expect("a path has links") as usize]);
+        let lim = &self.cfg.obs_limits;
         for (j, &i) in q.iter().take(n).enumerate() {
             let f = sim.flow(i as usize);
             let o = &mut req[j * REQ_FEATURES..(j + 1) * REQ_FEATURES];
             let has_dl = !f.deadline_s.is_nan();
             let ideal = sim.ideal_fct_s(i as usize);
-            let lim = &self.cfg.obs_limits;
             o[0] = lim.mb(f.size_bytes * 1e-6);
             o[1] = if has_dl { lim.ms(f.deadline_s * 1e3) } else { 0.0 };
             o[2] = if has_dl { lim.ms((f.arrival_s + f.deadline_s - now) * 1e3) } else { 0.0 };
@@ -800,7 +814,6 @@ impl TokenEnv {
         }
         let cnt = remaining.len();
         let rem: f64 = remaining.iter().sum();
-        let lim = &self.cfg.obs_limits;
         act[0] = (cnt as f64 / self.cfg.k as f64) as f32;
         act[1] = lim.mb(rem * 1e-6);
         act[2] = if least.is_finite() { lim.ms(least * 1e3) } else { 0.0 };

@@ -789,19 +789,7 @@ impl Simulator {
             path_cap.push(path_links[start..].iter().map(|&l| topo.capacity[l as usize]).fold(INF, f64::min));
         }
         // Dense path indices (same links <=> same index).
-        let mut ids: Vec<(u128, u32)> = path_ids.iter().enumerate().map(|(i, &p)| (p, i as u32)).collect();
-        ids.sort_unstable();
-        let mut path_ix = vec![0u32; n];
-        let mut n_paths = 0usize;
-        for k in 0..ids.len() {
-            if k > 0 && ids[k].0 != ids[k - 1].0 {
-                n_paths += 1;
-            }
-            path_ix[ids[k].1 as usize] = n_paths as u32;
-        }
-        if n > 0 {
-            n_paths += 1;
-        }
+        let (path_ix, n_paths) = dense_ranks(&path_ids);
         let mut order: Vec<u32> = (0..n as u32).collect();
         order.sort_by(|&a, &b| flows[a as usize].arrival_s.total_cmp(&flows[b as usize].arrival_s).then(a.cmp(&b)));
         let rand_key = (0..n).map(|i| (mix64(cfg.seed ^ mix64(i as u64 + 1)) >> 11) as f64).collect();
@@ -1114,10 +1102,14 @@ impl Simulator {
 
     /// The requests an admission decision at `dst` chooses from (first `window` waiting).
     pub fn window(&self, dst: usize) -> Vec<u32> {
+        self.core.waiting[dst].iter().take(self.window_len(dst)).copied().collect()
+    }
+
+    /// Length of [`Simulator::window`] (without building it).
+    fn window_len(&self, dst: usize) -> usize {
         let w = self.core.cfg.admission.as_ref().map_or(0, |a| a.window);
         let q = &self.core.waiting[dst];
-        let m = if w == 0 { q.len() } else { w.min(q.len()) };
-        q.iter().take(m).copied().collect()
+        if w == 0 { q.len() } else { w.min(q.len()) }
     }
 
     /// Admits the request at `position` of the window of `dst` (external admission).
@@ -1130,7 +1122,7 @@ impl Simulator {
                 )))
             }
         }
-        let win = self.window(dst).len();
+        let win = self.window_len(dst);
         if position >= win {
             return Err(SimError::InvalidAction(format!(
                 "position {position} outside the window of {win} waiting requests at destination {dst}"
@@ -1362,16 +1354,19 @@ impl Simulator {
     fn run_admissions(&mut self) {
         let Some(a) = self.core.cfg.admission.clone() else { return };
         if a.policy == AdmissionPolicy::External {
-            // Drop destinations with nothing to decide; keep the rest (deduplicated) in order.
-            let mut seen = Vec::new();
-            let mut keep = VecDeque::new();
-            while let Some(d) = self.core.dsts_to_admit.pop_front() {
-                if self.core.can_admit(d) && !seen.contains(&d) {
-                    seen.push(d);
-                    keep.push_back(d);
+            // Drop destinations with nothing to decide; keep the rest (deduplicated) in
+            // order, in place (this runs at every event).
+            let mut q = std::mem::take(&mut self.core.dsts_to_admit);
+            let mut kept = 0;
+            for r in 0..q.len() {
+                let d = q[r];
+                if self.core.can_admit(d) && !q.range(..kept).any(|&x| x == d) {
+                    q[kept] = d;
+                    kept += 1;
                 }
             }
-            self.core.dsts_to_admit = keep;
+            q.truncate(kept);
+            self.core.dsts_to_admit = q;
             return;
         }
         while let Some(d) = self.core.dsts_to_admit.pop_front() {
@@ -1382,6 +1377,57 @@ impl Simulator {
             }
         }
     }
+}
+
+/// Each id's rank among the distinct ids in increasing order, and how many distinct ids
+/// there are. Few distinct ids (a gather, a small fabric: the token envs build a
+/// simulator per episode) are numbered in first-seen order by a linear scan, and the
+/// few numbers mapped to ranks by one small sort; past `FEW` of them, one sort of all
+/// (id, position) pairs.
+fn dense_ranks(ids: &[u128]) -> (Vec<u32>, usize) {
+    const FEW: usize = 32;
+    let mut uniq: Vec<u128> = Vec::with_capacity(FEW);
+    let mut seen: Vec<u32> = Vec::with_capacity(ids.len());
+    let mut last: Option<(u128, u32)> = None;
+    let few = ids.iter().all(|&p| {
+        let j = match last {
+            Some((q, j)) if q == p => j,
+            _ => match uniq.iter().position(|&q| q == p) {
+                Some(j) => j as u32,
+                None if uniq.len() == FEW => return false,
+                None => {
+                    uniq.push(p);
+                    uniq.len() as u32 - 1
+                }
+            },
+        };
+        last = Some((p, j));
+        seen.push(j);
+        true
+    });
+    if few {
+        let mut by_id: Vec<u32> = (0..uniq.len() as u32).collect();
+        by_id.sort_unstable_by_key(|&j| uniq[j as usize]);
+        let mut rank_of = vec![0u32; uniq.len()];
+        for (r, &j) in by_id.iter().enumerate() {
+            rank_of[j as usize] = r as u32;
+        }
+        for j in &mut seen {
+            *j = rank_of[*j as usize];
+        }
+        return (seen, uniq.len());
+    }
+    let mut pairs: Vec<(u128, u32)> = ids.iter().enumerate().map(|(i, &p)| (p, i as u32)).collect();
+    pairs.sort_unstable();
+    let mut rank = vec![0u32; ids.len()];
+    let mut n = 0usize;
+    for k in 0..pairs.len() {
+        if k > 0 && pairs[k].0 != pairs[k - 1].0 {
+            n += 1;
+        }
+        rank[pairs[k].1 as usize] = n as u32;
+    }
+    (rank, if ids.is_empty() { 0 } else { n + 1 })
 }
 
 /// The position in `win` (flow rows, oldest request first) of the request that `p` admits
@@ -1416,5 +1462,27 @@ pub fn choose_admission(p: &AdmissionPolicy, fl: &[FlowSpec], win: &[u32], rng: 
         AdmissionPolicy::Srpt => by(&|f| (f.size_bytes, f.arrival_s)),
         AdmissionPolicy::Random => rng.below(win.len() as u64) as usize,
         AdmissionPolicy::External => unreachable!("external admissions are made by admit()"),
+    }
+}
+
+#[cfg(test)]
+mod dense_rank_tests {
+    use super::dense_ranks;
+    use crate::rng::SplitMix64;
+
+    #[test]
+    fn ranks_are_the_positions_among_the_sorted_distinct_ids_on_both_paths() {
+        let mut rng = SplitMix64::new(7);
+        for trial in 0..400 {
+            let n = rng.below(300) as usize;
+            // few distinct ids (the short list) or many (the sort), ties included
+            let distinct = 1 + rng.below(if trial % 2 == 0 { 20 } else { 200 });
+            let ids: Vec<u128> = (0..n).map(|_| (rng.below(distinct) as u128) << 70 | rng.below(3) as u128).collect();
+            let mut sorted = ids.clone();
+            sorted.sort_unstable();
+            sorted.dedup();
+            let want: Vec<u32> = ids.iter().map(|p| sorted.iter().position(|q| q == p).unwrap() as u32).collect();
+            assert_eq!(dense_ranks(&ids), (want, sorted.len()), "trial {trial}");
+        }
     }
 }

@@ -413,3 +413,57 @@ fn external_admission_refuses_a_run_without_a_driver_and_bad_grants() {
     assert!(s.grant(0, n).unwrap_err().to_string().contains("outside the window"));
     s.grant(0, 0).unwrap();
 }
+
+/// PIAS over tcp into one port: 8 long flows (demoted to queue 1 after 10 KB) fill the
+/// receiver's port, then short flows (queue 0) arrive.
+fn pias_incast(reserve_packets: u64) -> (PacketSimulator, Vec<FlowSpec>) {
+    let topo = Topology::big_switch(&[10.0; 9]).unwrap();
+    let mut flows: Vec<FlowSpec> = (1..9).map(|h| FlowSpec::new(0.0, h, 0, 2e6)).collect();
+    for j in 0..40 {
+        flows.push(FlowSpec::new(20e-6 + j as f64 * 25e-6, 1 + j % 8, 0, 4380.0)); // 3 packets
+    }
+    let mut c = tcp();
+    c.scheduler = Scheduler::Pias;
+    c.pias_thresholds_bytes = vec![10_000.0];
+    c.buffer_bytes = Some(60 * 1500);
+    c.min_rto_s = Some(1e-3);
+    c.queue_reserve_bytes = reserve_packets * 1500;
+    (run(&topo, &flows, c), flows)
+}
+
+#[test]
+fn a_reserve_per_pias_queue_keeps_room_for_the_high_priority_queue() {
+    let (shared, flows) = pias_incast(0);
+    let (reserved, _) = pias_incast(20);
+    let short_mean = |s: &PacketSimulator| {
+        let fct = s.fct_s();
+        let v: Vec<f64> = (8..flows.len()).map(|i| fct[i]).collect();
+        v.iter().sum::<f64>() / v.len() as f64
+    };
+    let (a, b) = (short_mean(&shared), short_mean(&reserved));
+    assert!(shared.stats().drops_overflow > 0, "the long flows must overflow the shared buffer");
+    // with 20 of the 60 packets kept for queue 0, the short flows' packets find room
+    assert!(b < 0.5 * a, "short flows' mean FCT {b} s with the reserve, {a} s without");
+    for s in [&shared, &reserved] {
+        assert!(s.fct_s().iter().all(|x| x.is_finite()), "every flow finishes");
+        let want: Vec<u64> = flows.iter().map(|f| f.size_bytes as u64).collect();
+        assert_eq!(s.delivered_bytes(), &want[..]);
+    }
+}
+
+#[test]
+fn queue_reserve_refusals_name_what_is_wrong() {
+    let topo = Topology::big_switch(&[10.0; 2]).unwrap();
+    let flows = [FlowSpec::new(0.0, 0, 1, 1460.0)];
+    let mut c = tcp();
+    c.queue_reserve_bytes = 1500;
+    let e = PacketSimulator::new(&topo, &flows, c.clone()).unwrap_err().to_string();
+    assert!(e.contains("queue_reserve_bytes is read only by the pias scheduler") && e.contains("'ps' over tcp"), "{e}");
+    c.scheduler = Scheduler::Pias;
+    c.pias_thresholds_bytes = vec![10_000.0, 100_000.0];
+    c.buffer_bytes = Some(4000);
+    let e = PacketSimulator::new(&topo, &flows, c.clone()).unwrap_err().to_string();
+    assert!(e.contains("queue_reserve_bytes x 3 queues = 4500 B exceeds buffer_bytes (4000 B)"), "{e}");
+    c.buffer_bytes = Some(4500);
+    assert!(PacketSimulator::new(&topo, &flows, c).is_ok());
+}

@@ -31,7 +31,7 @@ fn check_delay_per_hop(delay_per_hop_s: f64) -> PyResult<()> {
 
 /// The packet options the token env takes (`packet=` of `TokenConfig`), with the names of
 /// `PacketSimulator`'s keywords.
-const TOKEN_PACKET_OPTIONS: &str = "transport, mss_bytes, header_bytes, buffer_bytes, ecn_threshold_bytes, init_cwnd_packets, \
+const TOKEN_PACKET_OPTIONS: &str = "transport, mss_bytes, header_bytes, buffer_bytes, ecn_threshold_bytes, queue_reserve_bytes, init_cwnd_packets, \
 max_cwnd_packets, min_rto_s, max_events, ack_every_segments, delayed_ack_timeout_s, handshake, syn_timeout_s, \
 clock_granularity_s, limited_transmit, request_delay_s, grant_delay_s";
 
@@ -50,6 +50,7 @@ fn token_packet_config(d: &Bound<'_, PyDict>) -> PyResult<PacketConfig> {
             "header_bytes" => c.header_bytes = v.extract().map_err(bad)?,
             "buffer_bytes" => c.buffer_bytes = v.extract().map_err(bad)?,
             "ecn_threshold_bytes" => c.ecn_threshold_bytes = v.extract().map_err(bad)?,
+            "queue_reserve_bytes" => c.queue_reserve_bytes = v.extract().map_err(bad)?,
             "init_cwnd_packets" => c.init_cwnd_packets = v.extract().map_err(bad)?,
             "max_cwnd_packets" => c.max_cwnd_packets = v.extract().map_err(bad)?,
             "min_rto_s" => c.min_rto_s = v.extract().map_err(bad)?,

@@ -563,7 +563,7 @@ impl PyTrace {
 }
 
 /// (kind, destination of a decision or -1) of a step's outcome.
-fn outcome_name(o: Outcome) -> (&'static str, i64) {
+pub(crate) fn outcome_name(o: Outcome) -> (&'static str, i64) {
     match o {
         Outcome::Done => ("done", -1),
         Outcome::Decision { dst } => ("decision", dst as i64),

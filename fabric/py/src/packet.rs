@@ -6,7 +6,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use crate::{guarded, to_py, SimArgs};
+use crate::{guarded, outcome_name, to_py, SimArgs};
 
 /// The packet-level simulator (see flowsched.simulate(model="packet")).
 #[pyclass(name = "PacketSimulator", module = "flowsched._fabric")]
@@ -27,6 +27,7 @@ native_methods! {
             header_bytes: u32 = 40,
             buffer_bytes: Option<u64> = None,
             ecn_threshold_bytes: u64 = 97_500,
+            queue_reserve_bytes: u64 = 0,
             init_cwnd_packets: Option<f64> = None,
             max_cwnd_packets: Option<f64> = None,
             min_rto_s: Option<f64> = None,
@@ -41,6 +42,7 @@ native_methods! {
             limited_transmit: bool = false,
             request_delay_s: f64 = 0.0,
             grant_delay_s: f64 = 0.0,
+            pause_on_flow_change: bool = false,
         ) -> PyResult<Self> {
             let SimArgs { flows, topo, scheduler, admission, terminate_missed, delay_per_hop_s, seed, pias_thresholds_bytes } = args;
             let mut cfg = PacketConfig::new(scheduler);
@@ -49,6 +51,7 @@ native_methods! {
             cfg.header_bytes = header_bytes;
             cfg.buffer_bytes = buffer_bytes;
             cfg.ecn_threshold_bytes = ecn_threshold_bytes;
+            cfg.queue_reserve_bytes = queue_reserve_bytes;
             cfg.init_cwnd_packets = init_cwnd_packets;
             cfg.max_cwnd_packets = max_cwnd_packets;
             cfg.min_rto_s = min_rto_s;
@@ -68,6 +71,7 @@ native_methods! {
             cfg.request_delay_s = request_delay_s;
             cfg.grant_delay_s = grant_delay_s;
             cfg.seed = seed;
+            cfg.pause_on_flow_change = pause_on_flow_change;
             let sizes: Vec<f64> = flows.iter().map(|f| f.size_bytes).collect();
             let link_names = topo.names();
             let capacity = topo.capacity.clone();
@@ -87,6 +91,17 @@ native_methods! {
             let inner = &mut self.inner;
             py.detach(|| guarded(|| inner.step(until)))?;
             Ok(self.inner.done())
+        }
+
+        /// Runs until `n` more flows have finished or were terminated, time `until`, or the
+        /// end (needs pause_on_flow_change=True; GIL released), as the fluid Simulator's
+        /// run_until_ended. Returns (kind, ids of the flows that ended).
+        #[pyo3(signature = (n, until=f64::INFINITY))]
+        fn run_until_ended<'py>(&mut self, py: Python<'py>, n: usize, until: f64) -> PyResult<(&'static str, Bound<'py, PyArray1<i64>>)> {
+            let inner = &mut self.inner;
+            let mut ended = Vec::new();
+            let out = py.detach(|| guarded(|| inner.run_until_ended(n, until, &mut ended)))?;
+            Ok((outcome_name(out).0, ended.into_iter().map(|x| x as i64).collect::<Vec<_>>().into_pyarray(py)))
         }
 
         #[getter]

@@ -128,6 +128,10 @@ pub struct PacketConfig {
     /// DCTCP's marking threshold K in bytes (97,500 = 65 packets of 1,500 B, the DCTCP
     /// paper's K at 10 Gbps).
     pub ecn_threshold_bytes: u64,
+    /// `pias`: bytes of each port's buffer reserved for each of its K queues; the rest is
+    /// shared first come first served (pFabric section 6.1 reserves 15 KB, 10 packets, per
+    /// queue of a 225 KB buffer). 0 (the default): the whole buffer is shared.
+    pub queue_reserve_bytes: u64,
     /// None: 10 for tcp and dctcp (RFC 6928), 12 for pfabric (about one BDP; YAPS's pfabric.conf).
     pub init_cwnd_packets: Option<f64>,
     /// None: unbounded for tcp and dctcp, 15 for pfabric (YAPS's pfabric.conf).
@@ -198,6 +202,7 @@ impl PacketConfig {
             header_bytes: 40,
             buffer_bytes: None,
             ecn_threshold_bytes: 97_500,
+            queue_reserve_bytes: 0,
             init_cwnd_packets: None,
             max_cwnd_packets: None,
             min_rto_s: None,
@@ -485,6 +490,23 @@ impl PacketSimulator {
         } else if !th.is_empty() {
             return bad(format!("pias_thresholds_bytes are only read by the pias scheduler, not '{}'", s.name()));
         }
+        let reserve = cfg.queue_reserve_bytes;
+        if reserve > 0 {
+            if !matches!(s, Scheduler::Pias) || transport == Transport::PFabric {
+                return bad(format!(
+                    "queue_reserve_bytes is read only by the pias scheduler's priority queues (over tcp or dctcp), not '{}' over {}",
+                    s.name(),
+                    transport.name()
+                ));
+            }
+            let queues = th.len() as u64 + 1;
+            if reserve.saturating_mul(queues) > buffer {
+                return bad(format!(
+                    "queue_reserve_bytes x {queues} queues = {} B exceeds buffer_bytes ({buffer} B)",
+                    reserve.saturating_mul(queues)
+                ));
+            }
+        }
         if !(1..=64).contains(&cfg.ack_every_segments) {
             return bad(format!("ack_every_segments must be in 1..=64, got {}", cfg.ack_every_segments));
         }
@@ -554,7 +576,11 @@ impl PacketSimulator {
             topo.capacity
                 .iter()
                 .enumerate()
-                .map(|(l, &c)| Port::new(disc, buffer, cfg.ecn_threshold_bytes, PS_PER_S / c, dp + to_ps(topo.link_delay_s(l))))
+                .map(|(l, &c)| {
+                    let mut p = Port::new(disc, buffer, cfg.ecn_threshold_bytes, PS_PER_S / c, dp + to_ps(topo.link_delay_s(l)));
+                    p.reserve_bytes = reserve;
+                    p
+                })
                 .collect();
 
         let mss = cfg.mss_bytes as u64;
@@ -806,6 +832,54 @@ impl PacketSimulator {
             Pause::Stop if self.done() => Outcome::Done,
             Pause::Stop => Outcome::TimeReached,
         })
+    }
+
+    /// Runs until `n` more flows have ended (finished or were terminated), time `until_s`,
+    /// or the end, as the fluid model's `run_until_ended` (the thresholds env's control
+    /// interval); needs `pause_on_flow_change`. Appends the flows that ended to `ended`
+    /// (in the order they were seen to end) and returns why it stopped: `FlowsChanged`
+    /// once `n` ended, `TimeReached` or `Done`. It only pauses between events, so a run
+    /// driven this way is the run that never paused, bit for bit.
+    pub fn run_until_ended(&mut self, n: usize, until_s: f64, ended: &mut Vec<u32>) -> Result<Outcome> {
+        if !self.cfg.pause_on_flow_change {
+            return Err(SimError::InvalidConfig("run_until_ended needs pause_on_flow_change".into()));
+        }
+        let start = ended.len();
+        // every arrival pauses the run before its sender starts, so each flow is watched
+        // before it can end
+        let mut seen = self.next_start;
+        let mut watch: Vec<u32> = self.arrived().iter().copied().filter(|&f| !self.ended(f as usize)).collect();
+        loop {
+            let out = self.advance(until_s)?;
+            let mut k = 0;
+            while k < watch.len() {
+                if self.ended(watch[k] as usize) {
+                    ended.push(watch.swap_remove(k));
+                } else {
+                    k += 1;
+                }
+            }
+            match out {
+                Outcome::FlowsChanged => {
+                    for i in seen..self.next_start {
+                        let f = self.order[i];
+                        if !self.ended(f as usize) {
+                            watch.push(f);
+                        }
+                    }
+                    seen = self.next_start;
+                    if ended.len() - start >= n {
+                        return Ok(out);
+                    }
+                }
+                Outcome::Decision { dst } => {
+                    return Err(SimError::InvalidConfig(format!(
+                        "external admission decision pending at destination {dst}: run_until_ended cannot make it"
+                    )))
+                }
+                Outcome::Done | Outcome::TimeReached => return Ok(out),
+            }
+        }
     }
 
     /// Flows that have arrived, in order of arrival (ties by row).

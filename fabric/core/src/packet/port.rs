@@ -154,6 +154,10 @@ pub struct Port {
     disc: Discipline,
     pub buffer_bytes: u64,
     pub ecn_threshold_bytes: u64,
+    /// `MultiQueue`: bytes of the buffer each queue keeps for itself; the rest,
+    /// `buffer_bytes - queues * reserve_bytes`, is shared first come first served (a
+    /// queue's bytes above its reserve come from it). 0: the whole buffer is shared.
+    pub reserve_bytes: u64,
     /// Bytes waiting (not the packet in transmission).
     pub queued_bytes: u64,
     /// When the packet in transmission (if any) has left the port (ps).
@@ -192,6 +196,7 @@ impl Port {
             disc,
             buffer_bytes,
             ecn_threshold_bytes,
+            reserve_bytes: 0,
             queued_bytes: 0,
             busy_until: 0,
             txdone_pending: false,
@@ -248,11 +253,20 @@ impl Port {
                 Enqueued::Queued { marked, evicted: 0 }
             }
             Queue::Multi { q, bytes } => {
-                if self.queued_bytes + size > self.buffer_bytes {
+                let k = (p.prio as usize).min(q.len() - 1);
+                let fits = if self.reserve_bytes == 0 {
+                    self.queued_bytes + size <= self.buffer_bytes
+                } else {
+                    // the queue's own reserve first, then the shared rest of the buffer
+                    let r = self.reserve_bytes;
+                    let shared_used: u64 = bytes.iter().map(|&b| b.saturating_sub(r)).sum();
+                    let extra = (bytes[k] + size).saturating_sub(r) - bytes[k].saturating_sub(r);
+                    shared_used + extra <= self.buffer_bytes - r * q.len() as u64
+                };
+                if !fits {
                     self.drops += 1;
                     return Enqueued::Dropped { evicted: 0 };
                 }
-                let k = (p.prio as usize).min(q.len() - 1);
                 let ecn = matches!(self.disc, Discipline::MultiQueue { ecn: true, .. });
                 let marked = ecn && p.is_data() && bytes[k] >= self.ecn_threshold_bytes;
                 if marked {
@@ -408,6 +422,36 @@ mod tests {
         assert_eq!(p.enqueue(data(2, 1, 0), 0), Enqueued::Dropped { evicted: 0 }); // shared buffer full
         let order: Vec<u32> = std::iter::from_fn(|| p.dequeue(0)).map(|x| x.flow).collect();
         assert_eq!(order, vec![2, 1, 1]);
+    }
+
+    #[test]
+    fn multiqueue_reserves_bytes_per_queue_and_shares_the_rest() {
+        // 3 queues, a buffer of 6 packets, 1 packet reserved per queue: 3 shared
+        let mut p = Port::new(Discipline::MultiQueue { queues: 3, ecn: false }, 9000, 1_000_000, 800.0, 0);
+        p.reserve_bytes = 1500;
+        for s in 0..4 {
+            // queue 2: its own packet, then the 3 shared ones
+            assert_eq!(p.enqueue(data(1, s, 2), 0), Enqueued::Queued { marked: false, evicted: 0 }, "packet {s}");
+        }
+        assert_eq!(p.enqueue(data(1, 4, 2), 0), Enqueued::Dropped { evicted: 0 }); // shared part full
+        // queues 0 and 1 still have their reserve, one packet each
+        assert_eq!(p.enqueue(data(2, 0, 0), 0), Enqueued::Queued { marked: false, evicted: 0 });
+        assert_eq!(p.enqueue(data(2, 1, 0), 0), Enqueued::Dropped { evicted: 0 });
+        assert_eq!(p.enqueue(data(3, 0, 1), 0), Enqueued::Queued { marked: false, evicted: 0 });
+        assert_eq!(p.queued_bytes, 9000);
+        assert_eq!(p.drops, 2);
+        // queue 0 first (strict priority); a packet leaving queue 2 frees a shared slot
+        let first: Vec<u32> = (0..3).map(|_| p.dequeue(0).unwrap().flow).collect();
+        assert_eq!(first, vec![2, 3, 1]);
+        assert_eq!(p.enqueue(data(2, 1, 0), 0), Enqueued::Queued { marked: false, evicted: 0 }); // its reserve again
+        assert_eq!(p.enqueue(data(2, 2, 0), 0), Enqueued::Queued { marked: false, evicted: 0 }); // the freed shared slot
+        assert_eq!(p.enqueue(data(2, 3, 0), 0), Enqueued::Dropped { evicted: 0 });
+        // without a reserve the same port shares all 6 packets
+        let mut q = Port::new(Discipline::MultiQueue { queues: 3, ecn: false }, 9000, 1_000_000, 800.0, 0);
+        for s in 0..6 {
+            assert!(matches!(q.enqueue(data(1, s, 2), 0), Enqueued::Queued { .. }));
+        }
+        assert_eq!(q.enqueue(data(2, 0, 0), 0), Enqueued::Dropped { evicted: 0 });
     }
 
     #[test]
