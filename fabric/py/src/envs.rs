@@ -9,7 +9,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use crate::{flow_classes, guarded, make_topology, to_py, PyTrace};
+use crate::{flow_classes, guarded, to_py, PyTrace};
 
 /// The observation's saturation limits, each > 0 (infinite: none).
 fn obs_limits(mb: f64, ms: f64, count: f64) -> PyResult<ObsLimits> {
@@ -19,6 +19,14 @@ fn obs_limits(mb: f64, ms: f64, count: f64) -> PyResult<ObsLimits> {
         }
     }
     Ok(ObsLimits { mb, ms, count })
+}
+
+/// `delay_per_hop_s` of an env config: finite and >= 0.
+fn check_delay_per_hop(delay_per_hop_s: f64) -> PyResult<()> {
+    if !(delay_per_hop_s.is_finite() && delay_per_hop_s >= 0.0) {
+        return Err(PyValueError::new_err(format!("delay_per_hop_s must be >= 0, got {delay_per_hop_s}")));
+    }
+    Ok(())
 }
 
 /// The packet options the token env takes (`packet=` of `TokenConfig`), with the names of
@@ -69,76 +77,61 @@ pub struct PyTokenConfig {
     inner: TokenEnvConfig,
 }
 
-#[pymethods]
-impl PyTokenConfig {
-    #[new]
-    #[pyo3(signature = (
-        *, topology, host_gbps, tors=0, hosts_per_tor=0, spines=0, core_gbps=0.0, ecmp_seed=0,
-        scheduler="ps", k, window, delay_per_hop_s=0.0, terminate_missed=false, reward="deadline",
-        class_weights, class_sizes_bytes, class_deadlines_s, exact=true, burst_size, burst_rate_hz,
-        n_bursts, dst=0, obs_max_mb=f64::INFINITY, obs_max_ms=f64::INFINITY, obs_max_count=f64::INFINITY,
-        masked_action="oldest", packet=None
-    ))]
-    #[allow(clippy::too_many_arguments)]
-    fn new(
-        topology: &Bound<'_, PyAny>,
-        host_gbps: PyReadonlyArray1<f64>,
-        tors: usize,
-        hosts_per_tor: usize,
-        spines: usize,
-        core_gbps: f64,
-        ecmp_seed: u64,
-        scheduler: &str,
-        k: usize,
-        window: usize,
-        delay_per_hop_s: f64,
-        terminate_missed: bool,
-        reward: &str,
-        class_weights: Vec<f64>,
-        class_sizes_bytes: Vec<f64>,
-        class_deadlines_s: Vec<f64>,
-        exact: bool,
-        burst_size: usize,
-        burst_rate_hz: f64,
-        n_bursts: usize,
-        dst: usize,
-        obs_max_mb: f64,
-        obs_max_ms: f64,
-        obs_max_count: f64,
-        masked_action: &str,
-        packet: Option<Bound<'_, PyDict>>,
-    ) -> PyResult<Self> {
-        let classes = flow_classes(&class_weights, &class_sizes_bytes, &class_deadlines_s)?;
-        if !(delay_per_hop_s.is_finite() && delay_per_hop_s >= 0.0) {
-            return Err(PyValueError::new_err(format!("delay_per_hop_s must be >= 0, got {delay_per_hop_s}")));
+native_methods! {
+    impl PyTokenConfig {
+        #[new(topology)]
+        fn new(
+            topology;
+            scheduler: &str = "ps",
+            k: usize,
+            window: usize,
+            delay_per_hop_s: f64 = 0.0,
+            terminate_missed: bool = false,
+            reward: &str = "deadline",
+            class_weights: Vec<f64>,
+            class_sizes_bytes: Vec<f64>,
+            class_deadlines_s: Vec<f64>,
+            exact: bool = true,
+            burst_size: usize,
+            burst_rate_hz: f64,
+            n_bursts: usize,
+            dst: usize = 0,
+            obs_max_mb: f64 = { f64::INFINITY },
+            obs_max_ms: f64 = { f64::INFINITY },
+            obs_max_count: f64 = { f64::INFINITY },
+            masked_action: &str = "oldest",
+            packet: Option<Bound<'_, PyDict>> = None,
+        ) -> PyResult<Self> {
+            let classes = flow_classes(&class_weights, &class_sizes_bytes, &class_deadlines_s)?;
+            check_delay_per_hop(delay_per_hop_s)?;
+            let inner = TokenEnvConfig {
+                topo: topology.topology()?,
+                scheduler: Scheduler::parse(scheduler).map_err(to_py)?,
+                k,
+                window,
+                delay_per_hop_s,
+                terminate_missed,
+                reward: TokenReward::parse(reward).map_err(to_py)?,
+                workload: TokenWorkload::Gather { classes, exact, burst_size, burst_rate_hz, n_bursts, dst },
+                obs_limits: obs_limits(obs_max_mb, obs_max_ms, obs_max_count)?,
+                masked_action: MaskedAction::parse(masked_action).map_err(to_py)?,
+                packet: packet.as_ref().map(token_packet_config).transpose()?,
+            };
+            // Fails here, with the reason, rather than at the first reset.
+            TokenEnv::new(inner.clone()).map_err(to_py)?;
+            Ok(PyTokenConfig { inner })
         }
-        let inner = TokenEnvConfig {
-            topo: make_topology(topology, &host_gbps, tors, hosts_per_tor, spines, core_gbps, ecmp_seed)?,
-            scheduler: Scheduler::parse(scheduler).map_err(to_py)?,
-            k,
-            window,
-            delay_per_hop_s,
-            terminate_missed,
-            reward: TokenReward::parse(reward).map_err(to_py)?,
-            workload: TokenWorkload::Gather { classes, exact, burst_size, burst_rate_hz, n_bursts, dst },
-            obs_limits: obs_limits(obs_max_mb, obs_max_ms, obs_max_count)?,
-            masked_action: MaskedAction::parse(masked_action).map_err(to_py)?,
-            packet: packet.as_ref().map(token_packet_config).transpose()?,
-        };
-        // Fails here, with the reason, rather than at the first reset.
-        TokenEnv::new(inner.clone()).map_err(to_py)?;
-        Ok(PyTokenConfig { inner })
-    }
 
-    #[getter]
-    fn window(&self) -> usize {
-        self.inner.window
-    }
+        #[getter]
+        fn window(&self) -> usize {
+            self.inner.window
+        }
 
-    /// "fluid" or "packet".
-    #[getter]
-    fn model(&self) -> &'static str {
-        model_name(&self.inner.packet)
+        /// "fluid" or "packet".
+        #[getter]
+        fn model(&self) -> &'static str {
+            model_name(&self.inner.packet)
+        }
     }
 }
 
@@ -257,6 +250,102 @@ impl<L: Lane> Native<L> {
     }
 }
 
+/// A lane whose episode runs on a [`TokenSim`] (the token and switch envs).
+trait EpisodeLane: Lane {
+    /// The current episode's simulation (None before the first reset).
+    fn episode_sim(&self) -> Option<&TokenSim>;
+}
+
+impl EpisodeLane for TokenEnv {
+    fn episode_sim(&self) -> Option<&TokenSim> {
+        self.sim()
+    }
+}
+
+impl EpisodeLane for SwitchEnv {
+    fn episode_sim(&self) -> Option<&TokenSim> {
+        self.simulator()
+    }
+}
+
+impl<L: EpisodeLane> Native<L> {
+    /// Simulated time of `lane` (s; 0 before the first reset).
+    fn now(&self, lane: usize) -> PyResult<f64> {
+        Ok(self.lane(lane)?.episode_sim().map_or(0.0, |s| s.now()))
+    }
+
+    /// The current episode's flows of `lane` and their outcome so far (`token_flow_dict`).
+    fn flows<'py>(&self, py: Python<'py>, lane: usize) -> PyResult<Bound<'py, PyDict>> {
+        let s = self.lane(lane)?.episode_sim().ok_or_else(|| PyValueError::new_err("call reset() first"))?;
+        token_flow_dict(py, s)
+    }
+}
+
+/// The `#[pymethods]` block of a batched env class (`inner: Native<$env>`, made from a
+/// `$config`): the methods every env kind has, written once here (the constructor,
+/// num_envs, threads, buffers, needs_reset, truncate, reset_done, now), then the kind's
+/// own methods as given. `buffers` and `needs_reset` take the kind's doc comments.
+macro_rules! vec_env_methods {
+    (
+        impl $class:ident($config:ident => $env:ident) {
+            $(#[$buffers_doc:meta])*
+            buffers;
+            $(#[$needs_reset_doc:meta])*
+            needs_reset;
+            $($methods:tt)*
+        }
+    ) => {
+        #[pymethods]
+        impl $class {
+            #[new]
+            #[pyo3(signature = (config, num_envs, threads=1, *, single=false, max_episode_steps=None))]
+            fn new(py: Python<'_>, config: &$config, num_envs: usize, threads: usize, single: bool, max_episode_steps: Option<u64>) -> PyResult<Self> {
+                let env = $env::new(config.inner.clone()).and_then(|e| vec_env(e, num_envs, threads, single, max_episode_steps)).map_err(to_py)?;
+                Ok($class { inner: Native::new(py, env) })
+            }
+
+            #[getter]
+            fn num_envs(&self) -> usize {
+                self.inner.env.num_envs()
+            }
+
+            #[getter]
+            fn threads(&self) -> usize {
+                self.inner.env.threads()
+            }
+
+            $(#[$buffers_doc])*
+            #[getter]
+            fn buffers<'py>(&self, py: Python<'py>) -> Buffers<'py> {
+                self.inner.buffers(py)
+            }
+
+            $(#[$needs_reset_doc])*
+            fn needs_reset<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<bool>> {
+                self.inner.env.needs_reset().to_vec().into_pyarray(py)
+            }
+
+            /// Marks the flagged lanes (bool, one per lane) to reset at the next step or
+            /// reset_done, as if their episode had ended.
+            fn truncate(&mut self, lanes: PyReadonlyArray1<'_, bool>) -> PyResult<()> {
+                self.inner.truncate(lanes)
+            }
+
+            /// Resets now every lane whose episode ended (same-step autoreset).
+            fn reset_done(&mut self, py: Python<'_>) -> PyResult<()> {
+                self.inner.call(py, |env, out| env.reset_done(out))
+            }
+
+            /// Simulated time of `lane` (s).
+            fn now(&self, lane: usize) -> PyResult<f64> {
+                self.inner.now(lane)
+            }
+
+            $($methods)*
+        }
+    };
+}
+
 /// The VecEnv of a config: `num_envs` lanes on `threads` threads, or with `single`
 /// the single env (one lane, no autoreset); `max_episode_steps` truncates episodes.
 fn vec_env<L: Lane>(env: L, num_envs: usize, threads: usize, single: bool, max_episode_steps: Option<u64>) -> Result<VecEnv<L>, SimError> {
@@ -324,41 +413,23 @@ pub struct PyTokenVecEnv {
     inner: Native<TokenEnv>,
 }
 
-#[pymethods]
-impl PyTokenVecEnv {
-    #[new]
-    #[pyo3(signature = (config, num_envs, threads=1, *, single=false, max_episode_steps=None))]
-    fn new(py: Python<'_>, config: &PyTokenConfig, num_envs: usize, threads: usize, single: bool, max_episode_steps: Option<u64>) -> PyResult<Self> {
-        let env = TokenEnv::new(config.inner.clone()).and_then(|e| vec_env(e, num_envs, threads, single, max_episode_steps)).map_err(to_py)?;
-        Ok(PyTokenVecEnv { inner: Native::new(py, env) })
-    }
+vec_env_methods! {
+    impl PyTokenVecEnv(PyTokenConfig => TokenEnv) {
+        /// The output buffers, written in place by every call: (requests (n, window * 7),
+        /// active (n, 5), action_mask (n, window), reward, terminated, truncated, masked,
+        /// stats (n, 4)).
+        buffers;
+        /// Lanes whose episode ended or was truncated (the next step resets them).
+        needs_reset;
 
-    #[getter]
-    fn num_envs(&self) -> usize {
-        self.inner.env.num_envs()
-    }
-
-    #[getter]
-    fn threads(&self) -> usize {
-        self.inner.env.threads()
-    }
-
-    /// The output buffers, written in place by every call: (requests (n, window * 7),
-    /// active (n, 5), action_mask (n, window), reward, terminated, truncated, masked,
-    /// stats (n, 4)).
-    #[getter]
-    fn buffers<'py>(&self, py: Python<'py>) -> Buffers<'py> {
-        self.inner.buffers(py)
-    }
-
-    /// Resets every lane (lane i seeded with seeds[i] when given).
-    #[pyo3(signature = (seeds=None))]
-    fn reset(&mut self, py: Python<'_>, seeds: Option<PyReadonlyArray1<'_, u64>>) -> PyResult<()> {
-        let seeds: Option<Vec<u64>> = match seeds {
-            Some(s) => Some(s.as_slice()?.to_vec()),
-            None => None,
-        };
-        self.inner.call(py, |env, out| env.reset(seeds.as_deref(), out))
+        /// Resets every lane (lane i seeded with seeds[i] when given).
+        #[pyo3(signature = (seeds=None))]
+        fn reset(&mut self, py: Python<'_>, seeds: Option<PyReadonlyArray1<'_, u64>>) -> PyResult<()> {
+            let seeds: Option<Vec<u64>> = match seeds {
+                Some(s) => Some(s.as_slice()?.to_vec()),
+                None => None,
+            };
+            self.inner.call(py, |env, out| env.reset(seeds.as_deref(), out))
     }
 
     /// Steps every lane with `actions` (int64, one per lane).
@@ -374,25 +445,9 @@ impl PyTokenVecEnv {
         self.inner.call(py, |env, out| env.step(&[action], out))
     }
 
-    /// Resets now every lane whose episode ended (same-step autoreset).
-    fn reset_done(&mut self, py: Python<'_>) -> PyResult<()> {
-        self.inner.call(py, |env, out| env.reset_done(out))
-    }
-
     /// Replaces every lane's workload by a fixed trace (from the next reset on).
     fn set_trace(&mut self, trace: &PyTrace) -> PyResult<()> {
         guarded(|| self.inner.env.set_trace(trace.flows.clone()))
-    }
-
-    /// Marks the flagged lanes (bool, one per lane) to reset at the next step or
-    /// reset_done, as if their episode had ended.
-    fn truncate(&mut self, lanes: PyReadonlyArray1<'_, bool>) -> PyResult<()> {
-        self.inner.truncate(lanes)
-    }
-
-    /// Lanes whose episode ended or was truncated (the next step resets them).
-    fn needs_reset<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<bool>> {
-        self.inner.env.needs_reset().to_vec().into_pyarray(py)
     }
 
     /// Number of requests the pending decision of `lane` chooses from.
@@ -405,15 +460,10 @@ impl PyTokenVecEnv {
         Ok(self.inner.lane(lane)?.decision_dst())
     }
 
-    /// Simulated time of `lane` (s).
-    fn now(&self, lane: usize) -> PyResult<f64> {
-        Ok(self.inner.lane(lane)?.sim().map_or(0.0, |s| s.now()))
-    }
-
     /// The current episode's flows of `lane` and their outcome so far, as a dict of arrays.
     fn episode<'py>(&self, py: Python<'py>, lane: usize) -> PyResult<Bound<'py, PyDict>> {
-        let s = self.inner.lane(lane)?.sim().ok_or_else(|| PyValueError::new_err("call reset() first"))?;
-        token_flow_dict(py, s)
+        self.inner.flows(py, lane)
+    }
     }
 }
 
@@ -438,59 +488,46 @@ pub struct PySwitchConfig {
     inner: SwitchEnvConfig,
 }
 
-#[pymethods]
-impl PySwitchConfig {
-    #[new]
-    #[pyo3(signature = (
-        *, topology, host_gbps, tors=0, hosts_per_tor=0, spines=0, core_gbps=0.0, ecmp_seed=0,
-        max_flows, decision_interval_s=None, reward="fct", delay_per_hop_s=0.0, terminate_missed=false,
-        obs_max_mb=f64::INFINITY, obs_max_ms=f64::INFINITY, obs_max_count=f64::INFINITY, packet=None
-    ))]
-    #[allow(clippy::too_many_arguments)]
-    fn new(
-        topology: &Bound<'_, PyAny>,
-        host_gbps: PyReadonlyArray1<f64>,
-        tors: usize,
-        hosts_per_tor: usize,
-        spines: usize,
-        core_gbps: f64,
-        ecmp_seed: u64,
-        max_flows: usize,
-        decision_interval_s: Option<f64>,
-        reward: &str,
-        delay_per_hop_s: f64,
-        terminate_missed: bool,
-        obs_max_mb: f64,
-        obs_max_ms: f64,
-        obs_max_count: f64,
-        packet: Option<Bound<'_, PyDict>>,
-    ) -> PyResult<Self> {
-        if !(delay_per_hop_s.is_finite() && delay_per_hop_s >= 0.0) {
-            return Err(PyValueError::new_err(format!("delay_per_hop_s must be >= 0, got {delay_per_hop_s}")));
+native_methods! {
+    impl PySwitchConfig {
+        #[new(topology)]
+        fn new(
+            topology;
+            max_flows: usize,
+            decision_interval_s: Option<f64> = None,
+            reward: &str = "fct",
+            delay_per_hop_s: f64 = 0.0,
+            terminate_missed: bool = false,
+            obs_max_mb: f64 = { f64::INFINITY },
+            obs_max_ms: f64 = { f64::INFINITY },
+            obs_max_count: f64 = { f64::INFINITY },
+            packet: Option<Bound<'_, PyDict>> = None,
+        ) -> PyResult<Self> {
+            check_delay_per_hop(delay_per_hop_s)?;
+            let inner = SwitchEnvConfig {
+                obs_limits: obs_limits(obs_max_mb, obs_max_ms, obs_max_count)?,
+                topo: topology.topology()?,
+                max_flows,
+                decision_interval_s,
+                reward: SwitchReward::parse(reward).map_err(to_py)?,
+                delay_per_hop_s,
+                terminate_missed,
+                packet: packet.as_ref().map(token_packet_config).transpose()?,
+            };
+            SwitchEnv::new(inner.clone()).map_err(to_py)?;
+            Ok(PySwitchConfig { inner })
         }
-        let inner = SwitchEnvConfig {
-            obs_limits: obs_limits(obs_max_mb, obs_max_ms, obs_max_count)?,
-            topo: make_topology(topology, &host_gbps, tors, hosts_per_tor, spines, core_gbps, ecmp_seed)?,
-            max_flows,
-            decision_interval_s,
-            reward: SwitchReward::parse(reward).map_err(to_py)?,
-            delay_per_hop_s,
-            terminate_missed,
-            packet: packet.as_ref().map(token_packet_config).transpose()?,
-        };
-        SwitchEnv::new(inner.clone()).map_err(to_py)?;
-        Ok(PySwitchConfig { inner })
-    }
 
-    #[getter]
-    fn max_flows(&self) -> usize {
-        self.inner.max_flows
-    }
+        #[getter]
+        fn max_flows(&self) -> usize {
+            self.inner.max_flows
+        }
 
-    /// "fluid" or "packet".
-    #[getter]
-    fn model(&self) -> &'static str {
-        model_name(&self.inner.packet)
+        /// "fluid" or "packet".
+        #[getter]
+        fn model(&self) -> &'static str {
+            model_name(&self.inner.packet)
+        }
     }
 }
 
@@ -502,56 +539,23 @@ pub struct PySwitchVecEnv {
     inner: Native<SwitchEnv>,
 }
 
-#[pymethods]
-impl PySwitchVecEnv {
-    #[new]
-    #[pyo3(signature = (config, num_envs, threads=1, *, single=false, max_episode_steps=None))]
-    fn new(py: Python<'_>, config: &PySwitchConfig, num_envs: usize, threads: usize, single: bool, max_episode_steps: Option<u64>) -> PyResult<Self> {
-        let env = SwitchEnv::new(config.inner.clone()).and_then(|e| vec_env(e, num_envs, threads, single, max_episode_steps)).map_err(to_py)?;
-        Ok(PySwitchVecEnv { inner: Native::new(py, env) })
-    }
+vec_env_methods! {
+    impl PySwitchVecEnv(PySwitchConfig => SwitchEnv) {
+        /// The output buffers, written in place by every call: (flows (n, max_flows * 9),
+        /// flow_mask (n, max_flows), unused (n, 0), reward, terminated, truncated, masked
+        /// (always False), stats (n, 4)).
+        buffers;
+        /// Lanes whose episode ended or was truncated (they reset at the next step, from
+        /// their next trace).
+        needs_reset;
 
-    #[getter]
-    fn num_envs(&self) -> usize {
-        self.inner.env.num_envs()
-    }
-
-    #[getter]
-    fn threads(&self) -> usize {
-        self.inner.env.threads()
-    }
-
-    /// The output buffers, written in place by every call: (flows (n, max_flows * 9),
-    /// flow_mask (n, max_flows), unused (n, 0), reward, terminated, truncated, masked
-    /// (always False), stats (n, 4)).
-    #[getter]
-    fn buffers<'py>(&self, py: Python<'py>) -> Buffers<'py> {
-        self.inner.buffers(py)
-    }
-
-    /// Lanes whose episode ended or was truncated (they reset at the next step, from
-    /// their next trace).
-    fn needs_reset<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<bool>> {
-        self.inner.env.needs_reset().to_vec().into_pyarray(py)
-    }
-
-    /// The next trace of `lane` (used by its next reset).
-    fn set_next_trace(&mut self, lane: usize, trace: &PyTrace) -> PyResult<()> {
-        guarded(|| self.inner.env.set_next_trace(lane, trace.flows.clone()))
-    }
-
-    /// Marks the flagged lanes (bool, one per lane) to reset at the next step or
-    /// reset_done, as if their episode had ended.
-    fn truncate(&mut self, lanes: PyReadonlyArray1<'_, bool>) -> PyResult<()> {
-        self.inner.truncate(lanes)
+        /// The next trace of `lane` (used by its next reset).
+        fn set_next_trace(&mut self, lane: usize, trace: &PyTrace) -> PyResult<()> {
+            guarded(|| self.inner.env.set_next_trace(lane, trace.flows.clone()))
     }
 
     fn reset(&mut self, py: Python<'_>) -> PyResult<()> {
         self.inner.call(py, |env, out| env.reset(None, out))
-    }
-
-    fn reset_done(&mut self, py: Python<'_>) -> PyResult<()> {
-        self.inner.call(py, |env, out| env.reset_done(out))
     }
 
     /// Steps every lane with `scores` (float32, C-contiguous, num_envs * max_flows).
@@ -563,15 +567,10 @@ impl PySwitchVecEnv {
         self.inner.call(py, |env, out| env.step(&s, out))
     }
 
-    /// Simulated time of `lane` (s).
-    fn now(&self, lane: usize) -> PyResult<f64> {
-        Ok(self.inner.lane(lane)?.simulator().map_or(0.0, |s| s.now()))
-    }
-
     /// Per-flow outcome of the current episode of `lane` (trace order).
     fn results<'py>(&self, py: Python<'py>, lane: usize) -> PyResult<Bound<'py, PyDict>> {
-        let s = self.inner.lane(lane)?.simulator().ok_or_else(|| PyValueError::new_err("call reset() first"))?;
-        token_flow_dict(py, s)
+        self.inner.flows(py, lane)
+    }
     }
 }
 

@@ -6,16 +6,13 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
 use fabric_core::{
-    ecmp_hash, GraphRoutes, PinnedRoutes, AdmissionConfig, AdmissionPolicy, AllocatorChoice, FlowClass, FlowSpec, Outcome, PiasSharing, RacsParams, Scheduler, SdcParams, SimConfig, SimError, Simulator, Status,
+    ecmp_hash, GraphRoutes, PinnedRoutes, AdmissionConfig, AllocatorChoice, FlowClass, FlowSpec, Outcome, PiasSharing, RacsParams, Scheduler, SdcParams, SimConfig, SimError, Simulator, Status,
     Topology,
 };
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::exceptions::{PyMemoryError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-
-mod envs;
-mod packet;
 
 pub(crate) fn to_py(e: SimError) -> PyErr {
     match e {
@@ -105,70 +102,198 @@ pub(crate) fn flows_from_arrays(
     Ok(flows)
 }
 
-/// The native topology of the keyword arguments every native constructor takes:
-/// `topology` is "bigswitch", "leafspine" (with `tors`, `hosts_per_tor`, `spines`,
-/// `core_gbps`, `ecmp_seed`) or a `Graph` (with `ecmp_seed`); `host_gbps` is one rate per
-/// host (for a graph: the sum of each host's outgoing links, checked).
-pub(crate) fn make_topology(
-    kind: &Bound<'_, PyAny>,
-    host_gbps: &PyReadonlyArray1<f64>,
-    tors: usize,
-    hosts_per_tor: usize,
-    spines: usize,
-    core_gbps: f64,
-    ecmp_seed: u64,
-) -> PyResult<Topology> {
-    let rates = host_gbps.as_slice()?.to_vec();
-    if let Ok(g) = kind.cast::<PyGraph>() {
-        let g = g.get();
-        if tors != 0 || hosts_per_tor != 0 || spines != 0 || core_gbps != 0.0 {
-            return Err(PyValueError::new_err(
-                "a graph topology takes no tors, hosts_per_tor, spines or core_gbps (the graph gives them)",
-            ));
-        }
-        let expected = g.host_gbps();
-        if rates.len() != expected.len() {
-            return Err(PyValueError::new_err(format!("host_gbps: {} rates for a graph of {} hosts", rates.len(), expected.len())));
-        }
-        for (h, (&a, &b)) in rates.iter().zip(&expected).enumerate() {
-            if (a - b).abs() > 1e-9 * b.abs() {
-                return Err(PyValueError::new_err(format!(
-                    "host_gbps[{h}] = {a} but host {h}'s outgoing links in the graph sum to {b} Gbps"
-                )));
-            }
-        }
-        return Topology::graph_shared(g.routes.clone(), &g.link_gbps, ecmp_seed).map_err(to_py);
-    }
-    let kind: String = kind.extract().map_err(|_| {
-        PyValueError::new_err(format!("topology must be 'bigswitch', 'leafspine' or a Graph, got {kind}"))
-    })?;
-    match kind.as_str() {
-        "bigswitch" => Topology::big_switch(&rates),
-        "leafspine" => Topology::leaf_spine(tors, hosts_per_tor, spines, &rates, core_gbps, ecmp_seed),
-        other => return Err(PyValueError::new_err(format!("unknown topology '{other}'; known: bigswitch, leafspine, or a Graph"))),
-    }
-    .map_err(to_py)
+/// The topology keywords every native constructor takes (`native_methods!`): `topology` is
+/// "bigswitch", "leafspine" (with `tors`, `hosts_per_tor`, `spines`, `core_gbps`,
+/// `ecmp_seed`) or a `Graph` (with `ecmp_seed`); `host_gbps` is one rate per host (for a
+/// graph: the sum of each host's outgoing links, checked).
+pub(crate) struct TopologyArgs<'a, 'py> {
+    pub(crate) topology: &'a Bound<'py, PyAny>,
+    pub(crate) host_gbps: PyReadonlyArray1<'py, f64>,
+    pub(crate) tors: usize,
+    pub(crate) hosts_per_tor: usize,
+    pub(crate) spines: usize,
+    pub(crate) core_gbps: f64,
+    pub(crate) ecmp_seed: u64,
 }
 
-/// `make_topology` for the simulators of a trace, which also take a `PinnedRoutes` (a
-/// graph with routes pinned to the trace's flows: its `path` column) as `topology`.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn make_flow_topology(
-    kind: &Bound<'_, PyAny>,
-    host_gbps: &PyReadonlyArray1<f64>,
-    tors: usize,
-    hosts_per_tor: usize,
-    spines: usize,
-    core_gbps: f64,
-    ecmp_seed: u64,
-) -> PyResult<Topology> {
-    if let Ok(p) = kind.cast::<PyPinnedRoutes>() {
-        let p = p.get();
-        let topo = make_topology(p.graph.bind(kind.py()).as_any(), host_gbps, tors, hosts_per_tor, spines, core_gbps, ecmp_seed)?;
-        return topo.with_pinned(p.pinned.clone()).map_err(to_py);
+impl TopologyArgs<'_, '_> {
+    /// The native topology (the env configs').
+    pub(crate) fn topology(&self) -> PyResult<Topology> {
+        self.of(self.topology)
     }
-    make_topology(kind, host_gbps, tors, hosts_per_tor, spines, core_gbps, ecmp_seed)
+
+    /// The topology for the simulators of a trace, which also take a `PinnedRoutes` (a
+    /// graph with routes pinned to the trace's flows: its `path` column) as `topology`.
+    pub(crate) fn flow_topology(&self) -> PyResult<Topology> {
+        if let Ok(p) = self.topology.cast::<PyPinnedRoutes>() {
+            let p = p.get();
+            let topo = self.of(p.graph.bind(self.topology.py()).as_any())?;
+            return topo.with_pinned(p.pinned.clone()).map_err(to_py);
+        }
+        self.topology()
+    }
+
+    fn of(&self, kind: &Bound<'_, PyAny>) -> PyResult<Topology> {
+        let TopologyArgs { tors, hosts_per_tor, spines, core_gbps, ecmp_seed, .. } = *self;
+        let rates = self.host_gbps.as_slice()?.to_vec();
+        if let Ok(g) = kind.cast::<PyGraph>() {
+            let g = g.get();
+            if tors != 0 || hosts_per_tor != 0 || spines != 0 || core_gbps != 0.0 {
+                return Err(PyValueError::new_err(
+                    "a graph topology takes no tors, hosts_per_tor, spines or core_gbps (the graph gives them)",
+                ));
+            }
+            let expected = g.host_gbps();
+            if rates.len() != expected.len() {
+                return Err(PyValueError::new_err(format!("host_gbps: {} rates for a graph of {} hosts", rates.len(), expected.len())));
+            }
+            for (h, (&a, &b)) in rates.iter().zip(&expected).enumerate() {
+                if (a - b).abs() > 1e-9 * b.abs() {
+                    return Err(PyValueError::new_err(format!(
+                        "host_gbps[{h}] = {a} but host {h}'s outgoing links in the graph sum to {b} Gbps"
+                    )));
+                }
+            }
+            return Topology::graph_shared(g.routes.clone(), &g.link_gbps, ecmp_seed).map_err(to_py);
+        }
+        let kind: String = kind.extract().map_err(|_| {
+            PyValueError::new_err(format!("topology must be 'bigswitch', 'leafspine' or a Graph, got {kind}"))
+        })?;
+        match kind.as_str() {
+            "bigswitch" => Topology::big_switch(&rates),
+            "leafspine" => Topology::leaf_spine(tors, hosts_per_tor, spines, &rates, core_gbps, ecmp_seed),
+            other => return Err(PyValueError::new_err(format!("unknown topology '{other}'; known: bigswitch, leafspine, or a Graph"))),
+        }
+        .map_err(to_py)
+    }
 }
+
+/// What every simulator of a trace takes (`Simulator`, `PacketSimulator`), parsed once: the
+/// trace's flows, its topology and the options both models have.
+pub(crate) struct SimArgs {
+    pub(crate) flows: Vec<FlowSpec>,
+    pub(crate) topo: Topology,
+    pub(crate) scheduler: Scheduler,
+    /// Destination admission (`admission` with `k` and `window`), or None.
+    pub(crate) admission: Option<AdmissionConfig>,
+    pub(crate) terminate_missed: bool,
+    pub(crate) delay_per_hop_s: f64,
+    pub(crate) seed: u64,
+    pub(crate) pias_thresholds_bytes: Vec<f64>,
+}
+
+/// Writes a native class's `#[pymethods]` block whose constructor takes keyword groups that
+/// several classes share, each declared once here, then the class's own keywords:
+/// - `#[new(trace)] fn new(py, args; own...)`: the simulators of a trace: the eight trace
+///   columns (positional), the topology keywords and the options of both models, parsed
+///   into `args: SimArgs` (`py` is the GIL token);
+/// - `#[new(topology)] fn new(topology; own...)`: the env configs: the topology keywords,
+///   as `topology: TopologyArgs`.
+///
+/// The own keywords are `name: type` or `name: type = default` (keyword-only, in this
+/// order; a default is one token: wrap a longer one in braces), then the constructor's
+/// body; the class's other methods follow as written.
+macro_rules! native_methods {
+    (
+        impl $class:ident {
+            #[new(trace)]
+            fn new($py:ident, $args:ident; $($own:ident: $ty:ty $(= $default:tt)?),* $(,)?) -> PyResult<Self> $body:block
+            $($methods:tt)*
+        }
+    ) => {
+        native_methods!(@impl $class, topo,
+            [arrival_s, src, dst, size_bytes, deadline_s, weight, data_span_s, size_known,]
+            [scheduler="ps", admission=None, k=0, window=0, terminate_missed=false, delay_per_hop_s=0.0, seed=0,
+             pias_thresholds_bytes=Vec::new(),]
+            [
+                $py: ::pyo3::Python<'_>,
+                arrival_s: ::numpy::PyReadonlyArray1<f64>,
+                src: ::numpy::PyReadonlyArray1<i64>,
+                dst: ::numpy::PyReadonlyArray1<i64>,
+                size_bytes: ::numpy::PyReadonlyArray1<f64>,
+                deadline_s: ::numpy::PyReadonlyArray1<f64>,
+                weight: ::numpy::PyReadonlyArray1<f64>,
+                data_span_s: ::numpy::PyReadonlyArray1<f64>,
+                size_known: ::numpy::PyReadonlyArray1<bool>,
+            ]
+            [
+                scheduler: &str,
+                admission: Option<&str>,
+                k: usize,
+                window: usize,
+                terminate_missed: bool,
+                delay_per_hop_s: f64,
+                seed: u64,
+                pias_thresholds_bytes: Vec<f64>,
+            ]
+            {
+                let $args = $crate::SimArgs {
+                    flows: $crate::flows_from_arrays(&arrival_s, &src, &dst, &size_bytes, &deadline_s, &weight, &data_span_s, &size_known)?,
+                    topo: topo.flow_topology()?,
+                    scheduler: ::fabric_core::Scheduler::parse(scheduler).map_err($crate::to_py)?,
+                    admission: match admission {
+                        Some(p) => Some(::fabric_core::AdmissionConfig { k, window, policy: ::fabric_core::AdmissionPolicy::parse(p).map_err($crate::to_py)? }),
+                        None => None,
+                    },
+                    terminate_missed,
+                    delay_per_hop_s,
+                    seed,
+                    pias_thresholds_bytes,
+                };
+            }
+            ($($own: $ty $(= $default)?),*) $body
+            $($methods)*
+        );
+    };
+    (
+        impl $class:ident {
+            #[new(topology)]
+            fn new($topo:ident; $($own:ident: $ty:ty $(= $default:tt)?),* $(,)?) -> PyResult<Self> $body:block
+            $($methods:tt)*
+        }
+    ) => {
+        native_methods!(@impl $class, $topo, [] [] [] [] {} ($($own: $ty $(= $default)?),*) $body $($methods)*);
+    };
+    // The block: [positional columns] [shared keywords after the topology ones] [their
+    // parameters, likewise], what makes the shared arguments (of the topology ones, `$topo`),
+    // the own keywords, the body, the other methods.
+    (
+        @impl $class:ident, $topo:ident, [$($pos:tt)*] [$($shared:tt)*] [$($pos_param:tt)*] [$($shared_param:tt)*]
+        {$($parse:tt)*} ($($own:ident: $ty:ty $(= $default:tt)?),*) $body:block
+        $($methods:tt)*
+    ) => {
+        #[::pyo3::pymethods]
+        impl $class {
+            #[new]
+            #[pyo3(signature = (
+                $($pos)* *, topology, host_gbps, tors=0, hosts_per_tor=0, spines=0, core_gbps=0.0, ecmp_seed=0,
+                $($shared)* $($own $(= $default)?),*
+            ))]
+            #[allow(clippy::too_many_arguments)]
+            fn new(
+                $($pos_param)*
+                topology: &::pyo3::Bound<'_, ::pyo3::PyAny>,
+                host_gbps: ::numpy::PyReadonlyArray1<f64>,
+                tors: usize,
+                hosts_per_tor: usize,
+                spines: usize,
+                core_gbps: f64,
+                ecmp_seed: u64,
+                $($shared_param)*
+                $($own: $ty),*
+            ) -> ::pyo3::PyResult<Self> {
+                let $topo = $crate::TopologyArgs { topology, host_gbps, tors, hosts_per_tor, spines, core_gbps, ecmp_seed };
+                $($parse)*
+                $body
+            }
+
+            $($methods)*
+        }
+    };
+}
+
+mod envs;
+mod packet;
 
 /// Routes pinned to the flows of one trace on a graph (`Graph.pin`): passed as the
 /// `topology` of a `Simulator` or `PacketSimulator` of that trace.
@@ -454,183 +579,148 @@ struct PySimulator {
     pause_on_flow_change: bool,
 }
 
-#[pymethods]
-impl PySimulator {
-    #[new]
-    #[pyo3(signature = (
-        arrival_s, src, dst, size_bytes, deadline_s, weight, data_span_s, size_known, *,
-        topology, host_gbps, tors=0, hosts_per_tor=0, spines=0, core_gbps=0.0, ecmp_seed=0,
-        scheduler="ps", admission=None, k=0, window=0, terminate_missed=false, delay_per_hop_s=0.0,
-        seed=0, pias_thresholds_bytes=Vec::new(), pias_sharing="fifo", racs=(1.0, 100.0, 1e-5, 300e-6),
-        sdc_thresholds_bytes=(73_000.0, 146_000.0), sdc_weights=(10.0, 5.0, 1.0),
-        max_interval_s=None, pause_on_flow_change=false, allocator="auto",
-        inject_stall_at_s=None
-    ))]
-    #[allow(clippy::too_many_arguments)]
-    fn new(
-        py: Python<'_>,
-        arrival_s: PyReadonlyArray1<f64>,
-        src: PyReadonlyArray1<i64>,
-        dst: PyReadonlyArray1<i64>,
-        size_bytes: PyReadonlyArray1<f64>,
-        deadline_s: PyReadonlyArray1<f64>,
-        weight: PyReadonlyArray1<f64>,
-        data_span_s: PyReadonlyArray1<f64>,
-        size_known: PyReadonlyArray1<bool>,
-        topology: &Bound<'_, PyAny>,
-        host_gbps: PyReadonlyArray1<f64>,
-        tors: usize,
-        hosts_per_tor: usize,
-        spines: usize,
-        core_gbps: f64,
-        ecmp_seed: u64,
-        scheduler: &str,
-        admission: Option<&str>,
-        k: usize,
-        window: usize,
-        terminate_missed: bool,
-        delay_per_hop_s: f64,
-        seed: u64,
-        pias_thresholds_bytes: Vec<f64>,
-        pias_sharing: &str,
-        racs: (f64, f64, f64, f64),
-        sdc_thresholds_bytes: (f64, f64),
-        sdc_weights: (f64, f64, f64),
-        max_interval_s: Option<f64>,
-        pause_on_flow_change: bool,
-        allocator: &str,
-        inject_stall_at_s: Option<f64>,
-    ) -> PyResult<Self> {
-        let flows = flows_from_arrays(&arrival_s, &src, &dst, &size_bytes, &deadline_s, &weight, &data_span_s, &size_known)?;
-        let topo = make_flow_topology(topology, &host_gbps, tors, hosts_per_tor, spines, core_gbps, ecmp_seed)?;
-        let mut cfg = SimConfig::new(Scheduler::parse(scheduler).map_err(to_py)?);
-        if let Some(a) = admission {
-            cfg.admission = Some(AdmissionConfig { k, window, policy: AdmissionPolicy::parse(a).map_err(to_py)? });
+native_methods! {
+    impl PySimulator {
+        #[new(trace)]
+        fn new(
+            py, args;
+            pias_sharing: &str = "fifo",
+            racs: (f64, f64, f64, f64) = (1.0, 100.0, 1e-5, 300e-6),
+            sdc_thresholds_bytes: (f64, f64) = (73_000.0, 146_000.0),
+            sdc_weights: (f64, f64, f64) = (10.0, 5.0, 1.0),
+            max_interval_s: Option<f64> = None,
+            pause_on_flow_change: bool = false,
+            allocator: &str = "auto",
+            inject_stall_at_s: Option<f64> = None,
+        ) -> PyResult<Self> {
+            let SimArgs { flows, topo, scheduler, admission, terminate_missed, delay_per_hop_s, seed, pias_thresholds_bytes } = args;
+            let mut cfg = SimConfig::new(scheduler);
+            cfg.admission = admission;
+            cfg.terminate_missed = terminate_missed;
+            cfg.delay_per_hop_s = delay_per_hop_s;
+            cfg.seed = seed;
+            cfg.pias_thresholds_bytes = pias_thresholds_bytes;
+            cfg.pias_sharing = PiasSharing::parse(pias_sharing).map_err(to_py)?;
+            cfg.racs = RacsParams { w_min: racs.0, w_max: racs.1, a_per_byte: racs.2, update_interval_s: racs.3 };
+            cfg.sdc = SdcParams {
+                thresholds_bytes: [sdc_thresholds_bytes.0, sdc_thresholds_bytes.1],
+                weights: [sdc_weights.0, sdc_weights.1, sdc_weights.2],
+            };
+            cfg.max_interval_s = max_interval_s;
+            cfg.pause_on_flow_change = pause_on_flow_change;
+            cfg.allocator = AllocatorChoice::parse(allocator).map_err(to_py)?;
+            // Test only: forces the progress guard's error (SimConfig::inject_stall_at_s).
+            cfg.inject_stall_at_s = inject_stall_at_s;
+            let inner = py.detach(|| guarded(|| Simulator::new(topo, flows, cfg)))?;
+            Ok(PySimulator { inner, pause_on_flow_change })
         }
-        cfg.terminate_missed = terminate_missed;
-        cfg.delay_per_hop_s = delay_per_hop_s;
-        cfg.seed = seed;
-        cfg.pias_thresholds_bytes = pias_thresholds_bytes;
-        cfg.pias_sharing = PiasSharing::parse(pias_sharing).map_err(to_py)?;
-        cfg.racs = RacsParams { w_min: racs.0, w_max: racs.1, a_per_byte: racs.2, update_interval_s: racs.3 };
-        cfg.sdc = SdcParams {
-            thresholds_bytes: [sdc_thresholds_bytes.0, sdc_thresholds_bytes.1],
-            weights: [sdc_weights.0, sdc_weights.1, sdc_weights.2],
-        };
-        cfg.max_interval_s = max_interval_s;
-        cfg.pause_on_flow_change = pause_on_flow_change;
-        cfg.allocator = AllocatorChoice::parse(allocator).map_err(to_py)?;
-        // Test only: forces the progress guard's error (SimConfig::inject_stall_at_s).
-        cfg.inject_stall_at_s = inject_stall_at_s;
-        let inner = py.detach(|| guarded(|| Simulator::new(topo, flows, cfg)))?;
-        Ok(PySimulator { inner, pause_on_flow_change })
-    }
 
-    /// Runs to the end (GIL released).
-    fn run(&mut self, py: Python<'_>) -> PyResult<()> {
-        let sim = &mut self.inner;
-        py.detach(|| guarded(|| sim.run()))
-    }
-
-    /// Advances until done, a decision, a flow-set change or time `until`, or, with
-    /// `max_times`, after that many event times ("paused": the same results bit for bit
-    /// as a run without pauses). Returns (kind, dst) with kind in {"done", "decision",
-    /// "flows_changed", "time_reached", "paused"}.
-    #[pyo3(signature = (until=f64::INFINITY, max_times=None))]
-    fn step(&mut self, py: Python<'_>, until: f64, max_times: Option<u64>) -> PyResult<(&'static str, i64)> {
-        if max_times == Some(0) {
-            return Err(PyValueError::new_err("max_times must be at least 1 (or None for no bound)"));
+        /// Runs to the end (GIL released).
+        fn run(&mut self, py: Python<'_>) -> PyResult<()> {
+            let sim = &mut self.inner;
+            py.detach(|| guarded(|| sim.run()))
         }
-        let sim = &mut self.inner;
-        let out = py.detach(|| guarded(|| sim.step_bounded(until, max_times.unwrap_or(u64::MAX))))?;
-        Ok(out.map_or(("paused", -1), outcome_name))
-    }
 
-    /// Runs until `n` more flows have finished or were terminated, time `until`, or the
-    /// end (needs pause_on_flow_change). Returns (kind, ids of the flows that ended).
-    #[pyo3(signature = (n, until=f64::INFINITY))]
-    fn run_until_ended<'py>(&mut self, py: Python<'py>, n: usize, until: f64) -> PyResult<(&'static str, Bound<'py, PyArray1<i64>>)> {
-        if !self.pause_on_flow_change {
-            return Err(PyValueError::new_err("run_until_ended needs a simulator built with pause_on_flow_change=True"));
-        }
-        let sim = &mut self.inner;
-        let mut ended = Vec::new();
-        let out = py.detach(|| guarded(|| fabric_core::run_until_ended(sim, n, until, &mut ended)))?;
-        Ok((outcome_name(out).0, ended.into_iter().map(|x| x as i64).collect::<Vec<_>>().into_pyarray(py)))
-    }
-
-    /// Replaces the PIAS thresholds from now on (any allocator).
-    fn set_pias_thresholds(&mut self, thresholds_bytes: Vec<f64>) -> PyResult<()> {
-        guarded(|| self.inner.set_pias_thresholds(thresholds_bytes))
-    }
-
-    fn admit(&mut self, dst: usize, position: usize) -> PyResult<()> {
-        guarded(|| self.inner.admit(dst, position))
-    }
-
-    fn window<'py>(&self, py: Python<'py>, dst: usize) -> PyResult<Bound<'py, PyArray1<i64>>> {
-        if dst >= self.inner.topology().n_hosts {
-            return Err(PyValueError::new_err(format!("destination {dst} out of range")));
-        }
-        Ok(self.inner.window(dst).into_iter().map(|x| x as i64).collect::<Vec<_>>().into_pyarray(py))
-    }
-
-    fn set_scores(&mut self, flows: PyReadonlyArray1<i64>, scores: PyReadonlyArray1<f64>) -> PyResult<()> {
-        let (f, s) = (flows.as_slice()?, scores.as_slice()?);
-        same_len(f.len(), "scores", s.len())?;
-        for (&i, &x) in f.iter().zip(s) {
-            if i < 0 {
-                return Err(PyValueError::new_err(format!("flow index {i} is negative")));
+        /// Advances until done, a decision, a flow-set change or time `until`, or, with
+        /// `max_times`, after that many event times ("paused": the same results bit for bit
+        /// as a run without pauses). Returns (kind, dst) with kind in {"done", "decision",
+        /// "flows_changed", "time_reached", "paused"}.
+        #[pyo3(signature = (until=f64::INFINITY, max_times=None))]
+        fn step(&mut self, py: Python<'_>, until: f64, max_times: Option<u64>) -> PyResult<(&'static str, i64)> {
+            if max_times == Some(0) {
+                return Err(PyValueError::new_err("max_times must be at least 1 (or None for no bound)"));
             }
-            guarded(|| self.inner.set_score(i as usize, x))?;
+            let sim = &mut self.inner;
+            let out = py.detach(|| guarded(|| sim.step_bounded(until, max_times.unwrap_or(u64::MAX))))?;
+            Ok(out.map_or(("paused", -1), outcome_name))
         }
-        Ok(())
-    }
 
-    #[getter]
-    fn now(&self) -> f64 {
-        self.inner.now()
-    }
+        /// Runs until `n` more flows have finished or were terminated, time `until`, or the
+        /// end (needs pause_on_flow_change). Returns (kind, ids of the flows that ended).
+        #[pyo3(signature = (n, until=f64::INFINITY))]
+        fn run_until_ended<'py>(&mut self, py: Python<'py>, n: usize, until: f64) -> PyResult<(&'static str, Bound<'py, PyArray1<i64>>)> {
+            if !self.pause_on_flow_change {
+                return Err(PyValueError::new_err("run_until_ended needs a simulator built with pause_on_flow_change=True"));
+            }
+            let sim = &mut self.inner;
+            let mut ended = Vec::new();
+            let out = py.detach(|| guarded(|| fabric_core::run_until_ended(sim, n, until, &mut ended)))?;
+            Ok((outcome_name(out).0, ended.into_iter().map(|x| x as i64).collect::<Vec<_>>().into_pyarray(py)))
+        }
 
-    fn active<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<i64>> {
-        self.inner.active().iter().map(|&x| x as i64).collect::<Vec<_>>().into_pyarray(py)
-    }
+        /// Replaces the PIAS thresholds from now on (any allocator).
+        fn set_pias_thresholds(&mut self, thresholds_bytes: Vec<f64>) -> PyResult<()> {
+            guarded(|| self.inner.set_pias_thresholds(thresholds_bytes))
+        }
 
-    /// Current rate of every flow (bytes/s; 0 for flows not active now).
-    fn rates<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
-        let s = &self.inner;
-        (0..s.n_flows())
-            .map(|i| if s.status(i) == Status::Active { s.rate_bytes_per_s(i) } else { 0.0 })
-            .collect::<Vec<_>>()
-            .into_pyarray(py)
-    }
+        fn admit(&mut self, dst: usize, position: usize) -> PyResult<()> {
+            guarded(|| self.inner.admit(dst, position))
+        }
 
-    /// Per-flow results as a dict of arrays (trace order).
-    fn results<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let s = &self.inner;
-        let n = s.n_flows();
-        let d = PyDict::new(py);
-        d.set_item("finish_s", s.finish_s().to_vec().into_pyarray(py))?;
-        d.set_item("fct_s", (0..n).map(|i| s.fct_s(i)).collect::<Vec<_>>().into_pyarray(py))?;
-        d.set_item("ideal_fct_s", (0..n).map(|i| s.ideal_fct_s(i)).collect::<Vec<_>>().into_pyarray(py))?;
-        d.set_item("bytes_sent", s.sent().to_vec().into_pyarray(py))?;
-        d.set_item("terminated", s.terminated().into_pyarray(py))?;
-        d.set_item("path_delay_s", (0..n).map(|i| s.path_delay_s(i)).collect::<Vec<_>>().into_pyarray(py))?;
-        Ok(d)
-    }
+        fn window<'py>(&self, py: Python<'py>, dst: usize) -> PyResult<Bound<'py, PyArray1<i64>>> {
+            if dst >= self.inner.topology().n_hosts {
+                return Err(PyValueError::new_err(format!("destination {dst} out of range")));
+            }
+            Ok(self.inner.window(dst).into_iter().map(|x| x as i64).collect::<Vec<_>>().into_pyarray(py))
+        }
 
-    /// Per-link data: (names, capacity in bytes/s, bytes carried).
-    fn links<'py>(&self, py: Python<'py>) -> (Vec<String>, Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<f64>>) {
-        let t = self.inner.topology();
-        (t.names(), t.capacity.clone().into_pyarray(py), self.inner.link_bytes().into_pyarray(py))
-    }
+        fn set_scores(&mut self, flows: PyReadonlyArray1<i64>, scores: PyReadonlyArray1<f64>) -> PyResult<()> {
+            let (f, s) = (flows.as_slice()?, scores.as_slice()?);
+            same_len(f.len(), "scores", s.len())?;
+            for (&i, &x) in f.iter().zip(s) {
+                if i < 0 {
+                    return Err(PyValueError::new_err(format!("flow index {i} is negative")));
+                }
+                guarded(|| self.inner.set_score(i as usize, x))?;
+            }
+            Ok(())
+        }
 
-    /// Counters: {"events": ..., "allocations": ...}.
-    fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let d = PyDict::new(py);
-        d.set_item("events", self.inner.stats().events)?;
-        d.set_item("allocations", self.inner.stats().allocations)?;
-        Ok(d)
+        #[getter]
+        fn now(&self) -> f64 {
+            self.inner.now()
+        }
+
+        fn active<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<i64>> {
+            self.inner.active().iter().map(|&x| x as i64).collect::<Vec<_>>().into_pyarray(py)
+        }
+
+        /// Current rate of every flow (bytes/s; 0 for flows not active now).
+        fn rates<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
+            let s = &self.inner;
+            (0..s.n_flows())
+                .map(|i| if s.status(i) == Status::Active { s.rate_bytes_per_s(i) } else { 0.0 })
+                .collect::<Vec<_>>()
+                .into_pyarray(py)
+        }
+
+        /// Per-flow results as a dict of arrays (trace order).
+        fn results<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+            let s = &self.inner;
+            let n = s.n_flows();
+            let d = PyDict::new(py);
+            d.set_item("finish_s", s.finish_s().to_vec().into_pyarray(py))?;
+            d.set_item("fct_s", (0..n).map(|i| s.fct_s(i)).collect::<Vec<_>>().into_pyarray(py))?;
+            d.set_item("ideal_fct_s", (0..n).map(|i| s.ideal_fct_s(i)).collect::<Vec<_>>().into_pyarray(py))?;
+            d.set_item("bytes_sent", s.sent().to_vec().into_pyarray(py))?;
+            d.set_item("terminated", s.terminated().into_pyarray(py))?;
+            d.set_item("path_delay_s", (0..n).map(|i| s.path_delay_s(i)).collect::<Vec<_>>().into_pyarray(py))?;
+            Ok(d)
+        }
+
+        /// Per-link data: (names, capacity in bytes/s, bytes carried).
+        fn links<'py>(&self, py: Python<'py>) -> (Vec<String>, Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<f64>>) {
+            let t = self.inner.topology();
+            (t.names(), t.capacity.clone().into_pyarray(py), self.inner.link_bytes().into_pyarray(py))
+        }
+
+        /// Counters: {"events": ..., "allocations": ...}.
+        fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+            let d = PyDict::new(py);
+            d.set_item("events", self.inner.stats().events)?;
+            d.set_item("allocations", self.inner.stats().allocations)?;
+            Ok(d)
+        }
     }
 }
 
