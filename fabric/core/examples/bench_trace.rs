@@ -2,7 +2,7 @@
 //! size_bytes per line without a header) and prints the
 //! wall time, the event count, the mean FCT and a hash of the finish times' bits.
 //!
-//!     cargo run --release --example bench_trace -- trace.csv ps [bigswitch|leafspine] [full]
+//!     cargo run --release --example bench_trace -- trace.csv ps [bigswitch|leafspine] [full|incremental]
 //!
 //! With `check DT` in place of `full` (srpt, ps), it also pauses every DT seconds of
 //! simulated time and checks that every active flow's rate is the allocation
@@ -28,6 +28,9 @@ fn main() {
     }
     if a.get(4).is_some_and(|s| s == "full") {
         cfg.allocator = AllocatorChoice::Full;
+    }
+    if a.get(4).is_some_and(|s| s == "incremental") {
+        cfg.allocator = AllocatorChoice::Incremental;
     }
     let n = flows.len();
     let t0 = Instant::now();

@@ -31,7 +31,7 @@ fn incremental_is_auto_where_the_scheduler_has_one() {
 #[test]
 fn incremental_is_an_error_where_the_scheduler_has_none() {
     let flows = vec![FlowSpec::new(0.0, 0, 1, 1e5)];
-    for sched in ["las", "racs", "sdc", "fair", "external"] {
+    for sched in ["racs", "sdc", "fair", "external"] {
         match run(sched, AllocatorChoice::Incremental, &flows) {
             Err(SimError::Unsupported(m)) => assert!(m.contains("no incremental allocator"), "{sched}: {m}"),
             other => panic!("{sched}: expected Unsupported, got {other:?}"),

@@ -40,12 +40,15 @@ const DEFAULT_CASES: u32 = 5000;
 const SCHEDULERS: &[&str] = &[
     "fifo", "ps", "wps", "srpt", "asrpt", "ga:srpt", "ga:ssdf", "ga:lsdf", "las", "pias", "edf", "ssdf", "lsdf", "fair",
     "racs", "sdc", "random", "external", "gtcp:fifo", "gtcp:srpt", "gtcp:asrpt", "gtcp:ga:ssdf", "gtcp:las", "gtcp:pias",
-    "gtcp:edf", "gtcp:ssdf", "gtcp:lsdf", "gtcp:random", "gtcp:ps", "pias/fair", "gtcp:pias/fair",
+    "gtcp:edf", "gtcp:ssdf", "gtcp:lsdf", "gtcp:random", "gtcp:ps", "pias/fair", "gtcp:pias/fair", "las/incr",
 ];
 
 /// The scheduler of a name of `SCHEDULERS`, and its PIAS sharing (`/fair`: sharing
 /// inside a queue, `SimConfig::pias_sharing`).
+/// `/incr`: `AllocatorChoice::Incremental` instead of `Auto` (LAS, whose `Auto` is its
+/// records fast path).
 fn sched_of(name: &str) -> (Scheduler, PiasSharing) {
+    let name = name.strip_suffix("/incr").unwrap_or(name);
     match name.strip_suffix("/fair") {
         Some(base) => (Scheduler::parse(base).unwrap(), PiasSharing::Fair),
         None => (Scheduler::parse(name).unwrap(), PiasSharing::Fifo),
@@ -243,7 +246,13 @@ fn run(c: &Case, full: bool, paused: bool) -> TcResult<Run> {
     cfg.admission = c.admission.map(|(k, window, p)| AdmissionConfig { k, window, policy: AdmissionPolicy::parse(p).unwrap() });
     cfg.terminate_missed = c.terminate_missed;
     cfg.seed = c.seed;
-    cfg.allocator = if full { AllocatorChoice::Full } else { AllocatorChoice::Auto };
+    cfg.allocator = if full {
+        AllocatorChoice::Full
+    } else if c.sched.ends_with("/incr") {
+        AllocatorChoice::Incremental
+    } else {
+        AllocatorChoice::Auto
+    };
     cfg.pause_on_flow_change = paused && c.pause_on_flow_change;
     cfg.max_events = Some(event_budget(c));
     let mut s = Simulator::new(c.topo.build(), c.flows.clone(), cfg).map_err(|e| TestCaseError::fail(format!("new: {e}")))?;

@@ -132,6 +132,27 @@ fn incremental_allocators_equal_the_full_recomputation_on_graphs() {
 }
 
 #[test]
+fn las_incremental_equals_the_full_recomputation_on_graphs() {
+    // LAS's incremental allocator (`AllocatorChoice::Incremental`, incr.rs with groups of
+    // equal attained service) on paths of 2 to 21 links, with ties (tests/las_incremental.rs
+    // has the big switch and leaf-spine).
+    let mut rng = SplitMix64::new(5);
+    let topos = [fat_tree(4, 10.0, 10.0), parking_lot(6, 10.0, 40.0), parking_lot(6, 10.0, 10.0), parking_lot(20, 10.0, 25.0), random_graph(&mut rng, 12, 9)];
+    for (k, topo) in topos.iter().enumerate() {
+        for spans in [false, true] {
+            let flows = random_flows(&mut rng, topo.n_hosts, 400, 2e-5, spans, false, k % 2 == 0);
+            let a = finishes(topo, &flows, "las", AllocatorChoice::Incremental);
+            let b = finishes(topo, &flows, "las", AllocatorChoice::Full);
+            let tol = fabric_core::sim::incremental_tolerance(&Scheduler::Las);
+            for i in 0..flows.len() {
+                let ok = (a[i] - b[i]).abs() <= tol * b[i].abs().max(1e-3);
+                assert!(ok, "topology {k} spans {spans} flow {i}: incremental {} vs full {}", a[i], b[i]);
+            }
+        }
+    }
+}
+
+#[test]
 fn big_switch_and_leaf_spine_as_graphs_equal_the_native_ones() {
     let mut rng = SplitMix64::new(9);
     let n = 8;

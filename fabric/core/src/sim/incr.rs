@@ -227,6 +227,43 @@ pub(super) struct IncrementalPriority {
     /// reads this, never the queue its bytes sent would give now, so the lists stay in
     /// priority order between the events that re-place it (empty for other schedulers).
     pub(super) pias_placement: Vec<u32>,
+    /// LAS (`AllocatorChoice::Incremental` only): flows of equal attained service on a
+    /// link are filled together (see `las_eval`), and crossings are LAS's.
+    pub(super) las: Option<Box<LasGroups>>,
+}
+
+/// The state of LAS's groups of equal attained service in the incremental allocator.
+#[derive(Debug, Clone)]
+pub(super) struct LasGroups {
+    /// LAS keys this far apart per second of t are equal (`las::same`).
+    key_abs_tol: f64,
+    /// The allocation in which each flow was last evaluated (with its group).
+    done: Vec<u32>,
+    /// The current allocation (0: none yet).
+    epoch: u32,
+    /// Per flow / per link: the group (stamp) it was last gathered in.
+    flow_stamp: Vec<u32>,
+    link_stamp: Vec<u32>,
+    stamp: u32,
+    /// Scratch: the group's flows, its links, and the residual of each link before it.
+    members: Vec<u32>,
+    links: Vec<u32>,
+    res: Vec<f64>,
+    /// Scratch of a link's crossing: (sent, rate) of its flows, sorted.
+    keys: Vec<(f64, f64)>,
+    /// Scratch: the residual of each of `links` before the group, and the group's caps and rates.
+    before: Vec<f64>,
+    caps: Vec<f64>,
+    out: Vec<f64>,
+    /// Each flow's key (bytes sent) as of the time in `key_t` (a cache: an evaluation
+    /// reads the keys of every flow on its links).
+    key_v: Vec<f64>,
+    key_t: Vec<f64>,
+    /// Scratch caps and rates of `Filler::fill` (groups too large for `fill_small_core`).
+    fill_cap: Vec<f64>,
+    fill_rate: Vec<f64>,
+    ones: Vec<f64>,
+    filler: crate::fill::Filler,
 }
 
 impl IncrementalPriority {
@@ -249,7 +286,37 @@ impl IncrementalPriority {
             cursor_epoch: 0,
             binding_link: vec![u32::MAX; n],
             pias_placement: vec![0; if pias { n } else { 0 }],
+            las: None,
         })
+    }
+
+    /// The allocator for LAS (`key_abs_tol`: `las::same`'s absolute key tolerance per
+    /// second of t), on `n` flows and links of capacities `capacity`.
+    pub(super) fn new_las(n: usize, capacity: &[f64], key_abs_tol: f64) -> Result<Self> {
+        let n_links = capacity.len();
+        let mut a = Self::new(n, n_links, false)?;
+        a.las = Some(Box::new(LasGroups {
+            key_abs_tol,
+            done: vec![0; n],
+            epoch: 0,
+            flow_stamp: vec![0; n],
+            link_stamp: filled(n_links, 0, "per-link state")?,
+            stamp: 0,
+            members: Vec::new(),
+            links: Vec::new(),
+            res: filled(n_links, 0.0, "per-link state")?,
+            keys: Vec::new(),
+            before: Vec::new(),
+            caps: Vec::new(),
+            out: Vec::new(),
+            key_v: vec![0.0; n],
+            key_t: vec![f64::NAN; n],
+            fill_cap: vec![0.0; n],
+            fill_rate: vec![0.0; n],
+            ones: vec![1.0; n],
+            filler: crate::fill::Filler::try_new(n_links)?,
+        }));
+        Ok(a)
     }
 }
 
@@ -276,6 +343,9 @@ impl IncrementalPriority {
 
     /// Slope of the key value per unit time (SRPT's remaining size falls at the rate).
     fn key_slope(&self, core: &Core, i: usize) -> f64 {
+        if self.las.is_some() {
+            return core.rate[i];
+        }
         let dynamic = match &core.cfg.scheduler {
             Scheduler::Srpt => true,
             Scheduler::Ga(GaInner::Srpt) => core.data_complete[i],
@@ -289,6 +359,9 @@ impl IncrementalPriority {
     }
 
     fn push_work(&mut self, core: &mut Core, i: usize) {
+        if let Some(g) = self.las.as_mut() {
+            g.done[i] = 0;
+        }
         if !self.on_worklist[i] && core.status[i] == Status::Active {
             self.on_worklist[i] = true;
             let w = self.prio(core, i);
@@ -338,6 +411,19 @@ impl IncrementalPriority {
     #[inline(never)]
     fn push_affected(&mut self, core: &mut Core, l: usize, pos: usize, mut res: f64) {
         let eps = 1e-12 * core.topo.capacity[l];
+        if self.las.is_some() {
+            // LAS: every flow behind with a rate, and every waiting one with room (groups
+            // fill together, so no one link binds a flow alone).
+            for k in pos..self.lazy.link_flows[l].len() {
+                let h = self.lazy.link_flows[l][k] as usize;
+                let rh = core.rate[h];
+                if rh > 0.0 || res > eps {
+                    self.push_work(core, h);
+                }
+                res -= rh;
+            }
+            return;
+        }
         let mut waiting_pushed = false;
         for k in pos..self.lazy.link_flows[l].len() {
             let h = self.lazy.link_flows[l][k] as usize;
@@ -386,7 +472,10 @@ impl IncrementalPriority {
         for p in a..b {
             let l = core.path_links[p] as usize;
             let pos = self.list_remove(l, i);
-            if had_rate {
+            if self.las.is_some() {
+                // LAS: the flows of its group, ahead of it too, may speed up.
+                self.push_affected(core, l, 0, core.topo.capacity[l]);
+            } else if had_rate {
                 let ahead: f64 = self.lazy.link_flows[l][..pos].iter().map(|&h| core.rate[h as usize]).sum();
                 self.push_affected(core, l, pos, core.topo.capacity[l] - ahead);
             }
@@ -498,6 +587,15 @@ impl IncrementalPriority {
         self.resort_queue.push(l as u32);
         self.resort_stamp_of[l] = st;
         self.mark_link(l);
+        if self.las.is_some() {
+            // LAS: flows that caught up share from now on (the evaluation reads keys, not
+            // list positions).
+            for k in 0..self.lazy.link_flows[l].len() {
+                let j = self.lazy.link_flows[l][k] as usize;
+                self.push_work(core, j);
+            }
+            return;
+        }
         let mut q = 0;
         while q < self.resort_queue.len() {
             let m = self.resort_queue[q] as usize;
@@ -552,6 +650,13 @@ impl IncrementalPriority {
     /// that changed, then the next event time.
     pub(super) fn incr_allocate(&mut self, core: &mut Core) -> Result<()> {
         self.reset_cursors();
+        if let Some(g) = self.las.as_mut() {
+            g.epoch = g.epoch.wrapping_add(1);
+            if g.epoch == 0 {
+                g.done.fill(0);
+                g.epoch = 1;
+            }
+        }
         // Progress guard: each active flow is re-evaluated about once.
         let bound = ALLOC_STEPS_PER_FLOW * (core.active.len() as u64 + 1);
         let mut steps = 0u64;
@@ -573,6 +678,10 @@ impl IncrementalPriority {
                 self.push_work(core, g); // test only: the worklist never drains
             }
             if core.status[g] != Status::Active {
+                continue;
+            }
+            if self.las.is_some() {
+                self.las_eval(core, g);
                 continue;
             }
             let (a, b) = (core.path_off[g] as usize, core.path_off[g + 1] as usize);
@@ -691,6 +800,14 @@ impl IncrementalPriority {
         while let Some(l) = self.changed_links.pop() {
             let l = l as usize;
             self.link_changed[l] = false;
+            if self.las.is_some() {
+                self.crossing_version[l] = self.crossing_version[l].wrapping_add(1);
+                let best = self.las_link_crossing(core, l);
+                if best < INF {
+                    self.crossing_heap.push(Reverse((OrdF64(best), l as u32, self.crossing_version[l])));
+                }
+                continue;
+            }
             if !dynamic {
                 continue;
             }
@@ -737,5 +854,193 @@ impl IncrementalPriority {
             break;
         }
         core.next_event = next;
+    }
+}
+
+/// `las::same` for keys (bytes sent) that are not NaN and not negative, by plain
+/// comparisons (`f64::max` handles NaN; this is the hot test of a group's scan).
+#[inline(always)]
+fn same_key(x: f64, y: f64, abs: f64) -> bool {
+    let (lo, hi) = if x <= y { (x, y) } else { (y, x) };
+    let m = if hi >= 1.0 { hi } else { 1.0 };
+    let tol = 1e-9 * m;
+    let tol = if tol >= abs { tol } else { abs };
+    let ok = hi - lo <= tol;
+    debug_assert_eq!(ok, super::las::same(x, y, abs));
+    ok
+}
+
+impl LasGroups {
+    /// Flow i's bytes sent now (`Core::sent_now`, computed once per flow and time: the
+    /// rate changes of an allocation keep it, as `LazyFlows::set_rate` first brings
+    /// `sent` to now).
+    #[inline]
+    fn key(&mut self, core: &Core, i: usize) -> f64 {
+        if self.key_t[i].to_bits() != core.now.to_bits() {
+            self.key_t[i] = core.now;
+            self.key_v[i] = core.sent_now(i);
+        }
+        self.key_v[i]
+    }
+}
+
+impl IncrementalPriority {
+    /// LAS: evaluates flow g with its group, the flows of equal attained service
+    /// (`las::same`) next to it on its links, and transitively on theirs: the group is
+    /// filled max-min fairly (`fill_small_core`, else `Filler::fill`) from each link's
+    /// capacity less the rates of the flows ahead of the group there, as the full
+    /// recomputation fills its groups of equal keys. Flows behind a member whose rate
+    /// changed are pushed (`push_affected`).
+    fn las_eval(&mut self, core: &mut Core, g: usize) {
+        let mut st = self.las.take().expect("las state");
+        if st.done[g] == st.epoch {
+            self.las = Some(st);
+            return;
+        }
+        let abs = st.key_abs_tol * core.now;
+        st.stamp = st.stamp.wrapping_add(1);
+        if st.stamp == 0 {
+            st.flow_stamp.fill(0);
+            st.link_stamp.fill(0);
+            st.stamp = 1;
+        }
+        let gs = st.stamp;
+        let kg = st.key(core, g);
+        st.members.clear();
+        st.links.clear();
+        st.before.clear();
+        st.members.push(g as u32);
+        st.flow_stamp[g] = gs;
+        // The group: the flows with g's key on g's links, and on theirs. The lists are
+        // not kept in LAS order (members of a group that split drift apart without an
+        // event), so each link's list is scanned once, by key: its members, and the
+        // rates of the flows ahead of the group (smaller keys), for the residual.
+        let mut q = 0;
+        while q < st.members.len() {
+            let m = st.members[q] as usize;
+            q += 1;
+            for p in core.path_off[m] as usize..core.path_off[m + 1] as usize {
+                let l = core.path_links[p] as usize;
+                if st.link_stamp[l] == gs {
+                    continue;
+                }
+                st.link_stamp[l] = gs;
+                st.links.push(l as u32);
+                let mut r = core.topo.capacity[l];
+                for &h in &self.lazy.link_flows[l] {
+                    let h = h as usize;
+                    let k = st.key(core, h);
+                    if same_key(k, kg, abs) {
+                        if st.flow_stamp[h] != gs {
+                            st.flow_stamp[h] = gs;
+                            st.members.push(h as u32);
+                        }
+                    } else if k < kg {
+                        r -= core.rate[h];
+                    }
+                }
+                let r = r.max(0.0);
+                st.res[l] = r;
+                st.before.push(r);
+            }
+        }
+        let n = st.members.len();
+        let mut out = [0.0; crate::fill::SMALL_N];
+        st.out.clear();
+        if n == 1 {
+            let mut r = core.cap_now(g);
+            for p in core.path_off[g] as usize..core.path_off[g + 1] as usize {
+                r = r.min(st.res[core.path_links[p] as usize]);
+            }
+            st.out.push(r.max(0.0));
+        } else {
+            let (po, pl) = (&core.path_off, &core.path_links);
+            let members = &st.members;
+            let path_of = |p: usize| {
+                let i = members[p] as usize;
+                &pl[po[i] as usize..po[i + 1] as usize]
+            };
+            st.caps.clear();
+            st.caps.extend(members.iter().map(|&i| core.cap_now(i as usize)));
+            let caps = &st.caps;
+            if n <= crate::fill::SMALL_N && crate::fill::fill_small_core(n, path_of, |_| 1.0, |p| caps[p], &mut st.res, &mut out) {
+                st.out.extend_from_slice(&out[..n]);
+            } else {
+                // `Filler::fill` reads caps and writes rates per flow index.
+                for (k, &i) in members.iter().enumerate() {
+                    st.fill_cap[i as usize] = caps[k];
+                }
+                let paths = crate::fill::Paths { off: &core.path_off, links: &core.path_links };
+                st.filler.fill(members, &paths, &st.ones, &st.fill_cap, &mut st.res, &mut st.fill_rate);
+                for &i in members.iter() {
+                    st.out.push(st.fill_rate[i as usize]);
+                }
+            }
+        }
+        let (mut changed, mut fell) = (false, false);
+        for k in 0..n {
+            let m = st.members[k] as usize;
+            st.done[m] = st.epoch;
+            let (r, old) = (st.out[k], core.rate[m]);
+            if (r - old).abs() > 1e-12 * r.max(old) {
+                self.lazy.set_rate(core, m, r, &self.pias_placement);
+                changed = true;
+                fell |= r < old;
+            }
+        }
+        if changed {
+            // The flows behind the group (by key) on each of its links: those with a
+            // rate, and the waiting ones (rate 0) if a member slowed down (room may have
+            // opened for them; if every change was a rise, they stay at 0).
+            for j in 0..st.links.len() {
+                let l = st.links[j] as usize;
+                self.mark_link(l);
+                for k in 0..self.lazy.link_flows[l].len() {
+                    let h = self.lazy.link_flows[l][k] as usize;
+                    if st.flow_stamp[h] != gs && (fell || core.rate[h] > 0.0) && st.key(core, h) > kg {
+                        self.push_work(core, h);
+                    }
+                }
+            }
+        }
+        self.las = Some(st);
+    }
+
+    /// LAS: the earliest time a flow on link l catches up with a flow behind it (the
+    /// fastest of each group of equal keys against every flow of the next group), or a
+    /// pair out of order (at once); INF: none.
+    fn las_link_crossing(&mut self, core: &Core, l: usize) -> f64 {
+        let st = self.las.as_mut().expect("las state");
+        let mut keys = std::mem::take(&mut st.keys);
+        keys.clear();
+        keys.extend(self.lazy.link_flows[l].iter().map(|&y| (core.sent_now(y as usize), core.rate[y as usize])));
+        keys.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
+        let t = core.now;
+        let abs = st.key_abs_tol * t;
+        let mut best = INF;
+        // The current group: its first key and its fastest flow (sent, rate); the group
+        // before's fastest flow.
+        let (mut lead, mut fast, mut prev_fast) = (-1.0f64, (-1.0f64, 0.0f64), (-1.0f64, 0.0f64));
+        for &(sy, ry) in &keys {
+            if lead >= 0.0 && !super::las::same(lead, sy, abs) {
+                prev_fast = fast;
+                lead = sy;
+                fast = (sy, ry);
+            } else if lead < 0.0 {
+                lead = sy;
+                fast = (sy, ry);
+            } else if ry > fast.1 {
+                fast = (sy, ry);
+            }
+            let (sx, rx) = prev_fast;
+            if sx >= 0.0 && rx > ry && !super::las::same(sx, sy, abs) && sy > sx {
+                // As the full recomputation's crossing: at least one ulp of t later (a
+                // coarser step lets the pair pass each other by more than the tolerance).
+                let tc = t + (sy - sx) / (rx - ry);
+                best = best.min(if tc > t { tc } else { t.next_up() });
+            }
+        }
+        st.keys = keys;
+        best
     }
 }

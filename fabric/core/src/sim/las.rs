@@ -139,7 +139,7 @@ fn fill_one_num(path: &[u32], cap: f64, res: &mut [f64]) -> f64 {
 /// max(`tol_of(max(|x|, |y|))`, abs), with `max_num` (keys and `abs` are not NaN; the
 /// bits are those of `f64::max`).
 #[inline]
-fn same(x: f64, y: f64, abs: f64) -> bool {
+pub(super) fn same(x: f64, y: f64, abs: f64) -> bool {
     let m = max_num(x.abs(), y.abs());
     debug_assert_eq!(1e-9 * max_num(m, 1.0), tol_of(m));
     (x - y).abs() <= max_num(1e-9 * max_num(m, 1.0), abs)
