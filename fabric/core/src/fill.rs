@@ -91,7 +91,8 @@ impl Filler {
         }
         if group.len() <= FILL_SMALL_N {
             // Small groups (the token envs' k flows at a destination) without the heap
-            // and the adjacency lists: the same bits, 2 to 3 times fewer instructions.
+            // and the adjacency lists: the same bits, 30% fewer instructions (the token env
+            // x256: 1,059 -> 746 per env-step in the fill, callgrind).
             let mut out = [0.0; FILL_SMALL_N];
             let at = |p: usize| group[p] as usize;
             if fill_small::<FILL_SMALL_N, 32, 64>(group.len(), |p| paths.of(group[p]), |p| weight[at(p)], |p| cap[at(p)], res, &mut out) {
