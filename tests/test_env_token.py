@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from gymnasium.utils.env_checker import check_env as gym_check_env
+from nested import assert_same
 from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
 import flowsched
@@ -35,19 +36,6 @@ def rollout(env: gym.Env, seed: int, act_seed: int, episodes: int = 2) -> list:
         obs, _ = env.reset()
         out.append(obs)
     return out
-
-
-def assert_same(a, b):
-    if isinstance(a, dict):
-        assert a.keys() == b.keys()
-        for k in a:
-            assert_same(a[k], b[k])
-    elif isinstance(a, (tuple, list)):
-        assert len(a) == len(b)
-        for x, y in zip(a, b, strict=True):
-            assert_same(x, y)
-    else:
-        np.testing.assert_array_equal(a, b)
 
 
 def test_every_id_is_registered_and_makes_with_defaults():
