@@ -79,7 +79,10 @@ def test_progress_guard_error_reaches_python():
                                            r"\d+ consecutive events at this time"):
         sim.run()
 
-    sim = _native("ps", inject_stall_at_s=5e-4)
+    sim = _native("ps", inject_stall_at_s=5e-4)  # a small fabric: the direct fill
+    with pytest.raises(RuntimeError, match=r"'ps' \(fair-sharing allocator, direct fill\)"):
+        sim.run()
+    sim = _native("ps", inject_stall_at_s=5e-4, allocator="incremental")
     with pytest.raises(RuntimeError, match=r"'ps' \(incremental fair-sharing allocator\)"):
         sim.run()
     # Without the injection the same runs finish.

@@ -34,6 +34,7 @@ def main() -> None:
     ap.add_argument("--switch-gbps", type=float, default=40.0)
     ap.add_argument("--scheduler", default="ps")
     ap.add_argument("--no-headers", action="store_true", help="do not inflate the sizes as flowSim does")
+    ap.add_argument("--allocator", default="auto", help="auto (default), incremental or full")
     ap.add_argument("--json", default=None)
     a = ap.parse_args()
     import flowsched
@@ -44,7 +45,7 @@ def main() -> None:
         tr["size_bytes"] = tr["size_bytes"] + np.ceil(tr["size_bytes"] / 1000.0) * 48.0
     topo = ParkingLot(a.hosts, a.host_gbps, a.switch_gbps)
     c0, t0 = time.process_time(), time.perf_counter()
-    sim = flowsched.Simulation(tr, topo, a.scheduler)
+    sim = flowsched.Simulation(tr, topo, a.scheduler, allocator=a.allocator)
     c1, t1 = time.process_time(), time.perf_counter()
     sim.run(progress=False)
     c2, t2 = time.process_time(), time.perf_counter()
@@ -57,6 +58,7 @@ def main() -> None:
     rel = np.abs(x - y) / y
     out = {
         "trace": Path(a.trace).name, "flows": len(ids), "topology": repr(topo), "scheduler": a.scheduler,
+        "allocator": a.allocator,
         "headers": not a.no_headers,
         "mean_fct_ms_flowsched": float(x.mean() * 1e3), "mean_fct_ms_flowsim": float(y.mean() * 1e3),
         "rel_max": float(rel.max()), "rel_mean": float(rel.mean()), "rel_median": float(np.median(rel)),

@@ -89,9 +89,10 @@ impl Default for SdcParams {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum AllocatorChoice {
     /// The scheduler's own allocator: incremental priority (fifo, srpt, asrpt/ga:*, pias,
-    /// edf, ssdf, lsdf, random), incremental fair sharing (ps, wps, and the shadow run of
-    /// fair and gtcp:*), LAS records (las, on paths of up to 4 links), else the full
-    /// recomputation.
+    /// edf, ssdf, lsdf, random), fair sharing (ps, wps, and the shadow run of fair and
+    /// gtcp:*: the incremental fill, or on fabrics of at most 32 links in the fill the
+    /// direct fill, fair.rs), LAS records (las, on paths of up to 4 links), else the full
+    /// recomputation. `Simulator::allocator_name` says which.
     #[default]
     Auto,
     /// The full recomputation at every event, for every scheduler: the reference the
@@ -231,8 +232,8 @@ pub const ALLOC_STEPS_PER_FLOW: u64 = 64;
 ///   random): 1e-9. Its rates are the greedy ones up to rounding (rate changes below
 ///   1e-12 relative are not committed; PIAS re-places a flow within 1e-12 s of the full
 ///   recomputation).
-/// - `ps`, `wps` (incremental fair sharing) and the shadow fair-sharing run of `fair`
-///   and `gtcp:*`: 1e-7. Its fill compares levels with a relative slack of 1e-11, and a
+/// - `ps`, `wps` (incremental fair sharing, or the direct fill on small fabrics) and the
+///   shadow fair-sharing run of `fair` and `gtcp:*`: 1e-7. Its fill compares levels with a relative slack of 1e-11, and a
 ///   difference at one event carries over to the flows that finish later; on the
 ///   1M-flow benchmark every completion time is within 1.6e-8.
 /// - `racs`, `sdc`, `external`: the same allocator either way (0).
@@ -841,7 +842,7 @@ impl Simulator {
         };
         let allocator = if fair {
             let weighted = matches!(cfg.scheduler, Scheduler::Wps);
-            Allocators::FairSharing(fair::IncrementalFairSharing::new(&path_off, &path_links, &topo.capacity, weighted)?)
+            Allocators::FairSharing(fair::IncrementalFairSharing::new(&path_off, &path_links, &topo.capacity, weighted, cfg.allocator == AllocatorChoice::Auto)?)
         } else if las_incr {
             Allocators::Priority(incr::IncrementalPriority::new_las(n, &topo.capacity, key_abs_tol)?)
         } else if incremental {
@@ -982,6 +983,12 @@ impl Simulator {
 
     pub fn now(&self) -> f64 {
         self.core.now
+    }
+
+    /// The allocator this run uses (`SimConfig::allocator` and the scheduler decide it),
+    /// as in error messages, e.g. "incremental fair-sharing allocator".
+    pub fn allocator_name(&self) -> &'static str {
+        self.allocator.name()
     }
 
     pub fn n_flows(&self) -> usize {

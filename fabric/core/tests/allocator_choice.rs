@@ -1,5 +1,7 @@
 //! `SimConfig::allocator`: `Incremental` is `Auto` where the scheduler has an incremental
-//! allocator (bit for bit) and an error where it has none; `set_pias_thresholds` works
+//! allocator (bit for bit; for `ps` and `wps` on fabrics with more than
+//! `DIRECT_MAX_LINKS` links, where `Auto` is not the direct fill) and an error where it
+//! has none; `set_pias_thresholds` works
 //! under every allocator, the incremental one ending where the full recomputation does.
 use fabric_core::rng::SplitMix64;
 use fabric_core::*;
@@ -8,12 +10,16 @@ mod common;
 use common::random_flows;
 
 fn run(sched: &str, choice: AllocatorChoice, flows: &[FlowSpec]) -> Result<Vec<f64>> {
+    run_on(Topology::leaf_spine(2, 4, 2, &[10.0; 8], 40.0, 0).unwrap(), sched, choice, flows)
+}
+
+fn run_on(topo: Topology, sched: &str, choice: AllocatorChoice, flows: &[FlowSpec]) -> Result<Vec<f64>> {
     let mut cfg = SimConfig::new(Scheduler::parse(sched).unwrap());
     if sched == "pias" {
         cfg.pias_thresholds_bytes = vec![2e4, 1e5];
     }
     cfg.allocator = choice;
-    let mut s = Simulator::new(Topology::leaf_spine(2, 4, 2, &[10.0; 8], 40.0, 0).unwrap(), flows.to_vec(), cfg)?;
+    let mut s = Simulator::new(topo, flows.to_vec(), cfg)?;
     s.run()?;
     Ok(s.finish_s().to_vec())
 }
@@ -22,10 +28,49 @@ fn run(sched: &str, choice: AllocatorChoice, flows: &[FlowSpec]) -> Result<Vec<f
 fn incremental_is_auto_where_the_scheduler_has_one() {
     let mut rng = SplitMix64::new(7);
     let flows = random_flows(&mut rng, 8, 300, 2e-5, true, false, true);
-    for sched in ["fifo", "srpt", "pias", "ps", "wps", "asrpt"] {
+    for sched in ["fifo", "srpt", "pias", "asrpt"] {
         let (a, b) = (run(sched, AllocatorChoice::Auto, &flows).unwrap(), run(sched, AllocatorChoice::Incremental, &flows).unwrap());
         assert!(a.iter().zip(&b).all(|(x, y)| x.to_bits() == y.to_bits()), "{sched}: Incremental differs from Auto");
     }
+    // Fair sharing with 40 links in the fill (more than DIRECT_MAX_LINKS = 32): Auto is
+    // the incremental fill.
+    let flows = random_flows(&mut rng, 20, 300, 2e-5, true, false, true);
+    for sched in ["ps", "wps"] {
+        let big = || Topology::big_switch(&[10.0; 20]).unwrap();
+        let (a, b) = (run_on(big(), sched, AllocatorChoice::Auto, &flows).unwrap(), run_on(big(), sched, AllocatorChoice::Incremental, &flows).unwrap());
+        assert!(a.iter().zip(&b).all(|(x, y)| x.to_bits() == y.to_bits()), "{sched}: Incremental differs from Auto on 40 links");
+    }
+}
+
+#[test]
+fn fair_sharing_auto_is_the_direct_fill_on_few_links() {
+    // The leaf-spine of `run` has 24 links in the fill: Auto runs the direct fill, whose
+    // finish times are the incremental fill's and the full recomputation's up to
+    // rounding (incremental_tolerance), not bit for bit.
+    let mut rng = SplitMix64::new(7);
+    let flows = random_flows(&mut rng, 8, 300, 2e-5, true, false, true);
+    for sched in ["ps", "wps"] {
+        let tol = fabric_core::sim::incremental_tolerance(&Scheduler::parse(sched).unwrap());
+        let auto = run(sched, AllocatorChoice::Auto, &flows).unwrap();
+        for choice in [AllocatorChoice::Incremental, AllocatorChoice::Full] {
+            let other = run(sched, choice, &flows).unwrap();
+            for (k, (x, y)) in auto.iter().zip(&other).enumerate() {
+                assert!((x - y).abs() <= tol * y.abs().max(1e-3), "{sched} flow {k}: Auto {x} vs {choice:?} {y}");
+            }
+        }
+    }
+    // The links in the fill are those the flows' paths use (and can bind).
+    let names = |topo: Topology, choice: AllocatorChoice| {
+        let mut cfg = SimConfig::new(Scheduler::Ps);
+        cfg.allocator = choice;
+        let flows = random_flows(&mut SplitMix64::new(3), topo.n_hosts, 300, 2e-5, false, false, false);
+        Simulator::new(topo, flows, cfg).unwrap().allocator_name()
+    };
+    let small = || Topology::leaf_spine(2, 4, 2, &[10.0; 8], 40.0, 0).unwrap();
+    assert_eq!(names(small(), AllocatorChoice::Auto), "fair-sharing allocator, direct fill");
+    assert_eq!(names(small(), AllocatorChoice::Incremental), "incremental fair-sharing allocator");
+    assert_eq!(names(Topology::big_switch(&[10.0; 20]).unwrap(), AllocatorChoice::Auto), "incremental fair-sharing allocator");
+    assert_eq!(names(Topology::big_switch(&[10.0; 16]).unwrap(), AllocatorChoice::Auto), "fair-sharing allocator, direct fill");
 }
 
 #[test]

@@ -40,13 +40,14 @@ const DEFAULT_CASES: u32 = 5000;
 const SCHEDULERS: &[&str] = &[
     "fifo", "ps", "wps", "srpt", "asrpt", "ga:srpt", "ga:ssdf", "ga:lsdf", "las", "pias", "edf", "ssdf", "lsdf", "fair",
     "racs", "sdc", "random", "external", "gtcp:fifo", "gtcp:srpt", "gtcp:asrpt", "gtcp:ga:ssdf", "gtcp:las", "gtcp:pias",
-    "gtcp:edf", "gtcp:ssdf", "gtcp:lsdf", "gtcp:random", "gtcp:ps", "pias/fair", "gtcp:pias/fair", "las/incr",
+    "gtcp:edf", "gtcp:ssdf", "gtcp:lsdf", "gtcp:random", "gtcp:ps", "pias/fair", "gtcp:pias/fair", "las/incr", "ps/incr", "wps/incr",
 ];
 
 /// The scheduler of a name of `SCHEDULERS`, and its PIAS sharing (`/fair`: sharing
 /// inside a queue, `SimConfig::pias_sharing`).
 /// `/incr`: `AllocatorChoice::Incremental` instead of `Auto` (LAS, whose `Auto` is its
-/// records fast path).
+/// records fast path; `ps` and `wps`, whose `Auto` on the fuzzer's small fabrics is the
+/// direct fill).
 fn sched_of(name: &str) -> (Scheduler, PiasSharing) {
     let name = name.strip_suffix("/incr").unwrap_or(name);
     match name.strip_suffix("/fair") {

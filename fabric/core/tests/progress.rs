@@ -37,7 +37,7 @@ fn events_at_one_time_without_progress_are_reported() {
     for (name, full, alloc) in [
         ("pias", true, "full recomputation"),
         ("srpt", true, "full recomputation"),
-        ("ps", false, "incremental fair-sharing allocator"),
+        ("ps", false, "fair-sharing allocator, direct fill"),
         ("las", false, "LAS fast path"),
     ] {
         let m = stalled(name, full);

@@ -275,7 +275,11 @@ impl Allocator for IncrementalPriority {
 impl Allocator for IncrementalFairSharing {
     #[inline]
     fn name(&self) -> &'static str {
-        "incremental fair-sharing allocator"
+        if self.direct {
+            "fair-sharing allocator, direct fill"
+        } else {
+            "incremental fair-sharing allocator"
+        }
     }
     #[inline]
     fn advances_lazily(&self) -> bool {
