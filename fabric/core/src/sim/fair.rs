@@ -362,6 +362,8 @@ pub(super) struct IncrementalFairSharing {
     pub(super) floor_links: Vec<u32>,
     /// Whether every fill is the direct fill (`fair_direct`; see the module doc).
     pub(super) direct: bool,
+    /// The links of the fill (not left out), for the direct fill.
+    pub(super) fill_links: Vec<u32>,
     /// Scratch of the direct fill: the links with unfrozen flows.
     pub(super) live_links: Vec<u32>,
     /// Scratch of the direct fill: (level of its cap, dense index) of each flow with a
@@ -385,6 +387,7 @@ impl IncrementalFairSharing {
             .unwrap_or(1)
             .max(1);
         let direct = direct_allowed && left_out.iter().filter(|&&out| !out).count() <= DIRECT_MAX_LINKS;
+        let fill_links = if direct { (0..n_links as u32).filter(|&l| !left_out[l as usize]).collect() } else { Vec::new() };
         Ok(IncrementalFairSharing {
             lazy: LazyFlows::new(n, n_links)?,
             left_out,
@@ -408,6 +411,7 @@ impl IncrementalFairSharing {
             floor_scratch: Vec::new(),
             floor_links: Vec::new(),
             direct,
+            fill_links,
             live_links: Vec::new(),
             capped: Vec::new(),
         })
@@ -1166,9 +1170,10 @@ impl IncrementalFairSharing {
         let n_active = core.active.len();
         let mut live = std::mem::take(&mut self.live_links);
         live.clear();
-        for l in 0..self.link_state.len() {
+        for k in 0..self.fill_links.len() {
+            let l = self.fill_links[k] as usize;
             let n_flows = self.lazy.link_flows[l].len();
-            if n_flows == 0 || self.left_out[l] {
+            if n_flows == 0 {
                 continue;
             }
             let weight = if self.weighted { self.lazy.link_flows[l].iter().map(|&g| self.flows_cold[g as usize].weight).sum() } else { n_flows as f64 };
