@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from flowsched import progress, workloads
-from flowsched.sim import ADMISSION_POLICIES, MODELS, PIAS_SHARING, SCHEDULERS, TRANSPORTS, simulate
+from flowsched.sim import ADMISSION_POLICIES, MODELS, PACKET_OPTIONS, PIAS_SHARING, SCHEDULERS, TRANSPORTS, simulate
 from flowsched.topology import BigSwitch, FatTree, Graph, LeafSpine, ParkingLot, Topology, read_graph
 from flowsched.traces import (
     MAX_FLOWS,
@@ -137,9 +137,10 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-#: The packet model's TCP and admission options on the command line (PACKET_OPTIONS keys).
-_TCP_OPTIONS = ("ack_every_segments", "delayed_ack_timeout_s", "handshake", "syn_timeout_s", "clock_granularity_s",
-                "limited_transmit", "request_delay_us", "grant_delay_us")
+#: The packet model's options on the command line: every key of PACKET_OPTIONS (as
+#: ``--key-with-dashes``) but ``max_events``, a bound for tests; ``sample_links`` is a
+#: comma-separated list there. A new packet option needs its argument in the parser above.
+_PACKET_CLI = tuple(k for k in PACKET_OPTIONS if k != "max_events")
 
 
 def _check_out_dir(path: str, option: str) -> None:
@@ -254,20 +255,15 @@ def _simulate(a: argparse.Namespace) -> int:
             ) from None
     packet: dict = {}
     if a.model == "packet":
-        for name in ("mss_bytes", "header_bytes", "buffer_bytes", "ecn_threshold_bytes", "queue_reserve_bytes",
-                     "init_cwnd_packets",
-                     "max_cwnd_packets", "min_rto_s", "queue_sample_us", *_TCP_OPTIONS):
-            if getattr(a, name) is not None:
-                packet[name] = getattr(a, name)
-        if a.sample_links:
-            packet["sample_links"] = a.sample_links.split(",")
+        for name in _PACKET_CLI:
+            value = getattr(a, name)
+            if value is not None:
+                packet[name] = value.split(",") if name == "sample_links" else value
         if a.transport is not None:
             packet["transport"] = a.transport
     else:
-        given = [f"--{n.replace('_', '-')}" for n in ("transport", "mss_bytes", "header_bytes", "buffer_bytes",
-                 "ecn_threshold_bytes", "queue_reserve_bytes", "init_cwnd_packets", "max_cwnd_packets", "min_rto_s",
-                 "queue_sample_us",
-                 "sample_links", "queue_samples_out", *_TCP_OPTIONS) if getattr(a, n) is not None]
+        given = [f"--{n.replace('_', '-')}" for n in ("transport", *_PACKET_CLI, "queue_samples_out")
+                 if getattr(a, n) is not None]
         if given:
             raise ValueError(f"{', '.join(given)}: options of the packet model; add --model packet")
     if a.queue_samples_out:

@@ -357,17 +357,18 @@ def native_packet_simulator(
         window=int(window or 0),
         seed=int(seed),
         pause_on_flow_change=bool(pause_on_flow_change),
-        **{**native_packet_options(topology, transport, admission is not None, **packet_options),
-           **_native_topology(topology, trace)},
+        packet=native_packet_options(topology, transport, admission is not None, **packet_options),
+        **_native_topology(topology, trace),
     )
 
 
 def native_packet_options(topology: Topology, transport: str | None, admission: bool,
                           **packet_options: Any) -> dict[str, Any]:
-    """The native keywords of the packet model's transport options (``transport`` and the
-    keys of :data:`PACKET_OPTIONS`), checked; ``admission``: whether the run has destination
-    admission (the request and grant delays need it). Shared by :func:`simulate` and the
-    token env (``TokenSchedulingEnv(model="packet")``)."""
+    """The native ``packet=`` dict of the packet model's options (``transport`` and the
+    keys of :data:`PACKET_OPTIONS`, checked, in the units and names of the core's
+    ``PacketConfig``); ``admission``: whether the run has destination admission (the
+    request and grant delays need it). Shared by :func:`simulate` and the envs
+    (``TokenSchedulingEnv(model="packet")``, ...)."""
     unknown = set(packet_options) - set(PACKET_OPTIONS)
     if unknown:
         raise TypeError(f"unknown packet option(s) {sorted(unknown)}; known: {', '.join(PACKET_OPTIONS)}")
@@ -654,7 +655,9 @@ class Simulation:
     Parameters
     ----------
     trace, topology, scheduler, admission, k, window, terminate_missed, delay_us, seed,
-    pias_thresholds_bytes, pias_sharing, racs, sdc, max_interval_s, link_gbps : as :func:`simulate`.
+    pias_thresholds_bytes, pias_sharing, racs, sdc, max_interval_s, link_gbps, model, transport,
+    packet_options : as :func:`simulate` (whose keywords are this class's and ``progress``;
+        a test keeps the two lists equal).
     allocator : one of :data:`ALLOCATORS`: ``"auto"`` (the default), ``"full"`` (every
         allocation recomputed from scratch: the reference, slower) or ``"incremental"``.
 
@@ -1061,6 +1064,7 @@ def simulate(
     sdc: dict | None = None,
     max_interval_s: float | None = None,
     link_gbps: float = 10.0,
+    allocator: str = "auto",
     progress: bool | None = None,
     model: str = "fluid",
     transport: str | None = None,
@@ -1093,6 +1097,8 @@ def simulate(
     racs : ``{"w_min", "w_max", "a_per_byte", "update_interval_s"}`` for ``racs``.
     sdc : ``{"thresholds_bytes": (r_A, r_B), "weights": (w_A, w_B, w_C)}`` for ``sdc``.
     max_interval_s : re-evaluate rates at least this often (default: only at events).
+    allocator : fluid model only: one of :data:`ALLOCATORS` (:class:`Simulation`); every
+        choice gives the same allocation up to rounding.
     progress : show progress on stderr (:meth:`Simulation.run`): None (default) for
         terminals only and after 2 s, True always, False never; the results are the same.
     model : ``"fluid"`` (default) or ``"packet"``: the packet-level model (docs/packet.md),
@@ -1106,11 +1112,8 @@ def simulate(
     transport : packet model only: one of :data:`TRANSPORTS` (default: ``dctcp`` for
         ``ps`` and ``pias``, ``pfabric`` for ``fifo, srpt, asrpt, las, edf``, ``sdc`` for
         ``sdc``, ``racs`` for ``racs``; ``rcp``, the Rate Control Protocol, with ``ps`` on request: docs/packet.md).
-    packet_options : packet model only: the keys of :data:`PACKET_OPTIONS`
-        (``mss_bytes, header_bytes, buffer_bytes, ecn_threshold_bytes, queue_reserve_bytes, init_cwnd_packets,
-        max_cwnd_packets, min_rto_s, queue_sample_us, sample_links, max_events,
-        ack_every_segments, delayed_ack_timeout_s, handshake, syn_timeout_s,
-        clock_granularity_s, limited_transmit, request_delay_us, grant_delay_us``).
+    packet_options : packet model only: the keys of :data:`PACKET_OPTIONS` (each default
+        and its source: docs/packet.md).
 
     Returns
     -------
@@ -1131,8 +1134,8 @@ def simulate(
     sim = Simulation(
         trace, topology, scheduler, admission=admission, k=k, window=window, terminate_missed=terminate_missed,
         delay_us=delay_us, seed=seed, pias_thresholds_bytes=pias_thresholds_bytes, pias_sharing=pias_sharing,
-        racs=racs, sdc=sdc, max_interval_s=max_interval_s, link_gbps=link_gbps, model=model, transport=transport,
-        **packet_options,
+        racs=racs, sdc=sdc, max_interval_s=max_interval_s, link_gbps=link_gbps, allocator=allocator, model=model,
+        transport=transport, **packet_options,
     )
     sim.run(progress=progress)
     return sim.results()

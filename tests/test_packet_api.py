@@ -160,6 +160,29 @@ def test_refusals(kwargs, match):
         simulate(one(1e4), flowsched.BigSwitch(2, 10), model="packet", **kwargs)
 
 
+def test_native_packet_options_are_one_dict_named_once():
+    """The native simulator and the env configs take the packet options as one ``packet=``
+    dict with the core's names (one list in the bindings); ``native_packet_options`` makes
+    it from :data:`PACKET_OPTIONS`, and a name the bindings do not know is refused naming
+    the known ones."""
+    from flowsched.sim import native_packet_options
+    topo = flowsched.BigSwitch(2, 10)
+    native = native_packet_options(topo, "tcp", False, min_rto_s=0.01, limited_transmit=True)
+    assert native["min_rto_s"] == 0.01 and native["limited_transmit"] is True and native["transport"] == "tcp"
+    res = simulate(one(1e5), topo, "ps", model="packet", transport="tcp", min_rto_s=0.01)
+    assert res.packet["transport"] == "tcp"
+    cfg = topo.native_config()
+    arrays = (np.zeros(1), np.array([0]), np.array([1]), np.full(1, 1e5), np.full(1, np.nan), np.ones(1),
+              np.zeros(1), np.ones(1, bool))
+    with pytest.raises(ValueError, match="unknown packet option 'mss_byte' of PacketSimulator; known: transport, "
+                                         "mss_bytes, header_bytes"):
+        _fabric.PacketSimulator(*arrays, **cfg, packet={"mss_byte": 1000})
+    with pytest.raises(ValueError, match="packet option mss_bytes: "):
+        _fabric.PacketSimulator(*arrays, **cfg, packet={"mss_bytes": "big"})
+    with pytest.raises(ValueError, match="packet option 'queue_sample_s' is not one of the token and switch envs'"):
+        _fabric.SwitchConfig(**cfg, max_flows=4, packet={"queue_sample_s": 1e-5})
+
+
 def test_refusals_of_trace_columns_and_options():
     with pytest.raises(ValueError, match="'weight'"):
         simulate(one(1e4, weight=[2.0]), flowsched.BigSwitch(2, 10), "ps", model="packet")

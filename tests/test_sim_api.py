@@ -152,6 +152,18 @@ def test_cli_generate_and_simulate(tmp_path: Path):
     assert f"{want['faster_pct']:.1f}% of flows faster, {want['slower_pct']:.1f}% slower" in c.stdout
 
 
+def test_simulate_takes_the_keywords_of_simulation_and_progress():
+    """simulate() is a short use of Simulation: its signature is Simulation's (names, order,
+    defaults) plus ``progress``, so an option added to one cannot be forgotten in the other."""
+    import inspect
+
+    def params(f, drop=()):
+        return [(p.name, p.kind, p.default) for p in inspect.signature(f).parameters.values() if p.name not in drop]
+
+    assert params(flowsched.simulate, drop=("progress",)) == params(flowsched.Simulation.__init__, drop=("self",))
+    assert "progress" in inspect.signature(flowsched.simulate).parameters
+
+
 def test_simulate_refuses_external_admission_without_a_driver():
     tr = pd.DataFrame({"arrival_s": [0.0], "src": [0], "dst": [1], "size_bytes": [1e3]})
     with pytest.raises(ValueError, match="needs a driver"):

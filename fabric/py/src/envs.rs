@@ -3,12 +3,13 @@
 //! released into numpy buffers it allocated once.
 use fabric_core::env::{BatchOut, Lane, MaskedAction, ObsLimits, VecEnv, ACTIVE_FEATURES, EPISODE_STATS, FLOW_FEATURES, MAX_OBS_PARTS, REQ_FEATURES};
 use fabric_core::env::TokenSim;
-use fabric_core::{PacketConfig, Scheduler, SimError, Simulator, SwitchEnv, Transport, SwitchEnvConfig, SwitchReward, TokenEnv, TokenEnvConfig, TokenReward, TokenWorkload};
+use fabric_core::{PacketConfig, Scheduler, SimError, Simulator, SwitchEnv, SwitchEnvConfig, SwitchReward, TokenEnv, TokenEnvConfig, TokenReward, TokenWorkload};
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArrayDyn};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
+use crate::packet::set_packet_options;
 use crate::{flow_classes, guarded, to_py, PyTrace};
 
 /// The observation's saturation limits, each > 0 (infinite: none).
@@ -29,45 +30,12 @@ fn check_delay_per_hop(delay_per_hop_s: f64) -> PyResult<()> {
     Ok(())
 }
 
-/// The packet options the token env takes (`packet=` of `TokenConfig`), with the names of
-/// `PacketSimulator`'s keywords.
-const TOKEN_PACKET_OPTIONS: &str = "transport, mss_bytes, header_bytes, buffer_bytes, ecn_threshold_bytes, queue_reserve_bytes, init_cwnd_packets, \
-max_cwnd_packets, min_rto_s, max_events, ack_every_segments, delayed_ack_timeout_s, handshake, syn_timeout_s, \
-clock_granularity_s, limited_transmit, request_delay_s, grant_delay_s";
-
-/// The packet model's options of a token env from a dict (`PacketSimulator`'s keyword
-/// names; absent keys keep `PacketConfig::new`'s defaults; None keeps the transport's
-/// default where the option has one). The scheduler, delay per hop, termination and
-/// admission are the env's own.
-fn token_packet_config(d: &Bound<'_, PyDict>) -> PyResult<PacketConfig> {
+/// The packet model's options of a token or switch env from a dict (`PacketSimulator`'s
+/// `packet=` names but the queue samples; absent keys keep `PacketConfig::new`'s defaults).
+/// The scheduler, delay per hop, termination and admission are the env's own.
+fn env_packet_config(d: &Bound<'_, PyDict>) -> PyResult<PacketConfig> {
     let mut c = PacketConfig::new(Scheduler::Ps);
-    for (k, v) in d.iter() {
-        let key: String = k.extract()?;
-        let bad = |e: PyErr| PyValueError::new_err(format!("packet option {key}: {e}"));
-        match key.as_str() {
-            "transport" => c.transport = v.extract::<Option<String>>().map_err(bad)?.map(|t| Transport::parse(&t)).transpose().map_err(to_py)?,
-            "mss_bytes" => c.mss_bytes = v.extract().map_err(bad)?,
-            "header_bytes" => c.header_bytes = v.extract().map_err(bad)?,
-            "buffer_bytes" => c.buffer_bytes = v.extract().map_err(bad)?,
-            "ecn_threshold_bytes" => c.ecn_threshold_bytes = v.extract().map_err(bad)?,
-            "queue_reserve_bytes" => c.queue_reserve_bytes = v.extract().map_err(bad)?,
-            "init_cwnd_packets" => c.init_cwnd_packets = v.extract().map_err(bad)?,
-            "max_cwnd_packets" => c.max_cwnd_packets = v.extract().map_err(bad)?,
-            "min_rto_s" => c.min_rto_s = v.extract().map_err(bad)?,
-            "max_events" => c.max_events = v.extract().map_err(bad)?,
-            "ack_every_segments" => c.ack_every_segments = v.extract().map_err(bad)?,
-            "delayed_ack_timeout_s" => c.delayed_ack_timeout_s = v.extract().map_err(bad)?,
-            "handshake" => c.handshake = v.extract().map_err(bad)?,
-            "syn_timeout_s" => c.syn_timeout_s = v.extract().map_err(bad)?,
-            "clock_granularity_s" => c.clock_granularity_s = v.extract().map_err(bad)?,
-            "limited_transmit" => c.limited_transmit = v.extract().map_err(bad)?,
-            "request_delay_s" => c.request_delay_s = v.extract().map_err(bad)?,
-            "grant_delay_s" => c.grant_delay_s = v.extract().map_err(bad)?,
-            other => {
-                return Err(PyValueError::new_err(format!("unknown packet option '{other}' of the token and switch envs; known: {TOKEN_PACKET_OPTIONS}")));
-            }
-        }
-    }
+    set_packet_options(&mut c, d, "the token and switch envs", &["queue_sample_s", "sample_ports"])?;
     Ok(c)
 }
 
@@ -115,7 +83,7 @@ native_methods! {
                 workload: TokenWorkload::Gather { classes, exact, burst_size, burst_rate_hz, n_bursts, dst },
                 obs_limits: obs_limits(obs_max_mb, obs_max_ms, obs_max_count)?,
                 masked_action: MaskedAction::parse(masked_action).map_err(to_py)?,
-                packet: packet.as_ref().map(token_packet_config).transpose()?,
+                packet: packet.as_ref().map(env_packet_config).transpose()?,
             };
             // Fails here, with the reason, rather than at the first reset.
             TokenEnv::new(inner.clone()).map_err(to_py)?;
@@ -512,7 +480,7 @@ native_methods! {
                 reward: SwitchReward::parse(reward).map_err(to_py)?,
                 delay_per_hop_s,
                 terminate_missed,
-                packet: packet.as_ref().map(token_packet_config).transpose()?,
+                packet: packet.as_ref().map(env_packet_config).transpose()?,
             };
             SwitchEnv::new(inner.clone()).map_err(to_py)?;
             Ok(PySwitchConfig { inner })

@@ -8,6 +8,60 @@ use pyo3::types::PyDict;
 
 use crate::{guarded, outcome_name, to_py, SimArgs};
 
+/// Writes `set_packet_options` and `PACKET_OPTION_NAMES` from one list of `PacketConfig`
+/// fields: each packet option is named once in the bindings.
+macro_rules! packet_options {
+    ($($field:ident),* $(,)?) => {
+        /// The packet model's options that a `packet=` dict takes (`PacketSimulator`,
+        /// `TokenConfig`, `SwitchConfig`): `transport` and these `PacketConfig` fields.
+        pub(crate) const PACKET_OPTION_NAMES: &[&str] = &["transport", $(stringify!($field)),*];
+
+        /// Sets `c`'s packet options from dict `d`, by `PacketConfig` field name (absent
+        /// keys keep `c`'s values; None keeps the transport's default where the option has
+        /// one). `owner` names the caller in errors; `refused` are options it does not take.
+        pub(crate) fn set_packet_options(c: &mut PacketConfig, d: &Bound<'_, PyDict>, owner: &str, refused: &[&str]) -> PyResult<()> {
+            for (k, v) in d.iter() {
+                let key: String = k.extract()?;
+                let bad = |e: PyErr| PyValueError::new_err(format!("packet option {key}: {e}"));
+                if refused.contains(&key.as_str()) {
+                    return Err(PyValueError::new_err(format!("packet option '{key}' is not one of {owner}'s")));
+                }
+                match key.as_str() {
+                    "transport" => c.transport = v.extract::<Option<String>>().map_err(bad)?.map(|t| Transport::parse(&t)).transpose().map_err(to_py)?,
+                    $(stringify!($field) => c.$field = v.extract().map_err(bad)?,)*
+                    other => {
+                        let known: Vec<&str> = PACKET_OPTION_NAMES.iter().copied().filter(|n| !refused.contains(n)).collect();
+                        return Err(PyValueError::new_err(format!("unknown packet option '{other}' of {owner}; known: {}", known.join(", "))));
+                    }
+                }
+            }
+            Ok(())
+        }
+    };
+}
+
+packet_options!(
+    mss_bytes,
+    header_bytes,
+    buffer_bytes,
+    ecn_threshold_bytes,
+    queue_reserve_bytes,
+    init_cwnd_packets,
+    max_cwnd_packets,
+    min_rto_s,
+    queue_sample_s,
+    sample_ports,
+    max_events,
+    ack_every_segments,
+    delayed_ack_timeout_s,
+    handshake,
+    syn_timeout_s,
+    clock_granularity_s,
+    limited_transmit,
+    request_delay_s,
+    grant_delay_s,
+);
+
 /// The packet-level simulator (see flowsched.simulate(model="packet")).
 #[pyclass(name = "PacketSimulator", module = "flowsched._fabric")]
 struct PyPacketSimulator {
@@ -22,54 +76,18 @@ native_methods! {
         #[new(trace)]
         fn new(
             py, args;
-            transport: Option<&str> = None,
-            mss_bytes: u32 = 1460,
-            header_bytes: u32 = 40,
-            buffer_bytes: Option<u64> = None,
-            ecn_threshold_bytes: u64 = 97_500,
-            queue_reserve_bytes: u64 = 0,
-            init_cwnd_packets: Option<f64> = None,
-            max_cwnd_packets: Option<f64> = None,
-            min_rto_s: Option<f64> = None,
-            queue_sample_s: Option<f64> = None,
-            sample_ports: Option<Vec<u32>> = None,
-            max_events: Option<u64> = None,
-            ack_every_segments: u32 = 1,
-            delayed_ack_timeout_s: f64 = 0.2,
-            handshake: bool = false,
-            syn_timeout_s: f64 = 1.0,
-            clock_granularity_s: f64 = 0.0,
-            limited_transmit: bool = false,
-            request_delay_s: f64 = 0.0,
-            grant_delay_s: f64 = 0.0,
+            packet: Option<Bound<'_, PyDict>> = None,
             pause_on_flow_change: bool = false,
         ) -> PyResult<Self> {
             let SimArgs { flows, topo, scheduler, admission, terminate_missed, delay_per_hop_s, seed, pias_thresholds_bytes } = args;
             let mut cfg = PacketConfig::new(scheduler);
-            cfg.transport = transport.map(Transport::parse).transpose().map_err(to_py)?;
-            cfg.mss_bytes = mss_bytes;
-            cfg.header_bytes = header_bytes;
-            cfg.buffer_bytes = buffer_bytes;
-            cfg.ecn_threshold_bytes = ecn_threshold_bytes;
-            cfg.queue_reserve_bytes = queue_reserve_bytes;
-            cfg.init_cwnd_packets = init_cwnd_packets;
-            cfg.max_cwnd_packets = max_cwnd_packets;
-            cfg.min_rto_s = min_rto_s;
+            if let Some(d) = &packet {
+                set_packet_options(&mut cfg, d, "PacketSimulator", &[])?;
+            }
             cfg.delay_per_hop_s = delay_per_hop_s;
             cfg.pias_thresholds_bytes = pias_thresholds_bytes;
-            cfg.queue_sample_s = queue_sample_s;
-            cfg.sample_ports = sample_ports;
             cfg.terminate_missed = terminate_missed;
-            cfg.max_events = max_events;
-            cfg.ack_every_segments = ack_every_segments;
-            cfg.delayed_ack_timeout_s = delayed_ack_timeout_s;
-            cfg.handshake = handshake;
-            cfg.syn_timeout_s = syn_timeout_s;
-            cfg.clock_granularity_s = clock_granularity_s;
-            cfg.limited_transmit = limited_transmit;
             cfg.admission = admission;
-            cfg.request_delay_s = request_delay_s;
-            cfg.grant_delay_s = grant_delay_s;
             cfg.seed = seed;
             cfg.pause_on_flow_change = pause_on_flow_change;
             let sizes: Vec<f64> = flows.iter().map(|f| f.size_bytes).collect();
