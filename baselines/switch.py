@@ -61,12 +61,16 @@ class SwitchRule(MaskedRule):
             return []
         if r in ("srpt", "fair"):
             if not ((f[..., VISIBLE] > 0) | ~mask).all():
-                raise ValueError(f"switch baseline {r!r} reads sizes, but some flows hide theirs (size_known=False)")
+                raise ValueError(f"switch baseline {r!r} reads sizes, but some flows hide theirs "
+                                 "(size_known=False, or hide_sizes=True)")
             if r == "srpt":
                 return [f[..., REMAINING]]
             return [f[..., REMAINING].astype(np.float64) * np.maximum(f[..., AT_SRC], f[..., AT_DST])]
         if r == "asrpt":
             done = f[..., COMPLETE] > 0
+            if not ((f[..., VISIBLE] > 0) | ~done | ~mask).all():
+                raise ValueError("switch baseline 'asrpt' reads the sizes of flows with all their data, but some "
+                                 "hide theirs (hide_sizes=True)")
             return [~done, np.where(done, f[..., REMAINING], 0)]
         if r == "las":
             return [f[..., SENT]]

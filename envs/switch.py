@@ -148,6 +148,7 @@ def switch_config(
     reward: str = "fct",
     size_known: bool = True,
     alpha: float = 0.0,
+    hide_sizes: bool = False,
     delay_us: float = 0.0,
     terminate_missed: bool = False,
     trace: pd.DataFrame | str | None = None,
@@ -162,6 +163,8 @@ def switch_config(
         raise ValueError(f"max_flows must be an integer >= 1, got {max_flows!r}")
     if not (np.isfinite(delay_us) and delay_us >= 0):
         raise ValueError(f"delay_us must be >= 0, got {delay_us!r}")
+    if not isinstance(hide_sizes, (bool, np.bool_)):
+        raise ValueError(f"hide_sizes must be True or False, got {hide_sizes!r}")
     topology = BigSwitch(hosts, link_gbps) if topology is None else topology
     packet = switch_packet_native(model, topology, transport, packet_options)
     if packet is not None and alpha > 0:
@@ -172,7 +175,7 @@ def switch_config(
         decision_interval_s=None if decision_interval_s is None else float(decision_interval_s), reward=reward,
         delay_per_hop_s=float(delay_us) * 1e-6, terminate_missed=bool(terminate_missed),
         obs_max_mb=float(obs_limits[0]), obs_max_ms=float(obs_limits[1]), obs_max_count=float(obs_limits[2]),
-        packet=packet,
+        hide_sizes=bool(hide_sizes), packet=packet,
     )
     return cfg, source
 
@@ -234,7 +237,8 @@ class SwitchSchedulingEnv(gym.Env[Any, np.ndarray]):
     Box, ``[flow_mask, flows]`` (the order of ``FlattenObservation`` on the Dict).
 
     This is what a switch can know: sizes only when flows announce them (``size_known``)
-    or once all their data is there (aSCC's completeness), bytes sent, age, contention.
+    or once all their data is there (aSCC's completeness), bytes sent, age, contention;
+    with ``hide_sizes``, no size ever (what LAS and PIAS know).
 
     ## Rewards
     ``"fct"`` (default): minus the number of flows in the system times the elapsed
@@ -256,6 +260,11 @@ class SwitchSchedulingEnv(gym.Env[Any, np.ndarray]):
     * ``decision_interval_s``: also decide at least this often (simulated seconds).
     * ``reward``: ``"fct"`` or ``"slowdown"``.
     * ``size_known``: False hides every size until the flow's data is complete (aSCC).
+    * ``hide_sizes``: True hides every size for the flow's whole life, whatever
+      ``size_known`` and completeness say (remaining bytes 0, size visible 0): a learner
+      gets what LAS and PIAS schedule with. The baselines that read sizes (``srpt``,
+      ``fair``, ``asrpt``) refuse such observations. On the packet model, where every
+      flow's data is there at its arrival, this is the only way to hide sizes.
     * ``alpha``: aSCC's data spacing: a flow's bytes arrive over ``alpha`` times its
       transmission time at line rate.
     * ``delay_us``, ``terminate_missed``: as in ``flowsched.simulate``.

@@ -303,6 +303,7 @@ class SwitchConfig:
         obs_max_mb: float = ...,
         obs_max_ms: float = ...,
         obs_max_count: float = ...,
+        hide_sizes: bool = False,
         packet: dict[str, Any] | None = None,
     ) -> SwitchConfig: ...
     @property

@@ -123,6 +123,40 @@ def test_baselines_drive_the_packet_env(rule):
     assert ret == pytest.approx(-res["fct_s"].sum() * 1e3, rel=1e-9)
 
 
+@pytest.mark.parametrize("model", ["fluid", "packet"])
+def test_hide_sizes_hides_every_size_and_changes_nothing_else(model):
+    """hide_sizes: no flow's remaining bytes or visibility ever shows (the information of
+    LAS and PIAS), on both models; driven by the same scores the run is the same; the
+    baselines that read sizes refuse it, las and pias drive it."""
+    kw = {**KW, "model": model}
+    runs = {}
+    for hide in (False, True):
+        env = SwitchSchedulingEnv(**kw, hide_sizes=hide)
+        obs, _ = env.reset(seed=3)
+        policy, done, seen, shown = baselines.make("switch", "las"), False, 0, 0
+        while not done:
+            rows = obs["flows"].reshape(kw["max_flows"], -1)[obs["flow_mask"] > 0]
+            seen += len(rows)
+            shown += int((rows[:, 1] > 0).sum() + (rows[:, 2] > 0).sum())
+            obs, _, done, _, info = env.step(policy.predict(obs)[0])
+        runs[hide] = env.results()
+        if hide:
+            assert seen > 100 and shown == 0
+        else:
+            assert shown > seen  # every size visible (remaining > 0 and visible = 1)
+    assert_same(runs[False].to_dict("list"), runs[True].to_dict("list"))
+    env = SwitchSchedulingEnv(**kw, hide_sizes=True)
+    obs, _ = env.reset(seed=0)
+    env.step(np.zeros(env.action_space.shape, np.float32))
+    obs, *_ = env.step(np.zeros(env.action_space.shape, np.float32))
+    for rule in ("srpt", "fair", "asrpt"):
+        with pytest.raises(ValueError, match="hide_sizes=True"):
+            baselines.make("switch", rule).predict(obs)
+    baselines.make("switch", "pias").predict(obs)
+    with pytest.raises(ValueError, match="hide_sizes must be True or False"):
+        SwitchSchedulingEnv(**kw, hide_sizes="yes")
+
+
 def test_srpt_scores_beat_fifo_scores_on_a_loaded_trace():
     trace = _trace(300, 0.8, 7)
     mean = {}

@@ -1941,6 +1941,10 @@ pub struct SwitchEnvConfig {
     pub terminate_missed: bool,
     /// Where the observation saturates (see [`ObsLimits`]).
     pub obs_limits: ObsLimits,
+    /// Hide every flow's size for its whole life (remaining bytes 0, size visible 0): the
+    /// information LAS and PIAS schedule with. Otherwise a size is visible when the
+    /// trace says it is known, or once all its data is there (aSCC).
+    pub hide_sizes: bool,
     /// None: the fluid model. Some: the packet model with these options; its scheduler
     /// (`external`: the scores are the packets' priority tags), delay per hop and
     /// `terminate_missed` are the env's, and it pauses at every flow change.
@@ -2162,7 +2166,8 @@ impl SwitchEnv {
     /// Writes `flows[max_flows * FLOW_FEATURES]` and `mask[max_flows]`.
     ///
     /// Per flow in the system, oldest first (zeros past them): bytes sent (MB),
-    /// remaining bytes (MB; 0 while the size is hidden), size visible (0/1), age (ms),
+    /// remaining bytes (MB; 0 while the size is hidden, always with `hide_sizes`), size
+    /// visible (0/1), age (ms),
     /// all data available (0/1), flows in the system at its source and at its
     /// destination, time left to its deadline (ms, 0 without one), has a deadline (0/1).
     pub fn write_obs(&mut self, flows: &mut [f32], mask: &mut [f32]) {
@@ -2182,7 +2187,7 @@ impl SwitchEnv {
             let f = sim.flow(i);
             let sent = sim.through_bytes(i);
             let complete = sim.is_complete(i);
-            let visible = f.size_known || complete;
+            let visible = !self.cfg.hide_sizes && (f.size_known || complete);
             let has_dl = !f.deadline_s.is_nan();
             let o = &mut flows[j * FLOW_FEATURES..(j + 1) * FLOW_FEATURES];
             let lim = &self.cfg.obs_limits;

@@ -469,10 +469,12 @@ native_methods! {
             obs_max_mb: f64 = { f64::INFINITY },
             obs_max_ms: f64 = { f64::INFINITY },
             obs_max_count: f64 = { f64::INFINITY },
+            hide_sizes: bool = false,
             packet: Option<Bound<'_, PyDict>> = None,
         ) -> PyResult<Self> {
             check_delay_per_hop(delay_per_hop_s)?;
             let inner = SwitchEnvConfig {
+                hide_sizes,
                 obs_limits: obs_limits(obs_max_mb, obs_max_ms, obs_max_count)?,
                 topo: topology.topology()?,
                 max_flows,
