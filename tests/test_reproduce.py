@@ -147,6 +147,19 @@ def test_pfabric_fig16_model():
     assert not near_both.any()
 
 
+def test_pfabric_fig16_sweep():
+    """The simulated two-queue sweep (seconds on 300 flows): the model's optimum is one of its
+    rows; sharing a queue among its flows makes FCT_n far less sensitive to the threshold
+    than per-flow FIFO (the packet model's DCTCP shares it too)."""
+    pf = _load("pfabric")
+    fl = pf.fig16_sweep("fluid", 300, [0.8], (100, 2500), 0)
+    assert fl["model_optimum"].sum() == 1 and len(fl) == 3
+    s = pf.sweep_summary(fl).droplevel("load")
+    assert s.loc["FCT_n (shared queue)", "worst / best"] < s.loc["FCT_n (FIFO in a queue)", "worst / best"] / 3
+    pk = pf.sweep_summary(pf.fig16_sweep("packet", 300, [0.8], (100, 2500), 0))
+    assert (pk["worst / best"] > 1).all() and (pk["best FCT_n"] >= 1).all()
+
+
 @pytest.mark.slow
 def test_pfabric_quick(tmp_path, capsys):
     data, text = _run("pfabric", tmp_path, capsys)

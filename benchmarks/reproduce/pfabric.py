@@ -24,6 +24,11 @@ mean FCT for *demotion* (``assignment="demotion"``: the fluid ``pias`` demotes b
 it has no size-classified queues), equal split = the quartiles of the size distribution
 (``SizeDistribution.size_at``), also run through ``pias``.
 
+Fig. 16 simulated: two queues, one threshold swept (50 KB to 5 MB and the model's optimum) at
+loads 0.2, 0.5, 0.8, on each model: fluid ``pias`` with per-flow FIFO inside a queue (the M/G/1
+model's assumption) and with ``pias_sharing="fair"``, packet ``pias`` over ``dctcp`` on the
+section's buffers; mean FCT_n against the threshold, the best against the model's optimum.
+
 Grids (Fig. 17; Fig. 16 is the model, the same in every mode): --quick 2,000 flows at loads 0.5
 and 0.8; default 10,000 flows at 0.2, 0.4, 0.6, 0.8; --full 50,000 flows at 0.1 to 0.8 by 0.1.
 The packet model runs 300 (quick) and 1,000 (default) flows per point.
@@ -155,6 +160,63 @@ def fig16_readings() -> pd.DataFrame:
                      "80% (KB)": ts[np.argmin(v80[key])] / 1e3})
     rows.append({"reading": "paper (Fig. 16 text)", "10% (KB)": 880.0, "80% (KB)": 1740.0})
     return pd.DataFrame(rows).set_index("reading")
+
+
+# ============================================================================
+# Fig. 16 on the simulators: two queues, the threshold swept
+# ============================================================================
+
+#: Thresholds of the sweep (KB), the model's demotion optimum added at each load.
+SWEEP_KB = (50, 100, 150, 200, 300, 400, 700, 1000, 1500, 2500, 5000)
+
+
+def sweep_grid(mode: str) -> tuple[int, list[float], tuple[int, ...]]:
+    """Flows per run, loads and thresholds (KB) of the two-queue sweep."""
+    if mode == "quick":
+        return 300, [0.8], (100, 700, 2500)
+    if mode == "full":
+        return 5000, [0.2, 0.5, 0.8], SWEEP_KB
+    return 1000, [0.2, 0.5, 0.8], SWEEP_KB
+
+
+def fig16_sweep(model: str, n: int, loads: list[float], kbs: tuple[int, ...], seed: int) -> pd.DataFrame:
+    """Mean FCT_n (slowdown) of ``pias`` with two queues, one threshold per run, on the
+    leaf-spine (the same trace at every threshold of a load). Fluid: per-flow FIFO inside a
+    queue (the M/G/1 model's assumption) and ``pias_sharing="fair"`` (the flows of a queue
+    share it); packet: ``pias`` over ``dctcp`` on the section's buffers."""
+    topo = flowsched.LeafSpine()
+    rows = []
+    for load in loads:
+        tr = workloads.poisson_all_to_all(DIST, load=load, hosts=144, link_gbps=10, n_flows=n, seed=seed)
+        model_kb = queueing.optimal_thresholds(DIST, load, 2, objective="slowdown", assignment="demotion")[0] / 1e3
+        for kb in sorted({*kbs, round(model_kb)}):
+            row: dict = {"load": load, "threshold_KB": kb, "model_optimum": kb == round(model_kb)}
+            th = {"pias_thresholds_bytes": [kb * 1e3]}
+            if model == "fluid":
+                row["FCT_n (FIFO in a queue)"] = float(C.simulate(tr, topo, "pias", **th).flows["slowdown"].mean())
+                row["FCT_n (shared queue)"] = float(
+                    C.simulate(tr, topo, "pias", pias_sharing="fair", **th).flows["slowdown"].mean())
+            else:
+                f = C.simulate(tr, topo, "pias", "packet", transport="dctcp", **th, **PAPER_QUEUE_BUFFERS).flows
+                row["FCT_n (dctcp)"] = float(f.loc[~f["terminated"], "slowdown"].mean())
+            rows.append(row)
+    return pd.DataFrame(rows).set_index(["load", "threshold_KB"])
+
+
+def sweep_summary(df: pd.DataFrame) -> pd.DataFrame:
+    """Per load and column: the best threshold, its FCT_n, the model optimum's FCT_n above
+    the best (%), and the worst over the best (the sensitivity Fig. 16 speaks of)."""
+    rows = []
+    for load, g in df.groupby(level="load"):
+        g = g.droplevel("load")
+        for col in [c for c in g.columns if c.startswith("FCT_n")]:
+            best = g[col].idxmin()
+            at_model = float(g.loc[g["model_optimum"], col].iloc[0])
+            rows.append({"load": load, "run": col, "best KB": best, "best FCT_n": g[col].min(),
+                         "model optimum KB": int(g.index[g["model_optimum"]][0]),
+                         "model optimum above best (%)": 100 * (at_model / g[col].min() - 1),
+                         "worst / best": g[col].max() / g[col].min()})
+    return pd.DataFrame(rows).set_index(["load", "run"])
 
 
 # ============================================================================
@@ -402,6 +464,14 @@ def main(argv: list[str] | None = None) -> int:
         df = pd.DataFrame(rows).set_index("load")
         C.print_frame(f"{m}: Fig. 17 (mean FCT, p99 of flows <= 100 KB)", df)
         numbers[m] = df.reset_index()
+        t = C.Timer()
+        sn, sloads, skbs = sweep_grid(C.mode(args))
+        sweep = fig16_sweep(m, packet_flows(C.mode(args), sn) if m == "packet" else sn, sloads, skbs, args.seed)
+        summary = sweep_summary(sweep)
+        C.print_frame(f"{m}: Fig. 16 simulated, two queues, mean FCT_n against the threshold ({t})", sweep, "{:.4g}")
+        C.print_frame(f"{m}: the sweep's best threshold against the model's optimum", summary, "{:.4g}")
+        numbers[f"{m}_fig16_sweep"] = sweep.reset_index()
+        numbers[f"{m}_fig16_sweep_summary"] = summary.reset_index()
     figures(f16, results, loads, args)
     # the Fig. 16 claims are about the model: checked once, on the fluid column
     return C.report(PAPER, claims(f16, loads, need), results, args, numbers,
