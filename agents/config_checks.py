@@ -259,6 +259,23 @@ def _rule(c: _Checker, cfg: DictConfig) -> None:
         c.errors.append(f"agent.rule={rule!r}: " + unknown_name(f"{family} baseline", rule, rules) + where)
 
 
+def _hidden_sizes(c: _Checker, key: str) -> None:
+    """With ``env.kwargs.hide_sizes=true`` (switch env), the baselines of ``key`` may not be
+    rules that read flow sizes: they would fail at the first evaluation, after training."""
+    from flowsched.baselines.switch import SwitchRule
+
+    kwargs = c.get("env.kwargs")
+    names = c.get(key)
+    if c.get("env.family") != "switch" or not isinstance(kwargs, dict) or kwargs.get("hide_sizes") is not True \
+            or not isinstance(names, list):
+        return
+    bad = [n for n in names if n in SwitchRule.READS_SIZES]
+    if bad:
+        keep = [n for n in names if n not in SwitchRule.READS_SIZES]
+        c.errors.append(f"{key}: {', '.join(bad)} read flow sizes, which env.kwargs.hide_sizes=true hides; "
+                        f"leave them out (e.g. '{key}=[{','.join(keep)}]')")
+
+
 def check_train_config(cfg: DictConfig) -> None:
     """Raises :class:`ConfigError` listing every bad value and unknown key of a train config."""
     c = _Checker(cfg)
@@ -276,6 +293,7 @@ def check_train_config(cfg: DictConfig) -> None:
     c.integer("eval.final_episodes", lo=1)
     c.integer("eval.seed", 0, SEED_MAX)
     c.str_list("eval.baselines", nonempty=False)
+    _hidden_sizes(c, "eval.baselines")
     c.keys("logger", ("tensorboard", "wandb"))
     c.boolean("logger.tensorboard")
     if cfg.get("logger") is not None and cfg.logger.get("wandb") is not None:
@@ -326,6 +344,7 @@ def check_evaluate_config(cfg: DictConfig) -> None:
     if not c.errors and seed + seeds - 1 > SEED_MAX:
         c.errors.append(f"seed={seed!r}, seeds={seeds!r}: the last seed {seed + seeds - 1} is above {SEED_MAX}")
     c.str_list("policies")
+    _hidden_sizes(c, "policies")
     c.str_list("workloads")
     c.string("reference", none=True)  # one of policies: checked against the resolved policies (resolve_reference)
     ws = c.get("workloads")

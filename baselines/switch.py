@@ -40,6 +40,9 @@ class SwitchRule(MaskedRule):
     """
 
     RULES = ("fifo", "srpt", "asrpt", "las", "pias", "edf", "fair")
+    #: The rules that read flow sizes: they refuse observations with sizes hidden
+    #: (``hide_sizes=True``; ``srpt`` and ``fair`` also ``size_known=False``).
+    READS_SIZES = ("srpt", "asrpt", "fair")
     mask_key = "flow_mask"
     needs_valid_action = False  # no flow in the system: any scores do
 

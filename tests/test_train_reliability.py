@@ -179,6 +179,20 @@ def test_valid_train_configs_pass():
         check_train_config(cfg_of("train", f"agent={agent}"))
 
 
+def test_hidden_sizes_refuse_baselines_that_read_sizes():
+    """env.kwargs.hide_sizes=true: srpt, fair and asrpt would fail at the first evaluation
+    (after training); the config check says so at once, and the same config without them
+    passes."""
+    with pytest.raises(ConfigError, match=r"eval.baselines: srpt, fair read flow sizes, which env.kwargs.hide_sizes="
+                                          r"true hides; leave them out \(e.g. 'eval.baselines=\[fifo,las,pias\]'\)"):
+        check_train_config(cfg_of("train", "env=switch_packet", "agent=equivariant_ppo", "env.kwargs.hide_sizes=true"))
+    check_train_config(cfg_of("train", "env=switch_packet", "agent=equivariant_ppo", "env.kwargs.hide_sizes=true",
+                              "env.baselines=[fifo,las,pias]"))
+    with pytest.raises(ConfigError, match=r"policies: srpt, fair read flow sizes"):
+        check_evaluate_config(cfg_of("evaluate", "env=switch", "env.kwargs.hide_sizes=true"))
+    check_evaluate_config(cfg_of("evaluate", "env=switch", "env.kwargs.hide_sizes=true", "policies=[las,pias]"))
+
+
 def test_rllib_algo_typo_is_an_error():
     with pytest.raises(ConfigError, match=r"agent.algo.gae_lamda: unknown key .*did you mean 'gae_lambda'"):
         check_train_config(cfg_of("train", "agent=rllib_ppo", "+agent.algo.gae_lamda=0.9"))
