@@ -930,40 +930,46 @@ impl IncrementalFairSharing {
         }
     }
 
-    /// Commits the new rate of the flow at dense index f (its `new_rate`) unless it is
-    /// within 1e-12 relative of the committed one: its bytes sent brought up to now, its
-    /// flow event moved, its links' cached old state dropped.
+    /// Whether the flow at dense index f has a new rate to commit: its `new_rate` differs
+    /// from the committed one by more than 1e-12 relative (or one of them is 0).
     #[inline]
+    fn rate_changes(&self, f: usize) -> bool {
+        let (r, old) = (self.flows_hot[f].new_rate, self.flows_hot[f].rate);
+        (r - old).abs() > 1e-12 * r.max(old) || (r == 0.0) != (old == 0.0)
+    }
+
+    /// Commits the new rate of the flow at dense index f (its `new_rate`; `rate_changes`
+    /// holds): its bytes sent brought up to now, its flow event moved, its links' cached
+    /// old state dropped.
+    #[inline(always)]
     fn fair_commit(&mut self, core: &mut Core, f: usize) {
         let (r, old) = (self.flows_hot[f].new_rate, self.flows_hot[f].rate);
-        if (r - old).abs() > 1e-12 * r.max(old) || (r == 0.0) != (old == 0.0) {
-            let i = core.active[f] as usize;
-            if self.flows_hot[f].has_data_span {
-                self.lazy.set_rate(core, i, r, &[]);
+        let i = core.active[f] as usize;
+        if self.flows_hot[f].has_data_span {
+            self.lazy.set_rate(core, i, r, &[]);
+        } else {
+            // set_rate for a flow with no data span (no cap, no PIAS threshold).
+            // The dense state mirrors the flow's: its old rate and size.
+            debug_assert!(old.to_bits() == core.rate[i].to_bits() && self.flows_cold[f].size == core.flows[i].size_bytes);
+            let (now, size, old_rate) = (core.now, self.flows_cold[f].size, old);
+            let sent = if old_rate == 0.0 { core.sent[i] } else { (core.sent[i] + old_rate * (now - core.sent_at[i])).min(size) };
+            core.sent[i] = sent;
+            core.sent_at[i] = now;
+            core.rate[i] = r;
+            if r <= 0.0 {
+                self.lazy.flow_events.remove(i as u32);
             } else {
-                // set_rate for a flow with no data span (no cap, no PIAS threshold).
-                // The dense state mirrors the flow's: its old rate and size.
-                debug_assert!(old.to_bits() == core.rate[i].to_bits() && self.flows_cold[f].size == core.flows[i].size_bytes);
-                let (now, size, old_rate) = (core.now, self.flows_cold[f].size, old);
-                let sent = if old_rate == 0.0 { core.sent[i] } else { (core.sent[i] + old_rate * (now - core.sent_at[i])).min(size) };
-                core.sent[i] = sent;
-                core.sent_at[i] = now;
-                core.rate[i] = r;
-                if r <= 0.0 {
-                    self.lazy.flow_events.remove(i as u32);
-                } else {
-                    self.lazy.flow_events.set_later(i as u32, now + (size - sent) / r);
-                }
+                self.lazy.flow_events.set_later(i as u32, now + (size - sent) / r);
             }
-            self.flows_hot[f].rate = r;
-            if self.weighted {
-                self.flows_cold[f].level = r / self.flows_cold[f].weight;
-            }
-            // The links' cached old state is dropped (a store; updating it in place
-            // reads the links here and measured slower).
-            for p in self.fair_slots(f) {
-                self.link_state[self.slot_link[p] as usize].used = f64::NAN;
-            }
+        }
+        self.flows_hot[f].rate = r;
+        if self.weighted {
+            self.flows_cold[f].level = r / self.flows_cold[f].weight;
+        }
+        // The links' cached old state is dropped (a store; updating it in place
+        // reads the links here and measured slower).
+        for p in self.fair_slots(f) {
+            self.link_state[self.slot_link[p] as usize].used = f64::NAN;
         }
     }
 
@@ -1148,7 +1154,9 @@ impl IncrementalFairSharing {
         for k in 0..self.real_flows.len() {
             let f = self.real_flows[k] as usize;
             debug_assert!(self.flows_hot[f].frozen_stamp == stamp, "a real flow is frozen at the end of the fill");
-            self.fair_commit(core, f);
+            if self.rate_changes(f) {
+                self.fair_commit(core, f);
+            }
         }
         self.real_flows.clear();
         self.lazy.reschedule_pending(core, &[]);
@@ -1244,7 +1252,9 @@ impl IncrementalFairSharing {
         self.live_links = live;
         for f in 0..n_active {
             debug_assert!(self.flows_hot[f].frozen_stamp == stamp, "every active flow is frozen at the end of the direct fill");
-            self.fair_commit(core, f);
+            if self.rate_changes(f) {
+                self.fair_commit(core, f);
+            }
         }
         self.lazy.reschedule_pending(core, &[]);
         core.next_event = self.lazy.next_event(core);
