@@ -362,7 +362,7 @@ pub(super) struct IncrementalFairSharing {
     pub(super) floor_links: Vec<u32>,
     /// Whether every fill is the direct fill (`fair_direct`; see the module doc).
     pub(super) direct: bool,
-    /// The links of the fill (not left out), for the direct fill.
+    /// The links of the fill (not left out); the direct fill visits these.
     pub(super) fill_links: Vec<u32>,
     /// Scratch of the direct fill: the links with unfrozen flows.
     pub(super) live_links: Vec<u32>,
@@ -386,8 +386,8 @@ impl IncrementalFairSharing {
             .max()
             .unwrap_or(1)
             .max(1);
-        let direct = direct_allowed && left_out.iter().filter(|&&out| !out).count() <= DIRECT_MAX_LINKS;
-        let fill_links = if direct { (0..n_links as u32).filter(|&l| !left_out[l as usize]).collect() } else { Vec::new() };
+        let fill_links: Vec<u32> = (0..n_links as u32).filter(|&l| !left_out[l as usize]).collect();
+        let direct = direct_allowed && fill_links.len() <= DIRECT_MAX_LINKS;
         Ok(IncrementalFairSharing {
             lazy: LazyFlows::new(n, n_links)?,
             left_out,
