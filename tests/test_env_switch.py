@@ -7,8 +7,8 @@ import numpy as np
 import pandas as pd
 import pytest
 from gymnasium.utils.env_checker import check_env as gym_check_env
+from nested import assert_same
 from stable_baselines3.common.env_checker import check_env as sb3_check_env
-from test_env_token import assert_same
 
 import flowsched
 from flowsched import baselines, workloads

@@ -6,8 +6,8 @@ import gymnasium as gym
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env as gym_check_env
+from nested import assert_lanes_are_single_envs, assert_same
 from stable_baselines3.common.env_checker import check_env as sb3_check_env
-from test_env_token import assert_same
 
 import flowsched
 from flowsched import baselines
@@ -89,21 +89,7 @@ def test_same_seed_same_episode_and_vector_equals_single():
 
     assert_same(single(5), single(5))
     venv = gym.make_vec(ID, num_envs=2, vectorization_mode="vector_entry_point", **SMALL)
-    obs, _ = venv.reset(seed=5)
-    lanes = [QueueThresholdsEnv(**SMALL) for _ in range(2)]
-    sobs = [e.reset(seed=5 + i)[0] for i, e in enumerate(lanes)]
-    need = np.zeros(2, bool)
-    for a in acts[:14]:
-        for i in range(2):
-            np.testing.assert_array_equal(obs[i], sobs[i])
-        obs, r, t, _, _ = venv.step(np.stack([a, -a]))
-        for i, e in enumerate(lanes):
-            if need[i]:
-                sobs[i], _ = e.reset()
-                continue
-            sobs[i], ri, ti, _, _ = e.step(a if i == 0 else -a)
-            assert r[i] == ri and t[i] == ti
-        need = t.copy()
+    assert_lanes_are_single_envs(venv, lambda: QueueThresholdsEnv(**SMALL), [[a, -a] for a in acts[:14]], seed=5)
 
 
 def test_time_based_interval_and_load_range():

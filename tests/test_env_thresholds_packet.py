@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from gymnasium.utils.env_checker import check_env as gym_check_env
-from nested import assert_same
+from nested import assert_lanes_are_single_envs, assert_same
 from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
 import flowsched
@@ -67,21 +67,8 @@ def test_same_seed_same_episode_and_lanes_are_single_envs_seeded_seed_plus_i():
     assert not np.array_equal(a[2][0], single(6)[2][0]), "another seed, another episode"
     venv = gym.make_vec(ID, num_envs=2, vectorization_mode="vector_entry_point", **kw)
     assert isinstance(venv, QueueThresholdsVecEnv)
-    obs, _ = venv.reset(seed=5)
-    lanes = [QueueThresholdsEnv(**kw) for _ in range(2)]
-    sobs = [e.reset(seed=5 + i)[0] for i, e in enumerate(lanes)]
-    need = np.zeros(2, bool)
-    for act in acts[:9]:  # 150 flows in steps of 25: lanes end at step 6 and reset at step 7
-        for i in range(2):
-            np.testing.assert_array_equal(obs[i], sobs[i])
-        obs, r, t, _, _ = venv.step(np.stack([act, -act]))
-        for i, e in enumerate(lanes):
-            if need[i]:
-                sobs[i], _ = e.reset()
-                continue
-            sobs[i], ri, ti, _, _ = e.step(act if i == 0 else -act)
-            assert r[i] == ri and t[i] == ti
-        need = t.copy()
+    # 150 flows in steps of 25: lanes end at step 6 and reset at step 7
+    assert_lanes_are_single_envs(venv, lambda: QueueThresholdsEnv(**kw), [[a, -a] for a in acts[:9]], seed=5)
     assert venv.call("model") == ("packet", "packet")
 
 
