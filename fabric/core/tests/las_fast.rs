@@ -5,7 +5,7 @@ use fabric_core::rng::SplitMix64;
 use fabric_core::*;
 
 mod common;
-use common::random_flows;
+use common::{las_trial_config, random_flows};
 
 fn finish(topo: &Topology, flows: &[FlowSpec], mut cfg: SimConfig, full: bool) -> (Vec<f64>, Vec<bool>, u64) {
     cfg.allocator = if full { AllocatorChoice::Full } else { AllocatorChoice::Auto };
@@ -26,15 +26,7 @@ fn las_fast_path_matches_generic_path() {
             let deadlines = trial % 4 >= 2;
             let n = if trial % 10 == 9 { 300 } else { 60 };
             let flows = random_flows(&mut rng, 6, n, 2e-4, spans, deadlines, trial % 3 == 0);
-            let mut cfg = SimConfig::new(Scheduler::Las);
-            cfg.seed = trial;
-            cfg.terminate_missed = deadlines && trial % 8 >= 4;
-            if trial % 5 == 0 {
-                cfg.admission = Some(AdmissionConfig { k: 2, window: 3, policy: AdmissionPolicy::Edf });
-            }
-            if trial % 7 == 3 {
-                cfg.max_interval_s = Some(3e-5);
-            }
+            let cfg = las_trial_config(trial, deadlines);
             let (a, ta, ea) = finish(topo, &flows, cfg.clone(), false);
             let (b, tb, eb) = finish(topo, &flows, cfg, true);
             assert_eq!(ta, tb, "trial {trial}: terminated flows differ");

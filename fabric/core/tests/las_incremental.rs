@@ -9,7 +9,7 @@ use fabric_core::sim::incremental_tolerance;
 use fabric_core::*;
 
 mod common;
-use common::random_flows;
+use common::{las_trial_config, random_flows};
 
 fn run(topo: &Topology, flows: &[FlowSpec], mut cfg: SimConfig, choice: AllocatorChoice) -> (Vec<f64>, Vec<bool>) {
     cfg.allocator = choice;
@@ -55,15 +55,7 @@ fn las_incremental_matches_full_recomputation() {
             let deadlines = trial % 4 >= 2;
             let n = if trial % 10 == 9 { 300 } else { 60 };
             let flows = if trial % 6 == 5 { tied_flows(&mut rng, 6, n) } else { random_flows(&mut rng, 6, n, 2e-4, spans, deadlines, trial % 3 == 0) };
-            let mut cfg = SimConfig::new(Scheduler::Las);
-            cfg.seed = trial;
-            cfg.terminate_missed = deadlines && trial % 8 >= 4;
-            if trial % 5 == 0 {
-                cfg.admission = Some(AdmissionConfig { k: 2, window: 3, policy: AdmissionPolicy::Edf });
-            }
-            if trial % 7 == 3 {
-                cfg.max_interval_s = Some(3e-5);
-            }
+            let cfg = las_trial_config(trial, deadlines);
             let (a, ta) = run(topo, &flows, cfg.clone(), AllocatorChoice::Incremental);
             let (b, tb) = run(topo, &flows, cfg, AllocatorChoice::Full);
             assert_eq!(ta, tb, "trial {trial}: terminated flows differ");

@@ -1,7 +1,7 @@
 //! Random traces and the rate check shared by the differential tests.
 #![allow(dead_code)] // each test crate uses a part
 use fabric_core::rng::SplitMix64;
-use fabric_core::{verify, FlowSpec, Outcome, Scheduler, SimConfig, Simulator, Topology};
+use fabric_core::{verify, AdmissionConfig, AdmissionPolicy, FlowSpec, Outcome, Scheduler, SimConfig, Simulator, Topology};
 
 /// `n` flows among `hosts` hosts: gaps uniform in [0, `max_gap_s`) between arrivals, and
 /// none for about 30% of them (bursts of simultaneous arrivals: ties); optionally data
@@ -38,6 +38,23 @@ pub fn random_flows(
             f
         })
         .collect()
+}
+
+/// The LAS differential tests' configuration of trial `trial` (whose trace has deadlines
+/// when `deadlines`): seeded by the trial, deadline termination on half the traces with
+/// deadlines, EDF destination admission (k 2, window 3) on every fifth, rates re-evaluated
+/// at least every 30 us on every seventh.
+pub fn las_trial_config(trial: u64, deadlines: bool) -> SimConfig {
+    let mut cfg = SimConfig::new(Scheduler::Las);
+    cfg.seed = trial;
+    cfg.terminate_missed = deadlines && trial % 8 >= 4;
+    if trial % 5 == 0 {
+        cfg.admission = Some(AdmissionConfig { k: 2, window: 3, policy: AdmissionPolicy::Edf });
+    }
+    if trial % 7 == 3 {
+        cfg.max_interval_s = Some(3e-5);
+    }
+    cfg
 }
 
 /// Runs to the end in small steps and checks the rates against `verify` after each.
