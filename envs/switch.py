@@ -112,11 +112,14 @@ class _EpisodeSource:
     def draw(self, rng: np.random.Generator) -> _fabric.Trace:
         if self.fixed is not None:
             return self.fixed
-        tr = wl.poisson_all_to_all(self.dist, self.load, self.topology.n_hosts, self.link_gbps, self.n_flows, seed=rng)
+        # as numpy columns: a DataFrame's construction and validation cost ten times the
+        # draw, on the calling thread, at every autoreset
+        tr = wl.poisson_all_to_all_columns(self.dist, self.load, self.topology.n_hosts, self.link_gbps, self.n_flows,
+                                           seed=rng)
         if self.alpha > 0:
-            tr = wl.add_data_span(tr, self.alpha, self.link_gbps)
+            tr["data_span_s"] = wl.data_spans(tr["size_bytes"], self.alpha, self.link_gbps)
         if not self.size_known:
-            tr = tr.assign(size_known=False)
+            tr["size_known"] = np.zeros(self.n_flows, bool)
         return native_trace(tr, self.topology, self.link_gbps)[0]
 
 

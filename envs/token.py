@@ -1,6 +1,7 @@
 """Destination-side token scheduling (the Artemis thesis), single and vectorized."""
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, NamedTuple, SupportsFloat
 
 import gymnasium as gym
@@ -28,7 +29,14 @@ from flowsched.envs._common import (
     fmt,
     log_frac,
 )
-from flowsched.sim import MODELS, PACKET_OPTIONS, env_flow_table, native_packet_options, prepare_trace
+from flowsched.sim import (
+    MODELS,
+    PACKET_OPTIONS,
+    env_flow_table,
+    native_packet_options,
+    prepare_columns,
+    prepare_trace,
+)
 from flowsched.topology import BigSwitch, Topology
 from flowsched.workloads.arrivals import fixed_classes
 
@@ -135,21 +143,29 @@ def _classes(workload: Any) -> tuple[list[float], list[float], list[float]]:
     return classes
 
 
-def native_trace(trace: pd.DataFrame | str, topo: Topology | None,
+def native_trace(trace: pd.DataFrame | str | Mapping[str, np.ndarray], topo: Topology | None,
                  link_gbps: float) -> tuple[_fabric.Trace, Topology, float]:
-    """A trace (DataFrame or path), validated for the topology, as the env cores take it,
+    """A trace (DataFrame, path, or columns as :func:`flowsched.traces.validate_columns`
+    takes them, with a topology), validated for the topology, as the env cores take it,
     with the fabric and the trace's time origin (the whole seconds the simulator's clock is
     shifted by: :func:`flowsched.sim.time_origin_s`; the envs' ``results()`` add it back)."""
-    tr, topo = prepare_trace(trace, topo, link_gbps)
-    if "path" in tr.columns and tr["path"].notna().any():
+    tr: pd.DataFrame | dict[str, np.ndarray]
+    if isinstance(trace, Mapping) and topo is not None:
+        tr, origin = prepare_columns(trace, topo)
+    else:
+        tr, topo = prepare_trace(trace, topo, link_gbps)  # type: ignore[arg-type]
+        origin = float(tr.attrs.get("time_origin_s", 0.0))
+    if "path" in tr and pd.Series(tr["path"]).notna().any():
         raise ValueError("the token and switch envs route every flow by ECMP: a trace that pins routes (a 'path' "
                          "column, flowsched.traces) runs in flowsched.simulate only")
-    native = _fabric.Trace(
-        tr["arrival_s"].to_numpy(np.float64), tr["src"].to_numpy(np.int64), tr["dst"].to_numpy(np.int64),
-        tr["size_bytes"].to_numpy(np.float64), tr["deadline_s"].to_numpy(np.float64), tr["weight"].to_numpy(np.float64),
-        tr["data_span_s"].to_numpy(np.float64), tr["size_known"].to_numpy(bool),
-    )
-    return native, topo, float(tr.attrs.get("time_origin_s", 0.0))
+    native = _fabric.Trace(*(np.asarray(tr[c], dtype) for c, dtype in _NATIVE_COLUMNS))
+    return native, topo, origin
+
+
+#: The columns of a trace that the native ``Trace`` takes, in its arguments' order, with their dtypes.
+_NATIVE_COLUMNS = (("arrival_s", np.float64), ("src", np.int64), ("dst", np.int64), ("size_bytes", np.float64),
+                   ("deadline_s", np.float64), ("weight", np.float64), ("data_span_s", np.float64),
+                   ("size_known", bool))
 
 
 class TokenSetup(NamedTuple):

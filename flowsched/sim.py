@@ -22,7 +22,7 @@ import pandas as pd
 from flowsched import _fabric, progress as _progress
 from flowsched.metrics import DEFAULT_BUCKETS_BYTES, Summary, compare, deadline_met, slowdown, summarize
 from flowsched.topology import BigSwitch, Graph, LeafSpine, Topology
-from flowsched.traces import PATH_COLUMN, TimeResolutionWarning, _load_trace
+from flowsched.traces import PATH_COLUMN, TimeResolutionWarning, _load_trace, validate_columns
 
 #: Native schedulers (``gtcp:<inner>`` takes any priority scheduler as inner).
 SCHEDULERS: tuple[str, ...] = tuple(_fabric.scheduler_names())
@@ -521,6 +521,24 @@ def prepare_trace(
     return tr, topology
 
 
+def prepare_columns(
+    columns: Mapping[str, Any], topology: Topology
+) -> tuple[dict[str, np.ndarray], float]:
+    """:func:`prepare_trace` for a trace held as columns
+    (:func:`flowsched.traces.validate_columns`), on a given topology: the validated
+    columns, ``arrival_s`` rebased to the simulator's clock, and the time origin. The
+    same checks and warnings, without a DataFrame (what the envs use for the trace they
+    draw at each autoreset)."""
+    if not isinstance(topology, (BigSwitch, LeafSpine, Graph)):
+        raise TypeError(f"topology must be a BigSwitch, LeafSpine or Graph, got {type(topology).__name__}")
+    cols = validate_columns(columns, topology=topology)
+    origin = time_origin_s(cols["arrival_s"])
+    if origin != 0.0:
+        cols["arrival_s"] = cols["arrival_s"] - origin
+    _warn_fct_resolution(cols, topology)
+    return cols, origin
+
+
 _prepare = prepare_trace  # the old private name, kept for now
 
 
@@ -532,7 +550,7 @@ def _caller_stacklevel() -> int:
     return level
 
 
-def _warn_fct_resolution(tr: pd.DataFrame, topology: Topology) -> None:
+def _warn_fct_resolution(tr: pd.DataFrame | Mapping[str, np.ndarray], topology: Topology) -> None:
     """Warn when some flow's FCT cannot be resolved to FCT_RESOLUTION (relative) in float64.
 
     A flow's FCT is at least ``max(size / min(src, dst host rate), data_span_s)`` (its ideal
@@ -541,9 +559,9 @@ def _warn_fct_resolution(tr: pd.DataFrame, topology: Topology) -> None:
     trace (1 B at 10 Gbps is 0.8 ns; the step at 1e5 s is 15 ps) gets a coarse FCT.
     """
     rate = np.asarray(topology.native_config()["host_gbps"], dtype=np.float64) * (1e9 / 8.0)
-    src, dst = tr["src"].to_numpy(), tr["dst"].to_numpy()
-    ideal = np.maximum(tr["size_bytes"].to_numpy() / np.minimum(rate[src], rate[dst]), tr["data_span_s"].to_numpy())
-    t = tr["arrival_s"].to_numpy() + ideal
+    src, dst, size = np.asarray(tr["src"]), np.asarray(tr["dst"]), np.asarray(tr["size_bytes"])
+    ideal = np.maximum(size / np.minimum(rate[src], rate[dst]), np.asarray(tr["data_span_s"]))
+    t = np.asarray(tr["arrival_s"]) + ideal
     rel = 8.0 * np.spacing(t) / ideal
     bad = np.flatnonzero(rel > FCT_RESOLUTION)
     if bad.size == 0:
@@ -552,7 +570,7 @@ def _warn_fct_resolution(tr: pd.DataFrame, topology: Topology) -> None:
     warnings.warn(
         f"{bad.size} flow(s) are short against the float64 step of the simulated time they run at: their fct_s "
         f"and slowdown are only resolved to {rel[w]:.2g} (relative) at worst, above FCT_RESOLUTION = "
-        f"{FCT_RESOLUTION:g}: row {w}, {float(tr['size_bytes'].iloc[w])!r} bytes, ideal FCT {ideal[w]:.3g} s, at "
+        f"{FCT_RESOLUTION:g}: row {w}, {float(size[w])!r} bytes, ideal FCT {ideal[w]:.3g} s, at "
         f"simulated time {t[w]:.6g} s (counted from the first arrival's whole second), where a float64 step is "
         f"{np.spacing(t[w]):.3g} s",
         TimeResolutionWarning,

@@ -139,7 +139,7 @@ from __future__ import annotations
 import math
 import os
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -172,6 +172,7 @@ __all__ = [
     "path_strings",
     "path_name_problem",
     "validate_trace",
+    "validate_columns",
     "read_trace",
     "write_trace",
 ]
@@ -324,9 +325,9 @@ def _first_bad(
     what: str,
 ) -> None:
     """Raise for the first True position of ``mask`` (if any)."""
-    bad = np.flatnonzero(mask)
-    if bad.size == 0:
+    if not mask.any():
         return
+    bad = np.flatnonzero(mask)
     pos = int(bad[0])
     more = f" ({bad.size - 1} more row(s) with the same problem)" if bad.size > 1 else ""
     raise _fail(source, locate(pos), column, f"{what}, got {_show(values[pos])}{more}")
@@ -373,6 +374,8 @@ def _to_float(series: pd.Series, column: str, source: str, locate: Locator) -> n
     dtype = series.dtype
     if pd.api.types.is_bool_dtype(dtype):
         raise _fail(source, None, column, f"must be numeric, got a boolean column (dtype {dtype})")
+    if isinstance(series, np.ndarray):  # a numeric column of validate_columns
+        return series.astype(np.float64)
     if pd.api.types.is_numeric_dtype(dtype):
         return series.to_numpy(dtype=np.float64, na_value=np.nan)
     obj = series.to_numpy(dtype=object)
@@ -423,10 +426,13 @@ def _to_int(series: pd.Series, column: str, source: str, locate: Locator) -> np.
     dtype = series.dtype
     if pd.api.types.is_bool_dtype(dtype):
         raise _fail(source, None, column, f"must be an integer, got a boolean column (dtype {dtype})")
+    if isinstance(series, np.ndarray) and dtype.kind in "iu":  # an integer column of validate_columns
+        return series.astype(np.int64)
     if pd.api.types.is_integer_dtype(dtype) and not series.hasnans:
         return series.to_numpy(dtype=np.int64)
     if pd.api.types.is_numeric_dtype(dtype):
-        f = series.to_numpy(dtype=np.float64, na_value=np.nan)
+        f = series.astype(np.float64) if isinstance(series, np.ndarray) else series.to_numpy(dtype=np.float64,
+                                                                                           na_value=np.nan)
         _first_bad(np.isnan(f), f, source=source, locate=locate, column=column, what="missing value (NaN)")
         bad = ~np.isfinite(f) | (f != np.round(f)) | (np.abs(f) >= 2.0**63)
         _first_bad(bad, f, source=source, locate=locate, column=column, what="not an integer")
@@ -450,6 +456,10 @@ def _to_int(series: pd.Series, column: str, source: str, locate: Locator) -> np.
 
 def _to_bool(series: pd.Series, column: str, source: str, locate: Locator) -> np.ndarray:
     """Convert ``size_known``: booleans, 0/1, or the strings true/false/1/0 (any case)."""
+    if isinstance(series, np.ndarray):  # a numeric column of validate_columns
+        if series.dtype.kind == "b":
+            return series.copy()
+        series = pd.Series(series)
     dtype = series.dtype
     if pd.api.types.is_bool_dtype(dtype) and not series.hasnans:
         return series.to_numpy(dtype=bool)
@@ -628,6 +638,61 @@ def validate_trace(
     return _validate(df, hosts, source, _frame_locator(df.index), infer_hosts, topology)
 
 
+def validate_columns(
+    columns: Mapping[str, Any],
+    hosts: int | None = None,
+    *,
+    source: str = "trace",
+    topology: Any = None,
+) -> dict[str, np.ndarray]:
+    """:func:`validate_trace` for a trace held as columns: the same contract, checks,
+    errors and warnings, without a DataFrame.
+
+    What generators that build a trace per episode use (the switch env draws one at each
+    autoreset): the checks are numpy operations, and a DataFrame's construction and
+    column access would cost more than them.
+
+    Parameters
+    ----------
+    columns : mapping of str to 1-D array-like
+        One entry per column, all of the same length (the names and contents as
+        :func:`validate_trace`'s columns). Numeric numpy arrays are read as they are;
+        anything else is read as a pandas Series would be.
+    hosts, source, topology :
+        As :func:`validate_trace`. Errors locate a row by its position (``row 3``).
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        New arrays (the input is not modified): exactly the columns
+        :data:`TRACE_COLUMNS` in that order, with :func:`validate_trace`'s dtypes and
+        defaults (and ``path`` after them when given), so that
+        ``pandas.DataFrame(validate_columns(c))`` equals ``validate_trace(pandas.DataFrame(c))``.
+
+    Raises
+    ------
+    TraceError
+        As :func:`validate_trace`, and for columns of different lengths or not 1-D.
+    """
+    if not isinstance(columns, Mapping):
+        raise TraceError(f"{source}: columns must be a mapping of column name to array, got {type(columns).__name__}")
+    names = [str(c).strip() if isinstance(c, str) else c for c in columns]
+    arrays: dict[Any, Any] = {}
+    for key, name in zip(columns, names, strict=True):
+        value = columns[key]
+        a = value if isinstance(value, np.ndarray) else None
+        if a is not None and a.ndim != 1:
+            raise TraceError(f"{source}: column {str(name)!r} must be one-dimensional, got shape {a.shape}")
+        arrays[name] = a if a is not None and a.dtype.kind in "biuf" else pd.Series(value)
+    lengths = {str(name): len(v) for name, v in arrays.items()}
+    if len(set(lengths.values())) > 1:
+        raise TraceError(f"{source}: the columns have different lengths: {lengths}")
+    locate = _positions_locator(None, "row")
+    out = _check(arrays, names, next(iter(lengths.values()), 0), hosts, source, locate, topology=topology)
+    _warn_resolution(out["arrival_s"], source, locate, stacklevel=3)
+    return out
+
+
 def _load_trace(
     trace: pd.DataFrame | str | os.PathLike[str], *, infer_hosts: bool = False, topology: Any = None,
     pins_refused: str | None = None,
@@ -647,13 +712,30 @@ def _validate(
     df: pd.DataFrame, hosts: int | None, source: str, locate: Locator, infer_hosts: bool = False,
     topology: Any = None, pins_refused: str | None = None,
 ) -> pd.DataFrame:
+    columns = [str(c).strip() if isinstance(c, str) else c for c in df.columns]
+    frame = df.copy(deep=False)
+    frame.columns = columns
+    out = _check(frame, columns, len(df), hosts, source, locate, infer_hosts, topology, pins_refused)
+    result = pd.DataFrame(out)
+    result.attrs.update(df.attrs)
+    _warn_resolution(out["arrival_s"], source, locate)
+    return result
+
+
+def _check(
+    frame: Any, columns: list[Any], n: int, hosts: int | None, source: str, locate: Locator,
+    infer_hosts: bool = False, topology: Any = None, pins_refused: str | None = None,
+) -> dict[str, np.ndarray]:
+    """The checks of the trace contract on ``frame``'s columns (``frame[name]``: a pandas
+    Series, or a numpy array for :func:`validate_columns`), whose names are ``columns``
+    (stripped) and length ``n``: the normalized columns, in the contract's order."""
     if topology is not None:
-        n = int(topology.n_hosts)
-        if hosts is not None and hosts != n:
-            raise TraceError(f"{source}: hosts={hosts!r} but the topology has {n} hosts")
+        n_topo = int(topology.n_hosts)
+        if hosts is not None and hosts != n_topo:
+            raise TraceError(f"{source}: hosts={hosts!r} but the topology has {n_topo} hosts")
         if infer_hosts:
             raise TraceError(f"{source}: infer_hosts=True sizes the fabric from the trace; it excludes a topology")
-        hosts = n
+        hosts = n_topo
     if hosts is not None:
         if isinstance(hosts, bool) or not isinstance(hosts, (int, np.integer)) or hosts < 2:
             raise TraceError(f"{source}: hosts must be an integer >= 2 or None, got {hosts!r}")
@@ -663,7 +745,6 @@ def _validate(
             raise TraceError(f"{source}: {exc}") from None
         if infer_hosts:
             raise TraceError(f"{source}: infer_hosts=True sizes the fabric from the trace; it excludes hosts={hosts}")
-    columns = [str(c).strip() if isinstance(c, str) else c for c in df.columns]
     dup = sorted({str(c) for c in columns if columns.count(c) > 1})
     if dup:
         raise _fail(source, None, None, f"duplicate column(s) {dup}")
@@ -684,13 +765,10 @@ def _validate(
             None,
             f"missing required column(s) {missing}; present: {[str(c) for c in columns]}",
         )
-    if len(df) == 0:
+    if n == 0:
         raise _fail(source, None, None, "empty trace (no flows)")
-    if len(df) > MAX_FLOWS:
-        raise _fail(source, None, None, f"{len(df)} rows (flows): at most MAX_FLOWS = {MAX_FLOWS} are allowed")
-    frame = df.copy(deep=False)
-    frame.columns = columns
-    n = len(frame)
+    if n > MAX_FLOWS:
+        raise _fail(source, None, None, f"{n} rows (flows): at most MAX_FLOWS = {MAX_FLOWS} are allowed")
 
     out: dict[str, np.ndarray] = {}
     # --- required float columns
@@ -769,7 +847,7 @@ def _validate(
         )
 
     # --- id
-    if "id" in frame.columns:
+    if "id" in columns:
         ids = _to_int(frame["id"], "id", source, locate)
         _first_bad(ids < 0, ids, source=source, locate=locate, column="id", what="must be >= 0")
         uniq, first_pos, counts = np.unique(ids, return_index=True, return_counts=True)
@@ -790,7 +868,7 @@ def _validate(
         out["id"] = np.arange(n, dtype=np.int64)
 
     # --- optional float columns
-    if "deadline_s" in frame.columns:
+    if "deadline_s" in columns:
         d = _to_float(frame["deadline_s"], "deadline_s", source, locate)
         has = ~np.isnan(d)
         _first_bad(
@@ -820,7 +898,7 @@ def _validate(
         out["deadline_s"] = d
     else:
         out["deadline_s"] = np.full(n, np.nan)
-    if "weight" in frame.columns:
+    if "weight" in columns:
         w = _to_float(frame["weight"], "weight", source, locate)
         _first_bad(
             ~(np.isfinite(w) & (w > 0)), w, source=source, locate=locate, column="weight", what="must be finite and > 0"
@@ -836,7 +914,7 @@ def _validate(
         out["weight"] = w
     else:
         out["weight"] = np.ones(n)
-    if "data_span_s" in frame.columns:
+    if "data_span_s" in columns:
         sp = _to_float(frame["data_span_s"], "data_span_s", source, locate)
         _first_bad(
             ~np.isfinite(sp), sp, source=source, locate=locate, column="data_span_s", what="must be finite (and >= 0)"
@@ -854,12 +932,12 @@ def _validate(
         out["data_span_s"] = sp
     else:
         out["data_span_s"] = np.zeros(n)
-    if "size_known" in frame.columns:
+    if "size_known" in columns:
         out["size_known"] = _to_bool(frame["size_known"], "size_known", source, locate)
     else:
         out["size_known"] = np.ones(n, dtype=bool)
 
-    if PATH_COLUMN in frame.columns:
+    if PATH_COLUMN in columns:
         paths = _to_paths(frame[PATH_COLUMN], PATH_COLUMN, source, locate)
         if topology is not None:
             from flowsched.topology import resolve_paths
@@ -874,10 +952,7 @@ def _validate(
                             f"{pins_refused}; {pinned.size} row(s) pin one")
         out[PATH_COLUMN] = paths
 
-    result = pd.DataFrame({c: out[c] for c in (*TRACE_COLUMNS, PATH_COLUMN) if c in out})
-    result.attrs.update(df.attrs)
-    _warn_resolution(a, source, locate)
-    return result
+    return {c: out[c] for c in (*TRACE_COLUMNS, PATH_COLUMN) if c in out}
 
 
 def _check_span(a: np.ndarray, source: str, locate: Locator) -> None:
@@ -894,7 +969,7 @@ def _check_span(a: np.ndarray, source: str, locate: Locator) -> None:
         )
 
 
-def _warn_resolution(a: np.ndarray, source: str, locate: Locator) -> None:
+def _warn_resolution(a: np.ndarray, source: str, locate: Locator, stacklevel: int = 4) -> None:
     """Warn when the float64 spacing at the largest arrival exceeds ARRIVAL_RESOLUTION_S."""
     hi = int(np.argmax(a))
     step = float(np.spacing(a[hi]))
@@ -910,7 +985,7 @@ def _warn_resolution(a: np.ndarray, source: str, locate: Locator) -> None:
         "but the input has: write arrival_s relative to a nearer origin (e.g. minus the trace's start) "
         "to keep the resolution of the source (and check that arrival_s is in seconds).",
         TimeResolutionWarning,
-        stacklevel=4,
+        stacklevel=stacklevel,
     )
 
 

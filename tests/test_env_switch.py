@@ -57,6 +57,35 @@ def test_same_seed_same_episode():
     assert not np.array_equal(a.results()["ideal_fct_s"], b.results()["ideal_fct_s"])
 
 
+@pytest.mark.parametrize("alpha,size_known", [(0.0, True), (0.7, False)])
+def test_drawn_episode_is_the_dataframe_generators_trace(alpha, size_known):
+    """The env draws each episode's trace as numpy columns (no DataFrame at autoreset);
+    it is the trace the public DataFrame generators give for the same generator:
+    poisson_all_to_all, add_data_span, size_known=False, run as a fixed trace."""
+    from gymnasium.utils import seeding
+
+    kw = {**SMALL, "alpha": alpha, "size_known": size_known}
+    tr = workloads.poisson_all_to_all("websearch", 0.8, 6, 10.0, 60, seed=seeding.np_random(5)[0])
+    if alpha:
+        tr = workloads.add_data_span(tr, alpha, 10.0)
+    fixed = SwitchSchedulingEnv(**{**SMALL, "trace": tr.assign(size_known=size_known)})
+    drawn = SwitchSchedulingEnv(**kw)
+    out = {}
+    for name, env in (("drawn", drawn), ("fixed", fixed)):
+        obs, _ = env.reset(seed=5)
+        steps, done = [obs], False
+        actions = np.random.default_rng(1).uniform(-1, 1, (2000, 32)).astype(np.float32)
+        for a in actions:
+            obs, r, done, _, _ = env.step(a)
+            steps.append((obs, r))
+            if done:
+                break
+        assert done
+        out[name] = (steps, env.results())
+    assert_same(out["drawn"][0], out["fixed"][0])
+    pd.testing.assert_frame_equal(out["drawn"][1], out["fixed"][1], check_exact=True)
+
+
 @pytest.mark.parametrize("reward", ["fct", "slowdown"])
 def test_return_is_minus_total_flow_time_or_slowdown(reward):
     env = SwitchSchedulingEnv(reward=reward, n_flows=200, hosts=8, alpha=0.5)

@@ -17,6 +17,7 @@ from flowsched.traces import (
     TRACE_SUFFIXES,
     TraceError,
     read_trace,
+    validate_columns,
     validate_trace,
     write_trace,
 )
@@ -386,3 +387,55 @@ def test_write_validates(tmp_path: Path) -> None:
     with pytest.raises(TraceError, match="size_bytes"):
         write_trace(df, tmp_path / "t.csv")
     assert not (tmp_path / "t.csv").exists()
+
+
+# ----------------------------------------------------------------------------
+# validate_columns: the same contract on numpy columns, without a DataFrame
+# ----------------------------------------------------------------------------
+
+
+def _columns(df: pd.DataFrame) -> dict[str, np.ndarray]:
+    """The frame's columns as numpy arrays, each of the dtype numpy infers from its cells
+    (numeric where every cell is a number: the path that skips pandas)."""
+    return {c: np.asarray(df[c].tolist()) for c in df.columns}
+
+
+def test_validate_columns_equals_validate_trace() -> None:
+    df = full(200, seed=3)
+    k = len(AWKWARD_SIZES)
+    df.loc[: k - 1, "size_bytes"] = AWKWARD_SIZES
+    df.loc[: k - 1, "arrival_s"] = AWKWARD_ARRIVALS
+    cols = _columns(df)
+    assert all(a.dtype.kind in "biuf" for a in cols.values())
+    _assert_bit_equal(pd.DataFrame(validate_columns(cols, hosts=8)), validate_trace(df, hosts=8))
+    # only the required columns, strings where a CSV reader leaves them: defaults and parsing as a frame's
+    req = df[["arrival_s", "src", "dst", "size_bytes"]].astype({"size_bytes": str})
+    _assert_bit_equal(pd.DataFrame(validate_columns({c: req[c].to_numpy() for c in req})), validate_trace(req))
+    assert cols["arrival_s"][0] == AWKWARD_ARRIVALS[0]  # the input is not modified
+
+
+@pytest.mark.parametrize(("column", "value", "msg_column", "text"), BAD_CELLS)
+def test_validate_columns_errors_are_validate_traces(column: str, value: object, msg_column: str, text: str) -> None:
+    df = full(3)
+    df["id"] = [10, 20, 30]
+    df = df.astype({column: object})
+    df.loc[1, column] = value
+    cols = _columns(df)
+    with pytest.raises(TraceError) as frame_err:
+        validate_trace(pd.DataFrame(cols), hosts=8, source="mytrace")
+    with pytest.raises(TraceError) as columns_err:
+        validate_columns(cols, hosts=8, source="mytrace")
+    assert str(columns_err.value) == str(frame_err.value)
+    assert "row 1" in str(columns_err.value) and text in str(columns_err.value)
+
+
+def test_validate_columns_refuses_ragged_or_2d_columns() -> None:
+    cols = _columns(full(4))
+    with pytest.raises(TraceError, match="different lengths"):
+        validate_columns({**cols, "src": cols["src"][:3]}, hosts=8)
+    with pytest.raises(TraceError, match="one-dimensional"):
+        validate_columns({**cols, "size_bytes": cols["size_bytes"].reshape(2, 2)}, hosts=8)
+    with pytest.raises(TraceError, match="missing required column"):
+        validate_columns({c: v for c, v in cols.items() if c != "dst"}, hosts=8)
+    with pytest.raises(TraceError, match="mapping"):
+        validate_columns([cols["src"]])  # type: ignore[arg-type]

@@ -32,6 +32,7 @@ from flowsched.workloads import (
     arrival_rate_per_host_hz,
     artemis_workload_a,
     background_plus_queries,
+    data_spans,
     distribution_names,
     fifo_adversarial_instance,
     gather_bursts,
@@ -42,6 +43,7 @@ from flowsched.workloads import (
     pias_adversarial_instance,
     pias_thresholds,
     poisson_all_to_all,
+    poisson_all_to_all_columns,
     shipped_cdf_names,
 )
 
@@ -432,6 +434,19 @@ def test_poisson_deterministic_for_seed() -> None:
     np.random.seed(0)
     poisson_all_to_all("websearch", 0.6, 16, 10.0, 100, seed=1)
     assert np.random.random() == s1
+
+
+@pytest.mark.parametrize("dist", ["websearch", "artemis_a1"])
+def test_poisson_columns_are_the_frames_columns(dist: str) -> None:
+    """poisson_all_to_all_columns: the same draws (class deadlines included), the
+    validated columns of the same frame, bit for bit; data_spans is add_data_span's column."""
+    df = poisson_all_to_all(dist, 0.6, 8, 10.0, 2_000, seed=7)
+    cols = poisson_all_to_all_columns(dist, 0.6, 8, 10.0, 2_000, seed=7)
+    assert list(cols) == list(TRACE_COLUMNS)
+    pd.testing.assert_frame_equal(pd.DataFrame(cols), df, check_exact=True)
+    for header in (False, True):
+        spans = data_spans(cols["size_bytes"], 1.5, 10.0, header_factor=header)
+        assert np.array_equal(spans, add_data_span(df, 1.5, 10.0, header_factor=header)["data_span_s"].to_numpy())
 
 
 def test_poisson_million_flows_fast() -> None:

@@ -25,11 +25,13 @@ The package is split by concern; every name is importable from
 * :mod:`~flowsched.workloads.names` -- :func:`get_distribution` builds any of
   them from a short string;
 * :mod:`~flowsched.workloads.arrivals` -- :func:`poisson_all_to_all`
-  (PIAS/pFabric/aSCC style load), :func:`gather_bursts` (Artemis workload A),
+  (PIAS/pFabric/aSCC style load; :func:`poisson_all_to_all_columns` draws the same
+  trace as numpy columns), :func:`gather_bursts` (Artemis workload A),
   :func:`incast` and :func:`background_plus_queries` (SDC/RACS),
   :func:`merge_traces`;
 * :mod:`~flowsched.workloads.modifiers` -- :func:`add_deadlines`,
-  :func:`add_weights`, :func:`add_data_span` (aSCC's alpha);
+  :func:`add_weights`, :func:`add_data_span` (aSCC's alpha; :func:`data_spans`
+  for columns);
 * :mod:`~flowsched.workloads.adversarial` -- the instances of the aSCC
   theorems (:func:`fifo_adversarial_instance`,
   :func:`pias_adversarial_instance`, :func:`las_starvation_instance`);
@@ -67,10 +69,11 @@ from flowsched.workloads.arrivals import (
     incast,
     merge_traces,
     poisson_all_to_all,
+    poisson_all_to_all_columns,
 )
 from flowsched.workloads.empirical import CDFFormatError, EmpiricalCDF, _Pieces as _Pieces, shipped_cdf_names
 from flowsched.workloads.mixture import DistLike as DistLike, Mixture, artemis_workload_a
-from flowsched.workloads.modifiers import add_data_span, add_deadlines, add_weights
+from flowsched.workloads.modifiers import add_data_span, add_deadlines, add_weights, data_spans
 from flowsched.workloads.names import distribution_names, get_distribution
 from flowsched.workloads.pias import PIAS_THRESHOLDS_PACKETS, pias_thresholds
 from flowsched.workloads.sizes import (
@@ -106,6 +109,7 @@ __all__ = [
     "get_distribution",
     "arrival_rate_per_host_hz",
     "poisson_all_to_all",
+    "poisson_all_to_all_columns",
     "gather_bursts",
     "incast",
     "background_plus_queries",
@@ -113,6 +117,7 @@ __all__ = [
     "add_deadlines",
     "add_weights",
     "add_data_span",
+    "data_spans",
     "fifo_adversarial_instance",
     "pias_adversarial_instance",
     "las_starvation_instance",

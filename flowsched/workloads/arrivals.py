@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from flowsched import _fabric
-from flowsched.traces import MAX_FLOWS, validate_trace
+from flowsched.traces import MAX_FLOWS, validate_columns, validate_trace
 from flowsched.workloads._common import HEADER_FACTOR, _check_hosts, _check_n, _check_pos, _rng
 from flowsched.workloads.mixture import DistLike, Mixture, _as_distribution
 from flowsched.workloads.sizes import Fixed, SizeDistribution
@@ -24,6 +24,30 @@ def _draw_sizes(dist: SizeDistribution, rng: np.random.Generator, n: int) -> tup
     return dist.sample(rng, n), np.full(n, np.nan)
 
 
+def _make_columns(
+    arrival_s: np.ndarray,
+    src: np.ndarray,
+    dst: np.ndarray,
+    size_bytes: np.ndarray,
+    deadline_s: np.ndarray | None,
+    hosts: int,
+    source: str,
+) -> dict[str, np.ndarray]:
+    n = arrival_s.size
+    return validate_columns(
+        {
+            "id": np.arange(n, dtype=np.int64),
+            "arrival_s": arrival_s,
+            "src": src.astype(np.int64),
+            "dst": dst.astype(np.int64),
+            "size_bytes": size_bytes,
+            "deadline_s": deadline_s if deadline_s is not None else np.full(n, np.nan),
+        },
+        hosts,
+        source=source,
+    )
+
+
 def _make_trace(
     arrival_s: np.ndarray,
     src: np.ndarray,
@@ -33,18 +57,7 @@ def _make_trace(
     hosts: int,
     source: str,
 ) -> pd.DataFrame:
-    n = arrival_s.size
-    df = pd.DataFrame(
-        {
-            "id": np.arange(n, dtype=np.int64),
-            "arrival_s": arrival_s,
-            "src": src.astype(np.int64),
-            "dst": dst.astype(np.int64),
-            "size_bytes": size_bytes,
-            "deadline_s": deadline_s if deadline_s is not None else np.full(n, np.nan),
-        }
-    )
-    return validate_trace(df, hosts, source=source)
+    return pd.DataFrame(_make_columns(arrival_s, src, dst, size_bytes, deadline_s, hosts, source))
 
 
 def arrival_rate_per_host_hz(
@@ -134,6 +147,42 @@ def poisson_all_to_all(
         A validated trace sorted by ``arrival_s``, ids 0..n-1 in arrival
         order; ``attrs["rate_per_host_hz"]`` holds lambda.
     """
+    cols, lam = _poisson_all_to_all(dist, load, hosts, link_gbps, n_flows, seed, header_factor, on_phase=on_phase)
+    df = pd.DataFrame(cols)
+    df.attrs["rate_per_host_hz"] = lam
+    return df
+
+
+def poisson_all_to_all_columns(
+    dist: DistLike,
+    load: float,
+    hosts: int,
+    link_gbps: float,
+    n_flows: int,
+    seed: int | np.random.Generator | None = 0,
+    header_factor: bool = False,
+    *,
+    on_phase: Callable[[str], None] | None = None,
+) -> dict[str, np.ndarray]:
+    """:func:`poisson_all_to_all`'s trace as numpy columns, validated by
+    :func:`flowsched.traces.validate_columns`: the same draws from the same generator, so
+    ``pandas.DataFrame(poisson_all_to_all_columns(...))`` equals ``poisson_all_to_all(...)``
+    bit for bit (but for ``attrs``), without a DataFrame's cost (what the switch env draws
+    at each autoreset). The arguments are :func:`poisson_all_to_all`'s."""
+    return _poisson_all_to_all(dist, load, hosts, link_gbps, n_flows, seed, header_factor, on_phase=on_phase)[0]
+
+
+def _poisson_all_to_all(
+    dist: DistLike,
+    load: float,
+    hosts: int,
+    link_gbps: float,
+    n_flows: int,
+    seed: int | np.random.Generator | None = 0,
+    header_factor: bool = False,
+    *,
+    on_phase: Callable[[str], None] | None = None,
+) -> tuple[dict[str, np.ndarray], float]:
     d = _as_distribution(dist)
     hosts = _check_hosts(hosts)
     n = _check_n(n_flows, "n_flows")
@@ -158,9 +207,7 @@ def poisson_all_to_all(
     phase("sizes")
     sizes, deadlines = _draw_sizes(d, rng, n)
     phase("trace")
-    df = _make_trace(arrival, src, dst, sizes, deadlines, hosts, "poisson_all_to_all")
-    df.attrs["rate_per_host_hz"] = lam
-    return df
+    return _make_columns(arrival, src, dst, sizes, deadlines, hosts, "poisson_all_to_all"), lam
 
 
 def _distinct_senders(

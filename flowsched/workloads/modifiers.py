@@ -172,10 +172,17 @@ def add_data_span(
         A validated copy with ``data_span_s`` set.
     """
     df = validate_trace(trace, source="add_data_span")
+    df["data_span_s"] = data_spans(df["size_bytes"].to_numpy(), alpha, link_gbps, header_factor=header_factor)
+    return validate_trace(df, source="add_data_span")
+
+
+def data_spans(size_bytes: np.ndarray, alpha: float, link_gbps: float, *, header_factor: bool = False) -> np.ndarray:
+    """The ``data_span_s`` that :func:`add_data_span` gives flows of these sizes (same
+    arguments, same formula), for traces held as columns
+    (:func:`flowsched.traces.validate_columns`)."""
     if not (isinstance(alpha, (int, float, np.integer, np.floating)) and math.isfinite(alpha) and alpha >= 0):
         raise ValueError(f"add_data_span: alpha must be finite and >= 0, got {alpha!r}")
     rate_bps = _check_pos("link_gbps", link_gbps) * 1e9
-    size = df["size_bytes"].to_numpy()
+    size = np.asarray(size_bytes, dtype=np.float64)
     wire = np.ceil(size / PACKET_PAYLOAD_BYTES) * PACKET_WIRE_BYTES if header_factor else size
-    df["data_span_s"] = float(alpha) * wire * 8.0 / rate_bps
-    return validate_trace(df, source="add_data_span")
+    return float(alpha) * wire * 8.0 / rate_bps
