@@ -503,8 +503,10 @@ pub struct TokenEnv {
     cfg: TokenEnvConfig,
     rng: SplitMix64,
     sim: Option<TokenSim>,
-    /// Admitted flows not yet accounted (finished or terminated).
-    pending: Vec<u32>,
+    /// Admitted flows not yet accounted (finished or terminated), each with its
+    /// destination: the observation reads the decision's destination's flows without
+    /// loading the others' records.
+    pending: Vec<(u32, u32)>,
     dst: usize,
     done: bool,
     /// Requests the last decision chose from: the terminal observation's mask repeats it.
@@ -669,7 +671,7 @@ impl TokenEnv {
         let pos = if self.last_masked { 0 } else { action as usize };
         let flow = q[pos];
         sim.admit(dst, pos)?;
-        self.pending.push(flow);
+        self.pending.push((flow, dst as u32));
         let r = self.advance()?;
         Ok((r, self.done))
     }
@@ -693,7 +695,7 @@ impl TokenEnv {
         let mut reward = 0.0;
         let mut k = 0;
         while k < self.pending.len() {
-            let i = self.pending[k] as usize;
+            let i = self.pending[k].0 as usize;
             let Some(terminated) = sim.ended(i) else {
                 k += 1;
                 continue;
@@ -779,12 +781,12 @@ impl TokenEnv {
         remaining.clear();
         let mut least = f64::INFINITY;
         let mut last_active = None;
-        for &i in &self.pending {
+        for &(i, d) in &self.pending {
             let i = i as usize;
-            let f = sim.flow(i);
-            if f.dst != dst || !sim.is_active(i) {
+            if d as usize != dst || !sim.is_active(i) {
                 continue;
             }
+            let f = sim.flow(i);
             let r = sim.remaining_bytes(i);
             remaining.push(if r > 0.0 { r } else { 0.0 }); // no -0.0 from rounding
             if !f.deadline_s.is_nan() {
