@@ -147,9 +147,10 @@ def poisson_all_to_all(
         A validated trace sorted by ``arrival_s``, ids 0..n-1 in arrival
         order; ``attrs["rate_per_host_hz"]`` holds lambda.
     """
-    cols, lam = _poisson_all_to_all(dist, load, hosts, link_gbps, n_flows, seed, header_factor, on_phase=on_phase)
-    df = pd.DataFrame(cols)
-    df.attrs["rate_per_host_hz"] = lam
+    d = _as_distribution(dist)
+    df = pd.DataFrame(poisson_all_to_all_columns(d, load, hosts, link_gbps, n_flows, seed, header_factor,
+                                                 on_phase=on_phase))
+    df.attrs["rate_per_host_hz"] = arrival_rate_per_host_hz(d.mean_bytes, load, link_gbps, header_factor=header_factor)
     return df
 
 
@@ -169,20 +170,6 @@ def poisson_all_to_all_columns(
     ``pandas.DataFrame(poisson_all_to_all_columns(...))`` equals ``poisson_all_to_all(...)``
     bit for bit (but for ``attrs``), without a DataFrame's cost (what the switch env draws
     at each autoreset). The arguments are :func:`poisson_all_to_all`'s."""
-    return _poisson_all_to_all(dist, load, hosts, link_gbps, n_flows, seed, header_factor, on_phase=on_phase)[0]
-
-
-def _poisson_all_to_all(
-    dist: DistLike,
-    load: float,
-    hosts: int,
-    link_gbps: float,
-    n_flows: int,
-    seed: int | np.random.Generator | None = 0,
-    header_factor: bool = False,
-    *,
-    on_phase: Callable[[str], None] | None = None,
-) -> tuple[dict[str, np.ndarray], float]:
     d = _as_distribution(dist)
     hosts = _check_hosts(hosts)
     n = _check_n(n_flows, "n_flows")
@@ -207,7 +194,7 @@ def _poisson_all_to_all(
     phase("sizes")
     sizes, deadlines = _draw_sizes(d, rng, n)
     phase("trace")
-    return _make_columns(arrival, src, dst, sizes, deadlines, hosts, "poisson_all_to_all"), lam
+    return _make_columns(arrival, src, dst, sizes, deadlines, hosts, "poisson_all_to_all")
 
 
 def _distinct_senders(
