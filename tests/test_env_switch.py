@@ -70,11 +70,11 @@ def test_drawn_episode_is_the_dataframe_generators_trace(alpha, size_known):
         tr = workloads.add_data_span(tr, alpha, 10.0)
     fixed = SwitchSchedulingEnv(**{**SMALL, "trace": tr.assign(size_known=size_known)})
     drawn = SwitchSchedulingEnv(**kw)
+    actions = np.random.default_rng(1).uniform(-1, 1, (2000, 32)).astype(np.float32)  # the same for both
     out = {}
     for name, env in (("drawn", drawn), ("fixed", fixed)):
         obs, _ = env.reset(seed=5)
         steps, done = [obs], False
-        actions = np.random.default_rng(1).uniform(-1, 1, (2000, 32)).astype(np.float32)
         for a in actions:
             obs, r, done, _, _ = env.step(a)
             steps.append((obs, r))
