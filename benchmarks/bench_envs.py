@@ -59,6 +59,8 @@ def vector(env_id: str, steps: int, batch: int, threads: int) -> tuple[float, fl
     venv.action_space.seed(0)
     obs, _ = venv.reset(seed=0)
     masked = isinstance(obs, dict) and "action_mask" in obs
+    if masked:
+        ones = np.ones(obs["action_mask"].shape[1], obs["action_mask"].dtype)
     space = venv.action_space
     if isinstance(space, gym.spaces.Box) and np.isfinite(space.low).all() and np.isfinite(space.high).all():
         # uniform over the box, as Box.sample() draws a bounded box, but drawn by numpy in one
@@ -74,8 +76,14 @@ def vector(env_id: str, steps: int, batch: int, threads: int) -> tuple[float, fl
     t0, c0 = time.perf_counter(), time.process_time()
     while n < steps:
         if masked:
-            valid = np.maximum(obs["action_mask"].sum(axis=1), 1)
-            a = (rng.random(batch) * valid).astype(np.int64)  # uniform among the valid (leading) positions
+            # uniform among the valid (leading) positions: floor(u * count) with u uniform in
+            # [0, 1) as float32 (u * count stays below count: float32 rounds (1 - 2^-24) * c
+            # below c for every integer c >= 1); the count as a matrix-vector product, which
+            # takes a third of the time of `mask.sum(axis=1)` over rows of a few entries
+            valid = (obs["action_mask"] @ ones).astype(np.float32, copy=False)
+            np.maximum(valid, 1, out=valid)
+            valid *= rng.random(batch, dtype=np.float32)
+            a = valid.astype(np.int64)
         else:
             a = draw()
         obs, *_ = venv.step(a)

@@ -634,11 +634,11 @@ class TokenSchedulingVecEnv(NativeVecMixin, VectorEnv):
         if a.dtype != np.int64 or not a.flags.c_contiguous:
             a = np.ascontiguousarray(a, dtype=np.int64)
         # range, masked actions (masked_action), autoreset and the step limit: in the core
-        self._native.step(a)
+        any_terminated, any_masked = self._native.step(a)
         obs, _ = self._out()
         terminated, truncated = self._terminated.copy(), self._truncated.copy()
-        infos = self._infos(terminated) if terminated.any() else {}
-        if self._masked.any():
+        infos = self._infos(terminated) if any_terminated else {}
+        if any_masked:
             infos["masked_action"], infos["_masked_action"] = self._masked.copy(), self._masked.copy()
         return obs, self._reward.copy(), terminated, truncated, infos
 

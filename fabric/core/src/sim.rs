@@ -300,8 +300,10 @@ pub(crate) struct Core {
     path_links: Vec<u32>,
     /// Each flow's path as a dense index: equal paths, equal indices (gtcp's per-path sharing).
     path_id: Vec<u32>,
-    /// Each flow's bottleneck capacity on an idle fabric, bytes/s (ideal FCT).
-    path_bottleneck_bps: Vec<f64>,
+    /// Each flow's fixed path delay, s (`Simulator::path_delay_s`).
+    path_delay_s: Vec<f64>,
+    /// Each flow's FCT alone on an idle fabric, s (`Simulator::ideal_fct_s`).
+    ideal_fct_s: Vec<f64>,
     /// The flow indices in (arrival, index) order.
     arrival_order: Vec<u32>,
     /// The position in `arrival_order` of the next flow to arrive.
@@ -778,7 +780,9 @@ impl Simulator {
         let mut path_off = Vec::with_capacity(n + 1);
         let mut path_links = Vec::with_capacity(2 * n);
         let mut path_ids = Vec::with_capacity(n);
-        let mut path_cap = Vec::with_capacity(n);
+        let mut path_delay = Vec::with_capacity(n);
+        let mut ideal = Vec::with_capacity(n);
+        let link_delays = topo.has_link_delays();
         path_off.push(0u32);
         for (i, f) in flows.iter().enumerate() {
             let start = path_links.len();
@@ -791,7 +795,13 @@ impl Simulator {
                 )));
             }
             path_off.push(path_links.len() as u32);
-            path_cap.push(path_links[start..].iter().map(|&l| topo.capacity[l as usize]).fold(INF, f64::min));
+            let links = &path_links[start..];
+            let bottleneck = links.iter().map(|&l| topo.capacity[l as usize]).fold(INF, f64::min);
+            // the delay per hop times the number of links, plus the links' own delays
+            let per_hop = cfg.delay_per_hop_s * links.len() as f64;
+            let delay = if link_delays { per_hop + links.iter().map(|&l| topo.link_delay_s(l as usize)).sum::<f64>() } else { per_hop };
+            path_delay.push(delay);
+            ideal.push((f.size_bytes / bottleneck).max(f.data_span_s) + delay);
         }
         // Dense path indices (same links <=> same index).
         let (path_ix, n_paths) = dense_ranks(&path_ids);
@@ -859,7 +869,8 @@ impl Simulator {
             path_off,
             path_links,
             path_id: path_ix,
-            path_bottleneck_bps: path_cap,
+            path_delay_s: path_delay,
+            ideal_fct_s: ideal,
             arrival_order: order,
             next_arrival: 0,
             sent: vec![0.0; n],
@@ -1054,20 +1065,17 @@ impl Simulator {
 
     /// Fixed path delay of flow i: the delay per hop times the number of links, plus the
     /// links' own delays (a graph's per-link delays).
+    /// (Computed once per flow, at construction.)
+    #[inline]
     pub fn path_delay_s(&self, i: usize) -> f64 {
-        let (a, b) = (self.core.path_off[i] as usize, self.core.path_off[i + 1] as usize);
-        let per_hop = self.core.cfg.delay_per_hop_s * (b - a) as f64;
-        if self.core.topo.has_link_delays() {
-            per_hop + self.core.path_links[a..b].iter().map(|&l| self.core.topo.link_delay_s(l as usize)).sum::<f64>()
-        } else {
-            per_hop
-        }
+        self.core.path_delay_s[i]
     }
 
-    /// FCT of the flow alone on an idle fabric: max(size / bottleneck rate, data span) + path delay.
+    /// FCT of the flow alone on an idle fabric: max(size / bottleneck rate, data span) + path
+    /// delay (computed once per flow, at construction).
+    #[inline]
     pub fn ideal_fct_s(&self, i: usize) -> f64 {
-        let f = &self.core.flows[i];
-        (f.size_bytes / self.core.path_bottleneck_bps[i]).max(f.data_span_s) + self.path_delay_s(i)
+        self.core.ideal_fct_s[i]
     }
 
     /// FCT (finish - arrival + path delay); NaN if not finished.

@@ -204,6 +204,15 @@ impl<L: Lane> Native<L> {
         py.detach(|| guarded(|| Ok(f(env, out))))?.map_err(env_err)
     }
 
+    /// Whether any lane's episode terminated, and whether any lane's action was masked,
+    /// in the last call (read from the buffers it wrote), so that the Python side of a
+    /// step tests two flags instead of reducing two arrays.
+    fn any_terminated_masked(&self, py: Python<'_>) -> PyResult<(bool, bool)> {
+        // SAFETY: as in `call`: arrays owned by `self`, read with the GIL held
+        let (term, msk) = unsafe { (self.terminated.bind(py).as_slice()?.iter().any(|&x| x), self.masked.bind(py).as_slice()?.iter().any(|&x| x)) };
+        Ok((term, msk))
+    }
+
     fn lane(&self, lane: usize) -> PyResult<&L> {
         let n = self.env.num_envs();
         if lane >= n {
@@ -400,12 +409,14 @@ vec_env_methods! {
             self.inner.call(py, |env, out| env.reset(seeds.as_deref(), out))
     }
 
-    /// Steps every lane with `actions` (int64, one per lane).
-    fn step(&mut self, py: Python<'_>, actions: PyReadonlyArray1<'_, i64>) -> PyResult<()> {
+    /// Steps every lane with `actions` (int64, one per lane); returns whether any lane's
+    /// episode terminated and whether any lane's action was masked.
+    fn step(&mut self, py: Python<'_>, actions: PyReadonlyArray1<'_, i64>) -> PyResult<(bool, bool)> {
         // an owned copy: the input may be a view of one of the output buffers, which
         // `call` writes through unchecked mutable slices
         let acts = actions.as_slice()?.to_vec();
-        self.inner.call(py, |env, out| env.step(&acts, out))
+        self.inner.call(py, |env, out| env.step(&acts, out))?;
+        self.inner.any_terminated_masked(py)
     }
 
     /// Steps a one-lane env with `action`.
