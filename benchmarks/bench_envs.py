@@ -8,11 +8,13 @@ per batch (Gymnasium's ``Box.sample()`` of the switch env's 256 x 128 scores tak
 0.9 ms, more than the 2-thread step); the cost of drawing them is included, as an agent's
 would be. QueueThresholds-v1 steps simulate a whole control
 interval (500 flows by default), so its rates are in steps per second of a much
-coarser step, with a smaller batch.
+coarser step, with a smaller batch. The packet model's env (``TokenScheduling-Artemis-v0``)
+runs a fiftieth of the steps (it steps a few hundred times more slowly) and has no target.
 
     python benchmarks/bench_envs.py
     python benchmarks/bench_envs.py --steps 200000 --batch 256
     python benchmarks/bench_envs.py --repeat 5    # 1 and 2 threads alternately, 5 times each
+    python benchmarks/bench_envs.py --repeat 5 --env TokenScheduling-v1    # one env only
 
 On a machine shared with other work, one run of each is noise: ``--repeat N`` measures
 the vector env with 1 and 2 threads alternately N times, prints every pair's ratio
@@ -34,6 +36,11 @@ import numpy as np
 
 import flowsched  # noqa: F401  (registers the envs)
 from flowsched.envs import ENV_IDS
+
+#: The packet model's envs run ``--steps`` divided by this: they step much more slowly (the
+#: Artemis id: about 8,000 steps/s single and 6,000 env-steps/s as a 256-lane vector env on
+#: one thread, against about 95,000 and 1.7M for the fluid token env).
+PACKET_STEPS_DIVISOR = 50
 
 
 def single(env_id: str, steps: int) -> float:
@@ -99,23 +106,31 @@ def main() -> None:
     ap.add_argument("--batch", type=int, default=256)
     ap.add_argument("--repeat", type=int, default=1, help="vector runs with 1 and 2 threads, alternately (medians "
                                                           "reported)")
+    ap.add_argument("--env", action="append", default=None, metavar="SUBSTRING",
+                    help="only the env ids containing SUBSTRING (repeatable; default: every env)")
     a = ap.parse_args()
+    env_ids = [e for e in ENV_IDS if a.env is None or any(k in e for k in a.env)]
+    if not env_ids:
+        ap.error(f"--env {a.env}: no env id matches; ids: {', '.join(ENV_IDS)}")
     print(f"# {platform.machine()}, python {platform.python_version()}, random legal actions")
     print(f"| env | single env (gym.make), steps/s | vector x{a.batch}, 1 thread, env-steps/s | vector x{a.batch}, 2 "
           "threads, env-steps/s |")
     print("|---|---|---|---|")
     verdicts: list[str] = []
-    for env_id in ENV_IDS:
+    for env_id in env_ids:
         if "Thresholds" in env_id:  # coarse steps: fewer of them, a batch of 8, no threads option
             s = single(env_id, 200)
             v, _ = vector(env_id, 400, 8, 1)
             print(f"| {env_id} | {s:,.0f} | {v:,.0f} (batch of 8, lanes in turn) | n/a |", flush=True)
             continue
-        s = single(env_id, a.steps)
+        # the packet model's envs (the Artemis id) step much more slowly: fewer steps
+        packet = gym.spec(env_id).kwargs.get("model") == "packet"
+        steps = max(a.steps // PACKET_STEPS_DIVISOR, 1) if packet else a.steps
+        s = single(env_id, steps)
         ones, twos = [], []
         for _ in range(a.repeat):
-            ones.append(vector(env_id, 20 * a.steps, a.batch, 1))
-            twos.append(vector(env_id, 20 * a.steps, a.batch, 2))
+            ones.append(vector(env_id, 20 * steps, a.batch, 1))
+            twos.append(vector(env_id, 20 * steps, a.batch, 2))
             if a.repeat > 1:
                 (r1, c1), (r2, c2) = ones[-1], twos[-1]
                 print(f"#   {env_id}: 1 thread {r1:,.0f} ({c1:,.0f} CPU ns/step), 2 threads {r2:,.0f} ({c2:,.0f} CPU "
@@ -123,7 +138,9 @@ def main() -> None:
         v1, v2 = statistics.median(r for r, _ in ones), statistics.median(r for r, _ in twos)
         ratio = statistics.median(t[0] / o[0] for o, t in zip(ones, twos, strict=True))
         note = f" ({ratio:.2f}x, median of {a.repeat})" if a.repeat > 1 else ""
-        print(f"| {env_id} | {s:,.0f} | {v1:,.0f} | {v2:,.0f}{note} |", flush=True)
+        print(f"| {env_id}{' (packet model)' if packet else ''} | {s:,.0f} | {v1:,.0f} | {v2:,.0f}{note} |", flush=True)
+        if packet:  # the targets are the fluid envs'
+            continue
         c1, c2 = statistics.median(c for _, c in ones), statistics.median(c for _, c in twos)
         verdicts.append(f"# {env_id}: 2 threads / 1 thread = {ratio:.2f}x (target 1.7x: "
                         f"{'met' if ratio >= 1.7 else 'NOT met'}); CPU ns per env-step, medians: 1 thread "
