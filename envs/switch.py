@@ -114,8 +114,9 @@ class _EpisodeSource:
             return self.fixed
         # as numpy columns: a DataFrame's construction and validation cost ten times the
         # draw, on the calling thread, at every autoreset
+        # unchecked here: native_trace validates them against the topology (prepare_columns)
         tr = wl.poisson_all_to_all_columns(self.dist, self.load, self.topology.n_hosts, self.link_gbps, self.n_flows,
-                                           seed=rng)
+                                           seed=rng, validate=False)
         if self.alpha > 0:
             tr["data_span_s"] = wl.data_spans(tr["size_bytes"], self.alpha, self.link_gbps)
         if not self.size_known:

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from scipy import integrate, stats
 
-from flowsched.traces import TRACE_COLUMNS, validate_trace
+from flowsched.traces import TRACE_COLUMNS, validate_columns, validate_trace
 from flowsched.workloads import (
     HEADER_FACTOR,
     PIAS_THRESHOLDS_PACKETS,
@@ -444,6 +444,11 @@ def test_poisson_columns_are_the_frames_columns(dist: str) -> None:
     cols = poisson_all_to_all_columns(dist, 0.6, 8, 10.0, 2_000, seed=7)
     assert list(cols) == list(TRACE_COLUMNS)
     pd.testing.assert_frame_equal(pd.DataFrame(cols), df, check_exact=True)
+    # unchecked (validate=False, for a caller that validates next): the same draws, and
+    # validating them gives the same columns
+    raw = poisson_all_to_all_columns(dist, 0.6, 8, 10.0, 2_000, seed=7, validate=False)
+    assert list(raw) == ["id", "arrival_s", "src", "dst", "size_bytes", "deadline_s"]
+    pd.testing.assert_frame_equal(pd.DataFrame(validate_columns(raw, 8)), df, check_exact=True)
     for header in (False, True):
         spans = data_spans(cols["size_bytes"], 1.5, 10.0, header_factor=header)
         assert np.array_equal(spans, add_data_span(df, 1.5, 10.0, header_factor=header)["data_span_s"].to_numpy())

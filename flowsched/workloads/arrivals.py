@@ -32,20 +32,18 @@ def _make_columns(
     deadline_s: np.ndarray | None,
     hosts: int,
     source: str,
+    validate: bool = True,
 ) -> dict[str, np.ndarray]:
     n = arrival_s.size
-    return validate_columns(
-        {
-            "id": np.arange(n, dtype=np.int64),
-            "arrival_s": arrival_s,
-            "src": src.astype(np.int64),
-            "dst": dst.astype(np.int64),
-            "size_bytes": size_bytes,
-            "deadline_s": deadline_s if deadline_s is not None else np.full(n, np.nan),
-        },
-        hosts,
-        source=source,
-    )
+    columns = {
+        "id": np.arange(n, dtype=np.int64),
+        "arrival_s": arrival_s,
+        "src": src.astype(np.int64),
+        "dst": dst.astype(np.int64),
+        "size_bytes": size_bytes,
+        "deadline_s": deadline_s if deadline_s is not None else np.full(n, np.nan),
+    }
+    return validate_columns(columns, hosts, source=source) if validate else columns
 
 
 def _make_trace(
@@ -164,12 +162,19 @@ def poisson_all_to_all_columns(
     header_factor: bool = False,
     *,
     on_phase: Callable[[str], None] | None = None,
+    validate: bool = True,
 ) -> dict[str, np.ndarray]:
     """:func:`poisson_all_to_all`'s trace as numpy columns, validated by
     :func:`flowsched.traces.validate_columns`: the same draws from the same generator, so
     ``pandas.DataFrame(poisson_all_to_all_columns(...))`` equals ``poisson_all_to_all(...)``
     bit for bit (but for ``attrs``), without a DataFrame's cost (what the switch env draws
-    at each autoreset). The arguments are :func:`poisson_all_to_all`'s."""
+    at each autoreset). The other arguments are :func:`poisson_all_to_all`'s.
+
+    ``validate=False`` returns the drawn columns (``id``, ``arrival_s``, ``src``, ``dst``,
+    ``size_bytes``, ``deadline_s``) unchecked, for a caller that validates them next
+    anyway, against its topology (:func:`flowsched.sim.prepare_columns`, as the switch env
+    does at each autoreset): ``validate_columns`` of them is then the validated trace, and
+    checking twice cost about half of the draw."""
     d = _as_distribution(dist)
     hosts = _check_hosts(hosts)
     n = _check_n(n_flows, "n_flows")
@@ -194,7 +199,7 @@ def poisson_all_to_all_columns(
     phase("sizes")
     sizes, deadlines = _draw_sizes(d, rng, n)
     phase("trace")
-    return _make_columns(arrival, src, dst, sizes, deadlines, hosts, "poisson_all_to_all")
+    return _make_columns(arrival, src, dst, sizes, deadlines, hosts, "poisson_all_to_all", validate=validate)
 
 
 def _distinct_senders(
