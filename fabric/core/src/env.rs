@@ -766,14 +766,19 @@ impl TokenEnv {
     /// the episode is over (no decision pending) it repeats the last decision's mask, so
     /// that a masked policy evaluating the terminal observation has a valid action.
     pub fn write_obs(&mut self, req: &mut [f32], act: &mut [f32], mask: &mut [f32]) {
-        req.fill(0.0);
-        act.fill(0.0);
-        mask.fill(0.0);
-        let Some(sim) = self.sim.as_ref() else { return };
+        let Some(sim) = self.sim.as_ref() else {
+            req.fill(0.0);
+            act.fill(0.0);
+            mask.fill(0.0);
+            return;
+        };
         let now = sim.now();
         let dst = self.dst;
         let q = sim.waiting(dst);
         let n = if self.done { 0 } else { q.len().min(self.cfg.window) };
+        // every feature of the first n requests and of `act` is written below: zeros past them
+        req[n * REQ_FEATURES..].fill(0.0);
+        mask[n..].fill(0.0);
         if self.done {
             mask[..self.last_choices.clamp(1, self.cfg.window)].fill(1.0);
         }
