@@ -239,7 +239,13 @@ def claims(rates: list[float]) -> list[C.Claim]:
                 "about 2 to 23-29 ms", rcp_rises,
                 "the paper ascribes RCP's rise to 'large queue buildups and increased loss rate', not modelled"),
         C.Claim("Fig. 4.10", f"benchmark: RACS stays about the same up to {hi:.0f}/s (<= 1.25x)", "about 2-2.5 ms",
-                flat("racs"), "see the measured values"),
+                flat("racs"), "see the measured values",
+                "the large responses: one of 500 KB or more has about the weight w_min of the background flows "
+                "and asks once per round trip for w_c C / W, with W counting every short response present "
+                "(weight about 80, those in their two header round trips included); at 2000/s one almost always "
+                "is, so the large ones crawl at about C/80 per round while the link idles (its busiest link 79% "
+                "busy): on the default grid responses >= 500 KB take 1.10 s at 2000/s against 64 ms at 100/s, "
+                "those under 50 KB 3.75 against 3.14 ms (docs/papers.md)"),
         C.Claim("Fig. 3.13", f"benchmark: SDC stays about the same up to {hi:.0f}/s (<= 1.25x)",
                 "'largely remains same'", flat("sdc"), "see the measured values"),
         C.Claim("Fig. 4.12", f"benchmark at {hi:.0f}/s: >= 95% within 10 ms with RACS, <= 90% with RCP",
