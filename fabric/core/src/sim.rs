@@ -1064,8 +1064,7 @@ impl Simulator {
     }
 
     /// Fixed path delay of flow i: the delay per hop times the number of links, plus the
-    /// links' own delays (a graph's per-link delays).
-    /// (Computed once per flow, at construction.)
+    /// links' own delays (a graph's per-link delays); computed once per flow, at construction.
     #[inline]
     pub fn path_delay_s(&self, i: usize) -> f64 {
         self.core.path_delay_s[i]
