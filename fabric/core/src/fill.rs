@@ -33,6 +33,10 @@ impl Ord for Item {
 #[derive(Default, Debug, Clone)]
 pub struct Filler {
     local: Vec<u32>,
+    /// Per link (global index), zero between calls: flows and weight of the group on it
+    /// (`fill_one_bottleneck`'s scratch).
+    link_count: Vec<u32>,
+    link_wsum: Vec<f64>,
     touched: Vec<u32>,
     count: Vec<u32>,
     wsum: Vec<f64>,
@@ -59,17 +63,20 @@ impl Paths<'_> {
 
 impl Filler {
     pub fn new(n_links: usize) -> Self {
-        Filler { local: vec![u32::MAX; n_links], ..Default::default() }
+        Filler { local: vec![u32::MAX; n_links], link_count: vec![0; n_links], link_wsum: vec![0.0; n_links], ..Default::default() }
     }
 
     /// `new`, or `SimError::OutOfMemory` if the memory for `n_links` is not there.
     pub fn try_new(n_links: usize) -> crate::error::Result<Self> {
-        let mut local = Vec::new();
-        local.try_reserve_exact(n_links).map_err(|_| {
-            crate::error::SimError::OutOfMemory(format!("the fill's per-link state: {n_links} entries of 4 bytes"))
-        })?;
+        let oom = |_| crate::error::SimError::OutOfMemory(format!("the fill's per-link state: {n_links} entries of 16 bytes"));
+        let (mut local, mut link_count, mut link_wsum) = (Vec::new(), Vec::new(), Vec::new());
+        local.try_reserve_exact(n_links).map_err(oom)?;
+        link_count.try_reserve_exact(n_links).map_err(oom)?;
+        link_wsum.try_reserve_exact(n_links).map_err(oom)?;
         local.resize(n_links, u32::MAX);
-        Ok(Filler { local, ..Default::default() })
+        link_count.resize(n_links, 0);
+        link_wsum.resize(n_links, 0.0);
+        Ok(Filler { local, link_count, link_wsum, ..Default::default() })
     }
 
     /// Allocates `rate[i]` for every flow `i` in `group`: weighted max-min fair over
@@ -139,32 +146,32 @@ impl Filler {
         res: &mut [f64],
         rate: &mut [f64],
     ) -> bool {
-        // Per-link flow counts and weight sums, summed in group order as the fills do.
+        // Per-link flow counts and weight sums, summed in group order as the fills do (in
+        // scratch indexed by link, zero between calls; `touched` in order of first sight).
+        let (count, wsum) = (&mut self.link_count, &mut self.link_wsum);
         for &i in group {
+            let w = weight[i as usize];
             for &l in paths.of(i) {
                 let l = l as usize;
-                if self.local[l] == u32::MAX {
-                    self.local[l] = self.touched.len() as u32;
+                if count[l] == 0 {
                     self.touched.push(l as u32);
-                    self.count.push(0);
-                    self.wsum.push(0.0);
                 }
-                let j = self.local[l] as usize;
-                self.count[j] += 1;
-                self.wsum[j] += weight[i as usize];
+                count[l] += 1;
+                wsum[l] += w;
             }
         }
         // The least level, ties to the link seen first in group order (the heap's order).
         let mut best = usize::MAX;
         let mut best_level = f64::INFINITY;
-        for (j, &l) in self.touched.iter().enumerate() {
-            let level = res[l as usize].max(0.0) / self.wsum[j];
+        for &l in &self.touched {
+            let l = l as usize;
+            let level = res[l].max(0.0) / wsum[l];
             if best == usize::MAX || level.total_cmp(&best_level) == Ordering::Less {
-                (best, best_level) = (j, level);
+                (best, best_level) = (l, level);
             }
         }
         let n = group.len();
-        let mut ok = best != usize::MAX && self.count[best] as usize == n;
+        let mut ok = best != usize::MAX && count[best] as usize == n;
         if ok {
             // the heap takes a cap first when cap / weight <= the link's level
             ok = group.iter().all(|&i| {
@@ -173,11 +180,10 @@ impl Filler {
             });
         }
         for &l in &self.touched {
-            self.local[l as usize] = u32::MAX;
+            count[l as usize] = 0;
+            wsum[l as usize] = 0.0;
         }
         self.touched.clear();
-        self.count.clear();
-        self.wsum.clear();
         if !ok {
             return false;
         }
