@@ -588,6 +588,20 @@ mod tests {
         assert!((r[0] - 5.0).abs() < 1e-12 && (r[1] - 1.0).abs() < 1e-12);
     }
 
+    /// Weights of n flows (all 1 on even trials, else from a few values) and their caps
+    /// (one in `odds` a random finite cap, one in `odds` 2.5, the others none).
+    fn random_weights_and_caps(rng: &mut crate::rng::SplitMix64, n: usize, trial: usize, odds: u64) -> (Vec<f64>, Vec<f64>) {
+        let w = (0..n).map(|_| if trial % 2 == 0 { 1.0 } else { [1.0, 2.0, 0.5, 3.7][rng.below(4) as usize] }).collect();
+        let cap = (0..n)
+            .map(|_| match rng.below(odds) {
+                0 => rng.next_f64() * 6.0,
+                1 => 2.5,
+                _ => f64::INFINITY,
+            })
+            .collect();
+        (w, cap)
+    }
+
     #[test]
     fn the_small_fills_give_the_same_bits_as_the_heap_fill() {
         let mut rng = crate::rng::SplitMix64::new(3);
@@ -618,14 +632,7 @@ mod tests {
                     _ => rng.next_f64() * 13.7,
                 })
                 .collect();
-            let w: Vec<f64> = (0..n).map(|_| if trial % 2 == 0 { 1.0 } else { [1.0, 2.0, 0.5, 3.7][rng.below(4) as usize] }).collect();
-            let cap: Vec<f64> = (0..n)
-                .map(|_| match rng.below(5) {
-                    0 => rng.next_f64() * 6.0,
-                    1 => 2.5,
-                    _ => f64::INFINITY,
-                })
-                .collect();
+            let (w, cap) = random_weights_and_caps(&mut rng, n, trial, 5);
             let group: Vec<u32> = (0..n as u32).collect();
             let mut f = Filler::new(n_links);
             let (mut ra, mut rb) = (res0.clone(), res0.clone());
@@ -696,14 +703,7 @@ mod tests {
                     _ => rng.next_f64() * 13.7,
                 })
                 .collect();
-            let w: Vec<f64> = (0..n).map(|_| if trial % 2 == 0 { 1.0 } else { [1.0, 2.0, 0.5, 3.7][rng.below(4) as usize] }).collect();
-            let cap: Vec<f64> = (0..n)
-                .map(|_| match rng.below(8) {
-                    0 => rng.next_f64() * 6.0,
-                    1 => 2.5,
-                    _ => f64::INFINITY,
-                })
-                .collect();
+            let (w, cap) = random_weights_and_caps(&mut rng, n, trial, 8);
             let group: Vec<u32> = (0..n as u32).collect();
             let mut f = Filler::new(n_links);
             let (mut ra, mut rb) = (res0.clone(), res0.clone());
