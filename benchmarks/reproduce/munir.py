@@ -248,7 +248,7 @@ def claims(rates: list[float]) -> list[C.Claim]:
                 flat("racs"), "see the measured values",
                 "the large responses: one of 500 KB or more has about the weight w_min of the background flows "
                 "and asks once per round trip for w_c C / W, with W counting every short response present "
-                "(weight about 80, those in their two header round trips included); at 2000/s one almost always "
+                "(weight 60 to 100, those in their two header round trips included); at 2000/s one almost always "
                 "is, so the large ones crawl at about C/80 per round while the link idles (its busiest link 79% "
                 "busy): on the default grid responses >= 500 KB take 1.10 s at 2000/s against 64 ms at 100/s, "
                 "those under 50 KB 3.75 against 3.14 ms (docs/papers.md)"),
