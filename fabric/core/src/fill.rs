@@ -602,6 +602,24 @@ mod tests {
         (w, cap)
     }
 
+    /// The heap fill of flows 0..n (`w.len()`) from residuals `res0`: (rates, residuals after).
+    fn heap_fill(n_links: usize, paths: &Paths, w: &[f64], cap: &[f64], res0: &[f64]) -> (Vec<f64>, Vec<f64>) {
+        let group: Vec<u32> = (0..w.len() as u32).collect();
+        let (mut rate, mut res) = (vec![-1.0; w.len()], res0.to_vec());
+        Filler::new(n_links).fill_heap(&group, paths, w, cap, &mut res, &mut rate);
+        (rate, res)
+    }
+
+    /// Two fills of the same group left the same rates and residuals, bit for bit.
+    fn assert_same_bits(trial: usize, (xa, ra): (&[f64], &[f64]), (xb, rb): (&[f64], &[f64])) {
+        for k in 0..xa.len() {
+            assert_eq!(xa[k].to_bits(), xb[k].to_bits(), "trial {trial}: rate {k}: {xa:?} vs {xb:?}");
+        }
+        for l in 0..ra.len() {
+            assert_eq!(ra[l].to_bits(), rb[l].to_bits(), "trial {trial}: residual {l}");
+        }
+    }
+
     #[test]
     fn the_small_fills_give_the_same_bits_as_the_heap_fill() {
         let mut rng = crate::rng::SplitMix64::new(3);
@@ -633,11 +651,9 @@ mod tests {
                 })
                 .collect();
             let (w, cap) = random_weights_and_caps(&mut rng, n, trial, 5);
+            let (xa, ra) = heap_fill(n_links, &paths, &w, &cap, &res0);
             let group: Vec<u32> = (0..n as u32).collect();
-            let mut f = Filler::new(n_links);
-            let (mut ra, mut rb) = (res0.clone(), res0.clone());
-            let (mut xa, mut xb) = (vec![-1.0; n], vec![-1.0; n]);
-            f.fill_heap(&group, &paths, &w, &cap, &mut ra, &mut xa);
+            let (mut rb, mut xb) = (res0.clone(), vec![-1.0; n]);
             if n <= SMALL_N {
                 let mut out = [0.0; SMALL_N];
                 if !fill_small_core(n, |p| paths.of(group[p]), |p| w[p], |p| cap[p], &mut rb, &mut out) {
@@ -653,12 +669,7 @@ mod tests {
                 xb.copy_from_slice(&out[..n]);
             }
             checked += 1;
-            for k in 0..n {
-                assert_eq!(xa[k].to_bits(), xb[k].to_bits(), "trial {trial}: rate {k}: {xa:?} vs {xb:?}");
-            }
-            for l in 0..n_links {
-                assert_eq!(ra[l].to_bits(), rb[l].to_bits(), "trial {trial}: residual {l}");
-            }
+            assert_same_bits(trial, (&xa, &ra), (&xb, &rb));
         }
         assert!(checked > 19000, "{checked}");
     }
@@ -704,19 +715,13 @@ mod tests {
                 })
                 .collect();
             let (w, cap) = random_weights_and_caps(&mut rng, n, trial, 8);
+            let (xa, ra) = heap_fill(n_links, &paths, &w, &cap, &res0);
             let group: Vec<u32> = (0..n as u32).collect();
             let mut f = Filler::new(n_links);
-            let (mut ra, mut rb) = (res0.clone(), res0.clone());
-            let (mut xa, mut xb) = (vec![-1.0; n], vec![-1.0; n]);
-            f.fill_heap(&group, &paths, &w, &cap, &mut ra, &mut xa);
+            let (mut rb, mut xb) = (res0.clone(), vec![-1.0; n]);
             if f.fill_one_bottleneck(&group, &paths, &w, &cap, &mut rb, &mut xb) {
                 taken += 1;
-                for k in 0..n {
-                    assert_eq!(xa[k].to_bits(), xb[k].to_bits(), "trial {trial}: rate {k}: {xa:?} vs {xb:?}");
-                }
-                for l in 0..n_links {
-                    assert_eq!(ra[l].to_bits(), rb[l].to_bits(), "trial {trial}: residual {l}");
-                }
+                assert_same_bits(trial, (&xa, &ra), (&xb, &rb));
             } else {
                 declined += 1;
                 assert!(xb.iter().all(|&x| x == -1.0) && rb == res0, "trial {trial}: declined but changed state");
