@@ -27,6 +27,7 @@ env-steps/s for the token env on 2 threads).
 from __future__ import annotations
 
 import argparse
+import os
 import platform
 import statistics
 import time
@@ -41,6 +42,31 @@ from flowsched.envs import ENV_IDS
 #: Artemis id: about 8,000 steps/s single and 6,000 env-steps/s as a 256-lane vector env on
 #: one thread, against about 95,000 and 1.7M for the fluid token env).
 PACKET_STEPS_DIVISOR = 50
+
+
+def host() -> str:
+    """The CPU model, the CPUs and the load average: the machines this runs on differ by 2x
+    in speed per thread, so a figure is comparable only with the host it was measured on."""
+    model = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            model = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), model)
+    except OSError:
+        pass
+    load = f", load average {os.getloadavg()[0]:.2f}" if hasattr(os, "getloadavg") else ""
+    return f"{model}, {os.cpu_count()} CPUs{load}"
+
+
+def steal_ticks() -> int | None:
+    """CPU time the hypervisor gave to others (the `steal` column of /proc/stat, in clock
+    ticks; None where there is none): a 2-thread run that loses its second CPU this way
+    measures the host, not the env."""
+    try:
+        with open("/proc/stat") as f:
+            fields = f.readline().split()
+        return int(fields[8])
+    except (OSError, IndexError, ValueError):
+        return None
 
 
 def single(env_id: str, steps: int) -> float:
@@ -58,8 +84,10 @@ def single(env_id: str, steps: int) -> float:
     return steps / (time.perf_counter() - t0)
 
 
-def vector(env_id: str, steps: int, batch: int, threads: int) -> tuple[float, float]:
-    """(env-steps/s, CPU ns per env-step) of the vector env with random legal actions."""
+def vector(env_id: str, steps: int, batch: int, threads: int) -> tuple[float, float, float]:
+    """(env-steps/s, CPU ns per env-step, share of the machine's CPU time the hypervisor
+    stole during the run (NaN where the system does not say)) of the vector env with
+    random legal actions."""
     kw = {} if "Thresholds" in env_id else {"threads": threads, "copy": False}
     venv = gym.make_vec(env_id, num_envs=batch, vectorization_mode="vector_entry_point", **kw)
     rng = np.random.default_rng(0)
@@ -80,6 +108,7 @@ def vector(env_id: str, steps: int, batch: int, threads: int) -> tuple[float, fl
     else:
         draw = space.sample
     n = 0
+    s0 = steal_ticks()
     t0, c0 = time.perf_counter(), time.process_time()
     while n < steps:
         if masked:
@@ -96,8 +125,12 @@ def vector(env_id: str, steps: int, batch: int, threads: int) -> tuple[float, fl
         obs, *_ = venv.step(a)
         n += batch
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    s1 = steal_ticks()
     venv.close()
-    return n / wall, cpu / n * 1e9
+    steal = float("nan")
+    if s0 is not None and s1 is not None:
+        steal = (s1 - s0) / os.sysconf("SC_CLK_TCK") / (wall * (os.cpu_count() or 1))
+    return n / wall, cpu / n * 1e9, steal
 
 
 def main() -> None:
@@ -112,7 +145,7 @@ def main() -> None:
     env_ids = [e for e in ENV_IDS if a.env is None or any(k in e for k in a.env)]
     if not env_ids:
         ap.error(f"--env {a.env}: no env id matches; ids: {', '.join(ENV_IDS)}")
-    print(f"# {platform.machine()}, python {platform.python_version()}, random legal actions")
+    print(f"# {host()}, python {platform.python_version()}, random legal actions")
     print(f"| env | single env (gym.make), steps/s | vector x{a.batch}, 1 thread, env-steps/s | vector x{a.batch}, 2 "
           "threads, env-steps/s |")
     print("|---|---|---|---|")
@@ -120,7 +153,7 @@ def main() -> None:
     for env_id in env_ids:
         if "Thresholds" in env_id:  # coarse steps: fewer of them, a batch of 8, no threads option
             s = single(env_id, 200)
-            v, _ = vector(env_id, 400, 8, 1)
+            v, *_ = vector(env_id, 400, 8, 1)
             print(f"| {env_id} | {s:,.0f} | {v:,.0f} (batch of 8, lanes in turn) | n/a |", flush=True)
             continue
         # the packet model's envs (the Artemis id) step much more slowly: fewer steps
@@ -132,16 +165,16 @@ def main() -> None:
             ones.append(vector(env_id, 20 * steps, a.batch, 1))
             twos.append(vector(env_id, 20 * steps, a.batch, 2))
             if a.repeat > 1:
-                (r1, c1), (r2, c2) = ones[-1], twos[-1]
+                (r1, c1, s1), (r2, c2, s2) = ones[-1], twos[-1]
                 print(f"#   {env_id}: 1 thread {r1:,.0f} ({c1:,.0f} CPU ns/step), 2 threads {r2:,.0f} ({c2:,.0f} CPU "
-                      f"ns/step), ratio {r2 / r1:.2f}", flush=True)
-        v1, v2 = statistics.median(r for r, _ in ones), statistics.median(r for r, _ in twos)
+                      f"ns/step), ratio {r2 / r1:.2f}; steal {s1:.1%} and {s2:.1%}", flush=True)
+        v1, v2 = statistics.median(r for r, *_ in ones), statistics.median(r for r, *_ in twos)
         ratio = statistics.median(t[0] / o[0] for o, t in zip(ones, twos, strict=True))
         note = f" ({ratio:.2f}x, median of {a.repeat})" if a.repeat > 1 else ""
         print(f"| {env_id}{' (packet model)' if packet else ''} | {s:,.0f} | {v1:,.0f} | {v2:,.0f}{note} |", flush=True)
         if packet:  # the targets are the fluid envs'
             continue
-        c1, c2 = statistics.median(c for _, c in ones), statistics.median(c for _, c in twos)
+        c1, c2 = statistics.median(c for _, c, _ in ones), statistics.median(c for _, c, _ in twos)
         verdicts.append(f"# {env_id}: 2 threads / 1 thread = {ratio:.2f}x (target 1.7x: "
                         f"{'met' if ratio >= 1.7 else 'NOT met'}); CPU ns per env-step, medians: 1 thread "
                         f"{c1:,.0f}, 2 threads {c2:,.0f}")
