@@ -116,6 +116,16 @@ pub(crate) struct FairFlow {
     /// Whether it has a data span (only then can it have a cap).
     has_data_span: bool,
 }
+impl FairFlow {
+    /// Whether its new rate differs from the committed one by more than 1e-12 relative
+    /// (or one of them is 0 and the other not).
+    #[inline]
+    fn rate_changes(&self) -> bool {
+        let (r, old) = (self.new_rate, self.rate);
+        (r - old).abs() > 1e-12 * r.max(old) || (r == 0.0) != (old == 0.0)
+    }
+}
+
 impl Default for FairFlow {
     fn default() -> Self {
         FairFlow { rate: 0.0, new_rate: 0.0, real_stamp: 0, frozen_stamp: 0, tracked_stamp: 0, path_len: 0, has_data_span: false }
@@ -362,6 +372,8 @@ pub(super) struct IncrementalFairSharing {
     pub(super) floor_links: Vec<u32>,
     /// Whether every fill is the direct fill (`fair_direct`; see the module doc).
     pub(super) direct: bool,
+    /// Scratch of the direct fill: the flows (dense indices) whose rate changes.
+    pub(super) direct_changed: Vec<u32>,
     /// The links of the fill (not left out); the direct fill visits these.
     pub(super) fill_links: Vec<u32>,
     /// Scratch of the direct fill: the links with unfrozen flows.
@@ -398,6 +410,7 @@ impl IncrementalFairSharing {
             weighted,
             slot_pos: Vec::new(),
             real_flows: Vec::new(),
+            direct_changed: Vec::new(),
             seed_flows: Vec::new(),
             seed_links: Vec::new(),
             stamp: 0,
@@ -934,8 +947,7 @@ impl IncrementalFairSharing {
     /// from the committed one by more than 1e-12 relative (or one of them is 0).
     #[inline]
     fn rate_changes(&self, f: usize) -> bool {
-        let (r, old) = (self.flows_hot[f].new_rate, self.flows_hot[f].rate);
-        (r - old).abs() > 1e-12 * r.max(old) || (r == 0.0) != (old == 0.0)
+        self.flows_hot[f].rate_changes()
     }
 
     /// Commits the new rate of the flow at dense index f (its `new_rate`; `rate_changes`
@@ -1215,16 +1227,18 @@ impl IncrementalFairSharing {
             }
             // The link that saturates first (links without unfrozen flows leave the scan).
             let (mut best, mut best_level) = (usize::MAX, INF);
+            let link_state = &self.link_state[..];
             let mut k = 0;
             while k < live.len() {
-                let link = &self.link_state[live[k] as usize];
+                let l = live[k] as usize;
+                let link = &link_state[l];
                 if link.unfrozen_count == 0 {
                     live.swap_remove(k);
                     continue;
                 }
                 let level = link.residual.max(0.0) / link.unfrozen_weight;
                 if level < best_level {
-                    (best, best_level) = (live[k] as usize, level);
+                    (best, best_level) = (l, level);
                 }
                 k += 1;
             }
@@ -1241,24 +1255,62 @@ impl IncrementalFairSharing {
             if best == usize::MAX {
                 break;
             }
-            for k in 0..self.lazy.link_flows[best].len() {
-                let g = self.lazy.link_flows[best][k] as usize;
-                if self.flows_hot[g].frozen_stamp != stamp {
-                    let r = self.weight_of(g) * best_level;
-                    self.direct_freeze(g, r);
-                }
-            }
+            self.direct_freeze_link(best, best_level);
         }
         self.live_links = live;
-        for f in 0..n_active {
-            debug_assert!(self.flows_hot[f].frozen_stamp == stamp, "every active flow is frozen at the end of the direct fill");
-            if self.rate_changes(f) {
-                self.fair_commit(core, f);
+        // The flows whose rate changes, found first (a commit changes only its own flow's
+        // state), then committed in order.
+        let mut changed = std::mem::take(&mut self.direct_changed);
+        changed.clear();
+        for (f, flow) in self.flows_hot[..n_active].iter().enumerate() {
+            debug_assert!(flow.frozen_stamp == stamp, "every active flow is frozen at the end of the direct fill");
+            if flow.rate_changes() {
+                changed.push(f as u32);
             }
         }
+        for &f in &changed {
+            self.fair_commit(core, f as usize);
+        }
+        self.direct_changed = changed;
         self.lazy.reschedule_pending(core, &[]);
         core.next_event = self.lazy.next_event(core);
         Ok(())
+    }
+
+    /// The direct fill freezes the unfrozen flows of link l at `level` (each at its weight
+    /// times the level), in the link's list order: `direct_freeze` of each, with the
+    /// state borrowed once for the loop (the same operations in the same order on every
+    /// other link), except that link l itself is only marked as having no unfrozen flow:
+    /// it leaves the fill, and its residual is not read again in this fill (per-flow
+    /// updates of it made one long chain of dependent stores).
+    fn direct_freeze_link(&mut self, l: usize, level: f64) {
+        let (stamp, weighted, spf) = (self.stamp, self.weighted, self.slots_per_flow);
+        let (flows_hot, flows_cold) = (&mut self.flows_hot[..], &self.flows_cold[..]);
+        let (slot_link, link_state) = (&self.slot_link[..], &mut self.link_state[..]);
+        for &g in &self.lazy.link_flows[l] {
+            let g = g as usize;
+            let f = &mut flows_hot[g];
+            if f.frozen_stamp == stamp {
+                continue;
+            }
+            let w = if weighted { flows_cold[g].weight } else { 1.0 };
+            let r = w * level;
+            f.frozen_stamp = stamp;
+            f.new_rate = r;
+            let p = g * spf;
+            for &sl in &slot_link[p..p + f.path_len as usize] {
+                if sl as usize == l {
+                    continue;
+                }
+                let link = &mut link_state[sl as usize];
+                link.residual -= r;
+                link.unfrozen_count -= 1;
+                link.unfrozen_weight = if link.unfrozen_count > 0 { link.unfrozen_weight - w } else { 0.0 };
+            }
+        }
+        let link = &mut link_state[l];
+        link.unfrozen_count = 0;
+        link.unfrozen_weight = 0.0;
     }
 
     /// The direct fill freezes the flow at dense index g at rate r.
