@@ -2,7 +2,11 @@
 //! size_bytes per line without a header) and prints the
 //! wall time, the event count, the mean FCT and a hash of the finish times' bits.
 //!
-//!     cargo run --release --example bench_trace -- trace.csv ps [bigswitch|leafspine] [full|incremental]
+//!     cargo run --release --example bench_trace -- trace.csv ps [bigswitch|leafspine|parkinglot] [full|incremental]
+//!
+//! `bigswitch` and `leafspine` have 144 hosts at 10 Gbps (the leaf-spine 9 x 16 with 4
+//! spines at 40 Gbps); `parkinglot` is `ParkingLot(8, 10, 40)` (8 hosts, each on its own
+//! switch, the switches in a line at 40 Gbps: m3's flowSim's two-layer parking lot).
 //!
 //! With `check DT` in place of `full` (srpt, ps), it also pauses every DT seconds of
 //! simulated time and checks that every active flow's rate is the allocation
@@ -19,6 +23,7 @@ fn main() {
     let flows: Vec<FlowSpec> = common::read_trace(&a[1]);
     let topo = match a.get(3).map(String::as_str) {
         Some("leafspine") => Topology::leaf_spine(9, 16, 4, &[10.0; 144], 40.0, 0).unwrap(),
+        Some("parkinglot") => parking_lot(8, 10.0, 40.0),
         _ => Topology::big_switch(&[10.0; 144]).unwrap(),
     };
     let mut cfg = SimConfig::new(Scheduler::parse(&a[2]).unwrap());
@@ -74,4 +79,23 @@ fn main() {
         s.stats().events,
         sum / n as f64
     );
+}
+
+/// `n` hosts at `host_gbps`, each on its own switch, the switches in a line at
+/// `switch_gbps` (`flowsched.topology.ParkingLot`), as a graph.
+fn parking_lot(n: usize, host_gbps: f64, switch_gbps: f64) -> Topology {
+    let mut edges: Vec<(u32, u32, f64)> = (0..n).map(|h| (h as u32, (n + h) as u32, host_gbps)).collect();
+    edges.extend((0..n - 1).map(|s| ((n + s) as u32, (n + s + 1) as u32, switch_gbps)));
+    let (mut from, mut to, mut gbps, mut names) = (vec![], vec![], vec![], vec![]);
+    for &(x, y, g) in &edges {
+        for (u, v) in [(x, y), (y, x)] {
+            from.push(u);
+            to.push(v);
+            gbps.push(g);
+            names.push(format!("{u}->{v}"));
+        }
+    }
+    let (w, d) = (vec![1; from.len()], vec![0.0; from.len()]);
+    let routes = GraphRoutes::new(2 * n, from, to, w, (0..n as u32).collect(), names, d).unwrap();
+    Topology::graph(routes, &gbps, 0).unwrap()
 }
