@@ -35,6 +35,25 @@ pub(super) struct FullRecomputation {
     /// else 0): what the fastest link sends in a few ulps of t, the rounding of a
     /// crossing's time.
     key_abs_tol: f64,
+    /// Scratch of the sort: each active flow's whole sort key, packed (see `sort_active_by_key`).
+    sort_keys: Vec<SortKey>,
+}
+
+/// A flow's sort key as integers in the order of the comparison it replaces: path index
+/// (or 0), then class, value and arrival time as `f64::total_cmp` orders them, then the
+/// flow's index. Every key is distinct (the index), so sorting these gives the order of
+/// the stable sort by the comparison.
+type SortKey = (u32, u64, u64, u64, u32);
+
+/// `x`'s bits mapped to an unsigned integer in `f64::total_cmp`'s order.
+#[inline]
+fn total_order_bits(x: f64) -> u64 {
+    let b = x.to_bits();
+    if b >> 63 == 1 {
+        !b
+    } else {
+        b | 1 << 63
+    }
 }
 
 impl FullRecomputation {
@@ -52,6 +71,7 @@ impl FullRecomputation {
             key_value: vec![0.0; n],
             key_per_byte: vec![0.0; n],
             key_abs_tol,
+            sort_keys: Vec::new(),
         })
     }
 }
@@ -103,17 +123,24 @@ impl FullRecomputation {
             self.key_value[i] = b;
             self.key_per_byte[i] = sl;
         }
+        // By path (when asked), class, value; equal keys fall back to arrival time, then
+        // trace order. The keys packed beside each flow and sorted as integers: the same
+        // order as a sort by the comparison of the arrays (cheaper: the switch env sorts
+        // about 40 flows by new scores at each step).
         let (k1, k2, pix, fl) = (&self.key_class, &self.key_value, &core.path_id, &core.flows);
-        // Stable, adaptive sort: the order changes little from one event to the next.
-        // Equal keys fall back to arrival time, then trace order.
-        core.active.sort_by(|&a, &b| {
-            let (a, b) = (a as usize, b as usize);
-            let p = if by_path { pix[a].cmp(&pix[b]) } else { std::cmp::Ordering::Equal };
-            p.then(k1[a].total_cmp(&k1[b]))
-                .then(k2[a].total_cmp(&k2[b]))
-                .then(fl[a].arrival_s.total_cmp(&fl[b].arrival_s))
-                .then(a.cmp(&b))
-        });
+        let keys = &mut self.sort_keys;
+        keys.clear();
+        keys.extend(core.active.iter().map(|&i| {
+            let a = i as usize;
+            let p = if by_path { pix[a] } else { 0 };
+            (p, total_order_bits(k1[a]), total_order_bits(k2[a]), total_order_bits(fl[a].arrival_s), i)
+        }));
+        // stable and adaptive (the order changes little from one event to the next, but for
+        // new scores); the keys are distinct, so any sort gives this order
+        keys.sort();
+        for (slot, key) in core.active.iter_mut().zip(keys.iter()) {
+            *slot = key.4;
+        }
     }
 
     /// Whether flows with equal keys share (fluid LAS/FB serves equally the flows with the
