@@ -400,6 +400,18 @@ impl Ord for OrdF64 {
     }
 }
 
+/// `x`'s bits mapped to an unsigned integer in `f64::total_cmp`'s order (flip every bit of
+/// a negative, the sign bit of the rest): keys that sort and compare as integers.
+#[inline]
+pub(crate) fn total_order_bits(x: f64) -> u64 {
+    let b = x.to_bits();
+    if b >> 63 == 1 {
+        !b
+    } else {
+        b | 1 << 63
+    }
+}
+
 /// `n` copies of `v`, or `SimError::OutOfMemory` if the memory is not there (for
 /// counts that come from the input: hosts and links).
 fn filled<T: Clone>(n: usize, v: T, what: &str) -> Result<Vec<T>> {

@@ -27,7 +27,7 @@ use std::collections::VecDeque;
 use crate::error::{Result, SimError};
 use crate::rng::SplitMix64;
 use crate::sched::{AdmissionPolicy, GaInner, Scheduler};
-use crate::sim::{choose_admission, AdmissionConfig, FlowSpec, Outcome};
+use crate::sim::{choose_admission, total_order_bits, AdmissionConfig, FlowSpec, Outcome};
 use crate::topology::Topology;
 use delack::AckState;
 use hostsched::{HostPolicy, HostSched};
@@ -330,15 +330,6 @@ struct Flow {
     n: u32,
     /// Score for `external` as an order-preserving integer of the f64.
     ext: u64,
-}
-
-fn order_bits(x: f64) -> u64 {
-    let b = x.to_bits();
-    if b >> 63 == 1 {
-        !b
-    } else {
-        b | 1 << 63
-    }
 }
 
 /// A packet-level simulation of one trace.
@@ -695,7 +686,7 @@ impl PacketSimulator {
                 rtt0 += ports[l as usize].ser_ps(cfg.header_bytes as u16) + ports[l as usize].prop_ps;
             }
             senders.push(Sender::new(npk as u32, &cc, rtt0));
-            fl.push(Flow { arrival_ps: to_ps(f.arrival_s), size, deadline_ps: dl, n: npk as u32, ext: order_bits(0.0) });
+            fl.push(Flow { arrival_ps: to_ps(f.arrival_s), size, deadline_ps: dl, n: npk as u32, ext: total_order_bits(0.0) });
         }
         let hs = host.map(|h| {
             let routes: Vec<&[u32]> = (0..n).map(|i| &route[route_off[i] as usize..route_off[i + 1] as usize]).collect();
@@ -1584,7 +1575,7 @@ impl PacketSimulator {
         if !score.is_finite() {
             return Err(SimError::InvalidAction(format!("score of flow {i} must be finite, got {score}")));
         }
-        self.flows[i].ext = order_bits(score);
+        self.flows[i].ext = total_order_bits(score);
         Ok(())
     }
 

@@ -79,7 +79,7 @@ use std::collections::BinaryHeap;
 
 use super::allocator::Allocator;
 use super::incr::LazyFlows;
-use super::{filled, Core, Status, ALLOC_STEPS_PER_FLOW, INF};
+use super::{filled, total_order_bits, Core, Status, ALLOC_STEPS_PER_FLOW, INF};
 use crate::error::Result;
 use crate::sched::Scheduler;
 
@@ -211,9 +211,7 @@ pub(crate) struct Item(u128);
 impl Item {
     #[inline]
     fn new(level: f64, kind: u64, id: usize, version: u32) -> Self {
-        let b = level.to_bits();
-        // total_cmp's order as unsigned: flip every bit of a negative, the sign of the rest.
-        let ord = if b >> 63 == 1 { !b } else { b | 1 << 63 };
+        let ord = total_order_bits(level);
         Item((ord as u128) << 64 | (kind << 62 | (id as u64) << 32 | version as u64) as u128)
     }
     #[inline]

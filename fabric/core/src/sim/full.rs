@@ -6,7 +6,7 @@
 //! priority. The next event is the earliest completion, catch-up, threshold or key
 //! crossing. It is the reference the other allocators are tested against
 //! (`AllocatorChoice::Full`; tests/allocator_choice.rs, tests/incremental.rs).
-use super::{filled, tol_of, Core, INF};
+use super::{filled, tol_of, total_order_bits, Core, INF};
 use crate::error::Result;
 use crate::fill::{Filler, Paths};
 use crate::sched::{GaInner, PiasSharing, Scheduler};
@@ -45,16 +45,6 @@ pub(super) struct FullRecomputation {
 /// the stable sort by the comparison.
 type SortKey = (u32, u64, u64, u64, u32);
 
-/// `x`'s bits mapped to an unsigned integer in `f64::total_cmp`'s order.
-#[inline]
-fn total_order_bits(x: f64) -> u64 {
-    let b = x.to_bits();
-    if b >> 63 == 1 {
-        !b
-    } else {
-        b | 1 << 63
-    }
-}
 
 impl FullRecomputation {
     /// The allocator of a run of `n` flows over `n_paths` distinct paths on links of
