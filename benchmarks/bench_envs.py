@@ -34,6 +34,7 @@ import time
 
 import gymnasium as gym
 import numpy as np
+from hostinfo import host, steal_ticks  # benchmarks/hostinfo.py, beside this script
 
 import flowsched  # noqa: F401  (registers the envs)
 from flowsched.envs import ENV_IDS
@@ -42,31 +43,6 @@ from flowsched.envs import ENV_IDS
 #: Artemis id: about 8,000 steps/s single and 6,000 env-steps/s as a 256-lane vector env on
 #: one thread, against about 95,000 and 1.7M for the fluid token env).
 PACKET_STEPS_DIVISOR = 50
-
-
-def host() -> str:
-    """The CPU model, the CPUs and the load average: the machines this runs on differ by 2x
-    in speed per thread, so a figure is comparable only with the host it was measured on."""
-    model = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo") as f:
-            model = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), model)
-    except OSError:
-        pass
-    load = f", load average {os.getloadavg()[0]:.2f}" if hasattr(os, "getloadavg") else ""
-    return f"{model}, {os.cpu_count()} CPUs{load}"
-
-
-def steal_ticks() -> int | None:
-    """CPU time the hypervisor gave to others (the `steal` column of /proc/stat, in clock
-    ticks; None where there is none): a 2-thread run that loses its second CPU this way
-    measures the host, not the env."""
-    try:
-        with open("/proc/stat") as f:
-            fields = f.readline().split()
-        return int(fields[8])
-    except (OSError, IndexError, ValueError):
-        return None
 
 
 def single(env_id: str, steps: int) -> float:

@@ -25,6 +25,8 @@ import subprocess
 import sys
 import time
 
+from hostinfo import host  # benchmarks/hostinfo.py, beside this script
+
 TOPOLOGIES = ("bigswitch", "leafspine", "fattree", "parkinglot")
 PARKING_LOT_HOSTS = 8
 
@@ -90,7 +92,7 @@ def main() -> None:
         return
     fabrics = (", 144 hosts, 10 Gbps hosts (leaf-spine: 9x16, 4 spines, 40 Gbps core)"
                if {"bigswitch", "leafspine"} & set(a.topologies) else ", 10 Gbps hosts")
-    print(f"# {platform.processor() or platform.machine()}, python {platform.python_version()}, "
+    print(f"# {host()}, python {platform.python_version()}, "
           f"web search, load {a.load}{fabrics}")
     graphs = {"fattree": f"fattree: k={a.k}, {a.k ** 3 // 4:,} hosts, 10 Gbps links",
               "parkinglot": f"parkinglot: {PARKING_LOT_HOSTS} hosts, 40 Gbps between switches"}

@@ -21,11 +21,11 @@ episode length: about 5 s per 200-flow episode here (30 episodes in 2 to 3 minut
 from __future__ import annotations
 
 import argparse
-import platform
 import time
 
 import gymnasium as gym
 import numpy as np
+from hostinfo import host  # benchmarks/hostinfo.py, beside this script
 
 import flowsched  # noqa: F401  (registers the envs)
 from flowsched import baselines, workloads as wl
@@ -95,7 +95,7 @@ def main() -> None:
     wall = time.perf_counter() - t0
     diff = res[:, 1] - res[:, 0]
     ci = 1.96 * diff.std(ddof=1) / np.sqrt(len(diff)) if len(diff) > 1 else float("nan")
-    print(f"# {platform.processor() or platform.machine()}, {wall:.0f} s")
+    print(f"# {host()}, {wall:.0f} s")
     print(f"{args.env_id}: Artemis workload A variant {args.variant}, load {load:.3f} ({rate:.2f} bursts/s), "
           f"seeds {FIRST_EVAL_SEED}..{FIRST_EVAL_SEED + args.episodes - 1}")
     print(f"{args.base:>12}: {res[:, 0].mean():.4f}")
