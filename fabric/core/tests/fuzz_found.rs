@@ -183,3 +183,57 @@ fn las_pair_of_tiny_flows_swaps_the_lead_at_every_event() {
         s.run().unwrap_or_else(|e| panic!("full = {full}: {e}"));
     }
 }
+
+/// FAIR (found with FUZZ_SEED=31, 200,000 cases): on a 3 x 2 leaf-spine, three 1 MB flows
+/// (rows 1, 4 and 5) finish together in the shadow fair-sharing run, so their projected
+/// finish times, FAIR's keys, are equal but for rounding; the shadow's own allocator (the
+/// direct fill under `Auto`, the full recomputation under `Full`) decides that rounding,
+/// and with it which flow goes first: flow 4 finished at 2.4 ms under `Auto` and 1.6 ms
+/// under `Full`. Projected finishes within `tol_of` of the one before now count as tied
+/// and go by arrival, then trace row, as exact ties do.
+#[test]
+fn fair_projected_finishes_a_rounding_apart_are_tied() {
+    let topo = Topology::leaf_spine(3, 2, 1, &[1.0, 10.0, 10.0, 10.0, 10.0, 10.0], 10.0, 0).unwrap();
+    let flows = vec![
+        flow(0.0, 4, 1, 1e6, 0.0),
+        flow(0.0, 4, 2, 1e6, 0.0),
+        flow(0.0, 0, 2, 1.0, 0.0),
+        flow(0.0, 5, 4, 1.0, 0.0),
+        flow(0.0, 1, 3, 1e6, 0.0),
+        flow(0.0, 5, 2, 1e6, 0.0),
+    ];
+    agree(&topo, &flows, "fair");
+}
+
+/// Open (found with FUZZ_SEED=33, 200,000 cases): `gtcp:pias` with a 1-byte threshold, three
+/// flows on one path (two 100 MB from t = 0 and 4.8e-11 s, one 5 MB at 0.757 ms) and a
+/// fourth into the same host: the third flow finishes at 2.43970 s under `Auto` and
+/// 2.44008 s under `Full` (1.5e-4 relative, above the 1e-7 allowed). Not investigated yet.
+/// (FUZZ_SEED=35 finds an `srpt` case with admission k = 2, window 3, `random`, sizes
+/// hidden, 1.13e-9 apart against 1e-9 allowed: not reproduced here, as `run` has no
+/// admission.)
+#[test]
+#[ignore]
+fn gtcp_pias_one_byte_threshold_on_a_shared_path() {
+    let topo = Topology::leaf_spine(2, 3, 1, &[10.0, 1.0, 1.0, 1.0, 1.0, 1.0], 2.5, 0).unwrap();
+    let flows = vec![
+        flow(0.0, 2, 4, 1e8, 0.0),
+        flow(4.801316920523222e-11, 2, 4, 1e8, 0.0),
+        flow(0.0007566305957532085, 2, 4, 5009633.0, 0.0),
+        flow(0.0007566305957532085, 0, 4, 1e8, 0.0),
+    ];
+    let run_pias = |full: bool| {
+        let mut cfg = SimConfig::new(Scheduler::parse("gtcp:pias").unwrap());
+        cfg.pias_thresholds_bytes = vec![1.0];
+        cfg.allocator = if full { AllocatorChoice::Full } else { AllocatorChoice::Auto };
+        cfg.max_events = Some(100_000);
+        let mut s = Simulator::new(topo.clone(), flows.clone(), cfg).unwrap();
+        s.run().unwrap();
+        s.finish_s().to_vec()
+    };
+    let (a, b) = (run_pias(false), run_pias(true));
+    let tol = incremental_tolerance(&Scheduler::parse("gtcp:pias").unwrap());
+    for (i, (x, y)) in a.iter().zip(&b).enumerate() {
+        assert!((x - y).abs() <= tol * y.abs().max(1e-3), "gtcp:pias flow {i}: own allocator {x} vs full recomputation {y}");
+    }
+}

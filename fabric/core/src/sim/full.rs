@@ -128,6 +128,27 @@ impl FullRecomputation {
         // stable and adaptive (the order changes little from one event to the next, but for
         // new scores); the keys are distinct, so any sort gives this order
         keys.sort();
+        if matches!(s, Scheduler::Fair) && !by_path {
+            // FAIR's key is a projected finish time in the shadow fair-sharing run: flows
+            // that would finish together there (in exact arithmetic) get times a rounding
+            // apart, which the shadow's own allocator decides. Projected finishes within
+            // `tol_of` of the one before count as tied: such a run goes by arrival, then
+            // trace order, as exact ties do.
+            let mut a = 0;
+            while a < keys.len() {
+                let mut b = a + 1;
+                while b < keys.len()
+                    && keys[b].1 == keys[a].1
+                    && k2[keys[b].4 as usize] - k2[keys[b - 1].4 as usize] <= tol_of(k2[keys[b].4 as usize])
+                {
+                    b += 1;
+                }
+                if b - a > 1 {
+                    keys[a..b].sort_by_key(|k| (k.3, k.4));
+                }
+                a = b;
+            }
+        }
         for (slot, key) in core.active.iter_mut().zip(keys.iter()) {
             *slot = key.4;
         }
