@@ -341,8 +341,11 @@ pub(crate) struct Core {
     active_per_dst: Vec<u32>,
     /// Destinations where a slot may have freed or a request arrived: to check for admissions.
     dsts_to_admit: VecDeque<usize>,
-    /// The admission policy's random draws (`random`).
-    rng: SplitMix64,
+    /// The admission policy's random draws (`random`), one stream per destination: the
+    /// draws at one destination do not depend on when decisions at others come (two
+    /// destinations deciding at the same instant, in an order the allocators' rounding
+    /// can set).
+    admission_rngs: Vec<SplitMix64>,
 
     // ----- events and time -----
     /// Deadline expiries (with `terminate_missed`): (time, flow), earliest first.
@@ -594,8 +597,8 @@ impl Core {
     }
 
 
-    fn choose(&mut self, p: &AdmissionPolicy, win: &[u32]) -> usize {
-        choose_admission(p, &self.flows, win, &mut self.rng)
+    fn choose(&mut self, p: &AdmissionPolicy, d: usize, win: &[u32]) -> usize {
+        choose_admission(p, &self.flows, win, &mut self.admission_rngs[d])
     }
 
     // ----- rate allocation -----
@@ -905,7 +908,7 @@ impl Simulator {
             next_event: 0.0,
             flows_changed: false,
             events_without_progress: 0,
-            rng: SplitMix64::new(cfg.seed ^ 0xA5A5_5A5A_DEAD_BEEF),
+            admission_rngs: admission_streams(cfg.seed, h)?,
             shadow,
             stats: Stats::default(),
             topo,
@@ -1414,11 +1417,21 @@ impl Simulator {
         while let Some(d) = self.core.dsts_to_admit.pop_front() {
             while self.core.can_admit(d) {
                 let win = self.window(d);
-                let pos = self.core.choose(&a.policy, &win);
+                let pos = self.core.choose(&a.policy, d, &win);
                 self.admit_at(d, pos);
             }
         }
     }
+}
+
+/// The random admission draws of a run with `seed` on `hosts` hosts: one stream per
+/// destination (see `Core::admission_rngs`; the packet model's too).
+pub(crate) fn admission_streams(seed: u64, hosts: usize) -> Result<Vec<SplitMix64>> {
+    let mut v = filled(hosts, SplitMix64::new(0), "per-host admission streams")?;
+    for (d, r) in v.iter_mut().enumerate() {
+        *r = SplitMix64::new(mix64(seed ^ 0xA5A5_5A5A_DEAD_BEEF) ^ mix64(d as u64 + 1));
+    }
+    Ok(v)
 }
 
 /// Each id's rank among the distinct ids in increasing order, and how many distinct ids

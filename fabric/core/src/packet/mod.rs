@@ -27,7 +27,7 @@ use std::collections::VecDeque;
 use crate::error::{Result, SimError};
 use crate::rng::SplitMix64;
 use crate::sched::{AdmissionPolicy, GaInner, Scheduler};
-use crate::sim::{choose_admission, total_order_bits, AdmissionConfig, FlowSpec, Outcome};
+use crate::sim::{admission_streams, choose_admission, total_order_bits, AdmissionConfig, FlowSpec, Outcome};
 use crate::topology::Topology;
 use delack::AckState;
 use hostsched::{HostPolicy, HostSched};
@@ -408,7 +408,8 @@ pub struct PacketSimulator {
     peak_tokens: Vec<u32>,
     req_ps: u64,
     grant_ps: u64,
-    rng: SplitMix64,
+    /// The random admission draws, one stream per destination (as the fluid model's).
+    admission_rngs: Vec<SplitMix64>,
     /// External admission (the token env): destinations that may have a decision to make,
     /// in the order they got one (a destination once); the run pauses while one has.
     decisions: VecDeque<usize>,
@@ -742,7 +743,7 @@ impl PacketSimulator {
             peak_tokens: if cfg.admission.is_some() { vec![0; topo.n_hosts] } else { Vec::new() },
             req_ps: to_ps(cfg.request_delay_s),
             grant_ps: to_ps(cfg.grant_delay_s),
-            rng: SplitMix64::new(cfg.seed ^ 0xA5A5_5A5A_DEAD_BEEF),
+            admission_rngs: if cfg.admission.is_some() { admission_streams(cfg.seed, topo.n_hosts)? } else { Vec::new() },
             decisions: VecDeque::new(),
             deferred_arrival: None,
             flow_ended: false,
@@ -1462,7 +1463,7 @@ impl PacketSimulator {
             let q = &self.waiting[d];
             let m = if w == 0 { q.len() } else { w.min(q.len()) };
             let win: Vec<u32> = q.iter().take(m).copied().collect();
-            let pos = choose_admission(&policy, &self.specs, &win, &mut self.rng);
+            let pos = choose_admission(&policy, &self.specs, &win, &mut self.admission_rngs[d]);
             let Some(f) = self.waiting[d].remove(pos) else { break };
             self.give_token(d, f as usize);
         }
