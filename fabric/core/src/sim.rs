@@ -565,14 +565,20 @@ impl Core {
             let i = self.active[k] as usize;
             let size = self.flows[i].size_bytes;
             if size - self.sent[i] <= self.finish_tol(i, t) && self.complete_or_due(i, t) {
-                self.sent[i] = size;
-                self.status[i] = Status::Done;
-                self.finish[i] = t;
+                self.finish_now(i, t);
                 any_done = true;
-                self.release_slot(i);
             }
         }
         any_done
+    }
+
+    /// Flow i finishes at t: all its bytes sent, its admission slot freed (it stays in
+    /// `active` until `retain_active`).
+    pub(crate) fn finish_now(&mut self, i: usize, t: f64) {
+        self.sent[i] = self.flows[i].size_bytes;
+        self.status[i] = Status::Done;
+        self.finish[i] = t;
+        self.release_slot(i);
     }
 
     /// Drops the flows that are no longer active from `active`, keeping the order.

@@ -201,6 +201,16 @@ impl Default for FairLink {
     }
 }
 
+impl FairLink {
+    /// One of its unfrozen flows, of weight `w`, freezes at rate `r`.
+    #[inline]
+    fn freeze(&mut self, r: f64, w: f64) {
+        self.residual -= r;
+        self.unfrozen_count -= 1;
+        self.unfrozen_weight = if self.unfrozen_count > 0 { self.unfrozen_weight - w } else { 0.0 };
+    }
+}
+
 /// An event of the fill: a link that saturates at `level` (kind 0; a version tells a
 /// stale entry), a virtual flow at its old level (kind 1), a real flow at its cap
 /// (kind 2). Ordered by level, then kind (links first), id and version (deterministic),
@@ -548,11 +558,8 @@ impl IncrementalFairSharing {
         let size = core.flows[i].size_bytes;
         if size - core.sent_now(i) <= core.finish_tol(i, t) && core.complete_or_due(i, t) {
             self.fair_remove(core, i);
-            core.sent[i] = size;
-            core.status[i] = Status::Done;
-            core.finish[i] = t;
+            core.finish_now(i, t);
             core.flows_changed = true;
-            core.release_slot(i);
             return true;
         }
         false
@@ -838,10 +845,8 @@ impl IncrementalFairSharing {
                 self.link_state[l].parked_count -= 1;
                 self.link_state[l].residual += self.flows_hot[g].rate - r;
             } else {
-                self.link_state[l].residual -= r;
-                self.link_state[l].unfrozen_count -= 1;
+                self.link_state[l].freeze(r, w);
                 self.unfrozen_total -= 1;
-                self.link_state[l].unfrozen_weight = if self.link_state[l].unfrozen_count > 0 { self.link_state[l].unfrozen_weight - w } else { 0.0 };
             }
             self.link_state[l].version = self.link_state[l].version.wrapping_add(1);
         }
@@ -945,13 +950,6 @@ impl IncrementalFairSharing {
         } else {
             self.fair_freeze(g, old);
         }
-    }
-
-    /// Whether the flow at dense index f has a new rate to commit: its `new_rate` differs
-    /// from the committed one by more than 1e-12 relative (or one of them is 0).
-    #[inline]
-    fn rate_changes(&self, f: usize) -> bool {
-        self.flows_hot[f].rate_changes()
     }
 
     /// Commits the new rate of the flow at dense index f (its `new_rate`; `rate_changes`
@@ -1170,7 +1168,7 @@ impl IncrementalFairSharing {
         for k in 0..self.real_flows.len() {
             let f = self.real_flows[k] as usize;
             debug_assert!(self.flows_hot[f].frozen_stamp == stamp, "a real flow is frozen at the end of the fill");
-            if self.rate_changes(f) {
+            if self.flows_hot[f].rate_changes() {
                 self.fair_commit(core, f);
             }
         }
@@ -1310,10 +1308,7 @@ impl IncrementalFairSharing {
                 if sl as usize == l {
                     continue;
                 }
-                let link = &mut link_state[sl as usize];
-                link.residual -= r;
-                link.unfrozen_count -= 1;
-                link.unfrozen_weight = if link.unfrozen_count > 0 { link.unfrozen_weight - w } else { 0.0 };
+                link_state[sl as usize].freeze(r, w);
             }
         }
         let link = &mut link_state[l];
@@ -1328,10 +1323,7 @@ impl IncrementalFairSharing {
         self.flows_hot[g].new_rate = r;
         let w = self.weight_of(g);
         for p in self.fair_slots(g) {
-            let link = &mut self.link_state[self.slot_link[p] as usize];
-            link.residual -= r;
-            link.unfrozen_count -= 1;
-            link.unfrozen_weight = if link.unfrozen_count > 0 { link.unfrozen_weight - w } else { 0.0 };
+            self.link_state[self.slot_link[p] as usize].freeze(r, w);
         }
     }
 }

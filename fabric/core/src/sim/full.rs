@@ -6,7 +6,7 @@
 //! priority. The next event is the earliest completion, catch-up, threshold or key
 //! crossing. It is the reference the other allocators are tested against
 //! (`AllocatorChoice::Full`; tests/allocator_choice.rs, tests/incremental.rs).
-use super::{filled, tol_of, total_order_bits, Core, Status, INF};
+use super::{filled, tol_of, total_order_bits, Core, INF};
 use crate::error::Result;
 use crate::fill::{Filler, Paths};
 use crate::sched::{GaInner, PiasSharing, Scheduler};
@@ -47,7 +47,6 @@ pub(super) struct FullRecomputation {
 /// flow's index. Every key is distinct (the index), so sorting these gives the order of
 /// the stable sort by the comparison.
 type SortKey = (u32, u64, u64, u64, u32);
-
 
 impl FullRecomputation {
     /// The allocator of a run of `n` flows over `n_paths` distinct paths on links of
@@ -225,11 +224,8 @@ impl FullRecomputation {
                 && core.flows[i].size_bytes - core.sent[i] <= 1e-9 * self.path_bytes[p] + core.finish_tol(i, t)
                 && core.complete_or_due(i, t)
             {
-                core.sent[i] = core.flows[i].size_bytes;
-                core.status[i] = Status::Done;
-                core.finish[i] = t;
+                core.finish_now(i, t);
                 core.rate[i] = 0.0;
-                core.release_slot(i);
                 finished = true;
             }
         }

@@ -636,11 +636,8 @@ impl IncrementalPriority {
         let size = core.flows[i].size_bytes;
         if size - core.sent_now(i) <= core.finish_tol(i, t) && core.complete_or_due(i, t) {
             self.incr_remove(core, i);
-            core.sent[i] = size;
-            core.status[i] = Status::Done;
-            core.finish[i] = t;
+            core.finish_now(i, t);
             core.flows_changed = true;
-            core.release_slot(i);
             return true;
         }
         false

@@ -246,12 +246,9 @@ impl LasRecords {
             debug_assert_eq!(tol, finish_tol_of(r.size, r.rate, now));
             let i = r.idx as usize;
             if r.size - r.sent <= tol && core.complete_or_due(i, now) {
-                core.sent[i] = r.size;
+                core.finish_now(i, now);
                 r.sent = r.size;
-                core.status[i] = Status::Done;
-                core.finish[i] = now;
                 any_done = true;
-                core.release_slot(i);
             }
         }
         core.now = now;
