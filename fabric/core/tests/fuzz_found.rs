@@ -252,3 +252,31 @@ fn random_admission_draws_do_not_depend_on_the_order_destinations_decide_in() {
         cfg.admission = Some(AdmissionConfig { k: 1, window: 2, policy: AdmissionPolicy::Random });
     });
 }
+
+/// Open: `srpt` (found with FUZZ_SEED=103, 200,000 cases). A big switch with a 1 Gbps
+/// host 2 whose uplink carries three flows arriving together (1, 283 and 288 bytes) beside
+/// a 60-byte flow into host 1. The 1-byte flow goes first; then the 283-byte flow waits for
+/// host 1's downlink (the 60-byte flow holds it) and the 288-byte one takes the uplink;
+/// when the 60-byte flow finishes, 40 ns later, the 288-byte flow has exactly 283 bytes
+/// left in exact arithmetic: a tie, which goes to the earlier trace row, the 283-byte flow
+/// (flow 1 finishes at 1.18951 ms, as under `Auto`). The full recomputation computes that
+/// remainder a rounding below 283 and keeps the other flow on the uplink (flow 1 at
+/// 1.19177 ms). Counting remainders within `tol_of` as tied in the full recomputation
+/// alone (as FAIR's projected finishes are) mends this case but breaks others at once
+/// (seeds 73, 76, 93, 103 and 108 then fail within 500 cases): the incremental allocator
+/// orders its lists and its worklist by exact keys, so both would need the same tolerant
+/// order, and its crossing times with it.
+#[test]
+#[ignore]
+fn srpt_remainders_a_rounding_apart() {
+    let topo = Topology::big_switch(&[10.0, 10.0, 1.0]).unwrap();
+    let t = 0.0011871981404991219;
+    let flows = vec![
+        flow(0.0008129986141294853, 0, 2, 1.0, 0.0),
+        flow(t, 2, 1, 283.0, 0.0),
+        flow(t, 2, 0, 1.0, 0.0),
+        flow(t, 0, 1, 60.0, 0.0),
+        flow(t, 2, 0, 288.0, 0.0),
+    ];
+    agree(&topo, &flows, "srpt");
+}
