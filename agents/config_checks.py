@@ -208,6 +208,30 @@ def _common(c: _Checker) -> None:
     c.string("ray.address", none=True)
     c.integer("ray.num_cpus", lo=1, none=True)
     c.string("device")
+    _device(c)
+
+
+def _device(c: _Checker) -> None:
+    """``device``: a torch device that exists here (SB3 would run a ``cuda`` run on the CPU
+    without a word where torch sees no GPU)."""
+    v = c.get("device")
+    if not isinstance(v, str) or v in ("cpu", "auto"):
+        return
+    import torch
+
+    try:
+        dev = torch.device(v)
+    except (RuntimeError, ValueError) as e:
+        return c.fail("device", v, f"must be cpu, auto or a torch device such as cuda or cuda:0 ({e})")
+    if dev.type == "cuda":
+        n = torch.cuda.device_count() if torch.cuda.is_available() else 0
+        if n == 0:
+            c.fail("device", v, f"torch {torch.__version__} sees no CUDA GPU here (CUDA build: "
+                                f"{torch.version.cuda or 'none'}); use device=cpu or device=auto")
+        elif dev.index is not None and dev.index >= n:
+            c.fail("device", v, f"torch sees {n} CUDA GPU(s) here (cuda:0..cuda:{n - 1})")
+    elif dev.type == "mps" and not torch.backends.mps.is_available():
+        c.fail("device", v, "torch's MPS backend is not available here; use device=cpu or device=auto")
 
 
 def _model_keys(c: _Checker, model: DictConfig) -> None:

@@ -76,7 +76,7 @@ def run_config(run_dir: Path) -> DictConfig:
     return OmegaConf.load(f)  # type: ignore[return-value]
 
 
-def load_checkpoint(path: str | Path, device: str = "auto") -> tuple[PolicySpec, DictConfig]:
+def load_checkpoint(path: str | Path, device: str = "cpu") -> tuple[PolicySpec, DictConfig]:
     """A trained agent and the config it was trained with (from the run's ``.hydra/config.yaml``):
     an SB3 model, or the RLModule of an RLlib run (``rllib_checkpoint/``)."""
     from hydra.utils import get_class
@@ -105,7 +105,7 @@ def load_checkpoint(path: str | Path, device: str = "auto") -> tuple[PolicySpec,
     return PolicySpec(label, model, bool(cfg.agent.get("masked", False)), str(ckpt)), cfg
 
 
-def resolve_policies(names: Sequence[str], family: str, device: str = "auto",
+def resolve_policies(names: Sequence[str], family: str, device: str = "cpu",
                      baseline_kwargs: dict[str, Any] | None = None) -> list[PolicySpec]:
     """Baseline names of env family ``family`` (built with ``baseline_kwargs``, the env
     config's ``baseline_kwargs``) and checkpoint paths/run dirs, in order."""

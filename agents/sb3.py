@@ -101,7 +101,7 @@ class SB3Trainer:
 
         self.env = self._make_env()
         self.model = instantiate(self.cfg.agent.model, env=self.env, seed=int(self.cfg.seed),
-                                 device=self.cfg.get("device", "auto"), verbose=0, _convert_="all")
+                                 device=self.cfg.get("device", "cpu"), verbose=0, _convert_="all")
         self._attach(logger)
 
     def load(self, logger: Any) -> Path:
@@ -109,7 +109,7 @@ class SB3Trainer:
 
         env = self._make_env()
         self.model, self.env, ckpt = load_for_resume(self.run_dir, get_class(self.cfg.agent.model._target_), env,
-                                                     self.cfg.get("device", "auto"))
+                                                     self.cfg.get("device", "cpu"))
         self._resumed = True
         self._attach(logger)
         return ckpt

@@ -94,7 +94,8 @@ def test_agent(agent):
         action, _ = policy.predict(obs)
         env.step(action)
         return
-    if cfg.agent.kind == "rllib":  # the PPOConfig and the project's RLModule for this env (no Ray needed)
+    if cfg.agent.kind == "rllib":  # the PPOConfig and the project's RLModule for this env (no Ray started)
+        pytest.importorskip("ray.rllib", reason="agent=rllib_ppo needs the [ray] extra")
         from flowsched.agents.rllib import module_for, ppo_config
 
         c = ppo_config(cfg.env.id, env_kwargs(cfg), hidden=tuple(cfg.agent.algo.hidden))

@@ -170,6 +170,24 @@ def test_train_config_errors_name_key_and_value(override, expected):
     assert expected in str(e.value)
 
 
+def test_device_must_exist_here():
+    """SB3 runs a device=cuda model on the CPU, silently, where torch sees no GPU: the
+    config check refuses it instead, and a name torch does not know."""
+    import torch
+
+    with pytest.raises(ConfigError, match=r"device='gpu': must be cpu, auto or a torch device"):
+        check_train_config(cfg_of("train", "device=gpu"))
+    n = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    with pytest.raises(ConfigError, match=r"device='cuda:\d+': torch (sees|\S+ sees no CUDA GPU)"):
+        check_train_config(cfg_of("train", f"device=cuda:{n}"))
+    if n == 0:
+        for main in ("train", "evaluate"):
+            with pytest.raises(ConfigError, match=r"device='cuda': torch \S+ sees no CUDA GPU here"):
+                (check_train_config if main == "train" else check_evaluate_config)(cfg_of(main, "device=cuda"))
+    for ok in ("cpu", "auto"):
+        check_train_config(cfg_of("train", f"device={ok}"))
+
+
 def test_valid_train_configs_pass():
     check_train_config(cfg_of("train"))
     check_train_config(cfg_of("train", "total_timesteps=1e9", f"seed={SEED_MAX}", "time_budget_s=600"))
