@@ -280,3 +280,27 @@ fn srpt_remainders_a_rounding_apart() {
     ];
     agree(&topo, &flows, "srpt");
 }
+
+/// `fifo` (found with FUZZ_SEED=126, 200,000 cases): on a 3-ToR leaf-spine, a 60 MB flow
+/// holds the fabric, then four small flows start together when it ends. Flow 4 (2 bytes,
+/// host 1 to 0) and flow 2 (1 byte, behind flow 1) are both due to finish 1.6 ns later;
+/// flow 2's finish came out one ulp earlier, and the flow it let go (flow 3, ahead of
+/// flow 4 on host 1's uplink in FIFO order) stopped flow 4 with 7e-9 bytes left, the
+/// rounding of its own finish time. The incremental allocator judged that remainder with
+/// the tolerance of rate 0 (1e-9 of its size), not of the rate it had sent at, so flow 4
+/// waited for flow 3 and finished at 2.4 ns instead of 1.6 ns (as the full recomputation
+/// has it). A flow stopped within its old rate's finish tolerance now finishes at once.
+#[test]
+fn fifo_flow_stopped_a_rounding_before_its_last_byte_finishes() {
+    let topo = Topology::leaf_spine(3, 1, 1, &[10.0, 10.0, 10.0], 10.0, 0).unwrap();
+    let flows = vec![
+        flow(0.0, 1, 2, 60120000.0, 0.0),
+        flow(0.0, 0, 2, 1.0, 0.0),
+        flow(0.0, 0, 2, 1.0, 0.0),
+        flow(0.0, 1, 2, 1.0, 0.0),
+        flow(0.0, 1, 0, 2.0, 0.0),
+    ];
+    agree(&topo, &flows, "fifo");
+    let own = run(&topo, &flows, "fifo", false).unwrap();
+    assert!((own[4] - (0.048096 + 1.6e-9)).abs() < 1e-15, "flow 4 finished at {}", own[4]);
+}

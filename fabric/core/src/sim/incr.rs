@@ -17,7 +17,7 @@ use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
 
 use super::allocator::Allocator;
-use super::{evheap, filled, Core, OrdF64, Status, ALLOC_STEPS_PER_FLOW, INF};
+use super::{evheap, filled, finish_tol_of, Core, OrdF64, Status, ALLOC_STEPS_PER_FLOW, INF};
 use crate::error::Result;
 use crate::sched::{GaInner, Scheduler};
 
@@ -112,7 +112,19 @@ impl LazyFlows {
     pub(super) fn set_rate(&mut self, core: &mut Core, i: usize, r: f64, pias_placement: &[u32]) {
         core.sent[i] = core.sent_now(i);
         core.sent_at[i] = core.now;
+        let was = core.rate[i];
         core.rate[i] = r;
+        if r <= 0.0 && was > 0.0 {
+            // Stopped by a flow ahead of it with what it sends in a few ulps of t at the
+            // rate it had left (its own completion due at this instant but for rounding):
+            // that remainder is rounding, and it finishes now, as the full recomputation's
+            // check at this event (with that rate's tolerance) has it. The check below
+            // reads the tolerance of rate 0 (a relative 1e-9 of its size) instead.
+            let size = core.flows[i].size_bytes;
+            if size - core.sent[i] <= finish_tol_of(size, was, core.now) && core.complete_or_due(i, core.now) {
+                core.sent[i] = size;
+            }
+        }
         self.schedule_flow_event(core, i, pias_placement);
     }
 
