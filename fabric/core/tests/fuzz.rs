@@ -22,7 +22,9 @@
 use fabric_core::sim::incremental_tolerance;
 use fabric_core::*;
 use proptest::prelude::*;
-use proptest::test_runner::{Config, FileFailurePersistence, RngAlgorithm, TestCaseError, TestRng, TestRunner};
+use proptest::test_runner::TestCaseError;
+
+mod common;
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
@@ -344,19 +346,10 @@ fn check_case(c: Case) -> TcResult<()> {
     Ok(())
 }
 
-fn cases() -> u32 {
-    std::env::var("PROPTEST_CASES").ok().and_then(|s| s.parse().ok()).unwrap_or(DEFAULT_CASES)
-}
-
 #[test]
 fn fuzz_own_allocator_against_full_recomputation() {
-    let n = cases();
-    let cfg = Config { cases: n, failure_persistence: Some(Box::new(FileFailurePersistence::Off)), ..Config::default() };
     // Deterministic, so that CI runs the same cases; FUZZ_SEED=<u64> draws others.
-    let seed: u64 = std::env::var("FUZZ_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(0);
-    let mut bytes = [0u8; 32];
-    bytes[..8].copy_from_slice(&seed.to_le_bytes());
-    let mut runner = TestRunner::new_with_rng(cfg, TestRng::from_seed(RngAlgorithm::ChaCha, &bytes));
+    let (mut runner, n, seed) = common::fuzz_runner(DEFAULT_CASES);
     let t0 = std::time::Instant::now();
     let res = runner.run(&case_strategy(), check);
     eprintln!(

@@ -20,7 +20,9 @@
 //! `PROPTEST_CASES=20000 FUZZ_SEED=1 cargo test --release --manifest-path fabric/Cargo.toml --test packet_fuzz -- --nocapture`.
 use fabric_core::*;
 use proptest::prelude::*;
-use proptest::test_runner::{Config, FileFailurePersistence, RngAlgorithm, TestCaseError, TestRng, TestRunner};
+use proptest::test_runner::TestCaseError;
+
+mod common;
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
@@ -327,12 +329,7 @@ fn check(c: Case) -> TcResult<()> {
 
 #[test]
 fn packet_model_ends_every_flow_and_repeats_itself() {
-    let n: u32 = std::env::var("PROPTEST_CASES").ok().and_then(|s| s.parse().ok()).unwrap_or(DEFAULT_CASES);
-    let cfg = Config { cases: n, failure_persistence: Some(Box::new(FileFailurePersistence::Off)), ..Config::default() };
-    let seed: u64 = std::env::var("FUZZ_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(0);
-    let mut bytes = [0u8; 32];
-    bytes[..8].copy_from_slice(&seed.to_le_bytes());
-    let mut runner = TestRunner::new_with_rng(cfg, TestRng::from_seed(RngAlgorithm::ChaCha, &bytes));
+    let (mut runner, n, seed) = common::fuzz_runner(DEFAULT_CASES);
     let t0 = std::time::Instant::now();
     let res = runner.run(&case(), check);
     eprintln!(

@@ -79,3 +79,16 @@ pub fn check_against_verify(topo: &Topology, flows: &[FlowSpec], name: &str) -> 
     }
     checks
 }
+
+/// The fuzzers' proptest runner: `PROPTEST_CASES` cases (else `default_cases`), drawn from
+/// the ChaCha stream of `FUZZ_SEED` (else 0), so that CI runs the same cases every time and
+/// a long run can draw others; no failure files. Returns the runner, the cases and the seed.
+pub fn fuzz_runner(default_cases: u32) -> (proptest::test_runner::TestRunner, u32, u64) {
+    use proptest::test_runner::{Config, FileFailurePersistence, RngAlgorithm, TestRng, TestRunner};
+    let n: u32 = std::env::var("PROPTEST_CASES").ok().and_then(|s| s.parse().ok()).unwrap_or(default_cases);
+    let cfg = Config { cases: n, failure_persistence: Some(Box::new(FileFailurePersistence::Off)), ..Config::default() };
+    let seed: u64 = std::env::var("FUZZ_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(0);
+    let mut bytes = [0u8; 32];
+    bytes[..8].copy_from_slice(&seed.to_le_bytes());
+    (TestRunner::new_with_rng(cfg, TestRng::from_seed(RngAlgorithm::ChaCha, &bytes)), n, seed)
+}
