@@ -253,11 +253,14 @@ fn config(c: &Case) -> PacketConfig {
     cfg
 }
 
-/// What a run gives: finish times in ps (u64::MAX: not finished), terminations, bytes
-/// delivered, and the counters.
-type Outcome3 = (Vec<Option<u64>>, Vec<bool>, Vec<u64>, PacketStats);
+/// Flow i's FCT in ps (None: not finished), for every flow.
+fn fcts(s: &PacketSimulator) -> Vec<Option<u64>> {
+    (0..s.n_flows()).map(|i| s.fct_ps(i)).collect()
+}
 
-fn run(topo: &Topology, flows: &[FlowSpec], mut cfg: PacketConfig, paused: bool) -> TcResult<Option<Outcome3>> {
+/// The case run to its end (paused at every flow change if `paused`); None if the config
+/// checks refuse it.
+fn run(topo: &Topology, flows: &[FlowSpec], mut cfg: PacketConfig, paused: bool) -> TcResult<Option<PacketSimulator>> {
     cfg.pause_on_flow_change = paused;
     let mut s = match PacketSimulator::new(topo, flows, cfg) {
         Ok(s) => s,
@@ -271,19 +274,15 @@ fn run(topo: &Topology, flows: &[FlowSpec], mut cfg: PacketConfig, paused: bool)
     };
     let r = if paused {
         let mut r = Ok(());
-        while !s.done() {
-            if let Err(e) = s.advance(f64::INFINITY) {
-                r = Err(e);
-                break;
-            }
+        while r.is_ok() && !s.done() {
+            r = s.advance(f64::INFINITY).map(|_| ());
         }
         r
     } else {
         s.run()
     };
     r.map_err(|e| TestCaseError::fail(format!("run failed: {e}")))?;
-    let n = s.n_flows();
-    Ok(Some(((0..n).map(|i| s.fct_ps(i)).collect(), s.terminated().to_vec(), s.delivered_bytes().to_vec(), s.stats().clone())))
+    Ok(Some(s))
 }
 
 fn check(c: Case) -> TcResult<()> {
@@ -291,15 +290,15 @@ fn check(c: Case) -> TcResult<()> {
     let topo = c.topo.build();
     let flows = specs(&c);
     let cfg = config(&c);
-    let Some((fct, term, delivered, stats)) = run(&topo, &flows, cfg.clone(), false)? else {
+    let Some(s) = run(&topo, &flows, cfg.clone(), false)? else {
         REFUSED.fetch_add(1, Relaxed);
         return Ok(());
     };
+    let (fct, term, delivered, stats) = (fcts(&s), s.terminated(), s.delivered_bytes(), s.stats());
     RUN.fetch_add(1, Relaxed);
     EVENTS.fetch_add(stats.events, Relaxed);
     DROPS.fetch_add(stats.drops_overflow, Relaxed);
     TIMEOUTS.fetch_add(stats.timeouts, Relaxed);
-    let s = PacketSimulator::new(&topo, &flows, cfg.clone()).unwrap();
     for (i, f) in flows.iter().enumerate() {
         match fct[i] {
             Some(ps) => {
@@ -319,11 +318,11 @@ fn check(c: Case) -> TcResult<()> {
         }
     }
     let again = run(&topo, &flows, cfg.clone(), false)?.expect("built once");
-    prop_assert_eq!(&again.0, &fct, "the same case again: other finish times");
-    prop_assert_eq!(&again.3, &stats, "the same case again: other counters");
+    prop_assert_eq!(&fcts(&again), &fct, "the same case again: other finish times");
+    prop_assert_eq!(again.stats(), stats, "the same case again: other counters");
     let paused = run(&topo, &flows, cfg, true)?.expect("built once");
-    prop_assert_eq!(&paused.0, &fct, "paused at every flow change: other finish times");
-    prop_assert_eq!(&paused.2, &delivered, "paused at every flow change: other bytes delivered");
+    prop_assert_eq!(&fcts(&paused), &fct, "paused at every flow change: other finish times");
+    prop_assert_eq!(paused.delivered_bytes(), delivered, "paused at every flow change: other bytes delivered");
     Ok(())
 }
 
