@@ -17,13 +17,15 @@ use fabric_core::*;
 use std::time::Instant;
 
 mod common;
+#[path = "../tests/common/graphs.rs"]
+mod graphs;
 
 fn main() {
     let a: Vec<String> = std::env::args().collect();
     let flows: Vec<FlowSpec> = common::read_trace(&a[1]);
     let topo = match a.get(3).map(String::as_str) {
         Some("leafspine") => Topology::leaf_spine(9, 16, 4, &[10.0; 144], 40.0, 0).unwrap(),
-        Some("parkinglot") => parking_lot(8, 10.0, 40.0),
+        Some("parkinglot") => graphs::parking_lot(8, 10.0, 40.0),
         _ => Topology::big_switch(&[10.0; 144]).unwrap(),
     };
     let mut cfg = SimConfig::new(Scheduler::parse(&a[2]).unwrap());
@@ -81,21 +83,3 @@ fn main() {
     );
 }
 
-/// `n` hosts at `host_gbps`, each on its own switch, the switches in a line at
-/// `switch_gbps` (`flowsched.topology.ParkingLot`), as a graph.
-fn parking_lot(n: usize, host_gbps: f64, switch_gbps: f64) -> Topology {
-    let mut edges: Vec<(u32, u32, f64)> = (0..n).map(|h| (h as u32, (n + h) as u32, host_gbps)).collect();
-    edges.extend((0..n - 1).map(|s| ((n + s) as u32, (n + s + 1) as u32, switch_gbps)));
-    let (mut from, mut to, mut gbps, mut names) = (vec![], vec![], vec![], vec![]);
-    for &(x, y, g) in &edges {
-        for (u, v) in [(x, y), (y, x)] {
-            from.push(u);
-            to.push(v);
-            gbps.push(g);
-            names.push(format!("{u}->{v}"));
-        }
-    }
-    let (w, d) = (vec![1; from.len()], vec![0.0; from.len()]);
-    let routes = GraphRoutes::new(2 * n, from, to, w, (0..n as u32).collect(), names, d).unwrap();
-    Topology::graph(routes, &gbps, 0).unwrap()
-}

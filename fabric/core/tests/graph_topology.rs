@@ -7,23 +7,8 @@ use fabric_core::rng::SplitMix64;
 use fabric_core::*;
 
 mod common;
+use common::graphs::{graph, parking_lot};
 use common::{check_against_verify, random_flows};
-
-/// Builds a graph from undirected edges (a, b, gbps): link 2e is a->b, 2e+1 is b->a.
-fn graph(n_nodes: usize, hosts: Vec<u32>, edges: &[(u32, u32, f64)], ecmp_seed: u64) -> Topology {
-    let (mut from, mut to, mut gbps, mut names) = (vec![], vec![], vec![], vec![]);
-    for &(a, b, g) in edges {
-        for (x, y) in [(a, b), (b, a)] {
-            from.push(x);
-            to.push(y);
-            gbps.push(g);
-            names.push(format!("{x}->{y}"));
-        }
-    }
-    let w = vec![1; from.len()];
-    let d = vec![0.0; from.len()];
-    Topology::graph(GraphRoutes::new(n_nodes, from, to, w, hosts, names, d).unwrap(), &gbps, ecmp_seed).unwrap()
-}
 
 /// k-ary fat-tree: hosts 0..k^3/4, then edge, aggregation and core switches.
 fn fat_tree(k: usize, host_gbps: f64, core_gbps: f64) -> Topology {
@@ -49,13 +34,6 @@ fn fat_tree(k: usize, host_gbps: f64, core_gbps: f64) -> Topology {
         }
     }
     graph(n_hosts + 2 * k * half + half * half, (0..n_hosts as u32).collect(), &edges, 5)
-}
-
-/// n hosts each on its own switch, the switches in a line.
-fn parking_lot(n: usize, host_gbps: f64, switch_gbps: f64) -> Topology {
-    let mut edges: Vec<(u32, u32, f64)> = (0..n).map(|h| (h as u32, (n + h) as u32, host_gbps)).collect();
-    edges.extend((0..n - 1).map(|s| ((n + s) as u32, (n + s + 1) as u32, switch_gbps)));
-    graph(2 * n, (0..n as u32).collect(), &edges, 0)
 }
 
 /// A random connected switch graph (a random tree plus extra links) with `hosts` hosts

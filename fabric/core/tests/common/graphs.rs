@@ -1,0 +1,27 @@
+//! Graph topologies built from undirected edges, for the tests and the examples
+//! (`examples/bench_trace.rs` includes this file by path).
+use fabric_core::{GraphRoutes, Topology};
+
+/// Builds a graph from undirected edges (a, b, gbps): link 2e is a->b, 2e+1 is b->a.
+pub fn graph(n_nodes: usize, hosts: Vec<u32>, edges: &[(u32, u32, f64)], ecmp_seed: u64) -> Topology {
+    let (mut from, mut to, mut gbps, mut names) = (vec![], vec![], vec![], vec![]);
+    for &(a, b, g) in edges {
+        for (x, y) in [(a, b), (b, a)] {
+            from.push(x);
+            to.push(y);
+            gbps.push(g);
+            names.push(format!("{x}->{y}"));
+        }
+    }
+    let w = vec![1; from.len()];
+    let d = vec![0.0; from.len()];
+    Topology::graph(GraphRoutes::new(n_nodes, from, to, w, hosts, names, d).unwrap(), &gbps, ecmp_seed).unwrap()
+}
+
+/// `n` hosts at `host_gbps`, each on its own switch, the switches in a line at
+/// `switch_gbps` (`flowsched.topology.ParkingLot`; m3's flowSim's parking lot).
+pub fn parking_lot(n: usize, host_gbps: f64, switch_gbps: f64) -> Topology {
+    let mut edges: Vec<(u32, u32, f64)> = (0..n).map(|h| (h as u32, (n + h) as u32, host_gbps)).collect();
+    edges.extend((0..n - 1).map(|s| ((n + s) as u32, (n + s + 1) as u32, switch_gbps)));
+    graph(2 * n, (0..n as u32).collect(), &edges, 0)
+}
