@@ -69,11 +69,12 @@ def main() -> None:
             if p.returncode != 0:
                 sys.exit(f"train.py experiment={e} device={d} failed (exit {p.returncode}):\n{err.decode()[-2000:]}")
             wall[e, d] = float(json.loads((rd / "run.json").read_text())["wall_s"])
-    print(f"| experiment | {' | '.join(devices)} |" + (" cuda / cpu |" if {"cpu", "cuda"} <= set(devices) else ""))
-    print("|---" * (len(devices) + 1 + ({"cpu", "cuda"} <= set(devices))) + "|")
+    both = {"cpu", "cuda"} <= set(devices)  # then a column of cuda / cpu
+    print(f"| experiment | {' | '.join(devices)} |" + (" cuda / cpu |" if both else ""))
+    print("|---" * (len(devices) + 1 + both) + "|")
     for e in experiments:
         cells = " | ".join(f"{wall[e, d]:.1f} s" for d in devices)
-        ratio = f" {wall[e, 'cuda'] / wall[e, 'cpu']:.2f} |" if {"cpu", "cuda"} <= set(devices) else ""
+        ratio = f" {wall[e, 'cuda'] / wall[e, 'cpu']:.2f} |" if both else ""
         print(f"| {e} ({a.steps:,} steps) | {cells} |{ratio}")
 
 
