@@ -118,8 +118,9 @@ impl LazyFlows {
             // Stopped by a flow ahead of it with what it sends in a few ulps of t at the
             // rate it had left (its own completion due at this instant but for rounding):
             // that remainder is rounding, and it finishes now, as the full recomputation's
-            // check at this event (with that rate's tolerance) has it. The check below
-            // reads the tolerance of rate 0 (a relative 1e-9 of its size) instead.
+            // check at this event (with that rate's tolerance) has it. The checks that
+            // follow (`schedule_flow_event`, `incr_try_finish`) read the tolerance of
+            // rate 0, a relative 1e-9 of its size, which that remainder can exceed.
             let size = core.flows[i].size_bytes;
             if size - core.sent[i] <= finish_tol_of(size, was, core.now) && core.complete_or_due(i, core.now) {
                 core.sent[i] = size;
@@ -147,6 +148,9 @@ impl LazyFlows {
             // in the instant its own completion was due: it finishes now, as the full
             // recomputation's check of every active flow at every event has it. An event
             // at now makes `incr_try_finish` see it; otherwise it would wait at rate 0.
+            // (`set_rate` has brought the bytes sent of a flow stopped with its remainder
+            // within the tolerance of the rate it had up to its size, so this test, at the
+            // tolerance of rate 0, holds for it too.)
             let size = core.flows[i].size_bytes;
             if size - sent <= core.finish_tol(i, t) && core.complete_or_due(i, t) {
                 self.flow_events.set(i as u32, t);
