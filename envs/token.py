@@ -180,8 +180,9 @@ class TokenSetup(NamedTuple):
 
 
 #: The packet model's options the token env takes (``model="packet"``): those of
-#: :func:`flowsched.simulate` except the queue sampling (``queue_sample_us``, ``sample_links``).
-ENV_PACKET_OPTIONS = tuple(k for k in PACKET_OPTIONS if k not in ("queue_sample_us", "sample_links"))
+#: :func:`flowsched.simulate` except the queue sampling (``queue_sample_us``, ``sample_links``)
+#: and ``gtcp:fair``'s ``fair_projection`` (no env runs ``gtcp``).
+ENV_PACKET_OPTIONS = tuple(k for k in PACKET_OPTIONS if k not in ("queue_sample_us", "sample_links", "fair_projection"))
 
 
 def packet_native(model: str, topology: Topology, transport: str | None, options: dict[str, Any], *,
@@ -201,7 +202,7 @@ def packet_native(model: str, topology: Topology, transport: str | None, options
             raise ValueError(f"{', '.join(given)}: options of the packet model; pass model='packet'")
         return None
     native = native_packet_options(topology, transport, admission, **options)
-    del native["queue_sample_s"], native["sample_ports"]
+    del native["queue_sample_s"], native["sample_ports"], native["fair_projection"]
     return native
 
 

@@ -20,7 +20,16 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from flowsched import progress, workloads
-from flowsched.sim import ADMISSION_POLICIES, MODELS, PACKET_OPTIONS, PIAS_SHARING, SCHEDULERS, TRANSPORTS, simulate
+from flowsched.sim import (
+    ADMISSION_POLICIES,
+    FAIR_PROJECTIONS,
+    MODELS,
+    PACKET_OPTIONS,
+    PIAS_SHARING,
+    SCHEDULERS,
+    TRANSPORTS,
+    simulate,
+)
 from flowsched.topology import BigSwitch, FatTree, Graph, LeafSpine, ParkingLot, Topology, read_graph
 from flowsched.traces import (
     MAX_FLOWS,
@@ -131,6 +140,8 @@ def _parser() -> argparse.ArgumentParser:
                     help="with --admission/--k: the token request's travel to the destination (0)")
     pk.add_argument("--grant-delay-us", type=float, default=None,
                     help="with --admission/--k: the grant's travel back to the sender (0)")
+    pk.add_argument("--fair-projection", choices=FAIR_PROJECTIONS, default=None,
+                    help="gtcp:fair: exact (runs plain tcp first; default) or window (an estimate)")
     pk.add_argument("--queue-sample-us", type=float, default=None, help="sample the queues this often")
     pk.add_argument("--sample-links", default=None, help="comma-separated link names to sample (default: all)")
     pk.add_argument("--queue-samples-out", default=None, help="write the queue samples here (.csv or .parquet)")

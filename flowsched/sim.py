@@ -311,7 +311,13 @@ PACKET_OPTIONS: dict[str, Any] = {
     "limited_transmit": False,
     "request_delay_us": 0.0,
     "grant_delay_us": 0.0,
+    "fair_projection": "exact",
 }
+#: How ``gtcp:fair`` on packets projects the flow that finishes next under tcp
+#: (``fair_projection``): ``exact`` runs the trace under plain tcp first and uses each
+#: flow's finish time there (SCHED_TCP's definition; twice the run time); ``window``
+#: estimates it from each connection's bytes left over its congestion window.
+FAIR_PROJECTIONS = ("exact", "window")
 
 
 def native_packet_simulator(
@@ -421,6 +427,8 @@ def native_packet_options(topology: Topology, transport: str | None, admission: 
             raise ValueError(f"{name} must be a finite number, got {v!r}")
         return float(v) * scale
 
+    if o["fair_projection"] not in FAIR_PROJECTIONS:
+        raise ValueError(f"unknown fair_projection {o['fair_projection']!r}; known: {', '.join(FAIR_PROJECTIONS)}")
     delays = {name: seconds(name, 1e-6) for name in ("request_delay_us", "grant_delay_us")}
     for name, v in delays.items():
         if v > 0 and not admission:
@@ -446,6 +454,7 @@ def native_packet_options(topology: Topology, transport: str | None, admission: 
         limited_transmit=bool(o["limited_transmit"]),
         request_delay_s=delays["request_delay_us"],
         grant_delay_s=delays["grant_delay_us"],
+        fair_projection=str(o["fair_projection"]),
     )
 
 

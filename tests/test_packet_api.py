@@ -239,6 +239,13 @@ def test_cli_packet_model(tmp_path, capsys):
     assert "packet model, tcp:" in capsys.readouterr().out
     assert main(["simulate", "--trace", str(tr), "--transport", "tcp", "-q"]) == 2
     assert "add --model packet" in capsys.readouterr().err
+    # gtcp:fair's projection: the estimate by window, or refused with another scheduler
+    assert main(["simulate", "--trace", str(tr), "--hosts", "8", "--scheduler", "gtcp:fair", "--model", "packet",
+                 "--transport", "tcp", "--fair-projection", "window", "-q"]) == 0
+    assert "packet model, tcp:" in capsys.readouterr().out
+    assert main(["simulate", "--trace", str(tr), "--hosts", "8", "--scheduler", "ps", "--model", "packet",
+                 "--fair-projection", "window", "-q"]) == 2
+    assert "is an option of gtcp:fair" in capsys.readouterr().err
 
 
 def test_pfabric_default_rto_covers_long_paths():

@@ -97,3 +97,43 @@ def test_refusals(scheduler, kwargs, match):
 def test_the_fluid_model_refuses_gtcp_fair():
     with pytest.raises(ValueError, match="gtcp:fair is SCHED_TCP's FAIR at the sender on the packet model"):
         flowsched.simulate(two(), SW, "gtcp:fair")
+
+
+def one_path_lomax(n: int, seed: int) -> pd.DataFrame:
+    """SCHED_TCP's Table 2 setting, shortened: one 96 Mb/s path, Lomax(3, 1e7) sizes, load 0.9."""
+    return workloads.poisson_all_to_all("lomax:3:10000000", 0.9, 2, 0.096, n, seed=seed)
+
+
+def test_exact_fair_delays_no_flow_where_the_window_estimate_does():
+    # SCHED_TCP's Proposition 2: without losses or reordering, T_i^FAIR <= T_i^tcp for every
+    # flow; the default projection knows tcp's finish times (a plain tcp run first), the
+    # window estimate guesses them from the windows and, on this trace, delays a few flows
+    topo = flowsched.BigSwitch(2, 0.096)
+    tr = one_path_lomax(120, seed=2)
+    kw = dict(model="packet", transport="tcp", buffer_bytes=2**36, min_rto_s=5.0)
+    tcp = flowsched.simulate(tr, topo, "ps", **kw)
+    assert tcp.packet["retransmissions"] == 0 and tcp.packet["timeouts"] == 0
+    exact = flowsched.simulate(tr, topo, "gtcp:fair", **kw)
+    assert flowsched.simulate(tr, topo, "gtcp:fair", fair_projection="exact", **kw).flows.equals(exact.flows)
+    window = flowsched.simulate(tr, topo, "gtcp:fair", fair_projection="window", **kw)
+    for r in (exact, window):
+        assert counters(r) == counters(tcp)  # the same network run
+        np.testing.assert_array_equal(r.flows.bytes_sent, np.ceil(r.flows.size_bytes))
+    assert (exact.flows.finish_s <= tcp.flows.finish_s).all()
+    assert (exact.flows.finish_s < tcp.flows.finish_s).mean() > 0.9
+    assert (window.flows.finish_s > tcp.flows.finish_s).any()
+
+
+@pytest.mark.parametrize("scheduler, kwargs, match", [
+    ("gtcp:fair", {"fair_projection": "oracle"}, r"unknown fair_projection 'oracle'; known: exact, window"),
+    ("gtcp:srpt", {"fair_projection": "window"}, r"fair_projection 'window' is an option of gtcp:fair.*'gtcp:srpt'"),
+    ("ps", {"fair_projection": "window"}, r"fair_projection 'window' is an option of gtcp:fair.*'ps'"),
+])
+def test_fair_projection_refusals(scheduler, kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        flowsched.simulate(two(), SW, scheduler, model="packet", transport="tcp", **kwargs)
+
+
+def test_fair_projection_is_not_an_env_option():
+    with pytest.raises(TypeError, match=r"unknown option\(s\) \['fair_projection'\] of the token env"):
+        flowsched.envs.TokenSchedulingEnv(model="packet", fair_projection="window")

@@ -31,11 +31,11 @@ fn check_delay_per_hop(delay_per_hop_s: f64) -> PyResult<()> {
 }
 
 /// The packet model's options of a token or switch env from a dict (`PacketSimulator`'s
-/// `packet=` names but the queue samples; absent keys keep `PacketConfig::new`'s defaults).
+/// `packet=` names but the queue samples and gtcp:fair's projection; absent keys keep `PacketConfig::new`'s defaults).
 /// The scheduler, delay per hop, termination and admission are the env's own.
 fn env_packet_config(d: &Bound<'_, PyDict>) -> PyResult<PacketConfig> {
     let mut c = PacketConfig::new(Scheduler::Ps);
-    set_packet_options(&mut c, d, "the token and switch envs", &["queue_sample_s", "sample_ports"])?;
+    set_packet_options(&mut c, d, "the token and switch envs", &["queue_sample_s", "sample_ports", "fair_projection"])?;
     Ok(c)
 }
 

@@ -32,15 +32,25 @@
 //! - `las`: the fewest bytes put into segments so far ("the TCP flow that has transmitted the
 //!   least number of segments"); equal values take turns segment by segment;
 //! - `fair`: the flow that would finish next under tcp (after the Fair Sojourn Protocol).
-//!   Its tcp counterpart is its own connection, which runs exactly as under tcp; the
-//!   projection of when it finishes is its virtual bytes left to send (its tcp queue `q^v`)
-//!   at its window's share now, `q^v / cwnd` (the flows of a group share one route and so
-//!   one round-trip time: their rates are in proportion to their windows; the SRTT
-//!   estimates are not used, since a new connection's starts from the unloaded RTT), as the
-//!   fluid `fair` projects each flow's finish at its shadow fair-sharing rate now; a
-//!   connection with nothing left to send projects 0. An estimate: the paper's exact "next to finish under tcp" needs
-//!   tcp's future (and with losses "it is not possible to predict exactly which flow will
-//!   finish next", Remark 2);
+//!   Its tcp counterpart is its own connection, which runs exactly as under tcp (the
+//!   network run does not depend on whose data the segments carry). Two projections
+//!   ([`FairProjection`]):
+//!   - `Exact` (the default): the time its connection delivers its last byte, which is the
+//!     flow's finish time under plain tcp: the packet model runs the trace under plain tcp
+//!     first ([`crate::packet::PacketSimulator::new`]) and `fair` serves, among its
+//!     route's flows with data left, the one that finishes first there. This is the
+//!     paper's "if gtcp knows the behavior of tcp, it is possible ... to infer exactly which
+//!     would be the next flow under tcp" (section 4.2), so Proposition 2's
+//!     `T_i^FAIR <= T_i^tcp` holds without losses or reordering; the tcp run is the same
+//!     network run, so it is exact with losses too (the paper's Remark 2 concerns a sender
+//!     that must predict tcp, not one that knows it). It costs a second run.
+//!   - `Window`: an estimate a sender could make alone: its virtual bytes left to send (its
+//!     tcp queue `q^v`) at its window's share now, `q^v / cwnd` (the flows of a group share
+//!     one route and so one round-trip time: their rates are in proportion to their
+//!     windows; the SRTT estimates are not used, since a new connection's starts from the
+//!     unloaded RTT), as the fluid `fair` projects each flow's finish at its shadow
+//!     fair-sharing rate now; a connection with nothing left to send projects 0. Without
+//!     losses it can still leave a few flows later than under tcp (windows change);
 //! - `ps`: each connection carries its own flow's data: plain tcp (a check of the layer).
 //!
 //! Ties: earlier arrival, then trace row.
@@ -57,6 +67,36 @@ pub enum HostPolicy {
     Srpt,
     Las,
     Fair,
+}
+
+/// How `gtcp:fair` projects which flow finishes next under tcp (see the module comment).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum FairProjection {
+    /// Each flow's finish time under plain tcp, from a run of the same trace under plain tcp.
+    #[default]
+    Exact,
+    /// The connection's bytes left over its congestion window now.
+    Window,
+}
+
+impl FairProjection {
+    /// The names [`FairProjection::parse`] takes.
+    pub const NAMES: &'static str = "exact, window";
+
+    pub fn parse(s: &str) -> Result<Self> {
+        match s {
+            "exact" => Ok(FairProjection::Exact),
+            "window" => Ok(FairProjection::Window),
+            _ => Err(SimError::InvalidConfig(format!("unknown fair_projection '{s}'; known: {}", Self::NAMES))),
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            FairProjection::Exact => "exact",
+            FairProjection::Window => "window",
+        }
+    }
 }
 
 /// The inner policies `gtcp:<inner>` takes on the packet model.
@@ -108,13 +148,19 @@ pub struct HostSched {
     ready: Vec<BTreeSet<(u64, u64, u32)>>,
     /// Per flow: its key in `ready` (valid while it is there).
     key: Vec<u64>,
+    /// `fair` with the exact projection: per flow, its finish time under plain tcp (ps;
+    /// `u64::MAX` if it did not finish there); empty otherwise (the window projection).
+    tcp_finish_ps: Vec<u64>,
     /// Flows whose last byte was delivered by the last `deliver` call.
     pub finished: Vec<u32>,
 }
 
 impl HostSched {
-    /// `routes[i]`: flow i's links; sizes in bytes; arrivals in ps.
-    pub fn new(policy: HostPolicy, routes: &[&[u32]], size: Vec<u64>, arrival: Vec<u64>) -> Self {
+    /// `routes[i]`: flow i's links; sizes in bytes; arrivals in ps. `tcp_finish_ps`: for
+    /// `fair`, each flow's finish time under plain tcp (the exact projection), or empty (the
+    /// window projection); empty for the other policies.
+    pub fn new(policy: HostPolicy, routes: &[&[u32]], size: Vec<u64>, arrival: Vec<u64>, tcp_finish_ps: Vec<u64>) -> Self {
+        assert!(tcp_finish_ps.is_empty() || (policy == HostPolicy::Fair && tcp_finish_ps.len() == size.len()));
         let n = size.len();
         let mut ids: BTreeMap<&[u32], u32> = BTreeMap::new();
         let mut group = Vec::with_capacity(n);
@@ -134,6 +180,7 @@ impl HostSched {
             cursor: vec![(0, 0); n],
             ready: vec![BTreeSet::new(); ids.len()],
             key: vec![0; n],
+            tcp_finish_ps,
             finished: Vec::new(),
         }
     }
@@ -156,7 +203,9 @@ impl HostSched {
 
     fn key_of(&self, j: usize) -> u64 {
         match self.policy {
-            // fair: chosen by a scan at each pick (its projections move with every window)
+            // fair, exact: the finish under tcp, fixed; by window: chosen by a scan at each
+            // pick (its projections move with every window)
+            HostPolicy::Fair if !self.tcp_finish_ps.is_empty() => self.tcp_finish_ps[j],
             HostPolicy::Ps | HostPolicy::Fifo | HostPolicy::Fair => 0,
             HostPolicy::Srpt => self.size[j] - self.assigned[j],
             HostPolicy::Las => self.assigned[j],
@@ -182,7 +231,7 @@ impl HostSched {
 
     /// Connection i sends a new segment of `len` bytes, from byte `lo` of its sequence
     /// space: fills it with data in policy order. `window_rate(j)`: connection j's share of
-    /// its route now, in any unit common to the group (`fair` only; the packet model gives its cwnd). False if the group had too little data left (cannot
+    /// its route now, in any unit common to the group (`fair` by window only; the packet model gives its cwnd). False if the group had too little data left (cannot
     /// happen: a group's unsent data equals its connections' unsent bytes).
     pub fn assign(&mut self, i: usize, lo: u64, len: u64, window_rate: impl Fn(usize) -> f64) -> bool {
         self.conn_sent[i] = self.conn_sent[i].max(lo + len);
@@ -195,7 +244,11 @@ impl HostSched {
         }
         let g = self.group[i] as usize;
         while left > 0 {
-            let pick = if self.policy == HostPolicy::Fair { self.fair_pick(g, &window_rate) } else { self.ready[g].first().map(|e| e.2) };
+            let pick = if self.policy == HostPolicy::Fair && self.tcp_finish_ps.is_empty() {
+                self.fair_pick(g, &window_rate)
+            } else {
+                self.ready[g].first().map(|e| e.2)
+            };
             let Some(j) = pick else { return false };
             let j = j as usize;
             let take = left.min(self.size[j] - self.assigned[j]);
@@ -211,7 +264,7 @@ impl HostSched {
         true
     }
 
-    /// `fair`: the ready flow of group g whose connection projects the earliest finish
+    /// `fair` by window: the ready flow of group g whose connection projects the earliest finish
     /// (ties: earlier arrival, then row: the set's order).
     fn fair_pick(&self, g: usize, window_rate: &impl Fn(usize) -> f64) -> Option<u32> {
         let mut best: Option<(f64, u32)> = None;
@@ -274,7 +327,7 @@ mod tests {
     #[test]
     fn srpt_fills_segments_in_order_and_credits_once() {
         let r: [&[u32]; 2] = [&[0, 1], &[0, 1]];
-        let mut h = HostSched::new(HostPolicy::Srpt, &r, vec![3000, 1000], vec![0, 5]);
+        let mut h = HostSched::new(HostPolicy::Srpt, &r, vec![3000, 1000], vec![0, 5], Vec::new());
         h.join(0);
         assert!(h.assign(0, 0, 1460, |_| 1.0));
         assert_eq!(h.assigned(), &[1460, 0]);
@@ -299,7 +352,7 @@ mod tests {
     #[test]
     fn las_takes_turns_and_groups_are_routes() {
         let r: [&[u32]; 3] = [&[0], &[0], &[1]];
-        let mut h = HostSched::new(HostPolicy::Las, &r, vec![5000, 5000, 5000], vec![0, 0, 0]);
+        let mut h = HostSched::new(HostPolicy::Las, &r, vec![5000, 5000, 5000], vec![0, 0, 0], Vec::new());
         assert_eq!(h.group(), &[0, 0, 1]);
         for j in 0..3 {
             h.join(j);

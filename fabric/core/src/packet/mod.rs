@@ -30,6 +30,7 @@ use crate::sched::{AdmissionPolicy, GaInner, Scheduler};
 use crate::sim::{admission_streams, choose_admission, total_order_bits, AdmissionConfig, FlowSpec, Outcome};
 use crate::topology::Topology;
 use delack::AckState;
+pub use hostsched::FairProjection;
 use hostsched::{HostPolicy, HostSched};
 use queue::EventQueue;
 use port::{Discipline, Enqueued, Packet, Port, ACK, CE, ECE, RETX, SYN};
@@ -200,6 +201,10 @@ pub struct PacketConfig {
     pub grant_delay_s: f64,
     /// Seed of the `random` admission policy's draws.
     pub seed: u64,
+    /// `gtcp:fair`: how it projects the flow that finishes next under tcp: `Exact` (the
+    /// default) runs the trace under plain tcp first and uses each flow's finish time there;
+    /// `Window` estimates it from the connections' windows (`hostsched.rs`).
+    pub fair_projection: FairProjection,
     /// [`PacketSimulator::advance`] pauses at every flow change: at a flow's arrival (before
     /// its sender starts, so that a score set then tags its first packet) and after the
     /// event where a flow finishes or is terminated. Off: it runs on (the default).
@@ -235,6 +240,7 @@ impl PacketConfig {
             request_delay_s: 0.0,
             grant_delay_s: 0.0,
             seed: 0,
+            fair_projection: FairProjection::Exact,
             pause_on_flow_change: false,
         }
     }
@@ -515,6 +521,13 @@ impl PacketSimulator {
                 ));
             }
         }
+        if cfg.fair_projection != FairProjection::Exact && host != Some(HostPolicy::Fair) {
+            return bad(format!(
+                "fair_projection '{}' is an option of gtcp:fair (how it projects tcp's next finish), not of '{}'",
+                cfg.fair_projection.name(),
+                s.name()
+            ));
+        }
         if host.is_some() && (cfg.admission.is_some() || cfg.terminate_missed) {
             return Err(SimError::Unsupported(format!(
                 "'{}' (SCHED_TCP's scheduling at the sender) with {}: a flow's data rides its route's connections, \
@@ -689,9 +702,28 @@ impl PacketSimulator {
             senders.push(Sender::new(npk as u32, &cc, rtt0));
             fl.push(Flow { arrival_ps: to_ps(f.arrival_s), size, deadline_ps: dl, n: npk as u32, ext: total_order_bits(0.0) });
         }
+        // gtcp:fair, exact: each flow's finish under plain tcp, from a run of the same trace
+        // (the network run of gtcp is plain tcp's, whatever the policy)
+        let tcp_finish_ps = if host == Some(HostPolicy::Fair) && cfg.fair_projection == FairProjection::Exact {
+            let mut plain = cfg.clone();
+            plain.scheduler = Scheduler::Ps;
+            plain.transport = Some(transport);
+            plain.queue_sample_s = None;
+            plain.sample_ports = None;
+            plain.pause_on_flow_change = false;
+            let mut tcp = PacketSimulator::new(topo, flows, plain)?;
+            tcp.run().map_err(|e| match e {
+                SimError::Stalled(m) => SimError::Stalled(format!("{m} (in the plain tcp run behind gtcp:fair's exact projection)")),
+                e => e,
+            })?;
+            tcp.finish_ps
+        } else {
+            Vec::new()
+        };
         let hs = host.map(|h| {
             let routes: Vec<&[u32]> = (0..n).map(|i| &route[route_off[i] as usize..route_off[i + 1] as usize]).collect();
-            Box::new(HostSched::new(h, &routes, fl.iter().map(|f| f.size).collect(), fl.iter().map(|f| f.arrival_ps).collect()))
+            let (size, arrival) = (fl.iter().map(|f| f.size).collect(), fl.iter().map(|f| f.arrival_ps).collect());
+            Box::new(HostSched::new(h, &routes, size, arrival, tcp_finish_ps))
         });
         let mut sim = PacketSimulator {
             transport,
