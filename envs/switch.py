@@ -171,8 +171,6 @@ def switch_config(
         raise ValueError(f"hide_sizes must be True or False, got {hide_sizes!r}")
     topology = BigSwitch(hosts, link_gbps) if topology is None else topology
     packet = switch_packet_native(model, topology, transport, packet_options)
-    if packet is not None and alpha > 0:
-        raise ValueError(f"alpha = {alpha!r}: the packet model has no data arriving over time (alpha must be 0)")
     source = _EpisodeSource(workload, load, n_flows, topology, link_gbps, size_known, alpha, trace)
     cfg = _fabric.SwitchConfig(
         **topology.native_config(), max_flows=int(max_flows),

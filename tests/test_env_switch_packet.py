@@ -70,13 +70,18 @@ def _trace(n: int, load: float, seed: int) -> pd.DataFrame:
     return workloads.poisson_all_to_all(workloads.get_distribution("websearch"), load, 16, 10.0, n, seed=seed)
 
 
-def test_scores_in_arrival_order_are_the_packet_models_fifo_bit_for_bit():
+@pytest.mark.parametrize("alpha", [0.0, 1.0])
+def test_scores_in_arrival_order_are_the_packet_models_fifo_bit_for_bit(alpha):
     """pFabric's queues only compare tags: scores that order flows by arrival at every
     decision (rank / n, the same for a flow at every decision) tag packets in the order of
     the fifo rule's tags (arrival times), so the runs are the same, bit for bit. It fails
     if a decision comes after a flow's first packets left (they would carry the default
-    score 0), or if the tags or the pauses changed the run."""
+    score 0), or if the tags or the pauses changed the run. With ``alpha`` the flows' data
+    arrives over time (aSCC's spans), in the env as in ``simulate``."""
     trace = _trace(150, 0.8, 3)
+    if alpha:
+        trace = workloads.add_data_span(trace, alpha, 10.0)
+        assert (trace["data_span_s"] > 0).all()
     arr = trace["arrival_s"].to_numpy()
     assert np.all(np.diff(arr) > 0)
     n, m = len(trace), 128
@@ -105,6 +110,40 @@ def test_scores_in_arrival_order_are_the_packet_models_fifo_bit_for_bit():
     while not done:
         _, _, done, _, _ = env.step(np.zeros(m, np.float32))
     assert not env.results()["fct_s"].equals(want["fct_s"])
+
+
+def test_alpha_spreads_each_episodes_data_on_packets():
+    env = SwitchSchedulingEnv(model="packet", alpha=1.0, n_flows=40, hosts=8)
+    obs, _ = env.reset(seed=2)
+    policy, done = baselines.make("switch", "srpt"), False
+    while not done:
+        obs, _, done, _, info = env.step(policy.predict(obs)[0])
+    res = env.results()
+    assert info["flows_finished"] == 40 and (res["bytes_sent"] == res["size_bytes"]).all()
+    # alpha = 1: a flow's data arrives over its transmission time at the host rate, so no
+    # flow ends before that (plus its packets' last hop)
+    assert (res["fct_s"] >= res["size_bytes"] * 8 / 10e9).all()
+    assert (res["slowdown"] >= 1 - 1e-9).all()
+
+
+def test_sizes_hidden_until_the_data_has_arrived_on_packets():
+    """alpha > 0 with size_known=False: a flow's size shows once all its data has reached its
+    sender, as on the fluid model, so asrpt runs and srpt (which needs every size) refuses."""
+    env = SwitchSchedulingEnv(model="packet", alpha=2.0, size_known=False, n_flows=40, hosts=8)
+    obs, _ = env.reset(seed=1)
+    policy, done, seen = baselines.make("switch", "asrpt"), False, np.zeros(2, int)
+    while not done:
+        m = obs["flow_mask"].astype(bool)
+        f = obs["flows"].reshape(len(m), -1)[m]
+        visible, complete = f[:, 2] > 0, f[:, 4] > 0
+        assert (visible == complete).all()
+        seen += [(~complete).sum(), complete.sum()]
+        obs, _, done, _, _ = env.step(policy.predict(obs)[0])
+    assert seen.min() > 0, seen  # both kinds were observed
+    obs, _ = env.reset(seed=1)
+    with pytest.raises(ValueError, match="switch baseline 'srpt' reads sizes"):
+        for _ in range(50):
+            obs, *_ = env.step(baselines.make("switch", "srpt").predict(obs)[0])
 
 
 @pytest.mark.parametrize("rule", ["srpt", "las", "fifo"])
@@ -181,7 +220,5 @@ def test_option_errors_name_the_option():
         SwitchSchedulingEnv(model="packet", transport="dctcp")
     with pytest.raises(ValueError, match="mss_bytes must be in 536..=9000"):
         SwitchSchedulingEnv(model="packet", mss_bytes=100)
-    with pytest.raises(ValueError, match="alpha"):
-        SwitchSchedulingEnv(model="packet", alpha=1.0)
     with pytest.raises(ValueError, match="request_delay_us"):
         SwitchSchedulingEnv(model="packet", request_delay_us=5.0)

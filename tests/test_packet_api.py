@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 import flowsched
-from flowsched import _fabric
+from flowsched import _fabric, workloads
 from flowsched.cli import main
 from flowsched.sim import FLOW_COLUMNS, PACKET_OPTIONS, Simulation, simulate
 
@@ -186,8 +186,8 @@ def test_native_packet_options_are_one_dict_named_once():
 def test_refusals_of_trace_columns_and_options():
     with pytest.raises(ValueError, match="'weight'"):
         simulate(one(1e4, weight=[2.0]), flowsched.BigSwitch(2, 10), "ps", model="packet")
-    with pytest.raises(ValueError, match="data_span_s"):
-        simulate(one(1e4, data_span_s=[1e-3]), flowsched.BigSwitch(2, 10), "ps", model="packet")
+    with pytest.raises(ValueError, match="column 'data_span_s'.*SCHED_TCP's scheduling at the sender"):
+        simulate(one(1e4, data_span_s=[1e-3]), flowsched.BigSwitch(2, 10), "gtcp:srpt", model="packet")
     with pytest.raises(ValueError, match="size_known"):
         simulate(one(1e4, size_known=[False]), flowsched.BigSwitch(2, 10), "srpt", model="packet")
     with pytest.raises(TypeError, match="unknown packet option"):
@@ -222,6 +222,22 @@ def test_pias_queue_reserve_protects_the_first_queue_in_an_incast():
     a, b = shared.flows["fct_s"].iloc[8:].mean(), reserved.flows["fct_s"].iloc[8:].mean()
     assert shared.packet["drops_overflow"] > 0 and b < 0.5 * a, (a, b)
     assert reserved.flows["fct_s"].notna().all()
+
+
+def test_data_arriving_over_time_on_packets():
+    """``data_span_s`` on the packet model: no flow ends before its last byte has arrived,
+    every byte is delivered, and the ideal FCT is the fluid model's (the span included)."""
+    topo = flowsched.BigSwitch(8, 10)
+    tr = workloads.add_data_span(mixed(120), 1.0, 10.0)
+    fluid = simulate(tr, topo, "srpt")
+    for sched, transport in (("ps", "tcp"), ("asrpt", "pfabric"), ("pias", "dctcp")):
+        t = tr.assign(size_known=False) if sched != "ps" else tr
+        res = simulate(t, topo, sched, model="packet", transport=transport)
+        f = res.flows
+        assert (f["fct_s"] >= tr["data_span_s"]).all()
+        np.testing.assert_array_equal(f["bytes_sent"], np.ceil(f["size_bytes"]))
+        np.testing.assert_allclose(f["ideal_fct_s"], fluid.flows["ideal_fct_s"], rtol=1e-12)
+        assert (f["slowdown"] >= 1 - 1e-9).all()
 
 
 def test_cli_packet_model(tmp_path, capsys):

@@ -327,12 +327,12 @@ impl TokenSim {
             TokenSim::Packet(s) => s.delivered_bytes()[i] as f64,
         }
     }
-    /// Whether all of flow i's data is available (the packet model has no data spans: always).
+    /// Whether all of flow i's data is available (`data_span_s`).
     #[inline]
     pub fn is_complete(&self, i: usize) -> bool {
         match self {
             TokenSim::Fluid(s) => s.is_complete(i),
-            TokenSim::Packet(_) => true,
+            TokenSim::Packet(s) => s.is_complete(i),
         }
     }
     /// Flow i's ideal FCT without the path delay (s).

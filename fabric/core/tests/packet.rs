@@ -262,7 +262,7 @@ fn refusals_name_what_is_wrong() {
     g[0].weight = 2.0;
     assert!(PacketSimulator::new(&topo, &g, cfg("ps", Transport::Tcp)).err().unwrap().to_string().contains("'weight'"));
     let mut g = f.clone();
-    g[0].data_span_s = 1e-3;
+    g[0].data_span_s = f64::NAN;
     assert!(PacketSimulator::new(&topo, &g, cfg("ps", Transport::Tcp)).err().unwrap().to_string().contains("data_span_s"));
     let mut g = f.clone();
     g[0].size_known = false;

@@ -109,8 +109,8 @@ struct Opts {
 #[derive(Debug, Clone)]
 struct Case {
     topo: Topo,
-    /// (arrival slot, src, dst offset, size, deadline)
-    flows: Vec<(u8, usize, usize, f64, Option<f64>)>,
+    /// (arrival slot, src, dst offset, size, deadline, data span)
+    flows: Vec<(u8, usize, usize, f64, Option<f64>, f64)>,
     pair: usize,
     opts: Opts,
 }
@@ -191,7 +191,9 @@ fn opts() -> impl Strategy<Value = Opts> {
 fn case() -> impl Strategy<Value = Case> {
     (topo(), 0usize..PAIRS.len(), opts()).prop_flat_map(|(topo, pair, opts)| {
         let n = topo.hosts();
-        let flow = (0u8..6, 0..n, 1..n, size(), prop_oneof![3 => Just(None), 1 => (1e-6f64..5e-3).prop_map(Some)]);
+        // data spans (aSCC's alpha): none, or from a nanosecond to a few ms
+        let span = prop_oneof![4 => Just(0.0), 1 => prop::sample::select(vec![1e-9, 2e-6, 1e-4, 3e-3])];
+        let flow = (0u8..6, 0..n, 1..n, size(), prop_oneof![3 => Just(None), 1 => (1e-6f64..5e-3).prop_map(Some)], span);
         (Just(topo), prop::collection::vec(flow, 1..10), Just(pair), Just(opts))
             .prop_map(|(topo, flows, pair, opts)| Case { topo, flows, pair, opts })
     })
@@ -203,11 +205,13 @@ fn specs(c: &Case) -> Vec<FlowSpec> {
     let slot = [0.0, 0.0, 1e-9, 3e-6, 1e-4, 1e-3];
     c.flows
         .iter()
-        .map(|&(a, src, off, size, dl)| {
+        .map(|&(a, src, off, size, dl, span)| {
             let mut f = FlowSpec::new(slot[a as usize], src, (src + off) % n, size);
             if let Some(d) = dl {
                 f.deadline_s = d;
             }
+            // (SCHED_TCP at the sender refuses data spans)
+            f.data_span_s = if PAIRS[c.pair].0.starts_with("gtcp:") { 0.0 } else { span };
             f
         })
         .collect()

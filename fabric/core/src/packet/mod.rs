@@ -325,6 +325,8 @@ enum EvKind {
     Syn(u32),
     /// Flow f's paced sender may send its next packet (rate transports).
     Pace(u32),
+    /// More of flow f's data has arrived at its sender (`data_span_s`): its next segment's.
+    Data(u32),
 }
 
 #[derive(Debug, Clone)]
@@ -336,6 +338,9 @@ struct Flow {
     n: u32,
     /// Score for `external` as an order-preserving integer of the f64.
     ext: u64,
+    /// `data_span_s` in ps: the flow's bytes reach its sender uniformly over
+    /// `[arrival, arrival + span]` (0: all at its arrival).
+    span_ps: u64,
 }
 
 /// A packet-level simulation of one trace.
@@ -653,8 +658,20 @@ impl PacketSimulator {
             if f.weight != 1.0 {
                 return bad_flow(r, "weight", format!("no packet-level transport honours weights; got {} (use weight 1)", f.weight));
             }
-            if f.data_span_s != 0.0 {
-                return bad_flow(r, "data_span_s", format!("data arriving over time is not modelled at packet level yet; got {}", f.data_span_s));
+            if !(f.data_span_s.is_finite() && f.data_span_s >= 0.0 && f.data_span_s <= MAX_TIME_S) {
+                return bad_flow(r, "data_span_s", format!("must be in [0, {MAX_TIME_S}] s in the packet model, got {}", f.data_span_s));
+            }
+            if f.data_span_s > 0.0 && host.is_some() {
+                return bad_flow(
+                    r,
+                    "data_span_s",
+                    format!(
+                        "'{}' (SCHED_TCP's scheduling at the sender) with data arriving over time ({} s): a connection's \
+                         segments carry its route's flows' data, which the layer does not hold back until it has arrived",
+                        s.name(),
+                        f.data_span_s
+                    ),
+                );
             }
             if !f.size_known && host.map_or(s.uses_size(), HostPolicy::uses_size) {
                 return bad_flow(r, "size_known", format!("scheduler '{}' reads sizes, and this flow's size is hidden", s.name()));
@@ -699,8 +716,13 @@ impl PacketSimulator {
             for &l in &rroute[rb..] {
                 rtt0 += ports[l as usize].ser_ps(cfg.header_bytes as u16) + ports[l as usize].prop_ps;
             }
-            senders.push(Sender::new(npk as u32, &cc, rtt0));
-            fl.push(Flow { arrival_ps: to_ps(f.arrival_s), size, deadline_ps: dl, n: npk as u32, ext: total_order_bits(0.0) });
+            let span_ps = to_ps(f.data_span_s);
+            let mut sender = Sender::new(npk as u32, &cc, rtt0);
+            if span_ps > 0 {
+                sender.avail = 0; // counted when it starts (PacketSimulator::update_avail)
+            }
+            senders.push(sender);
+            fl.push(Flow { arrival_ps: to_ps(f.arrival_s), size, deadline_ps: dl, n: npk as u32, ext: total_order_bits(0.0), span_ps });
         }
         // gtcp:fair, exact: each flow's finish under plain tcp, from a run of the same trace
         // (the network run of gtcp is plain tcp's, whatever the policy)
@@ -1092,6 +1114,7 @@ impl PacketSimulator {
                 EvKind::DelAck(f) => self.delack_timer(f as usize, ev.t),
                 EvKind::Syn(f) => self.syn_timer(f as usize, ev.t),
                 EvKind::Pace(f) => self.rate_pace(f as usize, ev.t),
+                EvKind::Data(f) => self.data_arrived(f as usize, ev.t),
             }
             if self.flow_ended && self.cfg.pause_on_flow_change && !self.done() {
                 self.flow_ended = false;
@@ -1126,7 +1149,11 @@ impl PacketSimulator {
         // packet ever evicts an ACK.
         1 + match self.cfg.scheduler {
             Scheduler::Fifo => fl.arrival_ps,
-            Scheduler::Srpt | Scheduler::Ga(_) => fl.size - (s.snd_una as u64 * self.mss).min(fl.size),
+            Scheduler::Srpt => fl.size - (s.snd_una as u64 * self.mss).min(fl.size),
+            // aSCC's GA transform: a flow whose data has all arrived by its remaining size
+            // (SRPT), after it, the others in arrival order
+            Scheduler::Ga(_) if self.now >= fl.arrival_ps + fl.span_ps => fl.size - (s.snd_una as u64 * self.mss).min(fl.size),
+            Scheduler::Ga(_) => (1 << 62) + fl.arrival_ps,
             Scheduler::Las => sent,
             Scheduler::Edf => {
                 if fl.deadline_ps != u64::MAX {
@@ -1457,6 +1484,7 @@ impl PacketSimulator {
             return;
         }
         self.start_ps[f] = self.now;
+        self.update_avail(f);
         self.rate_flow(f, true);
         if let Some(h) = self.hs.as_deref_mut() {
             h.join(f); // its data may go out in any of its route's connections from now on
@@ -1466,6 +1494,46 @@ impl PacketSimulator {
             self.send_syn(f);
         } else {
             self.conn[f] = 2;
+            self.send_window(f);
+        }
+    }
+
+    /// When the data of flow f's segment k (0-based) has all reached its sender: bytes
+    /// arrive uniformly over `[arrival, arrival + span]` (the time rounded up to the tick).
+    fn data_time(&self, f: usize, k: u32) -> u64 {
+        let fl = &self.flows[f];
+        let bytes = ((k as u64 + 1) * self.mss).min(fl.size);
+        fl.arrival_ps + (fl.span_ps as u128 * bytes as u128).div_ceil(fl.size as u128) as u64
+    }
+
+    /// Brings flow f's segments whose data has arrived up to now (its sender sends no
+    /// other), and sets the event of its next one. Segments are whole (the last one may be
+    /// short): the sender does not send a segment before all its data is there.
+    fn update_avail(&mut self, f: usize) {
+        let (n, span) = (self.flows[f].n, self.flows[f].span_ps);
+        let mut k = self.senders[f].avail;
+        if span == 0 || k >= n {
+            return;
+        }
+        let fl = &self.flows[f];
+        let elapsed = self.now.saturating_sub(fl.arrival_ps);
+        let arrived = if elapsed >= span { fl.size } else { (elapsed as u128 * fl.size as u128 / span as u128) as u64 };
+        k = if arrived >= fl.size { n } else { (arrived / self.mss) as u32 }.max(k);
+        debug_assert!(k == n || self.data_time(f, k) > self.now);
+        self.senders[f].avail = k;
+        if k < n {
+            let t = self.data_time(f, k);
+            self.push(t, EvKind::Data(f as u32));
+        }
+    }
+
+    /// Flow f's next segment's data has arrived: the sender may send it.
+    fn data_arrived(&mut self, f: usize, t: u64) {
+        if self.terminated[f] || self.senders[f].avail >= self.flows[f].n || self.data_time(f, self.senders[f].avail) != t {
+            return;
+        }
+        self.update_avail(f);
+        if self.conn[f] == 2 {
             self.send_window(f);
         }
     }
@@ -1669,7 +1737,7 @@ impl PacketSimulator {
     /// Per flow: the fluid model's ideal FCT (payload at the path's bottleneck rate plus propagation).
     pub fn ideal_fct_s(&self, sizes: &[f64]) -> Vec<f64> {
         let d = self.path_delay_s();
-        (0..self.flows.len()).map(|i| sizes[i] / self.path_cap[i] + d[i]).collect()
+        (0..self.flows.len()).map(|i| (sizes[i] / self.path_cap[i]).max(self.specs[i].data_span_s) + d[i]).collect()
     }
     pub fn terminated(&self) -> &[bool] {
         &self.terminated
@@ -1721,8 +1789,15 @@ impl PacketSimulator {
     /// as [`PacketSimulator::ideal_fct_s`] computes it.
     /// Flow i's ideal transmission time (s): its payload at its path's bottleneck rate,
     /// without propagation.
+    /// Flow i's ideal FCT without the path delay (s): its transmission at the path's rate,
+    /// or its data span where that is longer (the fluid model's definition).
     pub fn ideal_tx_of(&self, i: usize) -> f64 {
-        self.specs[i].size_bytes / self.path_cap[i]
+        (self.specs[i].size_bytes / self.path_cap[i]).max(self.specs[i].data_span_s)
+    }
+    /// Whether all of flow i's data has reached its sender (`data_span_s`: at its arrival
+    /// plus its span; without one, from its arrival).
+    pub fn is_complete(&self, i: usize) -> bool {
+        self.now >= self.flows[i].arrival_ps + self.flows[i].span_ps
     }
     pub fn ideal_fct_of(&self, i: usize) -> f64 {
         let (a, b) = (self.route_off[i] as usize, self.route_off[i + 1] as usize);
@@ -1730,7 +1805,7 @@ impl PacketSimulator {
         if !self.link_delay_s.is_empty() {
             d += self.route[a..b].iter().map(|&l| self.link_delay_s[l as usize]).sum::<f64>();
         }
-        self.specs[i].size_bytes / self.path_cap[i] + d
+        self.ideal_tx_of(i) + d
     }
     /// Per flow: duplicate data packets its receiver got.
     pub fn duplicates(&self) -> Vec<u32> {

@@ -582,7 +582,7 @@ impl PacketSimulator {
         }
         loop {
             let s = &self.senders[f];
-            if s.snd_nxt >= s.n {
+            if s.snd_nxt >= s.avail {
                 break;
             }
             let pc = self.rate.pacers[f];

@@ -56,6 +56,9 @@ pub struct Action {
 pub struct Sender {
     /// Packets in the flow.
     pub n: u32,
+    /// Packets whose data has reached the sender (`n` unless the flow's data arrives over
+    /// time): no packet at or past it is sent.
+    pub avail: u32,
     /// First packet not yet acknowledged.
     pub snd_una: u32,
     /// Next packet to send (set back to `snd_una` on a timeout: go-back-N).
@@ -98,6 +101,7 @@ impl Sender {
         let srtt = rtt0_ps as f64;
         let mut s = Sender {
             n,
+            avail: n,
             snd_una: 0,
             snd_nxt: 0,
             high: 0,
@@ -166,7 +170,7 @@ impl Sender {
     pub fn can_send(&self) -> bool {
         let flight = (self.snd_nxt - self.snd_una) as f64;
         let window = self.cwnd.floor().max(1.0);
-        self.snd_nxt < self.n && (flight < window || (self.snd_nxt >= self.high && flight < window + self.lt_allowed as f64))
+        self.snd_nxt < self.avail && (flight < window || (self.snd_nxt >= self.high && flight < window + self.lt_allowed as f64))
     }
 
     /// The next packet to send (`snd_nxt`, then advanced), once `can_send` allowed it;
@@ -198,6 +202,13 @@ impl Sender {
         let mut act = Action::default();
         let ack = a.seq.min(self.n);
         let ece = a.flags & ECE != 0;
+        // RFC 7661: a sender waiting for its data (`data_span_s`) with its window not in
+        // use does not grow the window; in slow start a flight of half the window counts as
+        // using it (Linux's tcp_is_cwnd_limited). Never the case without data spans.
+        let flight0 = self.snd_nxt.saturating_sub(self.snd_una) as f64;
+        let may_grow = !(self.avail < self.n && self.snd_nxt >= self.avail)
+            || flight0 >= self.cwnd
+            || (self.cwnd < self.ssthresh && 2.0 * flight0 >= self.cwnd);
         if ack > self.snd_nxt {
             self.snd_nxt = ack; // after a go-back-N: data the receiver already holds
         }
@@ -222,7 +233,8 @@ impl Sender {
                 self.backoff = 0;
             }
             match p.transport {
-                Transport::PFabric => self.grow(1, p),
+                Transport::PFabric if may_grow => self.grow(1, p),
+                Transport::PFabric => {}
                 Transport::Rcp | Transport::Racs => {} // paced at the routers' rate: no window, no fast recovery (rate.rs)
                 _ => {
                     if self.in_recovery {
@@ -243,7 +255,9 @@ impl Sender {
                         }
                     } else {
                         self.dupacks = 0;
-                        self.grow(newly, p);
+                        if may_grow {
+                            self.grow(newly, p);
+                        }
                     }
                 }
             }

@@ -1,0 +1,114 @@
+//! Data arriving over time on the packet model (`data_span_s`, aSCC's alpha): a flow's
+//! bytes reach its sender uniformly over `[arrival, arrival + span]`, and the sender sends
+//! a segment only once all of its data is there.
+use fabric_core::{FlowSpec, PacketConfig, PacketSimulator, Scheduler, Topology, Transport};
+
+const MSS: u64 = 1460;
+
+fn spanned(arrival_s: f64, src: usize, dst: usize, size: f64, span_s: f64) -> FlowSpec {
+    let mut f = FlowSpec::new(arrival_s, src, dst, size);
+    f.data_span_s = span_s;
+    f
+}
+
+fn cfg(sched: &str, t: Transport) -> PacketConfig {
+    let mut c = PacketConfig::new(Scheduler::parse(sched).unwrap());
+    c.transport = Some(t);
+    c.delay_per_hop_s = 1e-6;
+    c
+}
+
+fn run(topo: &Topology, flows: &[FlowSpec], c: PacketConfig) -> PacketSimulator {
+    let mut s = PacketSimulator::new(topo, flows, c).unwrap();
+    s.run().unwrap();
+    s
+}
+
+#[test]
+fn a_sender_never_sends_a_segment_before_its_data_has_arrived() {
+    // 1 MB arriving over 3.2 ms (2.5 Gb/s) on a 10 Gb/s path: the data, not the window,
+    // sets the pace; checked every microsecond for every transport
+    let topo = Topology::big_switch(&[10.0; 2]).unwrap();
+    let (size, span) = (1e6, 3.2e-3);
+    let flows = vec![spanned(0.0, 0, 1, size, span)];
+    for (sched, t) in [("ps", Transport::Tcp), ("ps", Transport::Dctcp), ("srpt", Transport::PFabric), ("ps", Transport::Rcp)] {
+        let mut s = PacketSimulator::new(&topo, &flows, cfg(sched, t)).unwrap();
+        let mut now = 0.0;
+        let mut lagged = false;
+        while !s.done() {
+            now += 1e-6;
+            s.step(now).unwrap();
+            // (the byte's slack: this clock's rounding against the simulator's)
+            let arrived = (size * (s.now_s() / span).min(1.0)) as u64 + 1;
+            let sent = (s.sender(0).high as u64 * MSS).min(size as u64);
+            assert!(sent <= arrived, "{t:?}: {sent} bytes in segments at {now} s, {arrived} arrived");
+            lagged |= now > 1e-4 && now < span && arrived - sent > 20 * MSS;
+        }
+        assert!(!lagged, "{t:?}: the sender fell behind its data (the data should set the pace)");
+        let fct = s.finish_s()[0];
+        // the last segment leaves when the last byte arrives: then one segment's
+        // transmission on two links, the propagation and the last ACK's way are left
+        assert!(fct >= span && fct < span + 20e-6, "{t:?}: fct {fct} for a span of {span}");
+        assert_eq!(s.delivered_bytes()[0], size as u64);
+    }
+}
+
+#[test]
+fn a_short_span_costs_little_and_nothing_is_faster_than_without_it() {
+    let topo = Topology::big_switch(&[10.0; 2]).unwrap();
+    for t in [Transport::Tcp, Transport::Dctcp] {
+        let base = run(&topo, &[spanned(0.0, 0, 1, 2e6, 0.0)], cfg("ps", t)).finish_s()[0];
+        // the data arrives at 40 Gb/s, four times the link's rate
+        let s = run(&topo, &[spanned(0.0, 0, 1, 2e6, 0.4e-3)], cfg("ps", t)).finish_s()[0];
+        assert!(s >= base && s < base * 1.05, "{t:?}: {s} against {base} without a span");
+    }
+}
+
+#[test]
+fn asrpt_serves_a_flow_whose_data_is_still_arriving_after_complete_ones() {
+    // aSCC's GA transform on pFabric's queues: flow 1 (100 kB, arriving over 0.5 ms) is
+    // shorter than flow 0 (2 MB, all there), so srpt serves it first; asrpt serves it in
+    // arrival order, after flow 0, until its data is complete
+    let topo = Topology::big_switch(&[10.0; 3]).unwrap();
+    let flows = vec![spanned(0.0, 0, 2, 2e6, 0.0), spanned(10e-6, 1, 2, 1e5, 0.5e-3)];
+    let srpt = run(&topo, &flows, cfg("srpt", Transport::PFabric));
+    let asrpt = run(&topo, &flows, cfg("asrpt", Transport::PFabric));
+    let (fs, fa) = (srpt.finish_s(), asrpt.finish_s());
+    // srpt: flow 1's segments go out as their data arrives (it ends within 20 us of it)
+    assert!(fs[1] < 10e-6 + 0.5e-3 + 20e-6, "srpt: flow 1 ends at {}", fs[1]);
+    // asrpt: flow 0 keeps the downlink (2 MB take 1.6 ms) while flow 1 is incomplete
+    assert!(fa[1] > fs[1] + 100e-6, "asrpt: flow 1 ends at {} (srpt {})", fa[1], fs[1]);
+    for s in [&srpt, &asrpt] {
+        assert_eq!(s.delivered_bytes(), &[2_000_000, 100_000]);
+    }
+}
+
+#[test]
+fn gtcp_refuses_data_arriving_over_time() {
+    let topo = Topology::big_switch(&[10.0; 2]).unwrap();
+    let flows = vec![spanned(0.0, 0, 1, 1e5, 1e-3)];
+    let e = PacketSimulator::new(&topo, &flows, cfg("gtcp:srpt", Transport::Tcp)).unwrap_err().to_string();
+    assert!(e.contains("data_span_s") && e.contains("gtcp:srpt"), "{e}");
+    let e = PacketSimulator::new(&topo, &[spanned(0.0, 0, 1, 1e5, -1.0)], cfg("ps", Transport::Tcp)).unwrap_err().to_string();
+    assert!(e.contains("data_span_s") && e.contains("must be in [0"), "{e}");
+}
+
+#[test]
+fn a_window_a_sender_short_of_data_does_not_use_does_not_grow() {
+    // RFC 7661: 1 MB arriving at 1 Gb/s over a 10 Gb/s path keeps well under one packet in
+    // flight; the ACKs of its 685 segments would otherwise grow the window by one each in
+    // slow start, and the inflated window would let the flow burst past every congestion
+    // signal once it has data
+    let topo = Topology::big_switch(&[10.0; 2]).unwrap();
+    let flows = vec![spanned(0.0, 0, 1, 1e6, 8e-3)];
+    for t in [Transport::Tcp, Transport::Dctcp, Transport::PFabric] {
+        let sched = if t == Transport::PFabric { "srpt" } else { "ps" };
+        let mut s = PacketSimulator::new(&topo, &flows, cfg(sched, t)).unwrap();
+        let init = s.sender(0).cwnd;
+        s.step(7e-3).unwrap();
+        assert!(s.sender(0).high > 500, "{t:?}: {} segments sent by 7 ms", s.sender(0).high);
+        assert_eq!(s.sender(0).cwnd, init, "{t:?}: the window grew while unused");
+        s.run().unwrap();
+        assert_eq!(s.delivered_bytes()[0], 1_000_000);
+    }
+}
