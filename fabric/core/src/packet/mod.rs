@@ -1734,7 +1734,7 @@ impl PacketSimulator {
             })
             .collect()
     }
-    /// Per flow: the fluid model's ideal FCT (payload at the path's bottleneck rate plus propagation).
+    /// Per flow: the fluid model's ideal FCT (payload at the path's bottleneck rate, or the data span where longer, plus propagation).
     pub fn ideal_fct_s(&self, sizes: &[f64]) -> Vec<f64> {
         let d = self.path_delay_s();
         (0..self.flows.len()).map(|i| (sizes[i] / self.path_cap[i]).max(self.specs[i].data_span_s) + d[i]).collect()
@@ -1785,12 +1785,8 @@ impl PacketSimulator {
     pub fn fct_of(&self, i: usize) -> f64 {
         self.fct_ps(i).map_or(f64::NAN, |t| t as f64 / PS_PER_S)
     }
-    /// Flow i's ideal FCT: its size at its path's bottleneck rate plus its propagation,
-    /// as [`PacketSimulator::ideal_fct_s`] computes it.
-    /// Flow i's ideal transmission time (s): its payload at its path's bottleneck rate,
-    /// without propagation.
-    /// Flow i's ideal FCT without the path delay (s): its transmission at the path's rate,
-    /// or its data span where that is longer (the fluid model's definition).
+    /// Flow i's ideal FCT without the path delay (s): its payload at its path's bottleneck
+    /// rate, or its data span where that is longer (the fluid model's definition).
     pub fn ideal_tx_of(&self, i: usize) -> f64 {
         (self.specs[i].size_bytes / self.path_cap[i]).max(self.specs[i].data_span_s)
     }
@@ -1799,6 +1795,8 @@ impl PacketSimulator {
     pub fn is_complete(&self, i: usize) -> bool {
         self.now >= self.flows[i].arrival_ps + self.flows[i].span_ps
     }
+    /// Flow i's ideal FCT: [`PacketSimulator::ideal_tx_of`] plus its path's propagation,
+    /// as [`PacketSimulator::ideal_fct_s`] computes it.
     pub fn ideal_fct_of(&self, i: usize) -> f64 {
         let (a, b) = (self.route_off[i] as usize, self.route_off[i + 1] as usize);
         let mut d = self.cfg.delay_per_hop_s * (b - a) as f64;
