@@ -130,10 +130,11 @@ def switch_packet_native(model: str, topology: Topology, transport: str | None,
     token env's (:func:`flowsched.envs.token.packet_native`), and besides: transports whose
     queues cannot read the scores and the admission delays raise naming them."""
     if model == "packet":
-        if transport is not None and transport != "pfabric":
-            raise ValueError(f"transport {transport!r}: the switch env's scores are pFabric priority tags, read only "
-                             "by pFabric's priority queues; tcp and dctcp run FIFO queues that would ignore them: "
-                             "use transport='pfabric' (the default)")
+        if transport is not None and transport not in ("pfabric", "dctcp"):
+            raise ValueError(f"transport {transport!r}: the switch env's scores are priority tags, read by pFabric's "
+                             "priority queues: transport='pfabric' (the default: pFabric's rate control) or 'dctcp' "
+                             "(the same queues marking ECN, DCTCP senders); the other transports' queues would "
+                             "ignore them")
         for name in ("request_delay_us", "grant_delay_us"):
             if options.get(name):
                 raise ValueError(f"{name} is a delay of destination admission; the switch env has none")
@@ -265,14 +266,14 @@ class SwitchSchedulingEnv(gym.Env[Any, np.ndarray]):
     * ``hide_sizes``: True hides every size for the flow's whole life, whatever
       ``size_known`` and completeness say (remaining bytes 0, size visible 0): a learner
       gets what LAS and PIAS schedule with. The baselines that read sizes (``srpt``,
-      ``fair``, ``asrpt``) refuse such observations. On the packet model, where every
-      flow's data is there at its arrival, this is the only way to hide sizes.
+      ``fair``, ``asrpt``) refuse such observations.
     * ``alpha``: aSCC's data spacing: a flow's bytes arrive over ``alpha`` times its
       transmission time at line rate.
     * ``delay_us``, ``terminate_missed``: as in ``flowsched.simulate``.
     * ``trace``: a fixed trace replayed every episode instead of drawn ones.
     * ``model``: ``"fluid"`` (default) or ``"packet"`` (the scores become the packets'
-      pFabric priority tags; ``transport`` must be ``"pfabric"``, the default); the packet
+      priority tags in pFabric's queues; ``transport`` ``"pfabric"``, the default, or
+      ``"dctcp"``: the same queues marking ECN under DCTCP senders); the packet
       options (``ENV_PACKET_OPTIONS`` but the admission delays) need ``model="packet"``.
     * ``obs_format``: ``"dict"`` (default) or ``"flat"``.
     * ``max_size_mb``, ``max_time_ms``: where bytes and times saturate (S, H).

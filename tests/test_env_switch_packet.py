@@ -70,8 +70,8 @@ def _trace(n: int, load: float, seed: int) -> pd.DataFrame:
     return workloads.poisson_all_to_all(workloads.get_distribution("websearch"), load, 16, 10.0, n, seed=seed)
 
 
-@pytest.mark.parametrize("alpha", [0.0, 1.0])
-def test_scores_in_arrival_order_are_the_packet_models_fifo_bit_for_bit(alpha):
+@pytest.mark.parametrize("alpha, transport", [(0.0, "pfabric"), (1.0, "pfabric"), (0.0, "dctcp"), (1.0, "dctcp")])
+def test_scores_in_arrival_order_are_the_packet_models_fifo_bit_for_bit(alpha, transport):
     """pFabric's queues only compare tags: scores that order flows by arrival at every
     decision (rank / n, the same for a flow at every decision) tag packets in the order of
     the fifo rule's tags (arrival times), so the runs are the same, bit for bit. It fails
@@ -85,7 +85,8 @@ def test_scores_in_arrival_order_are_the_packet_models_fifo_bit_for_bit(alpha):
     arr = trace["arrival_s"].to_numpy()
     assert np.all(np.diff(arr) > 0)
     n, m = len(trace), 128
-    env = SwitchSchedulingEnv(trace=trace, max_flows=m, model="packet", delay_us=1.0, hosts=16, link_gbps=10.0)
+    env = SwitchSchedulingEnv(trace=trace, max_flows=m, model="packet", delay_us=1.0, hosts=16, link_gbps=10.0,
+                              transport=transport)
     obs, _ = env.reset(seed=0)
     done, peak = False, 0
     while not done:
@@ -100,7 +101,7 @@ def test_scores_in_arrival_order_are_the_packet_models_fifo_bit_for_bit(alpha):
         obs, _, done, _, _ = env.step(scores)
     assert 10 < peak < m
     got = env.results()
-    want = flowsched.simulate(trace, flowsched.BigSwitch(16, 10.0), "fifo", model="packet", transport="pfabric",
+    want = flowsched.simulate(trace, flowsched.BigSwitch(16, 10.0), "fifo", model="packet", transport=transport,
                               delay_us=1.0).flows
     assert list(got.columns) == list(want.columns) == list(FLOW_COLUMNS)
     pd.testing.assert_frame_equal(got, want, check_exact=True)
@@ -216,8 +217,8 @@ def test_option_errors_name_the_option():
         SwitchSchedulingEnv(model="packet", min_rto=1.0)
     with pytest.raises(TypeError, match="queue_sample_us"):
         SwitchSchedulingVecEnv(2, model="packet", queue_sample_us=10.0)
-    with pytest.raises(ValueError, match="transport 'dctcp': the switch env's scores are pFabric priority tags"):
-        SwitchSchedulingEnv(model="packet", transport="dctcp")
+    with pytest.raises(ValueError, match="transport 'tcp': the switch env's scores are priority tags"):
+        SwitchSchedulingEnv(model="packet", transport="tcp")
     with pytest.raises(ValueError, match="mss_bytes must be in 536..=9000"):
         SwitchSchedulingEnv(model="packet", mss_bytes=100)
     with pytest.raises(ValueError, match="request_delay_us"):

@@ -81,7 +81,7 @@ def test_default_transport_is_ps_s():
 
 @pytest.mark.parametrize("scheduler, kwargs, match", [
     ("srpt", {"transport": "tcp"}, r"'srpt' on packets is pFabric's priority queues.*is gtcp:srpt"),
-    ("las", {"transport": "dctcp"}, r"is gtcp:las"),
+    ("las", {"transport": "tcp"}, r"'las' on packets is pFabric's priority queues, over pfabric or dctcp.*is gtcp:las"),
     ("fair", {"transport": "tcp"}, r"FAIR at the sender, per route, over tcp or dctcp is gtcp:fair"),
     ("fair", {}, r"gtcp:fair"),
     ("gtcp:edf", {"transport": "tcp"}, r"takes ps, fifo, srpt, las, fair, not 'edf'"),

@@ -25,12 +25,13 @@ a smoke test whose elephant numbers rest on a few dozen flows.
 
 Packet model (--model packet/both): every CC over DCTCP end hosts as in the paper ("all four
 CCs use DCTCP-based control logic at end hosts"), with the switches' priorities from the
-scheduler; where the packet model refuses that combination the run falls back to its
-default transport for the scheduler and says so (``asrpt``: pFabric's queues and rate
-control). The paper's buffers and minimum RTO: "We set buffer sizes bs and rt_min following
-PIAS's evaluations: bs = 240 pkts ... and rt_min ~ 24 RTT" (``PACKET_OPTS``: 240 packets of
-1,500 B; 24 times the packet model's unloaded round trip across the spine, about 3 us, as
-this fabric has no propagation delay). Data arriving over time (alpha > 0) is the packet
+scheduler (``srpt``, ``asrpt``, ``las``: pFabric's priority queues marking ECN under DCTCP
+senders; ``pias``: PIAS's queues); where the packet model refuses that combination the run
+falls back to its default transport for the scheduler and says so. The paper's buffers
+and minimum RTO: "We set buffer sizes bs and rt_min following PIAS's evaluations: bs = 240
+pkts ... and rt_min ~ 24 RTT" (``PACKET_OPTS``: 240 packets of 1,500 B; 24 times the packet
+model's unloaded round trip across the spine, about 3 us, as this fabric has no
+propagation delay). Data arriving over time (alpha > 0) is the packet
 model's ``data_span_s`` (docs/packet.md).
 """
 
@@ -264,7 +265,7 @@ def claims(loads: list[float], alphas: list[float]) -> list[C.Claim]:
 PACKET_WHY = ("the packet model with the paper's buffers (240 packets) and rt_min (24 RTT), but not its link delays "
               "(none here: its RTT is not given), its DCTCP parameters (the packet model's defaults), nor ASCC's own "
               "switch buffer management and 'retransmit when complete' (asrpt here is pFabric's queues tagging by the "
-              "GA transform, over pFabric's rate control); not investigated further")
+              "GA transform, marking ECN under DCTCP senders); not investigated further")
 
 
 def figure(results: dict, loads: list[float], alphas: list[float], args) -> None:

@@ -234,6 +234,37 @@ fn srpt_over_pfabric_lets_a_short_flow_pass_a_long_one() {
 }
 
 #[test]
+fn priority_queues_under_dctcp_serve_by_tag_and_keep_the_queue_near_k() {
+    // srpt over dctcp: pFabric's queues marking ECN as DCTCP's do (aSCC's "SRPT and LAS with
+    // DCTCP end host control logic"): the short flow passes the long one at the shared
+    // downlink, and the long flows' DCTCP keeps that queue near K without a drop
+    let topo = Topology::big_switch(&[10.0; 4]).unwrap();
+    let flows = [FlowSpec::new(0.0, 1, 0, 20e6), FlowSpec::new(0.0, 2, 0, 20e6), FlowSpec::new(5e-3, 3, 0, 146_000.0)];
+    let mut c = cfg("srpt", Transport::Dctcp);
+    c.delay_per_hop_s = 5e-6;
+    c.buffer_bytes = Some(4_000_000);
+    c.queue_sample_s = Some(1e-6);
+    c.sample_ports = Some(vec![4]); // down0
+    let s = run(&topo, &flows, c.clone());
+    assert_eq!((s.stats().drops_overflow, s.stats().drops_evicted, s.stats().timeouts), (0, 0, 0));
+    assert!(s.stats().ecn_marks > 0);
+    let (t, _, v) = s.queue_samples();
+    let late: Vec<f64> = t.iter().zip(v).filter(|(t, _)| **t > 2e-3 && **t < 5e-3).map(|(_, v)| *v as f64).collect();
+    let mean = late.iter().sum::<f64>() / late.len() as f64;
+    assert!(mean > 0.3 * 97_500.0 && mean < 2.0 * 97_500.0, "mean queue {mean} B against K = 97,500");
+    // 100 packets: about 120 us at 10 Gb/s behind the queue the long flows keep near K
+    assert!(s.fct_ps(2).unwrap() < 400_000_000, "{:?}", s.fct_ps(2));
+    c.scheduler = Scheduler::Fifo;
+    let f = run(&topo, &flows, c.clone());
+    assert!(f.fct_ps(2).unwrap() > s.fct_ps(2).unwrap());
+    // the same tags over pFabric's own rate control serve the short flow first too
+    c.scheduler = Scheduler::Srpt;
+    c.transport = Some(Transport::PFabric);
+    c.buffer_bytes = None;
+    assert!(run(&topo, &flows, c).fct_ps(2).unwrap() < 400_000_000);
+}
+
+#[test]
 fn pias_thresholds_change_during_a_run() {
     let topo = Topology::big_switch(&[10.0; 4]).unwrap();
     let flows = trace(4, 50, 3);

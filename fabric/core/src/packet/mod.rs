@@ -64,7 +64,8 @@ pub enum Transport {
 pub const SUPPORTED: &str = "ps with tcp or dctcp (FIFO queues: drop-tail for tcp, ECN marking for dctcp); \
 pias with dctcp or tcp (strict-priority queues sharing the buffer, ECN per queue with dctcp); \
 gtcp:ps, gtcp:fifo, gtcp:srpt, gtcp:las and gtcp:fair with dctcp or tcp (SCHED_TCP's scheduling at the sender, FIFO queues as ps); \
-fifo, srpt, asrpt (= ga:srpt), las, edf and external with pfabric (pFabric priority queues); \
+fifo, srpt, asrpt (= ga:srpt), las, edf and external with pfabric (pFabric priority queues) or dctcp (the same queues \
+marking ECN, DCTCP senders); \
 ps with rcp (drop-tail FIFO queues, an RCP rate per link); \
 sdc with sdc (drop-tail FIFO queues, a load factor per link); \
 racs with racs (drop-tail FIFO queues, weighted rates per link)";
@@ -109,8 +110,8 @@ impl Transport {
 fn unsupported(s: &Scheduler, t: Option<Transport>) -> SimError {
     // srpt, las, fifo over tcp or dctcp, and fair: the scheduling at the sender is gtcp:<p>
     let hint = match (s, t) {
-        (Scheduler::Srpt | Scheduler::Las | Scheduler::Fifo, Some(Transport::Tcp | Transport::Dctcp)) => format!(
-            " ('{0}' on packets is pFabric's priority queues, over pfabric; SCHED_TCP's {0} at the sender over {1} is gtcp:{0})",
+        (Scheduler::Srpt | Scheduler::Las | Scheduler::Fifo, Some(Transport::Tcp)) => format!(
+            " ('{0}' on packets is pFabric's priority queues, over pfabric or dctcp; SCHED_TCP's {0} at the sender over {1} is gtcp:{0})",
             s.name(),
             t.map_or("", |t| t.name())
         ),
@@ -457,7 +458,19 @@ impl PacketSimulator {
         let s = &cfg.scheduler;
         let host = HostPolicy::of(s)?;
         let ok = match transport {
-            Transport::Tcp | Transport::Dctcp => matches!(s, Scheduler::Ps | Scheduler::Pias) || host.is_some(),
+            Transport::Tcp => matches!(s, Scheduler::Ps | Scheduler::Pias) || host.is_some(),
+            // the priority schedulers also over dctcp: pFabric's queues marking ECN
+            Transport::Dctcp => matches!(
+                s,
+                Scheduler::Ps
+                    | Scheduler::Pias
+                    | Scheduler::Fifo
+                    | Scheduler::Srpt
+                    | Scheduler::Ga(GaInner::Srpt)
+                    | Scheduler::Las
+                    | Scheduler::Edf
+                    | Scheduler::External
+            ) || host.is_some(),
             Transport::PFabric => matches!(
                 s,
                 Scheduler::Fifo | Scheduler::Srpt | Scheduler::Ga(GaInner::Srpt) | Scheduler::Las | Scheduler::Edf | Scheduler::External
@@ -601,7 +614,8 @@ impl PacketSimulator {
         let disc = match (transport, s) {
             (Transport::PFabric, _) => Discipline::PFabric,
             (t, Scheduler::Pias) => Discipline::MultiQueue { queues: (th.len() + 1) as u8, ecn: t == Transport::Dctcp },
-            (Transport::Dctcp, _) => Discipline::EcnFifo,
+            (Transport::Dctcp, Scheduler::Ps | Scheduler::Gtcp(_)) => Discipline::EcnFifo,
+            (Transport::Dctcp, _) => Discipline::PriorityEcn,
             (Transport::Tcp | Transport::Rcp | Transport::Sdc | Transport::Racs, _) => Discipline::DropTail,
         };
         let ports: Vec<Port> =

@@ -60,6 +60,11 @@ pub enum Discipline {
     /// pFabric: dequeue the smallest priority value (that flow's earliest packet first);
     /// on overflow drop the largest priority value (the arriving packet included).
     PFabric,
+    /// pFabric's queue that also marks CE on an arriving data packet when the bytes already
+    /// waiting (at any priority) are at least `ecn_threshold_bytes`, as `EcnFifo` does:
+    /// priority scheduling under DCTCP senders (aSCC's "SRPT and LAS with DCTCP end host
+    /// control logic").
+    PriorityEcn,
     /// `queues` strict-priority FIFO queues sharing the buffer (PIAS), queue 0 first,
     /// each marking CE above `ecn_threshold_bytes` of its own when `ecn` is set.
     MultiQueue { queues: u8, ecn: bool },
@@ -186,7 +191,7 @@ impl Port {
     pub fn new(disc: Discipline, buffer_bytes: u64, ecn_threshold_bytes: u64, ps_per_byte: f64, prop_ps: u64) -> Self {
         let queue = match disc {
             Discipline::DropTail | Discipline::EcnFifo => Queue::Fifo(VecDeque::new()),
-            Discipline::PFabric => Queue::Prio(PrioQueue::default()),
+            Discipline::PFabric | Discipline::PriorityEcn => Queue::Prio(PrioQueue::default()),
             Discipline::MultiQueue { queues, .. } => {
                 Queue::Multi { q: (0..queues).map(|_| VecDeque::new()).collect(), bytes: vec![0; queues as usize] }
             }
@@ -278,6 +283,10 @@ impl Port {
                 Enqueued::Queued { marked, evicted: 0 }
             }
             Queue::Prio(q) => {
+                let marked = self.disc == Discipline::PriorityEcn && p.is_data() && self.queued_bytes >= self.ecn_threshold_bytes;
+                if marked {
+                    p.flags |= CE;
+                }
                 let mut evicted = 0u32;
                 while self.queued_bytes + size > self.buffer_bytes {
                     // The waiting packet with the largest priority value (the latest one of
@@ -299,7 +308,8 @@ impl Port {
                 }
                 q.push(p);
                 self.evictions += evicted as u64;
-                Enqueued::Queued { marked: false, evicted }
+                self.marks += marked as u64;
+                Enqueued::Queued { marked, evicted }
             }
         };
         self.queued_bytes += size;
