@@ -26,7 +26,8 @@ a smoke test whose elephant numbers rest on a few dozen flows.
 Packet model (--model packet/both): every CC over DCTCP end hosts as in the paper ("all four
 CCs use DCTCP-based control logic at end hosts"), with the switches' priorities from the
 scheduler (``srpt``, ``asrpt``, ``las``: pFabric's priority queues marking ECN under DCTCP
-senders; ``pias``: PIAS's queues); where the packet model refuses that combination the run
+senders, and ``asrpt`` over ``dctcp`` is ASCC with its rules when a flow becomes complete;
+``pias``: PIAS's queues); where the packet model refuses that combination the run
 falls back to its default transport for the scheduler and says so. The paper's buffers
 and minimum RTO: "We set buffer sizes bs and rt_min following PIAS's evaluations: bs = 240
 pkts ... and rt_min ~ 24 RTT" (``PACKET_OPTS``: 240 packets of 1,500 B; 24 times the packet
@@ -263,9 +264,9 @@ def claims(loads: list[float], alphas: list[float]) -> list[C.Claim]:
 
 #: Why a claim is not reproduced on the packet model (every claim: not investigated one by one).
 PACKET_WHY = ("the packet model with the paper's buffers (240 packets) and rt_min (24 RTT), but not its link delays "
-              "(none here: its RTT is not given), its DCTCP parameters (the packet model's defaults), nor ASCC's own "
-              "switch buffer management and 'retransmit when complete' (asrpt here is pFabric's queues tagging by the "
-              "GA transform, marking ECN under DCTCP senders); not investigated further")
+              "(none here: its RTT is not given) nor its DCTCP parameters (the packet model's defaults); ASCC is asrpt "
+              "over dctcp with the paper's rules when a flow becomes complete, its switch buffers one priority queue "
+              "(docs/packet.md); not investigated further")
 
 
 def figure(results: dict, loads: list[float], alphas: list[float], args) -> None:

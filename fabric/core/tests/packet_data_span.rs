@@ -112,3 +112,42 @@ fn a_window_a_sender_short_of_data_does_not_use_does_not_grow() {
         assert_eq!(s.delivered_bytes()[0], 1_000_000);
     }
 }
+
+#[test]
+fn ascc_resends_and_opens_its_window_when_a_flow_becomes_complete() {
+    // asrpt over dctcp is the aSCC paper's ASCC. Flow 1's data arrives over 5 ms while a
+    // complete 60 MB flow holds the shared downlink: its packets wait there, tagged as an
+    // incomplete flow's, and are marked. When its data is complete its unacknowledged
+    // packets go again (no loss, no timeout: only the rule retransmits here), its window
+    // is at least the idle path's bandwidth-delay product, and the receiver ignores the
+    // copies (no duplicate ACK, no fast retransmit)
+    let topo = Topology::big_switch(&[10.0; 3]).unwrap();
+    let flows = vec![spanned(0.0, 0, 2, 60e6, 0.0), spanned(10e-6, 1, 2, 3e5, 5e-3)];
+    let mut c = cfg("asrpt", Transport::Dctcp);
+    c.delay_per_hop_s = 20e-6;
+    c.buffer_bytes = Some(8_000_000);
+    c.init_cwnd_packets = Some(2.0);
+    let complete = 10e-6 + 5e-3;
+    // the idle path: 2 hops of 20 us each way, a 1,500 B packet at 10 Gb/s per hop
+    let bdp = 10e9 / 8.0 * (80e-6 + 2.0 * 1.2e-6 + 2.0 * 0.032e-6) / 1500.0;
+    let mut s = PacketSimulator::new(&topo, &flows, c.clone()).unwrap();
+    s.step(complete - 1e-6).unwrap();
+    let before = (s.sender(1).snd_una, s.sender(1).snd_nxt, s.sender(1).cwnd);
+    assert!(before.1 > before.0 && before.2 < bdp, "in flight and a small window before: {before:?}");
+    s.step(complete + 1e-9).unwrap();
+    let opened = s.sender(1).cwnd;
+    assert!(opened >= bdp * (1.0 - 1e-9), "window {opened} at completion, bdp {bdp}");
+    // (the ACKs of the marked packets it sent before come back in the next round trip; that
+    // they do not cut the window is the unit test `ascc_ignores_the_marks_...` in tcp.rs)
+    s.step(complete + 1.5 * 80e-6).unwrap();
+    assert!(s.sender(1).cwnd >= opened, "window {} a round trip later, {opened} at completion", s.sender(1).cwnd);
+    s.run().unwrap();
+    let st = s.stats();
+    assert_eq!((st.drops_overflow, st.drops_evicted, st.timeouts, st.fast_retransmits), (0, 0, 0, 0));
+    assert!(st.retransmissions > 0 && st.ecn_marks > 0, "{st:?}");
+    assert!(s.duplicates()[1] > 0, "the receiver got copies");
+    assert_eq!(s.delivered_bytes(), &[60_000_000, 300_000]);
+    // without data spans nothing is ever incomplete: no rule applies
+    let plain = run(&topo, &[flows[0].clone(), spanned(10e-6, 1, 2, 3e5, 0.0)], c);
+    assert_eq!(plain.stats().retransmissions, 0);
+}

@@ -342,6 +342,9 @@ struct Flow {
     /// `data_span_s` in ps: the flow's bytes reach its sender uniformly over
     /// `[arrival, arrival + span]` (0: all at its arrival).
     span_ps: u64,
+    /// The bandwidth-delay product of its path on the idle network, in packets (its path's
+    /// bottleneck rate times its unloaded round trip, over a full packet on the wire).
+    bdp_packets: f64,
 }
 
 /// A packet-level simulation of one trace.
@@ -433,6 +436,9 @@ pub struct PacketSimulator {
     rate: rate::RateState,
     /// `gtcp:<inner>`: which flow's data each new segment carries (`hostsched.rs`); None otherwise.
     hs: Option<Box<HostSched>>,
+    /// `asrpt` over `dctcp`: the aSCC paper's ASCC, whose senders apply its rules when a
+    /// flow's data becomes complete (`PacketSimulator::update_avail`).
+    ascc: bool,
 }
 
 /// Why [`PacketSimulator::run_loop`] returned.
@@ -736,7 +742,8 @@ impl PacketSimulator {
                 sender.avail = 0; // counted when it starts (PacketSimulator::update_avail)
             }
             senders.push(sender);
-            fl.push(Flow { arrival_ps: to_ps(f.arrival_s), size, deadline_ps: dl, n: npk as u32, ext: total_order_bits(0.0), span_ps });
+            let bdp_packets = cap * rtt0 as f64 * 1e-12 / wire as f64;
+            fl.push(Flow { arrival_ps: to_ps(f.arrival_s), size, deadline_ps: dl, n: npk as u32, ext: total_order_bits(0.0), span_ps, bdp_packets });
         }
         // gtcp:fair, exact: each flow's finish under plain tcp, from a run of the same trace
         // (the network run of gtcp is plain tcp's, whatever the policy)
@@ -762,6 +769,7 @@ impl PacketSimulator {
             Box::new(HostSched::new(h, &routes, size, arrival, tcp_finish_ps))
         });
         let mut sim = PacketSimulator {
+            ascc: transport == Transport::Dctcp && *s == Scheduler::Ga(GaInner::Srpt),
             transport,
             cc,
             mss,
@@ -1349,6 +1357,12 @@ impl PacketSimulator {
             self.delivered[f] += if p.seq + 1 == fl.n { fl.size - p.seq as u64 * self.mss } else { self.mss };
         } else {
             self.stats.duplicates += 1;
+            if self.ascc && self.flows[f].span_ps > 0 {
+                // ASCC's receiver ignores the second copy of a packet its sender sent again
+                // when the flow became complete (aSCC section VII): no ACK, so the copies
+                // raise no duplicate ACKs
+                return;
+            }
         }
         let mut finished = false;
         if let Some(h) = self.hs.as_deref_mut() {
@@ -1535,6 +1549,19 @@ impl PacketSimulator {
         k = if arrived >= fl.size { n } else { (arrived / self.mss) as u32 }.max(k);
         debug_assert!(k == n || self.data_time(f, k) > self.now);
         self.senders[f].avail = k;
+        if k == n && self.ascc {
+            // ASCC's rules when a flow becomes complete (aSCC section VII): its packets sent
+            // while incomplete, still unacknowledged, go again, now tagged as a complete
+            // flow's ("retransmit when complete"; the receiver ignores the copies that come
+            // second); its window is at least the idle path's bandwidth-delay product
+            // ("adjust cwnd when complete"); the ECN marks of the packets it sent before are
+            // ignored ("ignore ECN from incomplete flows")
+            let bdp = self.flows[f].bdp_packets;
+            let s = &mut self.senders[f];
+            s.snd_nxt = s.snd_una;
+            s.cwnd = s.cwnd.max(bdp);
+            s.ignore_ece_before_ps = self.now;
+        }
         if k < n {
             let t = self.data_time(f, k);
             self.push(t, EvKind::Data(f as u32));

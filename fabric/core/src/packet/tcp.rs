@@ -59,6 +59,9 @@ pub struct Sender {
     /// Packets whose data has reached the sender (`n` unless the flow's data arrives over
     /// time): no packet at or past it is sent.
     pub avail: u32,
+    /// ASCC (`asrpt` over `dctcp`): ECN echoes of data packets sent before this time (when
+    /// the flow's data became complete) are ignored; 0: none are.
+    pub ignore_ece_before_ps: u64,
     /// First packet not yet acknowledged.
     pub snd_una: u32,
     /// Next packet to send (set back to `snd_una` on a timeout: go-back-N).
@@ -102,6 +105,7 @@ impl Sender {
         let mut s = Sender {
             n,
             avail: n,
+            ignore_ece_before_ps: 0,
             snd_una: 0,
             snd_nxt: 0,
             high: 0,
@@ -201,7 +205,8 @@ impl Sender {
     pub fn on_ack(&mut self, a: &Packet, now: u64, p: &CcParams) -> Action {
         let mut act = Action::default();
         let ack = a.seq.min(self.n);
-        let ece = a.flags & ECE != 0;
+        // ASCC: the marks of packets sent while the flow was incomplete do not count
+        let ece = a.flags & ECE != 0 && a.tx_ps >= self.ignore_ece_before_ps;
         // RFC 7661: a sender waiting for its data (`data_span_s`) with its window not in
         // use does not grow the window; in slow start a flight of half the window counts as
         // using it (Linux's tcp_is_cwnd_limited). Never the case without data spans.
@@ -595,6 +600,24 @@ mod tests {
         }
         let want = 15.0 / 16.0 + 0.1 / 16.0;
         assert!((s.alpha - want).abs() < 1e-12, "{}", s.alpha);
+    }
+
+    #[test]
+    fn ascc_ignores_the_marks_of_packets_sent_before_completion() {
+        let p = params(Transport::Dctcp);
+        let run = |tx_ps: u64| {
+            let mut s = Sender::new(1000, &p, 10_000);
+            (s.snd_nxt, s.high, s.cwnd, s.ssthresh) = (10, 10, 10.0, 10.0);
+            s.ignore_ece_before_ps = 500; // the flow became complete at 500 ps
+            let mut a = ack(1, ECE);
+            a.tx_ps = tx_ps;
+            s.on_ack(&a, 1_000, &p);
+            s.cwnd
+        };
+        // the echo of a packet sent before: no cut (10 + 1/10, congestion avoidance)
+        assert_eq!(run(400), 10.1);
+        // after: DCTCP's cut (alpha 1: by half)
+        assert!((run(600) - 5.05).abs() < 1e-12);
     }
 
     #[test]
