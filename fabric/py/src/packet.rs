@@ -67,7 +67,6 @@ packet_options!(
 #[pyclass(name = "PacketSimulator", module = "flowsched._fabric")]
 struct PyPacketSimulator {
     inner: PacketSimulator,
-    sizes: Vec<f64>,
     link_names: Vec<String>,
     capacity: Vec<f64>,
 }
@@ -91,11 +90,10 @@ native_methods! {
             cfg.admission = admission;
             cfg.seed = seed;
             cfg.pause_on_flow_change = pause_on_flow_change;
-            let sizes: Vec<f64> = flows.iter().map(|f| f.size_bytes).collect();
             let link_names = topo.names();
             let capacity = topo.capacity.clone();
             let inner = py.detach(|| guarded(|| PacketSimulator::new(&topo, &flows, cfg)))?;
-            Ok(PyPacketSimulator { inner, sizes, link_names, capacity })
+            Ok(PyPacketSimulator { inner, link_names, capacity })
         }
 
         /// Runs to the end (GIL released).
@@ -149,7 +147,7 @@ native_methods! {
             let s = &self.inner;
             d.set_item("finish_s", s.finish_s().into_pyarray(py))?;
             d.set_item("fct_s", s.fct_s().into_pyarray(py))?;
-            d.set_item("ideal_fct_s", s.ideal_fct_s(&self.sizes).into_pyarray(py))?;
+            d.set_item("ideal_fct_s", s.ideal_fct_s().into_pyarray(py))?;
             d.set_item("terminated", s.terminated().to_vec().into_pyarray(py))?;
             d.set_item("bytes_sent", s.delivered_bytes().iter().map(|&b| b as f64).collect::<Vec<_>>().into_pyarray(py))?;
             d.set_item("path_delay_s", s.path_delay_s().into_pyarray(py))?;

@@ -1174,7 +1174,7 @@ impl PacketSimulator {
             Scheduler::Srpt => fl.size - (s.snd_una as u64 * self.mss).min(fl.size),
             // aSCC's GA transform: a flow whose data has all arrived by its remaining size
             // (SRPT), after it, the others in arrival order
-            Scheduler::Ga(_) if self.now >= fl.arrival_ps + fl.span_ps => fl.size - (s.snd_una as u64 * self.mss).min(fl.size),
+            Scheduler::Ga(_) if self.is_complete(f) => fl.size - (s.snd_una as u64 * self.mss).min(fl.size),
             Scheduler::Ga(_) => (1 << 62) + fl.arrival_ps,
             Scheduler::Las => sent,
             Scheduler::Edf => {
@@ -1775,10 +1775,10 @@ impl PacketSimulator {
             })
             .collect()
     }
-    /// Per flow: the fluid model's ideal FCT (payload at the path's bottleneck rate, or the data span where longer, plus propagation).
-    pub fn ideal_fct_s(&self, sizes: &[f64]) -> Vec<f64> {
+    /// Per flow: the fluid model's ideal FCT ([`PacketSimulator::ideal_tx_of`] plus propagation).
+    pub fn ideal_fct_s(&self) -> Vec<f64> {
         let d = self.path_delay_s();
-        (0..self.flows.len()).map(|i| (sizes[i] / self.path_cap[i]).max(self.specs[i].data_span_s) + d[i]).collect()
+        (0..self.flows.len()).map(|i| self.ideal_tx_of(i) + d[i]).collect()
     }
     pub fn terminated(&self) -> &[bool] {
         &self.terminated
