@@ -144,14 +144,16 @@ def _classes(workload: Any) -> tuple[list[float], list[float], list[float]]:
 
 
 def native_trace(trace: pd.DataFrame | str | Mapping[str, np.ndarray], topo: Topology | None,
-                 link_gbps: float) -> tuple[_fabric.Trace, Topology, float]:
+                 link_gbps: float, *, validate: bool = True) -> tuple[_fabric.Trace, Topology, float]:
     """A trace (DataFrame, path, or columns as :func:`flowsched.traces.validate_columns`
     takes them, with a topology), validated for the topology, as the env cores take it,
     with the fabric and the trace's time origin (the whole seconds the simulator's clock is
-    shifted by: :func:`flowsched.sim.time_origin_s`; the envs' ``results()`` add it back)."""
+    shifted by: :func:`flowsched.sim.time_origin_s`; the envs' ``results()`` add it back).
+    ``validate=False``: columns a generator built valid by construction, checked by the
+    core alone (:func:`flowsched.sim.prepare_columns`)."""
     tr: pd.DataFrame | dict[str, np.ndarray]
     if isinstance(trace, Mapping) and topo is not None:
-        tr, origin = prepare_columns(trace, topo)
+        tr, origin = prepare_columns(trace, topo, validate=validate)
     else:
         tr, topo = prepare_trace(trace, topo, link_gbps)  # type: ignore[arg-type]
         origin = float(tr.attrs.get("time_origin_s", 0.0))

@@ -22,7 +22,15 @@ import pandas as pd
 from flowsched import _fabric, progress as _progress
 from flowsched.metrics import DEFAULT_BUCKETS_BYTES, Summary, compare, deadline_met, slowdown, summarize
 from flowsched.topology import BigSwitch, Graph, LeafSpine, Topology
-from flowsched.traces import PATH_COLUMN, TimeResolutionWarning, _load_trace, validate_columns
+from flowsched.traces import (
+    OPTIONAL_DEFAULTS,
+    PATH_COLUMN,
+    TRACE_COLUMNS,
+    TimeResolutionWarning,
+    TraceError,
+    _load_trace,
+    validate_columns,
+)
 
 #: Native schedulers (``gtcp:<inner>`` takes any priority scheduler as inner).
 SCHEDULERS: tuple[str, ...] = tuple(_fabric.scheduler_names())
@@ -531,21 +539,46 @@ def prepare_trace(
 
 
 def prepare_columns(
-    columns: Mapping[str, Any], topology: Topology
+    columns: Mapping[str, Any], topology: Topology, *, validate: bool = True
 ) -> tuple[dict[str, np.ndarray], float]:
     """:func:`prepare_trace` for a trace held as columns
     (:func:`flowsched.traces.validate_columns`), on a given topology: the validated
     columns, ``arrival_s`` rebased to the simulator's clock, and the time origin. The
     same checks and warnings, without a DataFrame (what the envs use for the trace they
-    draw at each autoreset)."""
+    draw at each autoreset).
+
+    ``validate=False`` is for columns that a generator of this package built valid by
+    construction (``poisson_all_to_all_columns(..., validate=False)``): the optional
+    columns missing get their defaults (:data:`flowsched.traces.OPTIONAL_DEFAULTS`) and an
+    unknown column still raises, but the per-row checks of
+    :func:`~flowsched.traces.validate_columns` are skipped (they cost the switch env more
+    than drawing its episode). The core checks every field again when it takes the flows
+    (finite, positive sizes and weights, hosts in range, ``src != dst``), so a bad value
+    still raises, naming its row and column, only with the core's message."""
     if not isinstance(topology, (BigSwitch, LeafSpine, Graph)):
         raise TypeError(f"topology must be a BigSwitch, LeafSpine or Graph, got {type(topology).__name__}")
-    cols = validate_columns(columns, topology=topology)
+    cols = validate_columns(columns, topology=topology) if validate else _default_columns(columns)
     origin = time_origin_s(cols["arrival_s"])
     if origin != 0.0:
         cols["arrival_s"] = cols["arrival_s"] - origin
     _warn_fct_resolution(cols, topology)
     return cols, origin
+
+
+def _default_columns(columns: Mapping[str, Any]) -> dict[str, np.ndarray]:
+    """The columns of :data:`TRACE_COLUMNS`, in that order, as numpy arrays (not checked),
+    the optional ones missing at their defaults; an unknown column raises."""
+    unknown = sorted(str(c) for c in columns if c not in TRACE_COLUMNS)
+    if unknown:
+        raise TraceError(f"trace: unknown column(s) {unknown}; allowed columns are {list(TRACE_COLUMNS)}")
+    n = len(columns["arrival_s"])
+    out: dict[str, np.ndarray] = {}
+    for c in TRACE_COLUMNS:
+        if c in columns:
+            out[c] = np.asarray(columns[c])
+        else:
+            out[c] = np.arange(n, dtype=np.int64) if c == "id" else np.full(n, OPTIONAL_DEFAULTS[c])
+    return out
 
 
 _prepare = prepare_trace  # the old private name, kept for now
@@ -571,8 +604,9 @@ def _warn_fct_resolution(tr: pd.DataFrame | Mapping[str, np.ndarray], topology: 
     src, dst, size = np.asarray(tr["src"]), np.asarray(tr["dst"]), np.asarray(tr["size_bytes"])
     ideal = np.maximum(size / np.minimum(rate[src], rate[dst]), np.asarray(tr["data_span_s"]))
     t = np.asarray(tr["arrival_s"]) + ideal
-    rel = 8.0 * np.spacing(t) / ideal
-    bad = np.flatnonzero(rel > FCT_RESOLUTION)
+    with np.errstate(divide="ignore", invalid="ignore"):  # unchecked columns (a bad row): the core refuses it next
+        rel = 8.0 * np.spacing(t) / ideal
+    bad = np.flatnonzero((rel > FCT_RESOLUTION) & (ideal > 0) & np.isfinite(rel))
     if bad.size == 0:
         return
     w = int(bad[np.argmax(rel[bad])])

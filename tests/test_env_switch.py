@@ -218,6 +218,23 @@ def test_bad_input_raises_with_a_reason():
             SwitchSchedulingEnv(**kwargs)
 
 
+def test_a_bad_draw_of_a_users_distribution_raises_naming_its_row():
+    """The env hands its drawn columns to the core unchecked in Python (the serial part of a
+    threaded step): the core's own checks still refuse a bad size, naming row and column."""
+
+    class Broken(workloads.SizeDistribution):
+        mean_bytes, second_moment_bytes2 = 1e5, 1e10
+
+        def sample(self, rng, n):
+            out = np.full(n, 1e5)
+            out[3] = 0.0
+            return out
+
+    env = SwitchSchedulingEnv(**{**SMALL, "workload": Broken()})
+    with pytest.raises(ValueError, match=r"flow at row 3, column 'size_bytes': must be finite and > 0, got 0"):
+        env.reset(seed=0)
+
+
 def test_render_ansi():
     env = gym.make(ID, render_mode="ansi", **SMALL)
     obs, _ = env.reset(seed=0)

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from scipy import integrate, stats
 
-from flowsched.traces import TRACE_COLUMNS, validate_columns, validate_trace
+from flowsched.traces import TRACE_COLUMNS, TraceError, validate_columns, validate_trace
 from flowsched.workloads import (
     HEADER_FACTOR,
     PIAS_THRESHOLDS_PACKETS,
@@ -451,6 +451,26 @@ def test_poisson_columns_are_the_frames_columns(dist: str) -> None:
     for header in (False, True):
         spans = data_spans(cols["size_bytes"], 1.5, 10.0, header_factor=header)
         assert np.array_equal(spans, add_data_span(df, 1.5, 10.0, header_factor=header)["data_span_s"].to_numpy())
+
+
+def test_prepare_columns_unchecked_gives_the_checked_columns() -> None:
+    """prepare_columns(validate=False), as the switch env prepares each episode's trace:
+    the generator's raw columns come out as the validated ones, bit for bit (defaults
+    added, the contract's order); an unknown column still raises."""
+    from flowsched.sim import prepare_columns
+    from flowsched.topology import BigSwitch
+
+    topo = BigSwitch(8, 10.0)
+    raw = poisson_all_to_all_columns("websearch", 0.6, 8, 10.0, 2_000, seed=7, validate=False)
+    raw["size_known"] = np.arange(2_000) % 3 > 0
+    checked, origin = prepare_columns(raw, topo)
+    fast, fast_origin = prepare_columns(raw, topo, validate=False)
+    assert list(fast) == list(checked) == list(TRACE_COLUMNS) and fast_origin == origin == 0.0
+    for name in TRACE_COLUMNS:
+        assert fast[name].dtype == checked[name].dtype, name
+        assert np.array_equal(fast[name], checked[name], equal_nan=fast[name].dtype.kind == "f"), name
+    with pytest.raises(TraceError, match=r"unknown column\(s\) \['sizes'\]"):
+        prepare_columns({**raw, "sizes": raw["size_bytes"]}, topo, validate=False)
 
 
 def test_poisson_million_flows() -> None:

@@ -171,10 +171,11 @@ def poisson_all_to_all_columns(
     at each autoreset). The other arguments are :func:`poisson_all_to_all`'s.
 
     ``validate=False`` returns the drawn columns (``id``, ``arrival_s``, ``src``, ``dst``,
-    ``size_bytes``, ``deadline_s``) unchecked, for a caller that validates them next
-    anyway, against its topology (:func:`flowsched.sim.prepare_columns`, as the switch env
-    does at each autoreset): ``validate_columns`` of them is then the validated trace, and
-    checking twice cost about half of the draw."""
+    ``size_bytes``, ``deadline_s``) unchecked: ``validate_columns`` of them is the
+    validated trace. For a caller that validates them next against its topology
+    (:func:`flowsched.sim.prepare_columns`), or that hands them to the core, which checks
+    every field itself (the switch env at each autoreset: ``prepare_columns(...,
+    validate=False)``); the checks cost more than the draw."""
     d = _as_distribution(dist)
     hosts = _check_hosts(hosts)
     n = _check_n(n_flows, "n_flows")
