@@ -49,6 +49,27 @@ def _verdicts(data: dict, model: str = "fluid") -> list:
     return [c[model]["ok"] for c in data["claims"]]
 
 
+def test_ascc_seeds_pool_the_flows(tmp_path, capsys):
+    """--seeds N: each point's AFCT is over the flows of N seeds together (every flow
+    finishes on the fluid model, and every seed has as many flows, so the mean of the
+    seeds' AFCTs), and each claim says in how many seeds alone it holds."""
+    both, _ = _run("ascc", tmp_path, capsys, "--seeds", "2")
+    one = [_frame(_run("ascc", tmp_path, capsys, "--seed", str(s))[0]["numbers"]["fluid"]) for s in (0, 1)]
+    pooled = _frame(both["numbers"]["fluid"])
+    assert len(pooled) == len(one[0]) == len(one[1])
+    np.testing.assert_allclose(pooled["all"], (one[0]["all"] + one[1]["all"]) / 2, rtol=1e-8)  # JSON: 10 digits
+    # a bucket's mean pools its flows: between the seeds' means, not their plain average
+    lo, hi = np.minimum(one[0]["mice"], one[1]["mice"]), np.maximum(one[0]["mice"], one[1]["mice"])
+    assert ((pooled["mice"] >= lo * (1 - 1e-8)) & (pooled["mice"] <= hi * (1 + 1e-8))).all()
+    assert not np.allclose(one[0]["all"], one[1]["all"])  # two seeds, two traces
+    assert all(c["fluid"]["measured"].endswith("of 2 seeds alone") for c in both["claims"])
+    mod = _load("ascc")
+    for bad, msg in ((["--seeds", "0"], "--seeds must be >= 1"), (["--packet-flows", "10"], "add --model packet")):
+        with pytest.raises(SystemExit):
+            mod.main(["--quick", *bad])
+        assert msg in capsys.readouterr().err
+
+
 def test_ascc_quick(tmp_path, capsys):
     data, _ = _run("ascc", tmp_path, capsys)
     df = _frame(data["numbers"]["fluid"])

@@ -15,7 +15,8 @@ Figs. 4/5 (a-d) vary alpha from 0 to 2, (e-h) vary L from 0.5 to 0.9 at alpha = 
 text: "In Fig. 5(f), where we set alpha = 1"). The text does not give the load of the
 alpha sweeps; 0.8 is used here (PIAS's default load).
 
-Grids (flows per point; one seed):
+Grids (flows per point; one seed unless ``--seeds N``: the AFCTs then pool the flows of N
+seeds, and each claim says in how many of the seeds alone it holds):
   --quick    2,000 flows, loads 0.5, 0.8, 0.9, alpha 0, 1, 2 (alpha sweep at 0.8)
   default   10,000 flows, loads 0.5, 0.6, 0.7, 0.8, 0.9, alpha 0, 0.5, 1, 1.5, 2
   --full    50,000 flows, loads 0.5 to 0.9 by 0.1, alpha 0 to 2 by 0.2
@@ -92,42 +93,79 @@ PACKET_OPTS: dict = {"buffer_bytes": 240 * 1500}
 RTO_RTTS = 24
 
 
-def run_model(model: str, n: int, loads: list[float], alphas: list[float], seed: int) -> dict:
-    """{(wl, load, alpha, cc): {'all','mice','medium','elephant'} AFCT in s, or C.Unavailable}."""
+class Pooled(dict):
+    """{(wl, load, alpha, cc): {'all','mice','medium','elephant'} AFCT in s, or C.Unavailable},
+    over the flows of every seed together; ``per_seed`` holds the same dict for each seed
+    alone (what tells a claim's verdict from the seeds' noise)."""
+
+    per_seed: list[dict]
+
+
+def run_model(model: str, n: int, loads: list[float], alphas: list[float], seeds: list[int]) -> Pooled:
+    """Every point of the grid on ``model``, ``n`` flows per point and seed (one trace per
+    seed, workload and load, shared by the CCs and the alphas)."""
     topo = flowsched.LeafSpine()  # 9 x 16 hosts, 4 spines, 10/40 Gbps: the paper's fabric
     packet_opts = dict(PACKET_OPTS)
     if model == "packet" and C.packet_available():
         packet_opts["min_rto_s"] = RTO_RTTS * _rtt0_s(topo)
-    out: dict = {}
-    for wl, dist in WLS.items():
-        for load in sorted({p[0] for p in points(loads, alphas)}):
-            base = workloads.poisson_all_to_all(dist, load=load, hosts=144, link_gbps=10, n_flows=n, seed=seed)
-            th = workloads.pias_thresholds(dist, load, nearest=True)
-            for (pl, alpha) in points(loads, alphas):
-                if pl != load:
-                    continue
-                tr = workloads.add_data_span(base, alpha, 10.0)
-                hidden = tr.assign(size_known=False)
-                for cc in CCS:
-                    t = tr if cc == "srpt" else hidden  # SRPT is clairvoyant; the others never read sizes
-                    kw = {"pias_thresholds_bytes": th} if cc == "pias" else {}
-                    if model == "packet":
-                        kw.update(packet_opts)
-                    if cc == "pias" and model == "fluid":
-                        # PIAS's DCTCP senders share a switch queue: sharing inside a queue
-                        # (the packet model's transport does that itself)
-                        kw["pias_sharing"] = "fair"
-                    try:
+    flows: dict = {}
+    per_seed: list[dict] = []
+    for seed in seeds:
+        one: dict = {}
+        for wl, dist in WLS.items():
+            for load in sorted({p[0] for p in points(loads, alphas)}):
+                base = workloads.poisson_all_to_all(dist, load=load, hosts=144, link_gbps=10, n_flows=n, seed=seed)
+                th = workloads.pias_thresholds(dist, load, nearest=True)
+                for (pl, alpha) in points(loads, alphas):
+                    if pl != load:
+                        continue
+                    tr = workloads.add_data_span(base, alpha, 10.0)
+                    hidden = tr.assign(size_known=False)
+                    for cc in CCS:
+                        key = (wl, load, alpha, cc)
+                        t = tr if cc == "srpt" else hidden  # SRPT is clairvoyant; the others never read sizes
+                        kw = {"pias_thresholds_bytes": th} if cc == "pias" else {}
+                        if model == "packet":
+                            kw.update(packet_opts)
+                        if cc == "pias" and model == "fluid":
+                            # PIAS's DCTCP senders share a switch queue: sharing inside a queue
+                            # (the packet model's transport does that itself)
+                            kw["pias_sharing"] = "fair"
                         try:
-                            r = C.simulate(t, topo, cc, model, transport="dctcp" if model == "packet" else None, **kw)
-                        except C.Unavailable:
-                            if model != "packet" or not C.packet_available():
-                                raise
-                            r = C.simulate(t, topo, cc, model, **kw)  # the model's default transport
-                        out[(wl, load, alpha, cc)] = C.afct_by_bucket(r.flows)
-                    except C.Unavailable as e:
-                        out[(wl, load, alpha, cc)] = e
+                            try:
+                                r = C.simulate(t, topo, cc, model, transport="dctcp" if model == "packet" else None,
+                                               **kw)
+                            except C.Unavailable:
+                                if model != "packet" or not C.packet_available():
+                                    raise
+                                r = C.simulate(t, topo, cc, model, **kw)  # the model's default transport
+                            one[key] = C.afct_by_bucket(r.flows)
+                            if not isinstance(flows.get(key), C.Unavailable):
+                                flows.setdefault(key, []).append(r.flows)
+                        except C.Unavailable as e:
+                            one[key] = flows[key] = e
+        per_seed.append(one)
+    out = Pooled({k: v if isinstance(v, C.Unavailable) else C.afct_by_bucket(pd.concat(v, ignore_index=True))
+                  for k, v in flows.items()})
+    out.per_seed = per_seed
     return out
+
+
+def with_seed_counts(claim: C.Claim) -> C.Claim:
+    """The claim checked on the flows of every seed together, and, with several seeds, on
+    each seed alone: the verdict then says in how many seeds it holds."""
+    check = claim.check
+
+    def on_seeds(r: dict) -> C.Verdict:
+        v = check(r)
+        seeds = getattr(r, "per_seed", [])
+        if len(seeds) > 1 and v.ok is not None:
+            holds = sum(check(s).ok is True for s in seeds)
+            v.measured += f"; holds in {holds} of {len(seeds)} seeds alone"
+        return v
+
+    claim.check = on_seeds
+    return claim
 
 
 def get(r: dict, wl: str, load: float, alpha: float, cc: str, bucket: str) -> float:
@@ -261,7 +299,7 @@ def claims(loads: list[float], alphas: list[float]) -> list[C.Claim]:
     ]
     for c in out:
         c.why_not_packet = PACKET_WHY
-    return out
+    return [with_seed_counts(c) for c in out]
 
 
 #: Why a claim is not reproduced on the packet model (every claim: not investigated one by one).
@@ -304,18 +342,34 @@ def figure(results: dict, loads: list[float], alphas: list[float], args) -> None
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = C.parser(__doc__).parse_args(argv)
+    p = C.parser(__doc__)
+    p.add_argument("--seeds", type=int, default=1,
+                   help="seeds per point (--seed, --seed + 1, ...): the AFCTs pool the flows of every seed, and each "
+                        "claim also says in how many seeds alone it holds (default 1)")
+    p.add_argument("--packet-flows", type=int, default=None,
+                   help="flows per point and seed on the packet model (default: 300 quick, 1,000 default, the fluid "
+                        "count full)")
+    args = p.parse_args(argv)
+    if args.seeds < 1:
+        p.error(f"--seeds must be >= 1, got {args.seeds}")
+    if args.packet_flows is not None and args.packet_flows < 1:
+        p.error(f"--packet-flows must be >= 1, got {args.packet_flows}")
+    if args.packet_flows is not None and args.model == "fluid":
+        p.error("--packet-flows sets the packet model's flows: add --model packet or --model both")
     C.header(PAPER, args)
     n, loads, alphas = grid(C.mode(args))
+    seeds = list(range(args.seed, args.seed + args.seeds))
     results: dict = {}
     for m in C.models(args):
         t = C.Timer()
-        nm = packet_flows(C.mode(args), n) if m == "packet" else n
+        nm = n
+        if m == "packet":
+            nm = args.packet_flows if args.packet_flows is not None else packet_flows(C.mode(args), n)
         if m == "packet" and not C.packet_available():
             results[m] = C.Unavailable(C.packet_unavailable_reason())
         else:
-            results[m] = run_model(m, nm, loads, alphas, args.seed)
-        print(f"{m}: {len(points(loads, alphas)) * len(WLS) * len(CCS)} runs of {nm:,} flows in {t}")
+            results[m] = run_model(m, nm, loads, alphas, seeds)
+        print(f"{m}: {len(points(loads, alphas)) * len(WLS) * len(CCS) * len(seeds)} runs of {nm:,} flows in {t}")
     numbers = {}
     for m, r in results.items():
         if isinstance(r, C.Unavailable):
@@ -330,7 +384,8 @@ def main(argv: list[str] | None = None) -> int:
         C.print_frame(f"{m}: AFCT (ms) per bucket (mice < 100 KB, medium 100 KB-10 MB, elephant > 10 MB)", df)
         numbers[m] = df.reset_index()
     figure(results, loads, alphas, args)
-    grid_s = f"{n:,} flows/point, loads {loads} at alpha={LOAD_SWEEP_ALPHA}, alphas {alphas} at L={ALPHA_SWEEP_LOAD}"
+    grid_s = f"{len(seeds)} seed(s) from {args.seed}, " if len(seeds) > 1 else ""
+    grid_s += f"{n:,} flows/point, loads {loads} at alpha={LOAD_SWEEP_ALPHA}, alphas {alphas} at L={ALPHA_SWEEP_LOAD}"
     return C.report(PAPER, claims(loads, alphas), results, args, numbers, grid_s)
 
 
