@@ -22,6 +22,7 @@ from pathlib import Path
 from flowsched import progress, workloads
 from flowsched.sim import (
     ADMISSION_POLICIES,
+    ECN_MARKINGS,
     FAIR_PROJECTIONS,
     MODELS,
     PACKET_OPTIONS,
@@ -117,6 +118,9 @@ def _parser() -> argparse.ArgumentParser:
     pk.add_argument("--buffer-bytes", type=int, default=None,
                     help="buffer of every output port (360000 for tcp/dctcp/rcp, 36864 for pfabric)")
     pk.add_argument("--ecn-threshold-bytes", type=int, default=None, help="DCTCP's marking threshold K (97500)")
+    pk.add_argument("--ecn-marking", choices=ECN_MARKINGS, default=None,
+                    help="dctcp's queues mark on arrival by the bytes waiting (enqueue; default) or on departure by "
+                         "the bytes sent while the packet waited (sojourn; the aSCC paper's)")
     pk.add_argument("--queue-reserve-bytes", type=int, default=None,
                     help="pias: buffer bytes reserved per priority queue, the rest shared (0; pFabric 6.1: 15000)")
     pk.add_argument("--init-cwnd-packets", type=float, default=None, help="initial window (10; pfabric 12)")

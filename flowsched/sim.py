@@ -319,8 +319,16 @@ PACKET_OPTIONS: dict[str, Any] = {
     "limited_transmit": False,
     "request_delay_us": 0.0,
     "grant_delay_us": 0.0,
+    "ecn_marking": "enqueue",
     "fair_projection": "exact",
 }
+#: When the queues that mark ECN (transport ``dctcp``) mark a data packet
+#: (``ecn_marking``): ``enqueue`` on arrival, when the bytes already waiting are at least
+#: ``ecn_threshold_bytes`` (DCTCP's instantaneous queue, RFC 8257); ``sojourn`` on departure,
+#: when the port sent at least that many bytes from its queue while the packet waited (the
+#: aSCC paper's definition: in a priority queue it marks the packets that wait behind higher
+#: priorities rather than those that arrive at a long queue and pass it).
+ECN_MARKINGS = ("enqueue", "sojourn")
 #: How ``gtcp:fair`` on packets projects the flow that finishes next under tcp
 #: (``fair_projection``): ``exact`` runs the trace under plain tcp first and uses each
 #: flow's finish time there (SCHED_TCP's definition; twice the run time); ``window``
@@ -435,6 +443,8 @@ def native_packet_options(topology: Topology, transport: str | None, admission: 
             raise ValueError(f"{name} must be a finite number, got {v!r}")
         return float(v) * scale
 
+    if o["ecn_marking"] not in ECN_MARKINGS:
+        raise ValueError(f"unknown ecn_marking {o['ecn_marking']!r}; known: {', '.join(ECN_MARKINGS)}")
     if o["fair_projection"] not in FAIR_PROJECTIONS:
         raise ValueError(f"unknown fair_projection {o['fair_projection']!r}; known: {', '.join(FAIR_PROJECTIONS)}")
     delays = {name: seconds(name, 1e-6) for name in ("request_delay_us", "grant_delay_us")}
@@ -462,6 +472,7 @@ def native_packet_options(topology: Topology, transport: str | None, admission: 
         limited_transmit=bool(o["limited_transmit"]),
         request_delay_s=delays["request_delay_us"],
         grant_delay_s=delays["grant_delay_us"],
+        ecn_marking=str(o["ecn_marking"]),
         fair_projection=str(o["fair_projection"]),
     )
 

@@ -88,6 +88,27 @@ def test_dctcp_marks_and_pfabric_evicts():
     assert p.packet["drops_evicted"] > 0 and p.flows["fct_s"].notna().all()
 
 
+def test_sojourn_marking_is_enqueue_marking_in_fifos_and_not_in_priority_queues():
+    """ecn_marking="sojourn" (the aSCC paper's DCTCP marking: on departure, by the bytes the
+    port sent while the packet waited): in a first-in-first-out queue those are the bytes
+    waiting when it arrived, so ps over dctcp gives the same bits as the default marking on
+    arrival; pFabric's priority queues under DCTCP mark other packets (the ones that wait
+    behind higher priorities, not the ones that pass a long queue)."""
+    tr = flowsched.workloads.poisson_all_to_all("websearch", 0.8, 16, 10.0, 600, seed=2)
+    topo = flowsched.BigSwitch(16, 10)
+    runs = {(s, m): simulate(tr, topo, s, model="packet", transport="dctcp", ecn_marking=m)
+            for s in ("ps", "srpt") for m in ("enqueue", "sojourn")}
+    assert runs["ps", "enqueue"].packet["ecn_marks"] > 0
+    assert runs["ps", "sojourn"].flows.equals(runs["ps", "enqueue"].flows)
+    assert runs["ps", "sojourn"].packet["ecn_marks"] == runs["ps", "enqueue"].packet["ecn_marks"]
+    assert not runs["srpt", "sojourn"].flows["fct_s"].equals(runs["srpt", "enqueue"].flows["fct_s"])
+    with pytest.raises(ValueError, match=r"ecn_marking 'sojourn' is an option of the queues that mark ECN \(transport "
+                                         r"dctcp\), not of 'srpt' over pfabric"):
+        simulate(tr, topo, "srpt", model="packet", ecn_marking="sojourn")
+    with pytest.raises(ValueError, match=r"unknown ecn_marking 'dequeue'; known: enqueue, sojourn"):
+        simulate(tr, topo, "ps", model="packet", ecn_marking="dequeue")
+
+
 def test_same_seed_same_results_and_stepping_changes_nothing():
     tr = mixed(150, seed=3)
     a = simulate(tr, flowsched.LeafSpine(2, 4, 2, 10, 40), "srpt", model="packet", delay_us=0.5)

@@ -33,7 +33,8 @@ falls back to its default transport for the scheduler and says so. The paper's b
 and minimum RTO: "We set buffer sizes bs and rt_min following PIAS's evaluations: bs = 240
 pkts ... and rt_min ~ 24 RTT" (``PACKET_OPTS``: 240 packets of 1,500 B; 24 times the packet
 model's unloaded round trip across the spine, about 3 us, as this fabric has no
-propagation delay). Data arriving over time (alpha > 0) is the packet
+propagation delay). Its DCTCP marking: by the packets a switch sent while a packet waited
+(``ecn_marking="sojourn"``). Data arriving over time (alpha > 0) is the packet
 model's ``data_span_s`` (docs/packet.md).
 """
 
@@ -88,8 +89,11 @@ def _rtt0_s(topo) -> float:
 
 #: The paper's buffers ("following PIAS's evaluations: bs = 240 pkts"): 240 packets of
 #: 1,500 B per port; its minimum RTO, "rt_min ~ 24 RTT", is ``RTO_RTTS`` unloaded round trips
-#: across the spine of this fabric (``run_model``).
-PACKET_OPTS: dict = {"buffer_bytes": 240 * 1500}
+#: across the spine of this fabric (``run_model``). Its DCTCP marks a packet "if ... the
+#: number of packets transmitted by this element between p's enqueue and p's deque exceeds a
+#: certain threshold" (section VII): ``ecn_marking="sojourn"`` (the threshold is the packet
+#: model's K, 65 packets of 1,500 B; the paper does not give its own).
+PACKET_OPTS: dict = {"buffer_bytes": 240 * 1500, "ecn_marking": "sojourn"}
 RTO_RTTS = 24
 
 
@@ -303,10 +307,12 @@ def claims(loads: list[float], alphas: list[float]) -> list[C.Claim]:
 
 
 #: Why a claim is not reproduced on the packet model (every claim: not investigated one by one).
-PACKET_WHY = ("the packet model with the paper's buffers (240 packets) and rt_min (24 RTT), but not its link delays "
-              "(none here: its RTT is not given) nor its DCTCP parameters (the packet model's defaults); ASCC is asrpt "
-              "over dctcp with the paper's rules when a flow becomes complete, its switch buffers one priority queue "
-              "(docs/packet.md); not investigated further")
+PACKET_WHY = ("the packet model with the paper's buffers (240 packets), rt_min (24 RTT) and DCTCP marking (by the "
+              "packets a switch sent while a packet waited), but not its link delays (none here: its RTT is not "
+              "given) nor its DCTCP's K and g (the packet model's defaults); ASCC is asrpt over dctcp with the paper's "
+              "switch queues (incomplete flows' packets first in first out behind the complete flows', the last of "
+              "them dropped first) and its rules when a flow becomes complete (docs/packet.md); see docs/papers.md "
+              "for what was investigated")
 
 
 def figure(results: dict, loads: list[float], alphas: list[float], args) -> None:

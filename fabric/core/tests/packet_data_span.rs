@@ -151,3 +151,31 @@ fn ascc_resends_and_opens_its_window_when_a_flow_becomes_complete() {
     let plain = run(&topo, &[flows[0].clone(), spanned(10e-6, 1, 2, 3e5, 0.0)], c);
     assert_eq!(plain.stats().retransmissions, 0);
 }
+
+#[test]
+fn asccs_switches_serve_incomplete_flows_first_in_first_out() {
+    // ASCC's switches keep incomplete flows' packets in one first-in-first-out queue (aSCC
+    // section VII), not in the GA transform's order of flow arrival: two incomplete flows
+    // whose data arrives at 8 Gb/s each, into one 10 Gb/s downlink, share it under DCTCP
+    // (the later one is not held behind the earlier one, as asrpt over pfabric holds it)
+    let topo = Topology::big_switch(&[10.0; 3]).unwrap();
+    let (size, span) = (10e6, 10e6 * 8.0 / 8e9);
+    let flows = vec![spanned(0.0, 0, 2, size, span), spanned(10e-6, 1, 2, size, span)];
+    let mid = span / 2.0;
+    let at_mid = |c: PacketConfig| {
+        let mut s = PacketSimulator::new(&topo, &flows, c).unwrap();
+        s.step(mid).unwrap();
+        let d = s.delivered_bytes().to_vec();
+        s.run().unwrap();
+        assert_eq!(s.delivered_bytes(), &[size as u64, size as u64]);
+        (d[0] as f64, d[1] as f64)
+    };
+    let (a0, a1) = at_mid(cfg("asrpt", Transport::Dctcp));
+    let link = 10e9 / 8.0 * mid;
+    assert!(a0 + a1 > 0.8 * link, "ASCC kept the downlink busy: {a0} + {a1} of {link} B");
+    assert!(a1 > 0.7 * a0 && a0 > 0.7 * a1, "ASCC's incomplete flows share the downlink: {a0}, {a1}");
+    // the GA transform's order (pFabric's queues and transport): the earlier flow first, at
+    // the rate its data arrives, the later one on what is left
+    let (g0, g1) = at_mid(cfg("asrpt", Transport::PFabric));
+    assert!(g1 < 0.5 * g0, "asrpt over pfabric serves the earlier incomplete flow first: {g0}, {g1}");
+}

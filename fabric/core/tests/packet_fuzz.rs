@@ -260,6 +260,10 @@ fn config(c: &Case) -> PacketConfig {
         // (the seed is read by nothing else here: gtcp has no random admission)
         cfg.fair_projection = FairProjection::Window;
     }
+    if t == "dctcp" && (o.seed >> 1) % 2 == 1 {
+        // (the seed's second bit: it also seeds random admission, independently enough here)
+        cfg.ecn_marking = EcnMarking::Sojourn;
+    }
     cfg.seed = o.seed;
     cfg.max_events = Some(MAX_EVENTS);
     cfg

@@ -31,6 +31,7 @@ use crate::sim::{admission_streams, choose_admission, total_order_bits, Admissio
 use crate::topology::Topology;
 use delack::AckState;
 pub use hostsched::FairProjection;
+pub use port::EcnMarking;
 use hostsched::{HostPolicy, HostSched};
 use queue::EventQueue;
 use port::{Discipline, Enqueued, Packet, Port, ACK, CE, ECE, RETX, SYN};
@@ -202,6 +203,10 @@ pub struct PacketConfig {
     pub grant_delay_s: f64,
     /// Seed of the `random` admission policy's draws.
     pub seed: u64,
+    /// When the ECN-marking queues (`dctcp`, and `pias` over it) mark a data packet: on
+    /// arrival by the bytes waiting (`Enqueue`, the default: RFC 8257) or on departure by
+    /// the bytes sent while it waited (`Sojourn`: the aSCC paper's definition).
+    pub ecn_marking: EcnMarking,
     /// `gtcp:fair`: how it projects the flow that finishes next under tcp: `Exact` (the
     /// default) runs the trace under plain tcp first and uses each flow's finish time there;
     /// `Window` estimates it from the connections' windows (`hostsched.rs`).
@@ -241,6 +246,7 @@ impl PacketConfig {
             request_delay_s: 0.0,
             grant_delay_s: 0.0,
             seed: 0,
+            ecn_marking: EcnMarking::Enqueue,
             fair_projection: FairProjection::Exact,
             pause_on_flow_change: false,
         }
@@ -545,6 +551,14 @@ impl PacketSimulator {
                 ));
             }
         }
+        if cfg.ecn_marking != EcnMarking::Enqueue && transport != Transport::Dctcp {
+            return bad(format!(
+                "ecn_marking '{}' is an option of the queues that mark ECN (transport dctcp), not of '{}' over {}",
+                cfg.ecn_marking.name(),
+                s.name(),
+                transport.name()
+            ));
+        }
         if cfg.fair_projection != FairProjection::Exact && host != Some(HostPolicy::Fair) {
             return bad(format!(
                 "fair_projection '{}' is an option of gtcp:fair (how it projects tcp's next finish), not of '{}'",
@@ -633,6 +647,7 @@ impl PacketSimulator {
                 .map(|(l, &c)| {
                     let mut p = Port::new(disc, buffer, cfg.ecn_threshold_bytes, PS_PER_S / c, dp + to_ps(topo.link_delay_s(l)));
                     p.reserve_bytes = reserve;
+                    p.sojourn_marking = cfg.ecn_marking == EcnMarking::Sojourn;
                     p
                 })
                 .collect();
@@ -1175,6 +1190,12 @@ impl PacketSimulator {
             // aSCC's GA transform: a flow whose data has all arrived by its remaining size
             // (SRPT), after it, the others in arrival order
             Scheduler::Ga(_) if self.is_complete(f) => fl.size - (s.snd_una as u64 * self.mss).min(fl.size),
+            // ASCC's switches (aSCC section VII, "Buffer management policy"): the packets of
+            // incomplete flows wait in a queue of their own, served first in first out when no
+            // complete flow's packet waits, and the last of them to arrive is dropped first on
+            // overflow. One tag for all of them gives exactly that in the priority queue
+            // (equal tags leave in arrival order; the latest of the largest tag is dropped)
+            Scheduler::Ga(_) if self.ascc => 1 << 62,
             Scheduler::Ga(_) => (1 << 62) + fl.arrival_ps,
             Scheduler::Las => sent,
             Scheduler::Edf => {
@@ -1234,6 +1255,7 @@ impl PacketSimulator {
             wire_bytes: (payload as u16) + self.hdr,
             hop: 0,
             flags: rf | if retx { RETX } else { 0 },
+            enq_tx: 0,
         };
         let l = self.route[self.route_off[f] as usize];
         self.to_port(l as usize, p);
@@ -1310,7 +1332,8 @@ impl PacketSimulator {
         let now = self.now;
         let port = &mut self.ports[l];
         port.txdone_pending = false;
-        let Some(nx) = port.dequeue(now) else { return };
+        let Some((nx, marked)) = port.dequeue_marking(now) else { return };
+        self.stats.ecn_marks += marked as u64;
         self.transmit(l, nx);
         let port = &mut self.ports[l];
         if !port.is_empty() {
@@ -1421,7 +1444,7 @@ impl PacketSimulator {
         if retx {
             flags |= RETX;
         }
-        let a = Packet { flow: f as u32, seq, prio: self.rate_echo(f), tx_ps, wire_bytes: self.hdr, hop: 0, flags };
+        let a = Packet { flow: f as u32, seq, prio: self.rate_echo(f), tx_ps, wire_bytes: self.hdr, hop: 0, flags, enq_tx: 0 };
         self.stats.ack_packets += 1;
         let l = self.rroute[self.rroute_off[f] as usize];
         self.to_port(l as usize, a);
@@ -1447,7 +1470,7 @@ impl PacketSimulator {
         self.syn_timer_ps[f] = t;
         self.push(t, EvKind::Syn(f as u32));
         let flags = SYN | if tries > 1 { RETX } else { 0 };
-        let p = Packet { flow: f as u32, seq: 0, prio: self.rate_syn_tag(f), tx_ps: self.now, wire_bytes: self.hdr, hop: 0, flags };
+        let p = Packet { flow: f as u32, seq: 0, prio: self.rate_syn_tag(f), tx_ps: self.now, wire_bytes: self.hdr, hop: 0, flags, enq_tx: 0 };
         self.stats.syn_packets += 1;
         let l = self.route[self.route_off[f] as usize];
         self.to_port(l as usize, p);
@@ -1466,7 +1489,7 @@ impl PacketSimulator {
     /// retransmitted one too), echoing the SYN's send time and RETX bit.
     fn on_syn(&mut self, f: usize, p: Packet) {
         // the SYN's rate feedback (rate transports; 0 otherwise) goes back on the SYN-ACK
-        let a = Packet { flow: p.flow, seq: 0, prio: p.prio, tx_ps: p.tx_ps, wire_bytes: self.hdr, hop: 0, flags: SYN | ACK | (p.flags & RETX) };
+        let a = Packet { flow: p.flow, seq: 0, prio: p.prio, tx_ps: p.tx_ps, wire_bytes: self.hdr, hop: 0, flags: SYN | ACK | (p.flags & RETX), enq_tx: 0 };
         self.stats.syn_packets += 1;
         let l = self.rroute[self.rroute_off[f] as usize];
         self.to_port(l as usize, a);

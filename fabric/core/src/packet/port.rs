@@ -22,6 +22,47 @@ pub struct Packet {
     pub hop: u8,
     /// `ACK`, `CE`, `ECE`, `RETX` bits.
     pub flags: u8,
+    /// Set by the port it waits at under [`EcnMarking::Sojourn`]: that port's count of
+    /// bytes sent from its queue when the packet joined it (wrapping; in the struct's
+    /// padding, so a packet stays 32 bytes).
+    pub enq_tx: u32,
+}
+
+/// When a port's ECN marking (the `EcnFifo`, `PriorityEcn` and ECN `MultiQueue`
+/// disciplines) decides that a data packet met congestion.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum EcnMarking {
+    /// On arrival, when the bytes already waiting (in its queue, for `MultiQueue`) are at
+    /// least the threshold K: DCTCP's instantaneous-queue marking (RFC 8257 section 3.1).
+    #[default]
+    Enqueue,
+    /// On departure, when the port sent at least K bytes from its queue while the packet
+    /// waited: the aSCC paper's definition ("the number of packets transmitted by this
+    /// element between p's enqueue and p's deque exceeds a certain threshold", section VII).
+    /// The same as `Enqueue` in a first-in-first-out queue but for when the mark is made; in
+    /// a priority queue it marks the packets that wait long behind higher priorities, not
+    /// the ones that arrive at a long queue and pass it.
+    Sojourn,
+}
+
+impl EcnMarking {
+    /// The names [`EcnMarking::parse`] takes.
+    pub const NAMES: &'static str = "enqueue, sojourn";
+
+    pub fn parse(s: &str) -> crate::error::Result<Self> {
+        match s {
+            "enqueue" => Ok(EcnMarking::Enqueue),
+            "sojourn" => Ok(EcnMarking::Sojourn),
+            _ => Err(crate::error::SimError::InvalidConfig(format!("unknown ecn_marking '{s}'; known: {}", Self::NAMES))),
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            EcnMarking::Enqueue => "enqueue",
+            EcnMarking::Sojourn => "sojourn",
+        }
+    }
 }
 
 pub const ACK: u8 = 1;
@@ -185,6 +226,11 @@ pub struct Port {
     pub marks: u64,
     /// Evicted packets (the pFabric queue), counted separately from overflow drops.
     pub evictions: u64,
+    /// Marking at departure by the bytes sent while a packet waited ([`EcnMarking::Sojourn`])
+    /// instead of at arrival by the bytes waiting.
+    pub sojourn_marking: bool,
+    /// Bytes sent from the queue so far (wrapping), for `sojourn_marking`.
+    tx_bytes: u32,
 }
 
 impl Port {
@@ -218,7 +264,14 @@ impl Port {
             drops: 0,
             marks: 0,
             evictions: 0,
+            sojourn_marking: false,
+            tx_bytes: 0,
         }
+    }
+
+    /// Whether the discipline marks ECN (and so `sojourn_marking` applies).
+    pub fn marks_ecn(&self) -> bool {
+        matches!(self.disc, Discipline::EcnFifo | Discipline::PriorityEcn | Discipline::MultiQueue { ecn: true, .. })
     }
 
     /// Serialization time of `bytes` on this port's link (ps, at least 1).
@@ -243,13 +296,16 @@ impl Port {
     pub fn enqueue(&mut self, mut p: Packet, now: u64) -> Enqueued {
         self.account(now);
         let size = p.wire_bytes as u64;
+        // marking at arrival, or (sojourn) the count its departure is compared with
+        let at_arrival = !self.sojourn_marking;
+        p.enq_tx = self.tx_bytes;
         let res = match &mut self.queue {
             Queue::Fifo(q) => {
                 if self.queued_bytes + size > self.buffer_bytes {
                     self.drops += 1;
                     return Enqueued::Dropped { evicted: 0 };
                 }
-                let marked = self.disc == Discipline::EcnFifo && p.is_data() && self.queued_bytes >= self.ecn_threshold_bytes;
+                let marked = at_arrival && self.disc == Discipline::EcnFifo && p.is_data() && self.queued_bytes >= self.ecn_threshold_bytes;
                 if marked {
                     p.flags |= CE;
                     self.marks += 1;
@@ -273,7 +329,7 @@ impl Port {
                     return Enqueued::Dropped { evicted: 0 };
                 }
                 let ecn = matches!(self.disc, Discipline::MultiQueue { ecn: true, .. });
-                let marked = ecn && p.is_data() && bytes[k] >= self.ecn_threshold_bytes;
+                let marked = at_arrival && ecn && p.is_data() && bytes[k] >= self.ecn_threshold_bytes;
                 if marked {
                     p.flags |= CE;
                     self.marks += 1;
@@ -283,7 +339,7 @@ impl Port {
                 Enqueued::Queued { marked, evicted: 0 }
             }
             Queue::Prio(q) => {
-                let marked = self.disc == Discipline::PriorityEcn && p.is_data() && self.queued_bytes >= self.ecn_threshold_bytes;
+                let marked = at_arrival && self.disc == Discipline::PriorityEcn && p.is_data() && self.queued_bytes >= self.ecn_threshold_bytes;
                 if marked {
                     p.flags |= CE;
                 }
@@ -326,6 +382,27 @@ impl Port {
 
     /// The next packet to transmit, removed from the queue.
     pub fn dequeue(&mut self, now: u64) -> Option<Packet> {
+        self.dequeue_marking(now).map(|(p, _)| p)
+    }
+
+    /// [`Port::dequeue`], and whether the port marked the packet CE as it left
+    /// (`sojourn_marking`: it waited while the port sent at least K bytes from its queue).
+    pub fn dequeue_marking(&mut self, now: u64) -> Option<(Packet, bool)> {
+        let mut p = self.take_next(now)?;
+        let mut marked = false;
+        if self.sojourn_marking {
+            // (u32 bytes wrap every 4 GB; a packet waits far less than that is sent)
+            marked = self.marks_ecn() && p.is_data() && self.tx_bytes.wrapping_sub(p.enq_tx) as u64 >= self.ecn_threshold_bytes;
+            if marked {
+                p.flags |= CE;
+                self.marks += 1;
+            }
+            self.tx_bytes = self.tx_bytes.wrapping_add(p.wire_bytes as u32);
+        }
+        Some((p, marked))
+    }
+
+    fn take_next(&mut self, now: u64) -> Option<Packet> {
         self.account(now);
         let p = match &mut self.queue {
             Queue::Fifo(q) => q.pop_front(),
@@ -374,7 +451,7 @@ mod tests {
     use super::*;
 
     fn data(flow: u32, seq: u32, prio: u64) -> Packet {
-        Packet { flow, seq, prio, tx_ps: 0, wire_bytes: 1500, hop: 0, flags: 0 }
+        Packet { flow, seq, prio, tx_ps: 0, wire_bytes: 1500, hop: 0, flags: 0, enq_tx: 0 }
     }
 
     #[test]
@@ -397,6 +474,54 @@ mod tests {
         // 3000 B waiting = K: the next one is marked
         assert_eq!(p.enqueue(data(0, 2, 0), 0), Enqueued::Queued { marked: true, evicted: 0 });
         assert_eq!(p.marks, 1);
+    }
+
+    #[test]
+    fn a_packet_is_32_bytes() {
+        assert_eq!(std::mem::size_of::<Packet>(), 32);
+    }
+
+    #[test]
+    fn sojourn_marking_is_enqueue_marking_in_a_fifo_made_at_departure() {
+        let (mut a, mut d) = (Port::new(Discipline::EcnFifo, 100_000, 3000, 800.0, 0), Port::new(Discipline::EcnFifo, 100_000, 3000, 800.0, 0));
+        d.sojourn_marking = true;
+        let at_arrival: Vec<bool> = (0..4).map(|s| matches!(a.enqueue(data(0, s, 0), 0), Enqueued::Queued { marked: true, .. })).collect();
+        for s in 0..4 {
+            // nothing is marked on arrival under sojourn marking
+            assert_eq!(d.enqueue(data(0, s, 0), 0), Enqueued::Queued { marked: false, evicted: 0 });
+        }
+        let at_departure: Vec<bool> = std::iter::from_fn(|| d.dequeue_marking(0)).map(|(p, m)| {
+            assert_eq!(m, p.flags & CE != 0);
+            m
+        }).collect();
+        assert_eq!(at_arrival, vec![false, false, true, true]);
+        assert_eq!(at_departure, at_arrival);
+        assert_eq!((a.marks, d.marks), (2, 2));
+    }
+
+    #[test]
+    fn sojourn_marking_in_a_priority_queue_marks_who_waits_not_who_passes() {
+        // three low-priority packets wait; a high-priority one arrives at 4,500 B of queue
+        let mut a = Port::new(Discipline::PriorityEcn, 100_000, 3000, 800.0, 0);
+        let mut d = a.clone();
+        d.sojourn_marking = true;
+        for p in [&mut a, &mut d] {
+            for s in 0..3 {
+                p.enqueue(data(1, s, 900), 0);
+            }
+        }
+        // on arrival: marked, as the queue it joins is long
+        assert_eq!(a.enqueue(data(2, 0, 1), 0), Enqueued::Queued { marked: true, evicted: 0 });
+        d.enqueue(data(2, 0, 1), 0);
+        let out: Vec<(u32, bool)> = std::iter::from_fn(|| d.dequeue_marking(0)).map(|(p, m)| (p.flow, m)).collect();
+        // on departure: it leaves first, having waited for nothing; the low-priority packets
+        // waited while 1,500, 3,000 and 4,500 B were sent
+        assert_eq!(out, vec![(2, false), (1, false), (1, true), (1, true)]);
+        // an ACK (or SYN) is never marked
+        let mut e = Port::new(Discipline::EcnFifo, 100_000, 0, 800.0, 0);
+        e.sojourn_marking = true;
+        e.enqueue(Packet { flags: ACK, ..data(0, 0, 0) }, 0);
+        assert!(!e.dequeue_marking(0).unwrap().1);
     }
 
     #[test]

@@ -445,7 +445,7 @@ mod tests {
         CcParams { transport: t, init_cwnd: 10.0, max_cwnd: f64::INFINITY, min_rto_ps: 1_000_000_000, max_rto_ps: MAX_RTO_PS, pfabric_rto_rtts: 0.0, dctcp_g: DCTCP_G, clock_g_ps: G_MIN_PS, limited_transmit: false }
     }
     fn ack(seq: u32, flags: u8) -> Packet {
-        Packet { flow: 0, seq, prio: 0, tx_ps: 0, wire_bytes: 40, hop: 0, flags: super::super::port::ACK | flags }
+        Packet { flow: 0, seq, prio: 0, tx_ps: 0, wire_bytes: 40, hop: 0, flags: super::super::port::ACK | flags, enq_tx: 0 }
     }
 
     #[test]
