@@ -391,7 +391,7 @@ impl Port {
         let mut p = self.take_next(now)?;
         let mut marked = false;
         if self.sojourn_marking {
-            // (u32 bytes wrap every 4 GB; a packet waits far less than that is sent)
+            // (the u32 count wraps every 4 GiB sent; a packet waits while far less is sent)
             marked = self.marks_ecn() && p.is_data() && self.tx_bytes.wrapping_sub(p.enq_tx) as u64 >= self.ecn_threshold_bytes;
             if marked {
                 p.flags |= CE;
