@@ -2,6 +2,8 @@
 //! TCP fairness, DCTCP's queue near K, delivery exactly once, drop accounting, the incast
 //! curve, determinism, and the refusals.
 use fabric_core::{FlowSpec, Outcome, PacketConfig, PacketSimulator, Scheduler, Topology, Transport};
+mod common;
+use common::packet::run;
 
 const T_PKT: u64 = 1_200_000; // 1500 B at 10 Gbps, ps
 const T_ACK: u64 = 32_000; // 40 B at 10 Gbps, ps
@@ -10,12 +12,6 @@ fn cfg(sched: &str, t: Transport) -> PacketConfig {
     let mut c = PacketConfig::new(Scheduler::parse(sched).unwrap());
     c.transport = Some(t);
     c
-}
-
-fn run(topo: &Topology, flows: &[FlowSpec], c: PacketConfig) -> PacketSimulator {
-    let mut s = PacketSimulator::new(topo, flows, c).unwrap();
-    s.run().unwrap();
-    s
 }
 
 /// An independent model of one flow in slow start on an idle 2-hop path (no losses): the

@@ -2,6 +2,8 @@
 //! bytes reach its sender uniformly over `[arrival, arrival + span]`, and the sender sends
 //! a segment only once all of its data is there.
 use fabric_core::{FlowSpec, PacketConfig, PacketSimulator, Scheduler, Topology, Transport};
+mod common;
+use common::packet::run;
 
 const MSS: u64 = 1460;
 
@@ -16,12 +18,6 @@ fn cfg(sched: &str, t: Transport) -> PacketConfig {
     c.transport = Some(t);
     c.delay_per_hop_s = 1e-6;
     c
-}
-
-fn run(topo: &Topology, flows: &[FlowSpec], c: PacketConfig) -> PacketSimulator {
-    let mut s = PacketSimulator::new(topo, flows, c).unwrap();
-    s.run().unwrap();
-    s
 }
 
 #[test]

@@ -4,18 +4,14 @@
 //! changes.
 use fabric_core::rng::SplitMix64;
 use fabric_core::{FairProjection, FlowSpec, PacketConfig, PacketSimulator, Scheduler, Topology, Transport};
+mod common;
+use common::packet::run;
 
 fn cfg(sched: &str, t: Transport) -> PacketConfig {
     let mut c = PacketConfig::new(Scheduler::parse(sched).unwrap());
     c.transport = Some(t);
     c.delay_per_hop_s = 2e-6;
     c
-}
-
-fn run(topo: &Topology, flows: &[FlowSpec], c: PacketConfig) -> PacketSimulator {
-    let mut s = PacketSimulator::new(topo, flows, c).unwrap();
-    s.run().unwrap();
-    s
 }
 
 fn finish(s: &PacketSimulator) -> Vec<f64> {

@@ -5,6 +5,8 @@ use fabric_core::packet::tcp::{CcParams, Sender, MAX_RTO_PS};
 use fabric_core::rng::SplitMix64;
 use fabric_core::sim::choose_admission;
 use fabric_core::{AdmissionConfig, AdmissionPolicy, FlowSpec, PacketConfig, PacketSimulator, Scheduler, Topology, Transport};
+mod common;
+use common::packet::run;
 
 const T_PKT: u64 = 1_200_000; // 1500 B at 10 Gbps, ps
 const T_ACK: u64 = 32_000; // 40 B at 10 Gbps, ps
@@ -16,12 +18,6 @@ fn tcp() -> PacketConfig {
     c.transport = Some(Transport::Tcp);
     c.delay_per_hop_s = 0.2e-6;
     c
-}
-
-fn run(topo: &Topology, flows: &[FlowSpec], c: PacketConfig) -> PacketSimulator {
-    let mut s = PacketSimulator::new(topo, flows, c).unwrap();
-    s.run().unwrap();
-    s
 }
 
 #[test]

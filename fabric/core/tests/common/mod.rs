@@ -1,6 +1,7 @@
 //! Random traces and the rate check shared by the differential tests.
 #![allow(dead_code)] // each test crate uses a part
 pub mod graphs;
+pub mod packet;
 use fabric_core::rng::SplitMix64;
 use fabric_core::{verify, AdmissionConfig, AdmissionPolicy, FlowSpec, Outcome, Scheduler, SimConfig, Simulator, Topology};
 
