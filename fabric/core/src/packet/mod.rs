@@ -1182,14 +1182,15 @@ impl PacketSimulator {
         let fl = &self.flows[f];
         let s = &self.senders[f];
         let sent = (s.high as u64 * self.mss).min(fl.size);
+        let remaining = || fl.size - (s.snd_una as u64 * self.mss).min(fl.size);
         // pFabric tags are at least 1: ACKs carry 0, the highest priority, so no data
         // packet ever evicts an ACK.
         1 + match self.cfg.scheduler {
             Scheduler::Fifo => fl.arrival_ps,
-            Scheduler::Srpt => fl.size - (s.snd_una as u64 * self.mss).min(fl.size),
+            Scheduler::Srpt => remaining(),
             // aSCC's GA transform: a flow whose data has all arrived by its remaining size
             // (SRPT), after it, the others in arrival order
-            Scheduler::Ga(_) if self.is_complete(f) => fl.size - (s.snd_una as u64 * self.mss).min(fl.size),
+            Scheduler::Ga(_) if self.is_complete(f) => remaining(),
             // ASCC's switches (aSCC section VII, "Buffer management policy"): the packets of
             // incomplete flows wait in a queue of their own, served first in first out when no
             // complete flow's packet waits, and the last of them to arrive is dropped first on
