@@ -8,6 +8,11 @@ same flows, and prints the FCTs side by side::
 
     python benchmarks/references/artemis_ns3/isolated_bursts.py --ns3 /tmp/ns3ref/artemis/artemis_tokens \\
         --seeds 1 2 3 4 5 6 7 8 9 10
+
+``--ns3-arg=ARG`` (repeatable) adds an argument to every ns-3 run (another recovery or option of ns-3's
+TCP, e.g. ``--ns3-arg=--classic=0`` or ``--ns3-arg=--ns3::TcpSocketBase::LimitedTransmit=false``);
+``--packet-option NAME=VALUE`` (repeatable) sets a packet option of the packet model's runs
+(e.g. ``limited_transmit=false``), over the Artemis id's defaults.
 """
 
 from __future__ import annotations
@@ -30,16 +35,33 @@ C2 = ["--k=10", "--f=5", "--bursts=1", "--mss=1448", "--initCwnd=1", "--queue=de
 
 
 def ns3(binary: str, out: Path, *args: str) -> pd.DataFrame:
-    subprocess.run([binary, *C2, *args, f"--out={out}"], check=True, capture_output=True)
+    subprocess.run([binary, *C2, *args, f"--out={out}"], check=True, capture_output=True, text=True)
     return pd.read_csv(out, comment="#")
 
 
-def packet(run: Path, rule: str) -> tuple[pd.DataFrame, dict]:
+def packet(run: Path, rule: str, **options: object) -> tuple[pd.DataFrame, dict]:
     with warnings.catch_warnings(), np.errstate(invalid="ignore"):  # the single flow: a class with no flow
         warnings.simplefilter("ignore", RuntimeWarning)
-        num, r = A.flowsched_on(A.ns3_trace(A.ns3_bursts(run)), "packet", rule)
+        num, r = A.flowsched_on(A.ns3_trace(A.ns3_bursts(run)), "packet", rule, **options)
     f = r.flows.assign(timeouts=r.packet_flows["timeouts"].to_numpy())
     return f, num
+
+
+def parse_option(text: str) -> tuple[str, object]:
+    """``NAME=VALUE`` of ``--packet-option``: true/false as booleans, numbers as numbers, else the string."""
+    name, sep, value = text.partition("=")
+    if not sep or not name:
+        raise SystemExit(f"--packet-option {text!r}: expected NAME=VALUE")
+    if value.lower() in ("true", "false"):
+        return name, value.lower() == "true"
+    try:
+        return name, int(value)
+    except ValueError:
+        pass
+    try:
+        return name, float(value)
+    except ValueError:
+        return name, value
 
 
 def main() -> int:
@@ -47,18 +69,23 @@ def main() -> int:
     ap.add_argument("--ns3", required=True, help="the artemis_tokens binary")
     ap.add_argument("--seeds", type=int, nargs="+", default=list(range(1, 11)))
     ap.add_argument("--rule", default="fifo")
+    ap.add_argument("--ns3-arg", action="append", default=[], metavar="ARG",
+                    help="an extra argument of every ns-3 run (repeatable)")
+    ap.add_argument("--packet-option", action="append", default=[], metavar="NAME=VALUE",
+                    help="a packet option of the packet model's runs (repeatable; true/false, numbers, strings)")
     a = ap.parse_args()
+    options = dict(parse_option(o) for o in a.packet_option)
     with tempfile.TemporaryDirectory() as tmp:
         one = Path(tmp) / "one.csv"
-        d = ns3(a.ns3, one, f"--rule={a.rule}", "--senders=1", "--nA=1", "--seed=1")
-        f, _ = packet(one, a.rule)
+        d = ns3(a.ns3, one, f"--rule={a.rule}", "--senders=1", "--nA=1", "--seed=1", *a.ns3_arg)
+        f, _ = packet(one, a.rule, **options)
         print(f"one 350 KB flow alone: FCT ns-3 {d['fct_s'].iloc[0] * 1e3:.4f} ms, packet model "
               f"{f['fct_s'].iloc[0] * 1e3:.4f} ms")
         rows = []
         for s in a.seeds:
             run = Path(tmp) / f"b{s}.csv"
-            d = ns3(a.ns3, run, f"--rule={a.rule}", f"--seed={s}")
-            f, num = packet(run, a.rule)
+            d = ns3(a.ns3, run, f"--rule={a.rule}", f"--seed={s}", *a.ns3_arg)
+            f, num = packet(run, a.rule, **options)
             n_ok, p_ok = d.loc[d["rto"] == 0, "fct_s"], f.loc[f["timeouts"] == 0, "fct_s"]
             rows.append({"seed": s, "ns-3 RTO flows": int((d["rto"] > 0).sum()),
                          "packet timeout flows": int((f["timeouts"] > 0).sum()),
@@ -67,12 +94,14 @@ def main() -> int:
                          "ns-3 retransmissions": int(d["retx"].sum()), "packet retransmissions": num["retransmissions"],
                          "ns-3 met": int(d["met"].sum()), "packet met": int(f["deadline_met"].sum())})
     t = pd.DataFrame(rows).set_index("seed")
-    A.C.print_frame(f"isolated bursts, rule {a.rule}", t)
+    setting = " ".join([*a.ns3_arg, *(f"packet {o}" for o in a.packet_option)])
+    A.C.print_frame(f"isolated bursts, rule {a.rule}" + (f" ({setting})" if setting else ""), t)
     diff = t["ns-3 median FCT, flows without RTO, ms"] - t["packet median FCT, flows without timeout, ms"]
     print(f"\nmedian FCT of the flows without a timeout, ns-3 minus packet: {diff.mean():.2f} ms on average "
           f"({diff.min():.2f} to {diff.max():.2f}); flows with a timeout: ns-3 {t['ns-3 RTO flows'].sum()}, "
           f"packet {t['packet timeout flows'].sum()} of {10 * len(t)}; deadlines met: ns-3 {t['ns-3 met'].sum()}, "
-          f"packet {t['packet met'].sum()}")
+          f"packet {t['packet met'].sum()}; retransmissions: ns-3 {t['ns-3 retransmissions'].sum()}, "
+          f"packet {t['packet retransmissions'].sum()}")
     return 0 if np.isfinite(diff).all() else 1
 
 
