@@ -118,12 +118,14 @@ pub(crate) struct FairFlow {
 }
 impl FairFlow {
     /// Whether its new rate differs from the committed one by more than 1e-12 relative
-    /// (or one of them is 0 and the other not).
+    /// (or one of them is 0 and the other not: for rates >= 0, the difference is then the
+    /// larger one, above 1e-12 of itself).
     #[inline]
     fn rate_changes(&self) -> bool {
         let (r, old) = (self.new_rate, self.rate);
-        // rates are never NaN: a comparison in place of f64::max; `|` without a branch
-        ((r - old).abs() > 1e-12 * if r > old { r } else { old }) | ((r == 0.0) != (old == 0.0))
+        debug_assert!(r >= 0.0 && old >= 0.0, "rates are never negative or NaN");
+        // a comparison in place of f64::max
+        (r - old).abs() > 1e-12 * if r > old { r } else { old }
     }
 }
 
@@ -208,6 +210,21 @@ impl FairLink {
         self.residual -= r;
         self.unfrozen_count -= 1;
         self.unfrozen_weight = if self.unfrozen_count > 0 { self.unfrozen_weight - w } else { 0.0 };
+    }
+
+    /// `freeze` for the direct fill under `ps` (every weight 1): the unfrozen weight is the
+    /// unfrozen count, which the direct fill reads instead (`direct_level`).
+    #[inline]
+    fn freeze_unweighted(&mut self, r: f64) {
+        self.residual -= r;
+        self.unfrozen_count -= 1;
+    }
+
+    /// The level where the direct fill saturates it: residual over unfrozen weight (the
+    /// unfrozen count under `ps`, the same value; see `freeze_unweighted`).
+    #[inline]
+    fn direct_level(&self, weighted: bool) -> f64 {
+        self.residual.max(0.0) / if weighted { self.unfrozen_weight } else { self.unfrozen_count as f64 }
     }
 }
 
@@ -383,8 +400,10 @@ pub(super) struct IncrementalFairSharing {
     pub(super) direct: bool,
     /// Active flows with a data span (the only ones that can have a cap).
     pub(super) active_spans: u32,
-    /// Scratch of the direct fill: the flows (dense indices) whose rate changes.
+    /// Scratch of the direct fill: the flows (dense indices) whose rate changes, the first
+    /// `direct_n_changed` entries, in the order they froze.
     pub(super) direct_changed: Vec<u32>,
+    pub(super) direct_n_changed: usize,
     /// The links of the fill (not left out); the direct fill visits these.
     pub(super) fill_links: Vec<u32>,
     /// Scratch of the direct fill: the links with unfrozen flows.
@@ -423,6 +442,7 @@ impl IncrementalFairSharing {
             real_flows: Vec::new(),
             active_spans: 0,
             direct_changed: Vec::new(),
+            direct_n_changed: 0,
             seed_flows: Vec::new(),
             seed_links: Vec::new(),
             stamp: 0,
@@ -981,9 +1001,11 @@ impl IncrementalFairSharing {
             self.flows_cold[f].level = r / self.flows_cold[f].weight;
         }
         // The links' cached old state is dropped (a store; updating it in place
-        // reads the links here and measured slower).
-        for p in self.fair_slots(f) {
-            self.link_state[self.slot_link[p] as usize].used = f64::NAN;
+        // reads the links here and measured slower). The direct fill keeps none.
+        if !self.direct {
+            for p in self.fair_slots(f) {
+                self.link_state[self.slot_link[p] as usize].used = f64::NAN;
+            }
         }
     }
 
@@ -1190,6 +1212,10 @@ impl IncrementalFairSharing {
         self.seed_links.clear();
         self.floor = INF;
         let n_active = core.active.len();
+        if self.direct_changed.len() < n_active {
+            self.direct_changed.resize(n_active, 0);
+        }
+        self.direct_n_changed = 0;
         let mut live = std::mem::take(&mut self.live_links);
         live.clear();
         for k in 0..self.fill_links.len() {
@@ -1230,7 +1256,7 @@ impl IncrementalFairSharing {
             }
             // The link that saturates first (links without unfrozen flows leave the scan).
             let (mut best, mut best_level) = (usize::MAX, INF);
-            let link_state = &self.link_state[..];
+            let (link_state, weighted) = (&self.link_state[..], self.weighted);
             let mut k = 0;
             while k < live.len() {
                 let l = live[k] as usize;
@@ -1239,7 +1265,7 @@ impl IncrementalFairSharing {
                     live.swap_remove(k);
                     continue;
                 }
-                let level = link.residual.max(0.0) / link.unfrozen_weight;
+                let level = link.direct_level(weighted);
                 if level < best_level {
                     (best, best_level) = (l, level);
                 }
@@ -1264,17 +1290,9 @@ impl IncrementalFairSharing {
         // The flows whose rate changes, found first (a commit changes only its own flow's
         // state), then committed in order.
         // Without a branch per flow: about a third of them change, unpredictably.
-        let mut changed = std::mem::take(&mut self.direct_changed);
-        changed.clear();
-        changed.resize(n_active, 0);
-        let mut n_changed = 0;
-        for (f, flow) in self.flows_hot[..n_active].iter().enumerate() {
-            debug_assert!(flow.frozen_stamp == stamp, "every active flow is frozen at the end of the direct fill");
-            changed[n_changed] = f as u32;
-            n_changed += flow.rate_changes() as usize;
-        }
-        changed.truncate(n_changed);
-        for &f in &changed {
+        let changed = std::mem::take(&mut self.direct_changed);
+        debug_assert!(self.flows_hot[..n_active].iter().all(|f| f.frozen_stamp == stamp), "every active flow is frozen at the end of the direct fill");
+        for &f in &changed[..self.direct_n_changed] {
             self.fair_commit(core, f as usize);
         }
         self.direct_changed = changed;
@@ -1293,6 +1311,7 @@ impl IncrementalFairSharing {
         let (stamp, weighted, spf) = (self.stamp, self.weighted, self.slots_per_flow);
         let (flows_hot, flows_cold) = (&mut self.flows_hot[..], &self.flows_cold[..]);
         let (slot_link, link_state) = (&self.slot_link[..], &mut self.link_state[..]);
+        let (changed, mut n_changed) = (&mut self.direct_changed[..], self.direct_n_changed);
         for &g in &self.lazy.link_flows[l] {
             let g = g as usize;
             let f = &mut flows_hot[g];
@@ -1303,14 +1322,33 @@ impl IncrementalFairSharing {
             let r = w * level;
             f.frozen_stamp = stamp;
             f.new_rate = r;
+            // (without a branch: about a third of the flows change, unpredictably)
+            changed[n_changed] = g as u32;
+            n_changed += f.rate_changes() as usize;
             let p = g * spf;
+            if f.path_len == 2 {
+                // a host's two links (a big switch, a parking lot's host links): the other one
+                let (a, b) = (slot_link[p] as usize, slot_link[p + 1] as usize);
+                let other = &mut link_state[if a == l { b } else { a }];
+                if weighted {
+                    other.freeze(r, w);
+                } else {
+                    other.freeze_unweighted(r);
+                }
+                continue;
+            }
             for &sl in &slot_link[p..p + f.path_len as usize] {
                 if sl as usize == l {
                     continue;
                 }
-                link_state[sl as usize].freeze(r, w);
+                if weighted {
+                    link_state[sl as usize].freeze(r, w);
+                } else {
+                    link_state[sl as usize].freeze_unweighted(r);
+                }
             }
         }
+        self.direct_n_changed = n_changed;
         let link = &mut link_state[l];
         link.unfrozen_count = 0;
         link.unfrozen_weight = 0.0;
@@ -1321,9 +1359,16 @@ impl IncrementalFairSharing {
     fn direct_freeze(&mut self, g: usize, r: f64) {
         self.flows_hot[g].frozen_stamp = self.stamp;
         self.flows_hot[g].new_rate = r;
+        self.direct_changed[self.direct_n_changed] = g as u32;
+        self.direct_n_changed += self.flows_hot[g].rate_changes() as usize;
         let w = self.weight_of(g);
         for p in self.fair_slots(g) {
-            self.link_state[self.slot_link[p] as usize].freeze(r, w);
+            let link = &mut self.link_state[self.slot_link[p] as usize];
+            if self.weighted {
+                link.freeze(r, w);
+            } else {
+                link.freeze_unweighted(r);
+            }
         }
     }
 }
