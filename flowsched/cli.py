@@ -127,6 +127,9 @@ def _parser() -> argparse.ArgumentParser:
     pk.add_argument("--max-cwnd-packets", type=float, default=None, help="window bound (none; pfabric 15)")
     pk.add_argument("--min-rto-s", type=float, default=None,
                     help="tcp/dctcp/rcp: minimum RTO (1 s, RFC 6298); pfabric: the fixed RTO (45e-6)")
+    pk.add_argument("--link-jitter-ns", type=float, default=None,
+                    help="each packet reaches the far end of each link up to this much later (uniform, seeded; "
+                         "links stay first in first out): breaks same-instant ties of synchronized senders (0)")
     pk.add_argument("--ack-every-segments", type=int, default=None,
                     help="acknowledge every N in-order segments (1; 2 = RFC 1122/5681 delayed ACKs)")
     pk.add_argument("--delayed-ack-timeout-s", type=float, default=None,

@@ -317,6 +317,7 @@ PACKET_OPTIONS: dict[str, Any] = {
     "syn_timeout_s": 1.0,
     "clock_granularity_s": 0.0,
     "limited_transmit": False,
+    "link_jitter_ns": 0.0,
     "request_delay_us": 0.0,
     "grant_delay_us": 0.0,
     "ecn_marking": "enqueue",
@@ -447,6 +448,9 @@ def native_packet_options(topology: Topology, transport: str | None, admission: 
         raise ValueError(f"unknown ecn_marking {o['ecn_marking']!r}; known: {', '.join(ECN_MARKINGS)}")
     if o["fair_projection"] not in FAIR_PROJECTIONS:
         raise ValueError(f"unknown fair_projection {o['fair_projection']!r}; known: {', '.join(FAIR_PROJECTIONS)}")
+    jitter_s = seconds("link_jitter_ns", 1e-9)
+    if not 0.0 <= jitter_s <= 1e-3:
+        raise ValueError(f"link_jitter_ns must be in [0, 1e6] ns (at most 1 ms), got {o['link_jitter_ns']!r}")
     delays = {name: seconds(name, 1e-6) for name in ("request_delay_us", "grant_delay_us")}
     for name, v in delays.items():
         if v > 0 and not admission:
@@ -470,6 +474,7 @@ def native_packet_options(topology: Topology, transport: str | None, admission: 
         syn_timeout_s=seconds("syn_timeout_s"),
         clock_granularity_s=seconds("clock_granularity_s"),
         limited_transmit=bool(o["limited_transmit"]),
+        link_jitter_s=jitter_s,
         request_delay_s=delays["request_delay_us"],
         grant_delay_s=delays["grant_delay_us"],
         ecn_marking=str(o["ecn_marking"]),

@@ -109,6 +109,31 @@ def test_sojourn_marking_is_enqueue_marking_in_fifos_and_not_in_priority_queues(
         simulate(tr, topo, "ps", model="packet", ecn_marking="dequeue")
 
 
+def test_link_jitter_is_seeded_off_by_default_and_checked():
+    """link_jitter_ns: 0 (the default) is the model without jitter, bit for bit; a jitter gives
+    the same results for the same seed and other ones for another seed or none; a bad value is
+    refused naming the option; the CLI takes it."""
+    tr = flowsched.workloads.poisson_all_to_all("websearch", 0.8, 16, 10.0, 300, seed=4)
+    topo = flowsched.BigSwitch(16, 10)
+
+    def run(**kw):
+        return simulate(tr, topo, "ps", model="packet", transport="tcp", progress=False, **kw)
+
+    base = run()
+    pd.testing.assert_frame_equal(run(link_jitter_ns=0.0).flows, base.flows)
+    a, b = run(link_jitter_ns=100.0), run(link_jitter_ns=100.0)
+    pd.testing.assert_frame_equal(a.flows, b.flows)
+    assert a.packet == b.packet
+    assert not a.flows["fct_s"].equals(base.flows["fct_s"])
+    assert not run(link_jitter_ns=100.0, seed=1).flows["fct_s"].equals(a.flows["fct_s"])
+    # (a jitter only delays packets, but the drops move, so a flow can end earlier than without
+    # it; every flow still takes at least its ideal time)
+    assert (a.flows["fct_s"] >= a.flows["ideal_fct_s"] * (1 - 1e-9)).all()
+    for bad in (-1.0, float("nan"), 2e6, True):
+        with pytest.raises(ValueError, match="link_jitter_ns must be"):
+            run(link_jitter_ns=bad)
+
+
 def test_same_seed_same_results_and_stepping_changes_nothing():
     tr = mixed(150, seed=3)
     a = simulate(tr, flowsched.LeafSpine(2, 4, 2, 10, 40), "srpt", model="packet", delay_us=0.5)
@@ -283,6 +308,12 @@ def test_cli_packet_model(tmp_path, capsys):
     assert main(["simulate", "--trace", str(tr), "--hosts", "8", "--scheduler", "ps", "--model", "packet",
                  "--fair-projection", "window", "-q"]) == 2
     assert "is an option of gtcp:fair" in capsys.readouterr().err
+    assert main(["simulate", "--trace", str(tr), "--hosts", "8", "--scheduler", "ps", "--model", "packet",
+                 "--link-jitter-ns", "50", "-q"]) == 0
+    assert "packet model, dctcp:" in capsys.readouterr().out
+    assert main(["simulate", "--trace", str(tr), "--hosts", "8", "--scheduler", "ps", "--model", "packet",
+                 "--link-jitter-ns", "-5", "-q"]) == 2
+    assert "link_jitter_ns must be" in capsys.readouterr().err
 
 
 def test_pfabric_default_rto_covers_long_paths():

@@ -85,8 +85,12 @@ VARIATIONS = {
     "1000-packet buffers": {"buffer_bytes": 1000 * 1500},
     "no limited transmit": {"limited_transmit": False},
 }
-#: The packet models of the calibration: the ns-3-era setting, and without limited transmit.
+#: The packet models of the calibration: the ns-3-era setting, and without limited transmit;
+#: ``--calibration`` adds "packet jitter", the ns-3-era setting with a jitter of
+#: ``--calibration-jitter-ns`` per link (``link_jitter_ns``: same-instant arrivals no longer
+#: tie; docs/papers.md).
 CALIB_PACKET = {"packet": {}, "packet no-LT": {"limited_transmit": False}}
+CALIB_JITTER_NS = 100.0
 
 #: The thesis' numbers (ns-3, one run each), variant -> rule -> value.
 THESIS_HIT = {1: {"edf": 51.6, "ssdf": 56.0, "lsdf": 67.0}, 2: {"edf": 45.8, "ssdf": 58.4, "lsdf": 58.2}}
@@ -541,14 +545,14 @@ def ns3_model(run: dict) -> str:
     return f"ns-3 sack{int(run['sack'])}" + (f" {extra}" if extra else "")
 
 
-def calibration_runs(runs: pd.DataFrame, bursts: pd.DataFrame) -> pd.DataFrame:
+def calibration_runs(runs: pd.DataFrame, bursts: pd.DataFrame, packet_models: dict | None = None) -> pd.DataFrame:
     """Every ns-3 run (model ``ns-3 sack0`` / ``ns-3 sack1``) beside the packet and the fluid
     model on the same seed's bursts with the same rule (one row per model, rule and seed)."""
     rows = [{"model": ns3_model(r), **r} for r in runs.to_dict("records")]
     for seed in sorted(runs["seed"].unique()):
         tr = ns3_trace(bursts[bursts["seed"] == seed])
         for rule in sorted(runs.loc[runs["seed"] == seed, "rule"].unique()):
-            for m, opts in CALIB_PACKET.items():
+            for m, opts in (CALIB_PACKET if packet_models is None else packet_models).items():
                 out = flowsched_on(tr, "packet", rule, **opts)[0]
                 rows.append({"model": m, "rule": rule, "seed": int(seed), **out})
             rows.append({"model": "fluid", "rule": rule, "seed": int(seed), **flowsched_on(tr, "fluid", rule)[0]})
@@ -578,11 +582,12 @@ def paired(a: pd.DataFrame, b: pd.DataFrame, key: str = "hit_pct") -> pd.Series:
     return s.dropna()
 
 
-def calibration_tables(all_runs: pd.DataFrame) -> dict[str, pd.DataFrame]:
+def calibration_tables(all_runs: pd.DataFrame, packet_models: dict | None = None) -> dict[str, pd.DataFrame]:
     """The calibration tables: per rule each model's mean with its 95% CI over seeds and the paired
     packet - ns-3 difference; every pair of rules within each model (paired by seed)."""
+    packet_models = CALIB_PACKET if packet_models is None else packet_models
     present = set(all_runs["model"])
-    models = sorted(m for m in present if m.startswith("ns-3")) + [m for m in (*CALIB_PACKET, "fluid") if m in present]
+    models = sorted(m for m in present if m.startswith("ns-3")) + [m for m in (*packet_models, "fluid") if m in present]
     by = {(m, r): g for (m, r), g in all_runs.groupby(["model", "rule"])}
     rules = [r for r in RULES if any((m, r) in by for m in models)]
     per_rule, cols = [], {}
@@ -591,7 +596,7 @@ def calibration_tables(all_runs: pd.DataFrame) -> dict[str, pd.DataFrame]:
         for m in models:
             g = by.get((m, rule))
             row[f"{m} hit %"] = "-" if g is None else _ci(g["hit_pct"]) + f" (n={len(g)})"
-        for pk in CALIB_PACKET:
+        for pk in packet_models:
             for m in models:
                 if m.startswith("ns-3") and (m, rule) in by and (pk, rule) in by:
                     d = paired(by[(pk, rule)], by[(m, rule)])
@@ -629,11 +634,13 @@ def calibration_tables(all_runs: pd.DataFrame) -> dict[str, pd.DataFrame]:
             "pairs": pd.DataFrame(pairs).set_index("model") if pairs else pd.DataFrame()}
 
 
-def calibration(runs_path: Path = CALIB_RUNS, bursts_path: Path = CALIB_BURSTS) -> dict[str, pd.DataFrame]:
+def calibration(runs_path: Path = CALIB_RUNS, bursts_path: Path = CALIB_BURSTS,
+                jitter_ns: float = CALIB_JITTER_NS) -> dict[str, pd.DataFrame]:
     """``--calibration``: the committed ns-3 runs against both models on their bursts, printed."""
     runs, bursts = read_calibration(runs_path, bursts_path)
     t0 = time.process_time()
-    all_runs = calibration_runs(runs, bursts)
+    packet_models = {**CALIB_PACKET, "packet jitter": {"link_jitter_ns": float(jitter_ns)}}
+    all_runs = calibration_runs(runs, bursts, packet_models)
     per_seed = runs.assign(model=[ns3_model(r) for r in runs.to_dict("records")]).groupby(["model", "rule"]).size()
     print(f"\n## Calibration against the ns-3 program ({runs_path.name}: {len(runs)} runs, "
           f"{int(runs['bursts'].iloc[0])} bursts each, seeds {runs['seed'].min()}-{runs['seed'].max()}; "
@@ -642,7 +649,7 @@ def calibration(runs_path: Path = CALIB_RUNS, bursts_path: Path = CALIB_BURSTS) 
     print("Mean over seeds ± the half-width of its 95% Student-t confidence interval; differences are paired "
           "by seed (same bursts). 'within 5': the CI of the difference lies inside ±5 points (yes), "
           "outside (no), or straddles a bound (undecided).")
-    tabs = calibration_tables(all_runs)
+    tabs = calibration_tables(all_runs, packet_models)
     titles = {"hit": "deadline hit % per rule", "median_ms": "median FCT, ms", "p99_ms": "p99 FCT, ms",
               "timeout_flows_pct": "flows with a timeout % (ns-3: RTO or SYN timeout; packet: data + SYN)",
               "token_wait_mean_ms": "mean token wait, ms (admission - arrival - request travel)",
@@ -699,6 +706,9 @@ def main(argv: list[str] | None = None) -> int:
                         "CSVs of ns-3 program runs (one setting; rule, seed and SACK may differ); LABEL names the "
                         "ns-3 attributes the runs set on the command line (not in the CSV header), '-' for none; "
                         "repeat the option for more groups")
+    p.add_argument("--calibration-jitter-ns", type=float, default=CALIB_JITTER_NS, metavar="NS",
+                   help="--calibration: the link jitter of its 'packet jitter' model (link_jitter_ns; default "
+                        f"{CALIB_JITTER_NS:g})")
     p.add_argument("--calibration-dir", default=str(CALIB_DIR), metavar="DIR",
                    help="folder of runs.csv and bursts.csv.xz for --calibration and --calibration-build")
     args = p.parse_args(argv)
@@ -711,7 +721,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.calibration:
         d = Path(args.calibration_dir)
-        tabs = calibration(d / "runs.csv", d / "bursts.csv.xz")
+        tabs = calibration(d / "runs.csv", d / "bursts.csv.xz", args.calibration_jitter_ns)
         if args.json:
             Path(args.json).parent.mkdir(parents=True, exist_ok=True)
             Path(args.json).write_text(json.dumps(C._jsonable({k: v.reset_index() for k, v in tabs.items()}),

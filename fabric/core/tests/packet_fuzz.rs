@@ -264,6 +264,13 @@ fn config(c: &Case) -> PacketConfig {
         // (the seed's second bit: it also seeds random admission, independently enough here)
         cfg.ecn_marking = EcnMarking::Sojourn;
     }
+    // link jitter: none (half the cases), a tie-breaking 10 ns, or up to several packet times
+    // (the seed's third and fourth bits: independent enough of the uses above)
+    cfg.link_jitter_s = match (o.seed >> 2) % 4 {
+        0 | 1 => 0.0,
+        2 => 10e-9,
+        _ => 1e-9 * ((o.seed >> 8) % 20_000) as f64,
+    };
     cfg.seed = o.seed;
     cfg.max_events = Some(MAX_EVENTS);
     cfg

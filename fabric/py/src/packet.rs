@@ -60,6 +60,7 @@ packet_options!(
     syn_timeout_s,
     clock_granularity_s,
     limited_transmit,
+    link_jitter_s,
     request_delay_s,
     grant_delay_s,
 );

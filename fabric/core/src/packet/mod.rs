@@ -25,7 +25,7 @@ pub mod tcp;
 use std::collections::VecDeque;
 
 use crate::error::{Result, SimError};
-use crate::rng::SplitMix64;
+use crate::rng::{mix64, SplitMix64};
 use crate::sched::{AdmissionPolicy, GaInner, Scheduler};
 use crate::sim::{admission_streams, choose_admission, total_order_bits, AdmissionConfig, FlowSpec, Outcome};
 use crate::topology::Topology;
@@ -190,6 +190,16 @@ pub struct PacketConfig {
     /// third duplicate ACK sets ssthresh (RFC 5681 3.2 step 2). Off by default; ns-3's
     /// `TcpSocketBase::LimitedTransmit` is on by default.
     pub limited_transmit: bool,
+    /// Jitter, s: each packet reaches the far end of every link it crosses up to this much
+    /// later than its transmission and the link's propagation give, by an extra delay
+    /// uniform in [0, link_jitter_s) drawn from a hash of `seed` and the packet's place in
+    /// the order of all transmissions (the same run gives the same delays), but never
+    /// before the packet ahead of it on that link (a link stays first in first out). 0
+    /// (the default): none; packets that reach a port at the same instant are then taken
+    /// in the order they were sent. Real hosts and switches vary by tens of ns to microseconds;
+    /// where many synchronized senders' packets fall on one port's grid of packet times
+    /// (incast), the order of such ties moves drops between flows (docs/packet.md).
+    pub link_jitter_s: f64,
     /// Destination admission (Artemis tokens), as the fluid model's: at most `k` flows per
     /// destination hold a token; the next admitted among the first `window` waiting by
     /// `policy` (not `external`). A token returns when the flow's last byte reaches the
@@ -201,7 +211,7 @@ pub struct PacketConfig {
     /// Admission: the grant's travel from the destination back to the sender, s (0: the
     /// sender starts at its admission).
     pub grant_delay_s: f64,
-    /// Seed of the `random` admission policy's draws.
+    /// Seed of the `random` admission policy's draws and of `link_jitter_s`'s hash.
     pub seed: u64,
     /// When the ECN-marking queues (`dctcp`, and `pias` over it) mark a data packet: on
     /// arrival by the bytes waiting (`Enqueue`, the default: RFC 8257) or on departure by
@@ -242,6 +252,7 @@ impl PacketConfig {
             syn_timeout_s: 1.0,
             clock_granularity_s: 0.0,
             limited_transmit: false,
+            link_jitter_s: 0.0,
             admission: None,
             request_delay_s: 0.0,
             grant_delay_s: 0.0,
@@ -388,6 +399,9 @@ pub struct PacketSimulator {
     /// Events pending: those in the queue and the arrivals waiting behind a wire's first.
     pending: u64,
     next_seq: u64,
+    /// `link_jitter_s` in ps (0: none), and the key of its hash (from `seed`).
+    jitter_ps: u64,
+    jitter_key: u64,
     now: u64,
     n_ended: usize,
     stats: PacketStats,
@@ -585,6 +599,9 @@ impl PacketSimulator {
         }
         if !(cfg.clock_granularity_s.is_finite() && cfg.clock_granularity_s >= 0.0 && cfg.clock_granularity_s <= 1.0) {
             return bad(format!("clock_granularity_s must be in [0, 1] s, got {}", cfg.clock_granularity_s));
+        }
+        if !(cfg.link_jitter_s.is_finite() && (0.0..=1e-3).contains(&cfg.link_jitter_s)) {
+            return bad(format!("link_jitter_s must be in [0, 1e-3] s, got {}", cfg.link_jitter_s));
         }
         for (name, v) in [("request_delay_s", cfg.request_delay_s), ("grant_delay_s", cfg.grant_delay_s)] {
             if !(v.is_finite() && (0.0..=1.0).contains(&v)) {
@@ -806,6 +823,8 @@ impl PacketSimulator {
             heap: EventQueue::new(0), // its bucket width is set below, from the ports
             pending: 0,
             next_seq: 0,
+            jitter_ps: (cfg.link_jitter_s * PS_PER_S).round() as u64,
+            jitter_key: mix64(cfg.seed ^ 0x6A09_E667_F3BC_C908),
             now: 0,
             n_ended: 0,
             stats: PacketStats::default(),
@@ -1128,6 +1147,7 @@ impl PacketSimulator {
             }
             let Some(ev) = self.heap.pop() else { break };
             self.pending -= 1;
+            debug_assert!(ev.t >= self.now, "an event at {} ps, before now ({} ps)", ev.t, self.now);
             self.now = ev.t;
             self.count_event()?;
             match ev.val {
@@ -1315,7 +1335,13 @@ impl PacketSimulator {
         let port = &mut self.ports[l];
         let done = self.now + port.ser_ps(p.wire_bytes);
         port.busy_until = done;
-        let arrive = done + port.prop_ps;
+        let mut arrive = done + port.prop_ps;
+        if self.jitter_ps > 0 {
+            arrive += mix64(self.next_seq.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ self.jitter_key) % self.jitter_ps;
+            if let Some(&(last, _, _)) = self.wires[l].back() {
+                arrive = arrive.max(last); // the link stays first in first out
+            }
+        }
         p.hop += 1;
         let seq = self.next_seq;
         self.next_seq += 1;
