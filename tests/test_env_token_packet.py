@@ -115,6 +115,31 @@ def test_same_seed_same_episode_and_lanes_are_single_envs_seeded_seed_plus_i():
             assert not t  # 5 bursts of 10 flows: 50 decisions per episode
 
 
+def test_link_jitter_keeps_lanes_equal_to_single_envs():
+    """With a link jitter (``link_jitter_ns``, seeded by each episode's seed) a vector lane is
+    still the single env seeded seed + i, and the jitter changes the episode."""
+    n, kw = 2, dict(n_bursts=5, link_jitter_ns=100.0)
+    venv = gym.make_vec(ARTEMIS, num_envs=n, vectorization_mode="vector_entry_point", **kw)
+    singles = [gym.make(ARTEMIS, **kw).unwrapped for _ in range(n)]
+    plain = gym.make(ARTEMIS, n_bursts=5).unwrapped
+    obs, _ = venv.reset(seed=10)
+    sobs = [e.reset(seed=10 + i)[0] for i, e in enumerate(singles)]
+    pobs, _ = plain.reset(seed=10)
+    rng = np.random.default_rng(0)
+    differs = 0
+    for _ in range(40):
+        for i in range(n):
+            assert_same({key: v[i] for key, v in obs.items()}, sobs[i])
+        acts = rng.integers(0, 5, n)
+        obs, rew, term, _, _ = venv.step(acts)
+        for i, e in enumerate(singles):
+            sobs[i], r, t, _, _ = e.step(int(acts[i]))
+            assert rew[i] == r and term[i] == t
+        pobs, pr, *_ = plain.step(int(acts[0]))
+        differs += pr != rew[0] or any(not np.array_equal(pobs[k], sobs[0][k]) for k in pobs)
+    assert differs > 0
+
+
 def test_masked_actions_behave_as_on_the_fluid_model():
     env = gym.make(ARTEMIS, n_bursts=6).unwrapped
     obs, _ = env.reset(seed=3)
