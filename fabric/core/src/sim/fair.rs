@@ -1287,9 +1287,9 @@ impl IncrementalFairSharing {
             self.direct_freeze_link(best, best_level);
         }
         self.live_links = live;
-        // The flows whose rate changes, found first (a commit changes only its own flow's
-        // state), then committed in order.
-        // Without a branch per flow: about a third of them change, unpredictably.
+        // The flows whose rate changes, noted as they froze (`direct_freeze_link`,
+        // `direct_freeze`), committed in that order (a commit changes only its own flow's
+        // state, so the order changes no result).
         let changed = std::mem::take(&mut self.direct_changed);
         debug_assert!(self.flows_hot[..n_active].iter().all(|f| f.frozen_stamp == stamp), "every active flow is frozen at the end of the direct fill");
         for &f in &changed[..self.direct_n_changed] {
