@@ -102,12 +102,14 @@ def run_model(model: str, n: int, seeds: int, rates: list[float], seed0: int, pa
     mix = mean([one(model, "sdc_uniform", MIX_RATE, n, seed0 + i, packet_kw) for i in range(seeds)])
     bench = {rate: mean([one(model, "sdc_pareto", rate, n, seed0 + i, packet_kw) for i in range(seeds)])
              for rate in rates}
-    return {"mix": mix, "bench": bench, "incast": incast(model)}
+    jitter = (packet_kw or {}).get("link_jitter_ns", 0.0)
+    return {"mix": mix, "bench": bench, "incast": incast(model, jitter)}
 
 
-def incast(model: str) -> dict:
+def incast(model: str, link_jitter_ns: float = 0.0) -> dict:
     """Figs. 3.9-3.10 / 4.6-4.7 on the packet model: per transport, per number of servers, the
-    mean FCT and the loss rate; the fluid model has no buffers (Unavailable)."""
+    mean FCT and the loss rate; the fluid model has no buffers (Unavailable). ``link_jitter_ns``:
+    the packet option (0, the default: none)."""
     if model != "packet":
         return {"unavailable": C.Unavailable("packet-only; the fluid model has no buffers or losses")}
     out: dict = {}
@@ -117,7 +119,7 @@ def incast(model: str) -> dict:
             tr = pd.DataFrame({"arrival_s": 0.0, "src": np.arange(1, n + 1), "dst": 0, "size_bytes": 25_000.0})
             sched = "ps" if t in ("tcp", "rcp") else t
             r = C.simulate(tr, flowsched.BigSwitch(n + 1, 1.0), sched, model, transport=t, delay_us=300.0,
-                           buffer_bytes=150_000, min_rto_s=10e-3)
+                           buffer_bytes=150_000, min_rto_s=10e-3, link_jitter_ns=link_jitter_ns)
             p = r.packet
             rows[n] = {"afct_s": float(r.flows["fct_s"].mean()), "loss": p["data_dropped"] / p["data_packets"],
                        "timeouts": int(p["timeouts"])}
@@ -308,12 +310,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--packet-min-rto-s", type=float, default=None,
                     help="packet model, mix and benchmark: every transport's minimum RTO (default: the packet "
                          "model's, 1 s; the thesis gives RTOmin about 10 ms for its incast only)")
+    ap.add_argument("--packet-link-jitter-ns", type=float, default=None,
+                    help="packet model, every run (incast too): the link jitter (link_jitter_ns; default 0)")
     args = ap.parse_args(argv)
     C.header(PAPER, args)
-    packet_kw = {k: v for k, v in (("buffer_bytes", args.packet_buffer_bytes), ("min_rto_s", args.packet_min_rto_s))
-                 if v is not None}
+    packet_kw = {k: v for k, v in (("buffer_bytes", args.packet_buffer_bytes), ("min_rto_s", args.packet_min_rto_s),
+                                   ("link_jitter_ns", args.packet_link_jitter_ns)) if v is not None}
     if packet_kw:
-        print(f"packet model, mix and benchmark: {packet_kw}")
+        print(f"packet model, mix and benchmark (incast: its jitter only): {packet_kw}")
     n, seeds, rates = grid(C.mode(args))
     results: dict = {}
     numbers: dict = {}
