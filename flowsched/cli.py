@@ -139,6 +139,9 @@ def _parser() -> argparse.ArgumentParser:
     pk.add_argument("--limited-transmit", action="store_const", const=True, default=None,
                     help="tcp/dctcp: RFC 3042 limited transmit (a new segment on each of the first two "
                          "duplicate ACKs; off; ns-3: on)")
+    pk.add_argument("--tx-complete-events", action="store_const", const=True, default=None,
+                    help="a port stays busy until its transmission's end is handled, as ns-3's point-to-point "
+                         "devices (one event per transmission; off)")
     pk.add_argument("--syn-timeout-s", type=float, default=None,
                     help="first SYN retransmission timeout, doubled per retry (1 s, RFC 6298; ns-3: 3 s)")
     pk.add_argument("--clock-granularity-s", type=float, default=None,

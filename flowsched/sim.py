@@ -318,6 +318,7 @@ PACKET_OPTIONS: dict[str, Any] = {
     "clock_granularity_s": 0.0,
     "limited_transmit": False,
     "link_jitter_ns": 0.0,
+    "tx_complete_events": False,
     "request_delay_us": 0.0,
     "grant_delay_us": 0.0,
     "ecn_marking": "enqueue",
@@ -434,7 +435,7 @@ def native_packet_options(topology: Topology, transport: str | None, admission: 
     for name in ("init_cwnd_packets", "max_cwnd_packets", "min_rto_s"):
         if o[name] is not None and not np.isfinite(float(o[name])):
             raise ValueError(f"{name} must be finite, got {o[name]!r}")
-    for flag in ("handshake", "limited_transmit"):
+    for flag in ("handshake", "limited_transmit", "tx_complete_events"):
         if not isinstance(o[flag], (bool, np.bool_)):
             raise ValueError(f"{flag} must be True or False, got {o[flag]!r}")
 
@@ -475,6 +476,7 @@ def native_packet_options(topology: Topology, transport: str | None, admission: 
         clock_granularity_s=seconds("clock_granularity_s"),
         limited_transmit=bool(o["limited_transmit"]),
         link_jitter_s=jitter_s,
+        tx_complete_events=bool(o["tx_complete_events"]),
         request_delay_s=delays["request_delay_us"],
         grant_delay_s=delays["grant_delay_us"],
         ecn_marking=str(o["ecn_marking"]),

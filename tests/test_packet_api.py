@@ -134,6 +134,20 @@ def test_link_jitter_is_seeded_off_by_default_and_checked():
             run(link_jitter_ns=bad)
 
 
+def test_tx_complete_events_option():
+    """tx_complete_events: a flow alone gives the same times (only same-instant arrivals are
+    ordered otherwise, here every packet's arrival at the switch ties with the end of the one
+    before), with more events; the flag must be a bool; the CLI takes it."""
+    tr = pd.DataFrame({"arrival_s": [0.0], "src": [0], "dst": [1], "size_bytes": [300_000.0]})
+    topo = flowsched.BigSwitch(2, 10)
+    a = simulate(tr, topo, "ps", model="packet", transport="tcp", progress=False)
+    b = simulate(tr, topo, "ps", model="packet", transport="tcp", tx_complete_events=True, progress=False)
+    assert a.flows["fct_s"].equals(b.flows["fct_s"])
+    assert b.packet["events"] > a.packet["events"]
+    with pytest.raises(ValueError, match="tx_complete_events must be True or False"):
+        simulate(tr, topo, "ps", model="packet", tx_complete_events=1, progress=False)
+
+
 def test_same_seed_same_results_and_stepping_changes_nothing():
     tr = mixed(150, seed=3)
     a = simulate(tr, flowsched.LeafSpine(2, 4, 2, 10, 40), "srpt", model="packet", delay_us=0.5)
@@ -314,6 +328,9 @@ def test_cli_packet_model(tmp_path, capsys):
     assert main(["simulate", "--trace", str(tr), "--hosts", "8", "--scheduler", "ps", "--model", "packet",
                  "--link-jitter-ns", "-5", "-q"]) == 2
     assert "link_jitter_ns must be" in capsys.readouterr().err
+    assert main(["simulate", "--trace", str(tr), "--hosts", "8", "--scheduler", "ps", "--model", "packet",
+                 "--tx-complete-events", "-q"]) == 0
+    assert "packet model, dctcp:" in capsys.readouterr().out
 
 
 def test_pfabric_default_rto_covers_long_paths():

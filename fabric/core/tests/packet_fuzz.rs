@@ -271,6 +271,8 @@ fn config(c: &Case) -> PacketConfig {
         2 => 10e-9,
         _ => 1e-9 * ((o.seed >> 8) % 20_000) as f64,
     };
+    // a transmission-complete event per packet, as ns-3 (the seed's fifth bit)
+    cfg.tx_complete_events = (o.seed >> 4) % 2 == 1;
     cfg.seed = o.seed;
     cfg.max_events = Some(MAX_EVENTS);
     cfg

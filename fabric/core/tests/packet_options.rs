@@ -407,6 +407,37 @@ fn link_jitter_breaks_the_ties_of_synchronized_senders() {
     assert_ne!(bits(&plain), bits(&jit));
 }
 
+#[test]
+fn tx_complete_events_change_only_the_order_of_same_instant_arrivals() {
+    // A flow alone: each packet reaches the switch's port at the very instant the port ends
+    // the packet before (equal link rates), so with `tx_complete_events` it waits for that
+    // end's event, and starts at the same instant: the same times, one event more per packet.
+    let topo = Topology::big_switch(&[10.0; 2]).unwrap();
+    let flows = [FlowSpec::new(0.0, 0, 1, 200.0 * 1460.0)];
+    let mut c = tcp();
+    c.buffer_bytes = Some(100_000_000);
+    let plain = run(&topo, &flows, c.clone());
+    c.tx_complete_events = true;
+    let txc = run(&topo, &flows, c);
+    assert_eq!(plain.fct_s()[0].to_bits(), txc.fct_s()[0].to_bits());
+    assert_eq!(plain.stats().data_packets, txc.stats().data_packets);
+    assert!(txc.stats().events > plain.stats().events, "{} events against {}", txc.stats().events, plain.stats().events);
+    // The Artemis setting's 10-to-1 bursts (synchronized senders, delayed ACKs, a 100-packet
+    // port): same-instant arrivals at the full port go in another order, and the drops move.
+    let topo = Topology::big_switch(&[1.0; 11]).unwrap();
+    let flows = bursts(10, 1);
+    let mut c = artemis(AdmissionPolicy::Fifo, false);
+    c.admission = admission(AdmissionPolicy::Fifo, 10, 5);
+    let plain = run(&topo, &flows, c.clone());
+    c.tx_complete_events = true;
+    let txc = run(&topo, &flows, c.clone());
+    let again = run(&topo, &flows, c);
+    let bits = |s: &PacketSimulator| s.fct_s().iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    assert_ne!(bits(&plain), bits(&txc));
+    assert_eq!(bits(&txc), bits(&again));
+    assert_eq!(plain.delivered_bytes(), txc.delivered_bytes());
+}
+
 /// The Artemis setting of the token env's packet model (benchmarks/reproduce/artemis.py's NS3_ERA).
 fn artemis(policy: AdmissionPolicy, terminate: bool) -> PacketConfig {
     let mut c = PacketConfig::artemis_ns3_era();

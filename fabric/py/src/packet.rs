@@ -61,6 +61,7 @@ packet_options!(
     clock_granularity_s,
     limited_transmit,
     link_jitter_s,
+    tx_complete_events,
     request_delay_s,
     grant_delay_s,
 );

@@ -200,6 +200,15 @@ pub struct PacketConfig {
     /// where many synchronized senders' packets fall on one port's grid of packet times
     /// (incast), the order of such ties moves drops between flows (docs/packet.md).
     pub link_jitter_s: f64,
+    /// Whether every transmission ends with its own event and a port stays busy until that
+    /// event is handled, as ns-3's point-to-point devices do (`TransmitComplete`, scheduled
+    /// when the transmission starts, before the packet's arrival at the far end). Off (the
+    /// default): a port is idle from the instant its transmission ends, and only a port
+    /// with packets waiting has such an event (one event fewer per packet through an idle
+    /// port). The two differ only for a packet that reaches a port at the very instant its
+    /// transmission ends, which waits in ns-3's order of same-time events; in synchronized
+    /// incasts such instants are common (docs/packet.md).
+    pub tx_complete_events: bool,
     /// Destination admission (Artemis tokens), as the fluid model's: at most `k` flows per
     /// destination hold a token; the next admitted among the first `window` waiting by
     /// `policy` (not `external`). A token returns when the flow's last byte reaches the
@@ -253,6 +262,7 @@ impl PacketConfig {
             clock_granularity_s: 0.0,
             limited_transmit: false,
             link_jitter_s: 0.0,
+            tx_complete_events: false,
             admission: None,
             request_delay_s: 0.0,
             grant_delay_s: 0.0,
@@ -402,6 +412,8 @@ pub struct PacketSimulator {
     /// `link_jitter_s` in ps (0: none), and the key of its hash (from `seed`).
     jitter_ps: u64,
     jitter_key: u64,
+    /// `tx_complete_events`.
+    tx_complete_events: bool,
     now: u64,
     n_ended: usize,
     stats: PacketStats,
@@ -825,6 +837,7 @@ impl PacketSimulator {
             next_seq: 0,
             jitter_ps: (cfg.link_jitter_s * PS_PER_S).round() as u64,
             jitter_key: mix64(cfg.seed ^ 0x6A09_E667_F3BC_C908),
+            tx_complete_events: cfg.tx_complete_events,
             now: 0,
             n_ended: 0,
             stats: PacketStats::default(),
@@ -1299,7 +1312,8 @@ impl PacketSimulator {
         self.rate_arrive(l, &p);
         let now = self.now;
         let port = &mut self.ports[l];
-        if now >= port.busy_until && port.is_empty() {
+        let idle = if self.tx_complete_events { !port.txdone_pending } else { now >= port.busy_until };
+        if idle && port.is_empty() {
             self.transmit(l, p);
             return;
         }
@@ -1335,6 +1349,12 @@ impl PacketSimulator {
         let port = &mut self.ports[l];
         let done = self.now + port.ser_ps(p.wire_bytes);
         port.busy_until = done;
+        if self.tx_complete_events {
+            // the end of this transmission, scheduled before the packet's arrival (ns-3's order)
+            port.txdone_pending = true;
+            self.push(done, EvKind::TxDone(l as u32));
+        }
+        let port = &self.ports[l];
         let mut arrive = done + port.prop_ps;
         if self.jitter_ps > 0 {
             arrive += mix64(self.next_seq.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ self.jitter_key) % self.jitter_ps;
@@ -1363,7 +1383,7 @@ impl PacketSimulator {
         self.stats.ecn_marks += marked as u64;
         self.transmit(l, nx);
         let port = &mut self.ports[l];
-        if !port.is_empty() {
+        if !self.tx_complete_events && !port.is_empty() {
             port.txdone_pending = true;
             let t = port.busy_until;
             self.push(t, EvKind::TxDone(l as u32));
