@@ -635,11 +635,13 @@ def calibration_tables(all_runs: pd.DataFrame, packet_models: dict | None = None
 
 
 def calibration(runs_path: Path = CALIB_RUNS, bursts_path: Path = CALIB_BURSTS,
-                jitter_ns: float = CALIB_JITTER_NS) -> dict[str, pd.DataFrame]:
+                jitter_ns: float = CALIB_JITTER_NS, tx_complete_events: bool = False) -> dict[str, pd.DataFrame]:
     """``--calibration``: the committed ns-3 runs against both models on their bursts, printed."""
     runs, bursts = read_calibration(runs_path, bursts_path)
     t0 = time.process_time()
     packet_models = {**CALIB_PACKET, "packet jitter": {"link_jitter_ns": float(jitter_ns)}}
+    if tx_complete_events:
+        packet_models["packet txc"] = {"tx_complete_events": True}
     all_runs = calibration_runs(runs, bursts, packet_models)
     per_seed = runs.assign(model=[ns3_model(r) for r in runs.to_dict("records")]).groupby(["model", "rule"]).size()
     print(f"\n## Calibration against the ns-3 program ({runs_path.name}: {len(runs)} runs, "
@@ -709,6 +711,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--calibration-jitter-ns", type=float, default=CALIB_JITTER_NS, metavar="NS",
                    help="--calibration: the link jitter of its 'packet jitter' model (link_jitter_ns; default "
                         f"{CALIB_JITTER_NS:g})")
+    p.add_argument("--calibration-tx-complete-events", action="store_true",
+                   help="--calibration: also the packet model with tx_complete_events (ns-3's device timing)")
     p.add_argument("--calibration-dir", default=str(CALIB_DIR), metavar="DIR",
                    help="folder of runs.csv and bursts.csv.xz for --calibration and --calibration-build")
     args = p.parse_args(argv)
@@ -721,7 +725,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.calibration:
         d = Path(args.calibration_dir)
-        tabs = calibration(d / "runs.csv", d / "bursts.csv.xz", args.calibration_jitter_ns)
+        tabs = calibration(d / "runs.csv", d / "bursts.csv.xz", args.calibration_jitter_ns,
+                           args.calibration_tx_complete_events)
         if args.json:
             Path(args.json).parent.mkdir(parents=True, exist_ok=True)
             Path(args.json).write_text(json.dumps(C._jsonable({k: v.reset_index() for k, v in tabs.items()}),
