@@ -438,12 +438,14 @@ def run_flowsched(trace: pd.DataFrame, setting: Mapping[str, Any], *, model: str
 # --------------------------------------------------------------------------- command line
 
 
-def _parse_overrides(items: Sequence[str]) -> dict[str, Any]:
+def parse_overrides(items: Sequence[str], flag: str = "--opt") -> dict[str, Any]:
+    """Packet options given as ``KEY=VALUE`` on a command line (``flag`` names the option in
+    errors): each value read as JSON (true/false, numbers), else kept as the string."""
     out: dict[str, Any] = {}
     for it in items:
         k, _, v = it.partition("=")
         if not k or not _:
-            raise SystemExit(f"--opt wants KEY=VALUE, got {it!r}")
+            raise SystemExit(f"{flag} wants KEY=VALUE, got {it!r}")
         try:
             out[k] = json.loads(v)
         except json.JSONDecodeError:
@@ -499,7 +501,7 @@ def _cmd_run(a: argparse.Namespace) -> int:
         trace = read_trace(a.trace) if a.trace else trace_for(trace_name)
         t0 = time.perf_counter()
         res = run_flowsched(trace, setting, model=a.model, hosts=hosts_of(trace_name, trace),
-                            overrides=_parse_overrides(a.opt))
+                            overrides=parse_overrides(a.opt))
         wall = time.perf_counter() - t0
         transport = setting["transport"]
         crit = _criteria_arg(a.criteria, transport)

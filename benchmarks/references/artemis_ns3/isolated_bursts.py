@@ -28,7 +28,9 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "reproduce"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 import artemis as A  # noqa: E402
+from compare_packet import parse_overrides  # noqa: E402
 
 C2 = ["--k=10", "--f=5", "--bursts=1", "--mss=1448", "--initCwnd=1", "--queue=dev", "--devQ=100", "--sack=0",
       "--tailS=5"]
@@ -47,23 +49,6 @@ def packet(run: Path, rule: str, **options: object) -> tuple[pd.DataFrame, dict]
     return f, num
 
 
-def parse_option(text: str) -> tuple[str, object]:
-    """``NAME=VALUE`` of ``--packet-option``: true/false as booleans, numbers as numbers, else the string."""
-    name, sep, value = text.partition("=")
-    if not sep or not name:
-        raise SystemExit(f"--packet-option {text!r}: expected NAME=VALUE")
-    if value.lower() in ("true", "false"):
-        return name, value.lower() == "true"
-    try:
-        return name, int(value)
-    except ValueError:
-        pass
-    try:
-        return name, float(value)
-    except ValueError:
-        return name, value
-
-
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--ns3", required=True, help="the artemis_tokens binary")
@@ -72,9 +57,9 @@ def main() -> int:
     ap.add_argument("--ns3-arg", action="append", default=[], metavar="ARG",
                     help="an extra argument of every ns-3 run (repeatable)")
     ap.add_argument("--packet-option", action="append", default=[], metavar="NAME=VALUE",
-                    help="a packet option of the packet model's runs (repeatable; true/false, numbers, strings)")
+                    help="a packet option of the packet model's runs (repeatable; the value as JSON, else a string)")
     a = ap.parse_args()
-    options = dict(parse_option(o) for o in a.packet_option)
+    options = parse_overrides(a.packet_option, "--packet-option")
     with tempfile.TemporaryDirectory() as tmp:
         one = Path(tmp) / "one.csv"
         d = ns3(a.ns3, one, f"--rule={a.rule}", "--senders=1", "--nA=1", "--seed=1", *a.ns3_arg)
