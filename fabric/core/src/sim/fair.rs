@@ -212,16 +212,21 @@ impl FairLink {
         self.unfrozen_weight = if self.unfrozen_count > 0 { self.unfrozen_weight - w } else { 0.0 };
     }
 
-    /// `freeze` for the direct fill under `ps` (every weight 1): the unfrozen weight is the
-    /// unfrozen count, which the direct fill reads instead (`direct_level`).
+    /// `freeze` for the direct fill: under `ps` (every weight 1, `weighted` false) only the
+    /// residual and the unfrozen count, which stands for the unfrozen weight there
+    /// (`direct_level`).
     #[inline]
-    fn freeze_unweighted(&mut self, r: f64) {
-        self.residual -= r;
-        self.unfrozen_count -= 1;
+    fn direct_freeze(&mut self, r: f64, w: f64, weighted: bool) {
+        if weighted {
+            self.freeze(r, w);
+        } else {
+            self.residual -= r;
+            self.unfrozen_count -= 1;
+        }
     }
 
     /// The level where the direct fill saturates it: residual over unfrozen weight (the
-    /// unfrozen count under `ps`, the same value; see `freeze_unweighted`).
+    /// unfrozen count under `ps`, the same value; see `FairLink::direct_freeze`).
     #[inline]
     fn direct_level(&self, weighted: bool) -> f64 {
         self.residual.max(0.0) / if weighted { self.unfrozen_weight } else { self.unfrozen_count as f64 }
@@ -1329,23 +1334,14 @@ impl IncrementalFairSharing {
             if f.path_len == 2 {
                 // a host's two links (a big switch, a parking lot's host links): the other one
                 let (a, b) = (slot_link[p] as usize, slot_link[p + 1] as usize);
-                let other = &mut link_state[if a == l { b } else { a }];
-                if weighted {
-                    other.freeze(r, w);
-                } else {
-                    other.freeze_unweighted(r);
-                }
+                link_state[if a == l { b } else { a }].direct_freeze(r, w, weighted);
                 continue;
             }
             for &sl in &slot_link[p..p + f.path_len as usize] {
                 if sl as usize == l {
                     continue;
                 }
-                if weighted {
-                    link_state[sl as usize].freeze(r, w);
-                } else {
-                    link_state[sl as usize].freeze_unweighted(r);
-                }
+                link_state[sl as usize].direct_freeze(r, w, weighted);
             }
         }
         self.direct_n_changed = n_changed;
@@ -1363,12 +1359,7 @@ impl IncrementalFairSharing {
         self.direct_n_changed += self.flows_hot[g].rate_changes() as usize;
         let w = self.weight_of(g);
         for p in self.fair_slots(g) {
-            let link = &mut self.link_state[self.slot_link[p] as usize];
-            if self.weighted {
-                link.freeze(r, w);
-            } else {
-                link.freeze_unweighted(r);
-            }
+            self.link_state[self.slot_link[p] as usize].direct_freeze(r, w, self.weighted);
         }
     }
 }
