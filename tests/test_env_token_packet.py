@@ -97,14 +97,21 @@ def test_same_seed_same_episode_and_lanes_are_single_envs_seeded_seed_plus_i():
     for x, y in zip(a, b, strict=True):
         assert_same(x, y)
     assert not np.array_equal(a[0]["requests"], c[0]["requests"]), "another seed, another episode"
-    n = 3
-    venv = gym.make_vec(ARTEMIS, num_envs=n, vectorization_mode="vector_entry_point", n_bursts=5)
+    _assert_lanes_are_single_envs(3, n_bursts=5)
+
+
+def _assert_lanes_are_single_envs(n: int, steps: int = 40, **kw: object) -> list:
+    """Steps a vector env of ``n`` lanes and ``n`` single envs seeded 10 + i with the same random
+    actions and asserts the same observations, rewards and ends; returns lane 0's
+    (observation, reward) after each step."""
+    venv = gym.make_vec(ARTEMIS, num_envs=n, vectorization_mode="vector_entry_point", **kw)
     assert isinstance(venv, TokenSchedulingVecEnv)
-    singles = [gym.make(ARTEMIS, n_bursts=5).unwrapped for _ in range(n)]
+    singles = [gym.make(ARTEMIS, **kw).unwrapped for _ in range(n)]
     obs, _ = venv.reset(seed=10)
     sobs = [e.reset(seed=10 + i)[0] for i, e in enumerate(singles)]
     rng = np.random.default_rng(0)
-    for _ in range(40):
+    lane0 = []
+    for _ in range(steps):
         for i in range(n):
             assert_same({key: v[i] for key, v in obs.items()}, sobs[i])
         acts = rng.integers(0, 5, n)
@@ -113,30 +120,21 @@ def test_same_seed_same_episode_and_lanes_are_single_envs_seeded_seed_plus_i():
             sobs[i], r, t, _, _ = e.step(int(acts[i]))
             assert rew[i] == r and term[i] == t
             assert not t  # 5 bursts of 10 flows: 50 decisions per episode
+        lane0.append((sobs[0], rew[0]))
+    return lane0
 
 
 def test_link_jitter_keeps_lanes_equal_to_single_envs():
     """With a link jitter (``link_jitter_ns``, seeded by each episode's seed) a vector lane is
     still the single env seeded seed + i, and the jitter changes the episode."""
-    n, kw = 2, dict(n_bursts=5, link_jitter_ns=100.0)
-    venv = gym.make_vec(ARTEMIS, num_envs=n, vectorization_mode="vector_entry_point", **kw)
-    singles = [gym.make(ARTEMIS, **kw).unwrapped for _ in range(n)]
+    jittered = _assert_lanes_are_single_envs(2, n_bursts=5, link_jitter_ns=100.0)
     plain = gym.make(ARTEMIS, n_bursts=5).unwrapped
-    obs, _ = venv.reset(seed=10)
-    sobs = [e.reset(seed=10 + i)[0] for i, e in enumerate(singles)]
-    pobs, _ = plain.reset(seed=10)
+    plain.reset(seed=10)
     rng = np.random.default_rng(0)
     differs = 0
-    for _ in range(40):
-        for i in range(n):
-            assert_same({key: v[i] for key, v in obs.items()}, sobs[i])
-        acts = rng.integers(0, 5, n)
-        obs, rew, term, _, _ = venv.step(acts)
-        for i, e in enumerate(singles):
-            sobs[i], r, t, _, _ = e.step(int(acts[i]))
-            assert rew[i] == r and term[i] == t
-        pobs, pr, *_ = plain.step(int(acts[0]))
-        differs += pr != rew[0] or any(not np.array_equal(pobs[k], sobs[0][k]) for k in pobs)
+    for jobs, jr in jittered:
+        pobs, pr, *_ = plain.step(int(rng.integers(0, 5, 2)[0]))
+        differs += pr != jr or any(not np.array_equal(pobs[k], jobs[k]) for k in pobs)
     assert differs > 0
 
 
