@@ -138,33 +138,34 @@ def test_packet_model_on_the_committed_bursts_of_one_seed():
 
 @pytest.mark.slow
 def test_calibration_tables_as_documented(capsys):
-    """docs/papers.md: without limited transmit the packet model meets more deadlines than ns-3 (SACK
-    off, limited transmit on) by more than 5 points under every rule (the 95% CI of the paired
-    difference lies above 5); limited transmit (the id's default, as ns-3's) lowers every rule's hit
-    ratio beyond noise and brings its timeouts to ns-3's level, and the packet model stays above ns-3;
-    with a 100 ns link jitter every rule's mean is within 5 points of ns-3's."""
+    """docs/papers.md: with the Artemis id's defaults (a 100 ns link jitter, limited transmit on)
+    every rule's mean hit ratio is within 5 points of ns-3's (SACK off), and without limited
+    transmit within 5 points of ns-3 without it; the jitter and limited transmit each lower every
+    rule's hit ratio beyond noise; without the jitter the packet model meets more deadlines than
+    ns-3 under every rule, with ns-3's share of flows with a timeout (within half a point), and
+    with it that share is less than a point above ns-3's."""
     if not C.packet_available():
         pytest.skip("no packet model in this flowsched")
     t = A.calibration()
     assert "Calibration against the ns-3 program" in capsys.readouterr().out
-    assert (t["hit"]["packet no-LT within 5 of ns-3 sack0"] == "no").all()
     d = t["runs"]
 
     def sel(model: str, rule: str) -> pd.DataFrame:
         return d[(d["model"] == model) & (d["rule"] == rule)]
 
+    def diff(a: str, b: str, rule: str, key: str = "hit_pct") -> tuple[float, float, int]:
+        return A.mean_ci(A.paired(sel(a, rule), sel(b, rule), key=key))
+
     for rule in A.RULES:
-        m, h, n = A.mean_ci(A.paired(sel("packet no-LT", rule), sel("ns-3 sack0", rule)))
-        assert n >= 20 and m - h > 5
-        m, h, n = A.mean_ci(A.paired(sel("packet", rule), sel("packet no-LT", rule)))
-        assert n >= 20 and m + h < 0  # limited transmit costs deadlines
-        m, h, n = A.mean_ci(A.paired(sel("packet", rule), sel("ns-3 sack0", rule)))
-        assert m - h > 0  # still more forgiving than ns-3
-        to = A.paired(sel("packet", rule), sel("ns-3 sack0", rule), key="timeout_flows_pct")
-        assert abs(A.mean_ci(to)[0]) < 0.5  # flows with a timeout: within half a point of ns-3's
-        # with a 100 ns link jitter (the ties of the synchronized senders ordered at random) every
-        # rule's mean lands within 5 points of ns-3's, below the model without it
-        m, h, n = A.mean_ci(A.paired(sel("packet jitter", rule), sel("ns-3 sack0", rule)))
+        m, h, n = diff("packet", "ns-3 sack0", rule)
         assert n >= 20 and abs(m) < 5, (rule, m, h)
-        m, h, n = A.mean_ci(A.paired(sel("packet jitter", rule), sel("packet", rule)))
-        assert m + h < 0, (rule, m, h)
+        m, h, n = diff("packet no-LT", "ns-3 sack0 LimitedTransmit=false", rule)
+        assert n >= 19 and abs(m) < 5, (rule, m, h)
+        m, h, n = diff("packet", "packet no-LT", rule)
+        assert n >= 20 and m + h < 0, (rule, m, h)  # limited transmit costs deadlines
+        m, h, n = diff("packet", "packet no jitter", rule)
+        assert m + h < 0, (rule, m, h)  # so do the orders of same-instant arrivals that the jitter draws
+        m, h, n = diff("packet no jitter", "ns-3 sack0", rule)
+        assert m - h > 0, (rule, m, h)  # without the jitter: more forgiving than ns-3
+        assert abs(diff("packet no jitter", "ns-3 sack0", rule, "timeout_flows_pct")[0]) < 0.5
+        assert 0 < diff("packet", "ns-3 sack0", rule, "timeout_flows_pct")[0] < 1

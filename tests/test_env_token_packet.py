@@ -124,16 +124,18 @@ def _assert_lanes_are_single_envs(n: int, steps: int = 40, **kw: object) -> list
     return lane0
 
 
-def test_link_jitter_keeps_lanes_equal_to_single_envs():
-    """With a link jitter (``link_jitter_ns``, seeded by each episode's seed) a vector lane is
-    still the single env seeded seed + i, and the jitter changes the episode."""
-    jittered = _assert_lanes_are_single_envs(2, n_bursts=5, link_jitter_ns=100.0)
-    plain = gym.make(ARTEMIS, n_bursts=5).unwrapped
-    plain.reset(seed=10)
+def test_link_jitter_is_the_default_and_lanes_equal_single_envs_without_it():
+    """The id's defaults have a 100 ns link jitter (seeded by each episode's seed); without it
+    (``link_jitter_ns=0``) a vector lane is still the single env seeded seed + i, and the episode
+    differs from the default's."""
+    assert ARTEMIS_PACKET["link_jitter_ns"] == 100.0
+    plain = _assert_lanes_are_single_envs(2, n_bursts=5, link_jitter_ns=0.0)
+    jittered = gym.make(ARTEMIS, n_bursts=5).unwrapped
+    jittered.reset(seed=10)
     rng = np.random.default_rng(0)
     differs = 0
-    for jobs, jr in jittered:
-        pobs, pr, *_ = plain.step(int(rng.integers(0, 5, 2)[0]))
+    for pobs, pr in plain:
+        jobs, jr, *_ = jittered.step(int(rng.integers(0, 5, 2)[0]))
         differs += pr != jr or any(not np.array_equal(pobs[k], jobs[k]) for k in pobs)
     assert differs > 0
 

@@ -22,8 +22,10 @@ Packet model with the ns-3-era choices of the measured ns-3 program
 IPv4 + TCP + timestamp headers, initial window 1, 100-packet drop-tail ports (150,000 B),
 min RTO 1 s, RFC 6298 G = 1 ms, delayed ACKs every 2 segments with a 200 ms timer, RFC 3042
 limited transmit (ns-3's default, on in the ns-3 program's runs), a handshake per flow with
-ns-3's 3 s SYN timeout, and the request and the grant each travelling one
-one-way delay (500 us). The reference numbers of that ns-3 program (ns-3.44; its
+ns-3's 3 s SYN timeout, the request and the grant each travelling one
+one-way delay (500 us), and a link jitter of 100 ns (``link_jitter_ns``: packets of synchronized
+senders that reach a port at the same instant no longer tie; the defaults of
+``flowsched/TokenScheduling-Artemis-v0``). The reference numbers of that ns-3 program (ns-3.44; its
 ``results_table.txt``) are printed beside flowsched's.
 
 Grids: --quick 100 bursts, 1 seed; default 300 bursts (the ns-3 program's run) x 2 seeds,
@@ -77,6 +79,7 @@ NS3_ERA = dict(
     transport="tcp", mss_bytes=1448, header_bytes=52, init_cwnd_packets=1, buffer_bytes=100 * 1500,
     min_rto_s=1.0, clock_granularity_s=1e-3, ack_every_segments=2, delayed_ack_timeout_s=0.2,
     limited_transmit=True, handshake=True, syn_timeout_s=3.0, request_delay_us=ONE_WAY_US, grant_delay_us=ONE_WAY_US,
+    link_jitter_ns=100.0,
 )
 #: Variations of the packet setting (the ns-3 program's c4 and c5 rows change the same thing).
 VARIATIONS = {
@@ -85,12 +88,12 @@ VARIATIONS = {
     "1000-packet buffers": {"buffer_bytes": 1000 * 1500},
     "no limited transmit": {"limited_transmit": False},
 }
-#: The packet models of the calibration: the ns-3-era setting, and without limited transmit;
-#: ``--calibration`` adds "packet jitter", the ns-3-era setting with a jitter of
-#: ``--calibration-jitter-ns`` per link (``link_jitter_ns``: same-instant arrivals no longer
-#: tie; docs/papers.md).
-CALIB_PACKET = {"packet": {}, "packet no-LT": {"limited_transmit": False}}
-CALIB_JITTER_NS = 100.0
+#: The packet models of the calibration: the ns-3-era setting (the Artemis id's defaults), the same
+#: without the link jitter (same-instant arrivals tie, taken in the order they were sent), and
+#: without limited transmit; ``--calibration-jitter-ns`` sets the jitter of the models that keep
+#: one (docs/papers.md).
+CALIB_PACKET = {"packet": {}, "packet no jitter": {"link_jitter_ns": 0.0}, "packet no-LT": {"limited_transmit": False}}
+CALIB_JITTER_NS = float(NS3_ERA["link_jitter_ns"])
 
 #: The thesis' numbers (ns-3, one run each), variant -> rule -> value.
 THESIS_HIT = {1: {"edf": 51.6, "ssdf": 56.0, "lsdf": 67.0}, 2: {"edf": 45.8, "ssdf": 58.4, "lsdf": 58.2}}
@@ -639,9 +642,9 @@ def calibration(runs_path: Path = CALIB_RUNS, bursts_path: Path = CALIB_BURSTS,
     """``--calibration``: the committed ns-3 runs against both models on their bursts, printed."""
     runs, bursts = read_calibration(runs_path, bursts_path)
     t0 = time.process_time()
-    packet_models = {**CALIB_PACKET, "packet jitter": {"link_jitter_ns": float(jitter_ns)}}
+    packet_models = {m: {"link_jitter_ns": float(jitter_ns), **opts} for m, opts in CALIB_PACKET.items()}
     if tx_complete_events:
-        packet_models["packet txc"] = {"tx_complete_events": True}
+        packet_models["packet txc"] = {"link_jitter_ns": 0.0, "tx_complete_events": True}
     all_runs = calibration_runs(runs, bursts, packet_models)
     per_seed = runs.assign(model=[ns3_model(r) for r in runs.to_dict("records")]).groupby(["model", "rule"]).size()
     print(f"\n## Calibration against the ns-3 program ({runs_path.name}: {len(runs)} runs, "
@@ -709,10 +712,11 @@ def main(argv: list[str] | None = None) -> int:
                         "ns-3 attributes the runs set on the command line (not in the CSV header), '-' for none; "
                         "repeat the option for more groups")
     p.add_argument("--calibration-jitter-ns", type=float, default=CALIB_JITTER_NS, metavar="NS",
-                   help="--calibration: the link jitter of its 'packet jitter' model (link_jitter_ns; default "
-                        f"{CALIB_JITTER_NS:g})")
+                   help="--calibration: the link jitter of its packet models that keep one (link_jitter_ns; "
+                        f"default {CALIB_JITTER_NS:g}, the Artemis id's)")
     p.add_argument("--calibration-tx-complete-events", action="store_true",
-                   help="--calibration: also the packet model with tx_complete_events (ns-3's device timing)")
+                   help="--calibration: also the packet model with tx_complete_events (ns-3's device timing) "
+                        "and no jitter")
     p.add_argument("--calibration-dir", default=str(CALIB_DIR), metavar="DIR",
                    help="folder of runs.csv and bursts.csv.xz for --calibration and --calibration-build")
     args = p.parse_args(argv)

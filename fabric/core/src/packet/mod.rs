@@ -279,9 +279,10 @@ impl PacketConfig {
     /// with 52 B of IPv4 + TCP + timestamp headers, initial window 1, 100-packet drop-tail
     /// buffers (150,000 B), min RTO 1 s with RFC 6298's G = 1 ms, delayed ACKs every 2
     /// segments (200 ms timer), RFC 3042 limited transmit (ns-3's default), a handshake per
-    /// flow (ns-3's 3 s SYN timeout), and the token
-    /// request and grant each travelling one one-way delay (500 us). Admission and the
-    /// per-hop delay are left to the caller.
+    /// flow (ns-3's 3 s SYN timeout), the token request and grant each travelling one
+    /// one-way delay (500 us), and a link jitter of 100 ns (`link_jitter_s`: same-instant
+    /// arrivals of synchronized senders no longer tie). Admission and the per-hop delay
+    /// are left to the caller.
     pub fn artemis_ns3_era() -> Self {
         let mut c = PacketConfig::new(Scheduler::Ps);
         c.transport = Some(Transport::Tcp);
@@ -298,6 +299,7 @@ impl PacketConfig {
         c.syn_timeout_s = 3.0;
         c.request_delay_s = 500e-6;
         c.grant_delay_s = 500e-6;
+        c.link_jitter_s = 100e-9;
         c
     }
 }
