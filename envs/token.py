@@ -401,7 +401,10 @@ class TokenSchedulingEnv(gym.Env[Any, np.int64]):
 
     ## Version History
     * v1, later: ``model="packet"`` and the packet options (the fluid model's episodes are
-      unchanged, bit for bit), and the id ``flowsched/TokenScheduling-Artemis-v0``.
+      unchanged, bit for bit), and the id ``flowsched/TokenScheduling-Artemis-v0`` (before a
+      release, its defaults gained RFC 3042 limited transmit, then a 100 ns link jitter:
+      ``flowsched.envs.ARTEMIS_PACKET``; ``link_jitter_ns=0`` gives the episodes of
+      2026-11-27).
     * v1: every action of the space is valid (a masked action admits the oldest request
       by default; raising is the opt-in ``masked_action="raise"``); finite observation
       bounds (the table above; bytes and times saturate at ``max_size_mb`` and
