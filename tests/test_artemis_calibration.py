@@ -136,6 +136,22 @@ def test_packet_model_on_the_committed_bursts_of_one_seed():
     assert 0 < a["waited_pct"] < 100 and a["drops"] > 0
 
 
+@pytest.mark.skipif(not C.packet_available(), reason="no packet model in this flowsched")
+def test_the_artemis_id_defaults_are_within_5_points_of_ns3():
+    """The calibration target that ``flowsched/TokenScheduling-Artemis-v0``'s defaults are chosen
+    for (README, docs/papers.md): on the committed bursts of the ns-3 program (20 seeds x 60
+    bursts), each rule's deadline hit ratio under the id's packet defaults is within 5 points of
+    ns-3's (SACK off) on average, paired by seed (about 3 s)."""
+    runs, bursts = A.read_calibration()
+    ns3 = runs[(runs["sack"] == 0) & (runs["ns3_extra"].fillna("").astype(str) == "")]
+    d = A.calibration_runs(ns3, bursts, {"packet": {}})
+    for rule in A.RULES:
+        a = d[(d["model"] == "packet") & (d["rule"] == rule)]
+        b = d[(d["model"] == "ns-3 sack0") & (d["rule"] == rule)]
+        m, h, n = A.mean_ci(A.paired(a, b))
+        assert n >= 20 and abs(m) < 5, (rule, m, h, n)
+
+
 @pytest.mark.slow
 def test_calibration_tables_as_documented(capsys):
     """docs/papers.md: with the Artemis id's defaults (a 100 ns link jitter, limited transmit on)
