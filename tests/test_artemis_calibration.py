@@ -152,6 +152,49 @@ def test_the_artemis_id_defaults_are_within_5_points_of_ns3():
         assert n >= 20 and abs(m) < 5, (rule, m, h, n)
 
 
+@pytest.mark.skipif(not C.packet_available(), reason="no packet model in this flowsched")
+def test_without_the_jitter_small_incasts_are_ns3():
+    """docs/papers.md, the k sweep against ns-3: at k = 3 (incasts of up to 3 flows) the packet model
+    without the link jitter meets the deadlines ns-3 meets on the same bursts, to a point on average
+    under EDF and FIFO, with ns-3's median FCT (within 0.5 ms) and share of flows with a timeout
+    (within 0.1 point); 20 runs of 60 bursts, about 1 s."""
+    runs = pd.read_csv(A.CALIB_K_RUNS, comment="#")
+    _, bursts = A.read_calibration()
+    for rule in ("edf", "fifo"):
+        ns3 = runs[(runs["k"] == 3) & (runs["rule"] == rule)]
+        assert len(ns3) == 10
+        ours = pd.DataFrame([{"seed": r["seed"], **A.flowsched_on(A.ns3_trace(bursts[bursts["seed"] == r["seed"]]),
+                                                                   "packet", rule, k=3, link_jitter_ns=0.0)[0]}
+                             for r in ns3.to_dict("records")])
+        m, h, n = A.mean_ci(A.paired(ours, ns3))
+        assert n == 10 and abs(m) < 1, (rule, m, h)
+        assert abs(ours["median_ms"].mean() - ns3["median_ms"].mean()) < 0.5
+        assert abs(ours["timeout_flows_pct"].mean() - ns3["timeout_flows_pct"].mean()) < 0.1
+
+
+@pytest.mark.slow
+def test_k_sweep_against_ns3_as_documented(capsys):
+    """docs/papers.md: on the ns-3 program's k sweep (k = 3, 10, 31, 63; EDF and FIFO; 10 seeds) the
+    id's defaults are within 5 points of ns-3 at k = 10 and 5 to 7 points above it at k >= 31, where
+    the model without the jitter is within 2 points (and more than 5 above at k = 10); the id's
+    defaults have ns-3's rise of EDF's hit ratio from k = 3 to 10 to 31 (about 7 s)."""
+    if not C.packet_available():
+        pytest.skip("no packet model in this flowsched")
+    d = A.calibration_k().attrs["runs"]
+    assert "k sweep against the ns-3 program" in capsys.readouterr().out
+
+    def diff(model: str, k: int, rule: str) -> float:
+        sel = lambda m: d[(d["model"] == m) & (d["k"] == k) & (d["rule"] == rule)]  # noqa: E731
+        return A.mean_ci(A.paired(sel(model), sel("ns-3")))[0]
+
+    for rule in ("edf", "fifo"):
+        assert abs(diff("packet", 10, rule)) < 5 and diff("packet no jitter", 10, rule) > 5
+        for k in (31, 63):
+            assert 5 < diff("packet", k, rule) < 7 and abs(diff("packet no jitter", k, rule)) < 2
+    hit = {k: d[(d["model"] == "packet") & (d["k"] == k) & (d["rule"] == "edf")]["hit_pct"].mean() for k in (3, 10, 31)}
+    assert hit[3] < hit[10] < hit[31], hit
+
+
 @pytest.mark.slow
 def test_calibration_tables_as_documented(capsys):
     """docs/papers.md: with the Artemis id's defaults (a 100 ns link jitter, limited transmit on)

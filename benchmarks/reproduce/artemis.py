@@ -380,6 +380,11 @@ def figure(results: dict, args) -> None:
 CALIB_DIR = Path(__file__).resolve().parents[1] / "references" / "artemis_ns3"
 CALIB_RUNS = CALIB_DIR / "runs.csv"
 CALIB_BURSTS = CALIB_DIR / "bursts.csv.xz"
+#: The ns-3 program's k sweep (``--calibration-k``): one row per run, with its ``k``; the bursts are
+#: those of ``bursts.csv.xz`` (the program draws them from the seed alone; checked when built).
+CALIB_K_RUNS = CALIB_DIR / "runs_k.csv"
+#: The packet models of ``--calibration-k``: the Artemis id's defaults, and without the link jitter.
+CALIB_K_PACKET = {"packet": {}, "packet no jitter": {"link_jitter_ns": 0.0}}
 BURST_COLUMNS = ["seed", "burst", "idx", "src", "size", "deadline_s", "arrival_s"]
 REQUEST_S = ONE_WAY_US * 1e-6  # the request's travel time, s (the token wait starts after it)
 #: The header words of an ns-3 run that may differ between the runs of one calibration set.
@@ -498,6 +503,81 @@ def build_calibration(groups: list[tuple[str, list[str]]], out_dir: Path) -> tup
     all_bursts.to_csv(out_dir / "bursts.csv.xz", index=False, float_format="%.9f",
                       compression={"method": "xz", "preset": 9})
     return runs, all_bursts
+
+
+def build_k_sweep(paths: list[str], out_path: Path = CALIB_K_RUNS, bursts_path: Path = CALIB_BURSTS) -> pd.DataFrame:
+    """Reads the per-flow CSVs of ns-3 program runs that differ from the calibration's setting
+    (``runs.csv``) only in k, rule and seed, checks that each seed's bursts are those of
+    ``bursts.csv.xz``, and writes one row per run (``runs.csv``'s numbers plus ``k``) to
+    ``out_path``."""
+    if not paths:
+        raise ValueError("--calibration-k-build FILE...: no per-flow CSVs given")
+    ref = open(CALIB_RUNS).readline().split("setting: ", 1)[1].strip()
+    committed = pd.read_csv(bursts_path)
+    rows, settings = [], set()
+    for path in sorted(paths):
+        v, setting, _ = ns3_run_header(path)
+        settings.add(re.sub(r"\bk \S+", "k *", setting, count=1))
+        seed = int(v["seed"])
+        b = ns3_bursts(path).reset_index(drop=True)
+        c = committed[committed["seed"] == seed].reset_index(drop=True)
+        if len(c) == 0 or not np.allclose(b.to_numpy(dtype=float), c.to_numpy(dtype=float), rtol=0, atol=1e-9):
+            raise ValueError(f"{path}: seed {seed}'s bursts are not those of {bursts_path}")
+        rows.append({"k": int(v["k"]), **ns3_run_summary(path)})
+    if len(settings) != 1 or re.sub(r"\bk \S+", "k *", ref, count=1) != next(iter(settings)):
+        raise ValueError(f"the runs differ from {CALIB_RUNS.name}'s setting in more than k, rule and seed: {settings}")
+    runs = pd.DataFrame(rows).sort_values(["k", "rule", "seed"]).reset_index(drop=True)
+    if runs.duplicated(["k", "rule", "seed", "sack"]).any():
+        raise ValueError("two runs of the same k, rule, seed and SACK")
+    head = [f"# ns-3 program shared/peers/ns3/artemis/artemis_tokens (ns-3.44), {len(runs)} runs; setting: "
+            f"{next(iter(settings))}",
+            "# one row per run: made by `python benchmarks/reproduce/artemis.py --calibration-k-build CSV...` "
+            "from the runs' per-flow CSVs (see README.md here); the bursts are bursts.csv.xz's"]
+    with open(out_path, "w") as fh:
+        fh.write("\n".join(head) + "\n")
+        runs.to_csv(fh, index=False, float_format="%.6g")
+    return runs
+
+
+def calibration_k(runs_path: Path = CALIB_K_RUNS, bursts_path: Path = CALIB_BURSTS,
+                  packet_models: dict | None = None) -> pd.DataFrame:
+    """``--calibration-k``: the ns-3 program's k sweep (``runs_k.csv``) beside the packet model on
+    the same bursts, with and without the link jitter; one row per k and rule: means over seeds
+    with 95% CIs and the paired differences to ns-3. Printed; the per-run rows are in
+    ``.attrs["runs"]``."""
+    runs = pd.read_csv(runs_path, comment="#")
+    bursts = pd.read_csv(bursts_path)
+    packet_models = CALIB_K_PACKET if packet_models is None else packet_models
+    rows = []
+    for r in runs.to_dict("records"):
+        rows.append({"model": "ns-3", **r})
+        tr = ns3_trace(bursts[bursts["seed"] == r["seed"]])
+        for m, opts in packet_models.items():
+            rows.append({"model": m, "k": r["k"], "rule": r["rule"], "seed": r["seed"],
+                         **flowsched_on(tr, "packet", r["rule"], k=int(r["k"]), **opts)[0]})
+    d = pd.DataFrame(rows)
+    table = []
+    for (k, rule), g in d.groupby(["k", "rule"]):
+        ns3 = g[g["model"] == "ns-3"]
+        row: dict = {"k": int(k), "rule": rule.upper(), "ns-3 hit %": _ci(ns3["hit_pct"]),
+                     "ns-3 median ms": f"{ns3['median_ms'].mean():.1f}",
+                     "ns-3 timeout flows %": f"{ns3['timeout_flows_pct'].mean():.2f}"}
+        for m in packet_models:
+            pm = g[g["model"] == m]
+            row[f"{m} hit %"] = _ci(pm["hit_pct"])
+            row[f"{m} - ns-3"] = _ci(paired(pm, ns3))
+            row[f"{m} median ms"] = f"{pm['median_ms'].mean():.1f}"
+            row[f"{m} timeout flows %"] = f"{pm['timeout_flows_pct'].mean():.2f}"
+        table.append(row)
+    out = pd.DataFrame(table).set_index(["k", "rule"])
+    print(f"\n## The k sweep against the ns-3 program ({runs_path.name}: {len(runs)} runs, seeds "
+          f"{runs['seed'].min()}-{runs['seed'].max()}, {int(runs['bursts'].iloc[0])} bursts each)")
+    print("Mean over seeds ± the half-width of its 95% Student-t interval; differences paired by seed (same bursts).")
+    shown = out.reset_index()
+    shown.index = [f"k={k} {r}" for k, r in zip(shown.pop("k"), shown.pop("rule"), strict=True)]
+    C.print_frame("deadline hit %, median FCT and flows with a timeout (RTO or SYN), against k", shown, "{:.4g}")
+    out.attrs["runs"] = d
+    return out
 
 
 def read_calibration(runs_path: Path = CALIB_RUNS, bursts_path: Path = CALIB_BURSTS
@@ -721,6 +801,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--calibration-tx-complete-events", action="store_true",
                    help="--calibration: also the packet model with tx_complete_events (ns-3's device timing) "
                         "and no jitter")
+    p.add_argument("--calibration-k", action="store_true",
+                   help="only the k sweep against the ns-3 program: its committed runs (references/artemis_ns3/"
+                        "runs_k.csv) beside the packet model, with and without the link jitter, on the same bursts")
+    p.add_argument("--calibration-k-build", nargs="+", default=[], metavar="FILE",
+                   help="write references/artemis_ns3/runs_k.csv from per-flow CSVs of ns-3 program runs in the "
+                        "calibration's setting at other k (their bursts must be bursts.csv.xz's)")
     p.add_argument("--calibration-dir", default=str(CALIB_DIR), metavar="DIR",
                    help="folder of runs.csv and bursts.csv.xz for --calibration and --calibration-build")
     args = p.parse_args(argv)
@@ -730,6 +816,18 @@ def main(argv: list[str] | None = None) -> int:
         runs, bursts = build_calibration([(g[0], g[1:]) for g in args.calibration_build], Path(args.calibration_dir))
         print(f"{args.calibration_dir}: runs.csv ({len(runs)} runs), bursts.csv.xz ({bursts['seed'].nunique()} "
               f"seeds, {len(bursts)} flows)")
+        return 0
+    if args.calibration_k_build:
+        d = Path(args.calibration_dir)
+        runs = build_k_sweep(args.calibration_k_build, d / "runs_k.csv", d / "bursts.csv.xz")
+        print(f"{d / 'runs_k.csv'}: {len(runs)} runs, k = {sorted(int(k) for k in runs['k'].unique())}")
+        return 0
+    if args.calibration_k:
+        d = Path(args.calibration_dir)
+        tab = calibration_k(d / "runs_k.csv", d / "bursts.csv.xz")
+        if args.json:
+            Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+            Path(args.json).write_text(json.dumps(C._jsonable({"k_sweep": tab.reset_index()}), indent=1, default=str))
         return 0
     if args.calibration:
         d = Path(args.calibration_dir)
