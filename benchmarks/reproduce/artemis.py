@@ -512,7 +512,8 @@ def build_k_sweep(paths: list[str], out_path: Path = CALIB_K_RUNS, bursts_path: 
     ``out_path``."""
     if not paths:
         raise ValueError("--calibration-k-build FILE...: no per-flow CSVs given")
-    ref = open(CALIB_RUNS).readline().split("setting: ", 1)[1].strip()
+    ref_path = bursts_path.parent / "runs.csv"
+    ref = ref_path.read_text().splitlines()[0].split("setting: ", 1)[1].strip()
     committed = pd.read_csv(bursts_path)
     rows, settings = [], set()
     for path in sorted(paths):
@@ -525,7 +526,7 @@ def build_k_sweep(paths: list[str], out_path: Path = CALIB_K_RUNS, bursts_path: 
             raise ValueError(f"{path}: seed {seed}'s bursts are not those of {bursts_path}")
         rows.append({"k": int(v["k"]), **ns3_run_summary(path)})
     if len(settings) != 1 or re.sub(r"\bk \S+", "k *", ref, count=1) != next(iter(settings)):
-        raise ValueError(f"the runs differ from {CALIB_RUNS.name}'s setting in more than k, rule and seed: {settings}")
+        raise ValueError(f"the runs differ from {ref_path}'s setting in more than k, rule and seed: {settings}")
     runs = pd.DataFrame(rows).sort_values(["k", "rule", "seed"]).reset_index(drop=True)
     if runs.duplicated(["k", "rule", "seed", "sack"]).any():
         raise ValueError("two runs of the same k, rule, seed and SACK")
