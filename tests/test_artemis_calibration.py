@@ -136,6 +136,23 @@ def test_packet_model_on_the_committed_bursts_of_one_seed():
     assert 0 < a["waited_pct"] < 100 and a["drops"] > 0
 
 
+def test_k_sweep_build_reads_k_and_refuses_other_bursts(tmp_path):
+    """--calibration-k-build: a run's k goes into its row; a run whose bursts are not the committed
+    ones of its seed, or whose setting differs in more than k, rule and seed, is refused by name."""
+    A.build_calibration([("-", [str(write_run(tmp_path / "x.csv", seed=1))])], tmp_path)  # runs.csv, bursts
+    k31 = tmp_path / "k31.csv"
+    k31.write_text(write_run(tmp_path / "y.csv", seed=1).read_text().replace(" k 10 ", " k 31 ", 1))
+    runs = A.build_k_sweep([str(k31)], tmp_path / "runs_k.csv", tmp_path / "bursts.csv.xz")
+    assert list(runs["k"]) == [31] and runs["hit_pct"].iloc[0] == 25.0
+    assert pd.read_csv(tmp_path / "runs_k.csv", comment="#")["k"].tolist() == [31]
+    with pytest.raises(ValueError, match="seed 2's bursts .* are not those of"):
+        A.build_k_sweep([str(write_run(tmp_path / "s2.csv", seed=2))], tmp_path / "out.csv", tmp_path / "bursts.csv.xz")
+    other = tmp_path / "mss.csv"
+    other.write_text(write_run(tmp_path / "z.csv", seed=1).read_text().replace("mss 1448", "mss 536", 1))
+    with pytest.raises(ValueError, match="in more than k, rule and seed"):
+        A.build_k_sweep([str(other)], tmp_path / "out.csv", tmp_path / "bursts.csv.xz")
+
+
 @pytest.mark.skipif(not C.packet_available(), reason="no packet model in this flowsched")
 def test_the_artemis_id_defaults_are_within_5_points_of_ns3():
     """The calibration target that ``flowsched/TokenScheduling-Artemis-v0``'s defaults are chosen

@@ -522,8 +522,9 @@ def build_k_sweep(paths: list[str], out_path: Path = CALIB_K_RUNS, bursts_path: 
         seed = int(v["seed"])
         b = ns3_bursts(path).reset_index(drop=True)
         c = committed[committed["seed"] == seed].reset_index(drop=True)
-        if len(c) == 0 or not np.allclose(b.to_numpy(dtype=float), c.to_numpy(dtype=float), rtol=0, atol=1e-9):
-            raise ValueError(f"{path}: seed {seed}'s bursts are not those of {bursts_path}")
+        if len(c) != len(b) or not np.allclose(b.to_numpy(dtype=float), c.to_numpy(dtype=float), rtol=0, atol=1e-9):
+            raise ValueError(f"{path}: seed {seed}'s bursts ({len(b)} flows) are not those of {bursts_path} "
+                             f"({len(c)} flows of seed {seed})")
         rows.append({"k": int(v["k"]), **ns3_run_summary(path)})
     if len(settings) != 1 or re.sub(r"\bk \S+", "k *", ref, count=1) != next(iter(settings)):
         raise ValueError(f"the runs differ from {ref_path}'s setting in more than k, rule and seed: {settings}")
