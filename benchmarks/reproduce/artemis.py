@@ -431,12 +431,23 @@ def fct_numbers(fct_s: np.ndarray, met: np.ndarray, size: np.ndarray) -> dict:
             "max_ms": float(fct.max()), "unfinished": int((~np.isfinite(fct)).sum())}
 
 
+def ns3_syn_late(d: pd.DataFrame) -> np.ndarray:
+    """Per flow of an ns-3 program run: connected more than 0.1 s after its start (a SYN timeout,
+    3 s, or more)."""
+    return ((d["connected_s"] - d["start_s"]) > 0.1).to_numpy()
+
+
+def ns3_timed_out(d: pd.DataFrame) -> np.ndarray:
+    """Per flow of an ns-3 program run: an RTO (``rto`` > 0: entries into CA_LOSS) or a SYN timeout."""
+    return (d["rto"] > 0).to_numpy() | ns3_syn_late(d)
+
+
 def ns3_run_summary(path: str | Path) -> dict:
     """One ns-3 program run (its per-flow CSV) -> the numbers of ``runs.csv``."""
     v, _, drops = ns3_run_header(path)
     d = pd.read_csv(path, comment="#")
     fin = (d["finish_s"] >= 0).to_numpy()
-    syn_late = ((d["connected_s"] - d["start_s"]) > 0.1).to_numpy()  # a SYN timeout (3 s) or more
+    syn_late = ns3_syn_late(d)
     wait = (d["admit_s"] - d["arrival_s"]).to_numpy() - REQUEST_S
     cpu = np.nan
     t = Path(path).with_suffix(".time")  # /usr/bin/time -f "%U %S %e"
@@ -446,7 +457,7 @@ def ns3_run_summary(path: str | Path) -> dict:
     return {"rule": v["rule"], "seed": int(v["seed"]), "sack": int(v["sack"]), "bursts": int(v["bursts"]),
             "flows": len(d),
             **fct_numbers(np.where(fin, d["fct_s"], np.nan), d["met"].to_numpy(), d["size"].to_numpy()),
-            "timeout_flows_pct": 100 * float(((d["rto"] > 0).to_numpy() | syn_late).mean()),
+            "timeout_flows_pct": 100 * float(ns3_timed_out(d).mean()),
             "rto_flows_pct": 100 * float((d["rto"] > 0).mean()), "syn_timeout_flows": int(syn_late.sum()),
             "rto_events": int(d["rto"].sum()), "fast_recoveries": int(d["frx"].sum()),
             "retransmissions": int(d["retx"].sum()),
@@ -462,6 +473,17 @@ def ns3_bursts(path: str | Path) -> pd.DataFrame:
     d = pd.read_csv(path, comment="#").sort_values(["arrival_s", "burst", "idx"]).reset_index(drop=True)
     d.insert(0, "seed", int(v["seed"]))
     return d[BURST_COLUMNS]
+
+
+def write_runs(path: Path, runs: pd.DataFrame, setting: str, made_by: str, note: str = "") -> None:
+    """Writes run summaries (``runs.csv``, ``runs_k.csv``) under two ``#`` lines: the ns-3 setting
+    they share and the ``artemis.py`` option (``made_by``) that wrote them."""
+    head = [f"# ns-3 program shared/peers/ns3/artemis/artemis_tokens (ns-3.44), {len(runs)} runs; setting: {setting}",
+            f"# one row per run: made by `python benchmarks/reproduce/artemis.py {made_by}` "
+            f"from the runs' per-flow CSVs (see README.md here){note}"]
+    with open(path, "w") as fh:
+        fh.write("\n".join(head) + "\n")
+        runs.to_csv(fh, index=False, float_format="%.6g")
 
 
 def build_calibration(groups: list[tuple[str, list[str]]], out_dir: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -492,13 +514,7 @@ def build_calibration(groups: list[tuple[str, list[str]]], out_dir: Path) -> tup
     if dup.any():
         raise ValueError(f"two runs of the same rule, seed and SACK: {runs.loc[dup, ['rule', 'seed', 'sack']]}")
     out_dir.mkdir(parents=True, exist_ok=True)
-    setting = next(iter(settings))
-    head = [f"# ns-3 program shared/peers/ns3/artemis/artemis_tokens (ns-3.44), {len(runs)} runs; setting: {setting}",
-            "# one row per run: made by `python benchmarks/reproduce/artemis.py --calibration-build LABEL CSV...` "
-            "from the runs' per-flow CSVs (see README.md here)"]
-    with open(out_dir / "runs.csv", "w") as fh:
-        fh.write("\n".join(head) + "\n")
-        runs.to_csv(fh, index=False, float_format="%.6g")
+    write_runs(out_dir / "runs.csv", runs, next(iter(settings)), "--calibration-build LABEL CSV...")
     all_bursts = pd.concat([bursts[s] for s in sorted(bursts)], ignore_index=True)
     all_bursts.to_csv(out_dir / "bursts.csv.xz", index=False, float_format="%.9f",
                       compression={"method": "xz", "preset": 9})
@@ -531,13 +547,7 @@ def build_k_sweep(paths: list[str], out_path: Path = CALIB_K_RUNS, bursts_path: 
     runs = pd.DataFrame(rows).sort_values(["k", "rule", "seed"]).reset_index(drop=True)
     if runs.duplicated(["k", "rule", "seed", "sack"]).any():
         raise ValueError("two runs of the same k, rule, seed and SACK")
-    head = [f"# ns-3 program shared/peers/ns3/artemis/artemis_tokens (ns-3.44), {len(runs)} runs; setting: "
-            f"{next(iter(settings))}",
-            "# one row per run: made by `python benchmarks/reproduce/artemis.py --calibration-k-build CSV...` "
-            "from the runs' per-flow CSVs (see README.md here); the bursts are bursts.csv.xz's"]
-    with open(out_path, "w") as fh:
-        fh.write("\n".join(head) + "\n")
-        runs.to_csv(fh, index=False, float_format="%.6g")
+    write_runs(out_path, runs, next(iter(settings)), "--calibration-k-build CSV...", "; the bursts are bursts.csv.xz's")
     return runs
 
 
@@ -550,17 +560,10 @@ def calibration_k(runs_path: Path = CALIB_K_RUNS, bursts_path: Path = CALIB_BURS
     runs = pd.read_csv(runs_path, comment="#")
     bursts = pd.read_csv(bursts_path)
     packet_models = CALIB_K_PACKET if packet_models is None else packet_models
-    rows = []
-    for r in runs.to_dict("records"):
-        rows.append({"model": "ns-3", **r})
-        tr = ns3_trace(bursts[bursts["seed"] == r["seed"]])
-        for m, opts in packet_models.items():
-            rows.append({"model": m, "k": r["k"], "rule": r["rule"], "seed": r["seed"],
-                         **flowsched_on(tr, "packet", r["rule"], k=int(r["k"]), **opts)[0]})
-    d = pd.DataFrame(rows)
+    d = calibration_runs(runs, bursts, packet_models, fluid=False)
     table = []
     for (k, rule), g in d.groupby(["k", "rule"]):
-        ns3 = g[g["model"] == "ns-3"]
+        ns3 = g[g["model"].str.startswith("ns-3")]
         row: dict = {"k": int(k), "rule": rule.upper(), "ns-3 hit %": _ci(ns3["hit_pct"]),
                      "ns-3 median ms": f"{ns3['median_ms'].mean():.1f}",
                      "ns-3 timeout flows %": f"{ns3['timeout_flows_pct'].mean():.2f}"}
@@ -634,17 +637,24 @@ def ns3_model(run: dict) -> str:
     return f"ns-3 sack{int(run['sack'])}" + (f" {extra}" if extra else "")
 
 
-def calibration_runs(runs: pd.DataFrame, bursts: pd.DataFrame, packet_models: dict | None = None) -> pd.DataFrame:
-    """Every ns-3 run (model ``ns-3 sack0`` / ``ns-3 sack1``) beside the packet and the fluid
-    model on the same seed's bursts with the same rule (one row per model, rule and seed)."""
+def calibration_runs(runs: pd.DataFrame, bursts: pd.DataFrame, packet_models: dict | None = None,
+                     fluid: bool = True) -> pd.DataFrame:
+    """Every ns-3 run (model ``ns-3 sack0`` / ``ns-3 sack1``) beside the packet models (and the
+    fluid model, ``fluid``) on the same seed's bursts with the same rule and k (the runs' ``k``
+    column where they have one, as ``runs_k.csv``, else ``K``): one row per model, rule, seed
+    (and k)."""
     rows = [{"model": ns3_model(r), **r} for r in runs.to_dict("records")]
+    with_k = "k" in runs
     for seed in sorted(runs["seed"].unique()):
         tr = ns3_trace(bursts[bursts["seed"] == seed])
-        for rule in sorted(runs.loc[runs["seed"] == seed, "rule"].unique()):
+        of_seed = runs[runs["seed"] == seed]
+        ks = of_seed["k"] if with_k else [K] * len(of_seed)
+        for rule, k in sorted(set(zip(of_seed["rule"], ks, strict=True))):
+            key = {"rule": rule, "seed": int(seed), **({"k": int(k)} if with_k else {})}
             for m, opts in (CALIB_PACKET if packet_models is None else packet_models).items():
-                out = flowsched_on(tr, "packet", rule, **opts)[0]
-                rows.append({"model": m, "rule": rule, "seed": int(seed), **out})
-            rows.append({"model": "fluid", "rule": rule, "seed": int(seed), **flowsched_on(tr, "fluid", rule)[0]})
+                rows.append({"model": m, **key, **flowsched_on(tr, "packet", rule, k=int(k), **opts)[0]})
+            if fluid:
+                rows.append({"model": "fluid", **key, **flowsched_on(tr, "fluid", rule, k=int(k))[0]})
     return pd.DataFrame(rows)
 
 

@@ -28,11 +28,11 @@ def per_burst(run: Path, **options: object) -> pd.DataFrame:
     flow's arrival), in ns-3 (``ns-3 ...``) and the packet model (``packet ...``)."""
     v, _, _ = A.ns3_run_header(run)
     d = pd.read_csv(run, comment="#").sort_values(["arrival_s", "burst", "idx"]).reset_index(drop=True)
-    _, r = A.flowsched_on(A.ns3_trace(A.ns3_bursts(run)), "packet", v["rule"], k=int(v["k"]), window=int(v["f"]),
+    _, r = A.flowsched_on(A.ns3_trace(d), "packet", v["rule"], k=int(v["k"]), window=int(v["f"]),
                           mss_bytes=int(v["mss"]), init_cwnd_packets=int(v["initCwnd"]), **options)
     pf = r.packet_flows
     d = d.assign(**{
-        "ns-3 timeouts": ((d["rto"] > 0) | ((d["connected_s"] - d["start_s"]) > 0.1)).astype(int),
+        "ns-3 timeouts": A.ns3_timed_out(d).astype(int),
         "packet timeouts": (pf["timeouts"] > 0).to_numpy().astype(int),
         "packet met": r.flows["deadline_met"].to_numpy().astype(int),
         "ns-3 wait ms": 1e3 * (d["admit_s"] - d["arrival_s"]),
