@@ -70,10 +70,29 @@ def test_ascc_seeds_pool_the_flows(tmp_path, capsys):
         assert msg in capsys.readouterr().err
 
 
+def test_ascc_fabric_and_fct_are_the_authors():
+    """The aSCC runs use the link delays of the authors' ns-2 setup (pschuprikov/ascc: 20.2 us
+    a host link, 0.2 us a ToR-spine link) and time a flow until its sender has the last ACK,
+    one more one-way trip than flowsched's fct_s; --zero-delay keeps the old fabric."""
+    import flowsched
+
+    mod = _load("ascc")
+    topo = mod.paper_fabric()
+    np.testing.assert_allclose(topo.path_delay_s(np.array([0, 0]), np.array([1, 16])), [40.4e-6, 40.8e-6], rtol=1e-12)
+    # a flow alone across the spine: 1 MB at 10 Gbps, then the trip there and the ACK's back
+    tr = pd.DataFrame({"arrival_s": [0.0], "src": [0], "dst": [16], "size_bytes": [1e6]})
+    f = mod.paper_fct(flowsched.simulate(tr, topo, "srpt").flows)
+    np.testing.assert_allclose(f["fct_s"].iloc[0], 8e6 / 10e9 + 2 * 40.8e-6, rtol=1e-9)
+    assert mod.paper_fabric(delays=False) == flowsched.LeafSpine()
+    assert mod.PACKET_OPTS["min_rto_s"] == 0.002 and mod.PACKET_OPTS["init_cwnd_packets"] == 70
+
+
 def test_ascc_quick(tmp_path, capsys):
     data, _ = _run("ascc", tmp_path, capsys)
     df = _frame(data["numbers"]["fluid"])
     assert len(_verdicts(data)) == 12 and all(v is not None for v in _verdicts(data))
+    # every FCT holds a round trip of the paper's fabric (at least 80.8 us, inside a rack)
+    assert (df[["all", "mice", "medium", "elephant"]] >= 80.8e-3).all().all()
     k = ["workload", "load", "alpha"]
     srpt = df[df.cc == "SRPT"].set_index(k)
     ascc = df[df.cc == "ASCC"].set_index(k)

@@ -2,7 +2,11 @@
 shared/papers/000_*), section VIII, Figs. 4 (data mining, DM) and 5 (web search, WS).
 
 The paper's setting: the pFabric/PIAS leaf-spine (9 ToRs x 16 hosts = 144 hosts, 4 spines,
-10 Gbps host links, 40 Gbps ToR-spine), Poisson all-to-all arrivals at load L, sizes from
+10 Gbps host links, 40 Gbps ToR-spine) with the link delays of the authors' ns-2 runs (20.2 us
+per host link, 0.2 us per ToR-spine link: an unloaded round trip of about 82 us; the paper
+does not give them, its simulation code does: ``paper_fabric``), FCTs until the sender has
+the last ACK, as the authors' scripts time them (``paper_fct``; ``--zero-delay`` for the
+fabric without delays and FCTs to the last byte), Poisson all-to-all arrivals at load L, sizes from
 the web-search and data-mining CDFs, packet arrival times of a flow spread uniformly over
 [a_i, a_i + alpha * Delta t_i] (flowsched: ``workloads.add_data_span``). Four CCs: SRPT
 (clairvoyant: knows the size when the first packet arrives), ASCC (flowsched ``asrpt``:
@@ -34,11 +38,11 @@ senders, and ``asrpt`` over ``dctcp`` is ASCC with its rules when a flow becomes
 ``pias``: PIAS's queues); where the packet model refuses that combination the run
 falls back to its default transport for the scheduler and says so. The paper's buffers
 and minimum RTO: "We set buffer sizes bs and rt_min following PIAS's evaluations: bs = 240
-pkts ... and rt_min ~ 24 RTT" (``PACKET_OPTS``: 240 packets of 1,500 B; 24 times the packet
-model's unloaded round trip across the spine, about 3 us, as this fabric has no
-propagation delay). Its DCTCP marking: by the packets a switch sent while a packet waited
-(``ecn_marking="sojourn"``). Data arriving over time (alpha > 0) is the packet
-model's ``data_span_s`` (docs/packet.md).
+pkts ... and rt_min ~ 24 RTT"; its code: 240 packets, a minimum RTO of 2 ms (24.5 round
+trips of its fabric) and an initial window of 70 packets (``PACKET_OPTS``). Its DCTCP
+marking: by the packets a switch sent while a packet waited (``ecn_marking="sojourn"``), with
+its code's K (65 packets) and g (1/16), the packet model's defaults. Data arriving over time
+(alpha > 0) is the packet model's ``data_span_s`` (docs/packet.md).
 """
 
 from __future__ import annotations
@@ -90,13 +94,58 @@ def _rtt0_s(topo) -> float:
     return float(sim.active()["srtt_s"].iloc[0])
 
 
+#: The link delays of the paper's ns-2 runs, which the paper does not state; its simulation
+#: code (the paper's reference [21], github.com/pschuprikov/ascc at eff325e) gives them:
+#: ``scripts/config.toml`` sets ``mean_link_delay = 0.0000002`` and ``host_delay = 0.000020``
+#: (seconds), and ``scripts/spine_empirical.tcl`` gives each host link ``host_delay +
+#: mean_link_delay`` and each ToR-spine link ``mean_link_delay``: 40.8 us one way across the
+#: spine (40.4 us inside a rack), an unloaded round trip of about 82 us.
+HOST_LINK_DELAY_US = 20.2
+CORE_LINK_DELAY_US = 0.2
+
+
+def paper_fabric(delays: bool = True):
+    """The paper's fabric: the pFabric/PIAS leaf-spine (9 ToRs x 16 hosts at 10 Gbps, 4 spines
+    at 40 Gbps, per-flow ECMP), with its link delays (``HOST_LINK_DELAY_US``,
+    ``CORE_LINK_DELAY_US``) as a graph topology; without them flowsched's ``LeafSpine()``."""
+    if not delays:
+        return flowsched.LeafSpine()
+    import networkx as nx
+
+    g = nx.Graph()
+    hosts = []
+    for t in range(9):
+        for j in range(16):
+            hosts.append(f"h{16 * t + j}")
+            g.add_edge(hosts[-1], f"tor{t}", gbps=10.0, delay_us=HOST_LINK_DELAY_US)
+        for s in range(4):
+            g.add_edge(f"tor{t}", f"spine{s}", gbps=40.0, delay_us=CORE_LINK_DELAY_US)
+    return flowsched.from_networkx(g, hosts)
+
+
+def paper_fct(flows: pd.DataFrame) -> pd.DataFrame:
+    """The flows with ``fct_s`` as the paper measures it: until the sender receives the last
+    ACK (its ns-2 scripts time a flow from its start to ``done_data``, the sender's callback on
+    the last ACK: ``tcp-common-opt.tcl``), one trip more than flowsched's ``fct_s`` (the last
+    byte at the receiver). The ACK's trip back is counted as the path's propagation delay
+    (``path_delay_s``): its serialization (40 B, 32 ns a hop at 10 Gbps) and any queueing on
+    the way back are left out."""
+    return flows.assign(fct_s=flows["fct_s"] + flows["path_delay_s"])
+
+
 #: The paper's buffers ("following PIAS's evaluations: bs = 240 pkts"): 240 packets of
-#: 1,500 B per port; its minimum RTO, "rt_min ~ 24 RTT", is ``RTO_RTTS`` unloaded round trips
-#: across the spine of this fabric (``run_model``). Its DCTCP marks a packet "if ... the
-#: number of packets transmitted by this element between p's enqueue and p's deque exceeds a
-#: certain threshold" (section VII): ``ecn_marking="sojourn"`` (the threshold is the packet
-#: model's K, 65 packets of 1,500 B; the paper does not give its own).
-PACKET_OPTS: dict = {"buffer_bytes": 240 * 1500, "ecn_marking": "sojourn"}
+#: 1,500 B per port. Its minimum RTO ("rt_min ~ 24 RTT") and initial window, from its
+#: simulation code (``scripts/config.toml``, every ``[control.*]`` section): ``min_rto =
+#: 0.002`` s (24.5 of the round trips above) and ``init_window = 70`` packets (about one
+#: bandwidth-delay product). Its DCTCP marks a packet "if ... the number of packets
+#: transmitted by this element between p's enqueue and p's deque exceeds a certain
+#: threshold" (section VII): ``ecn_marking="sojourn"``; the threshold is the packet model's
+#: K, 65 packets of 1,500 B, the code's ``dctcp_k = 65.0``.
+PACKET_OPTS: dict = {"buffer_bytes": 240 * 1500, "ecn_marking": "sojourn", "min_rto_s": 0.002,
+                     "init_cwnd_packets": 70}
+#: ``--zero-delay`` (the setting before the paper's delays were found): no link delays, the
+#: default initial window, and the minimum RTO ``RTO_RTTS`` unloaded round trips.
+PACKET_OPTS_ZERO_DELAY: dict = {"buffer_bytes": 240 * 1500, "ecn_marking": "sojourn"}
 RTO_RTTS = 24
 
 
@@ -108,12 +157,15 @@ class Pooled(dict):
     per_seed: list[dict]
 
 
-def run_model(model: str, n: int, loads: list[float], alphas: list[float], seeds: list[int]) -> Pooled:
+def run_model(model: str, n: int, loads: list[float], alphas: list[float], seeds: list[int],
+              delays: bool = True) -> Pooled:
     """Every point of the grid on ``model``, ``n`` flows per point and seed (one trace per
-    seed, workload and load, shared by the CCs and the alphas)."""
-    topo = flowsched.LeafSpine()  # 9 x 16 hosts, 4 spines, 10/40 Gbps: the paper's fabric
-    packet_opts = dict(PACKET_OPTS)
-    if model == "packet" and C.packet_available():
+    seed, workload and load, shared by the CCs and the alphas); with the paper's link delays
+    and FCTs (``paper_fabric``, ``paper_fct``), or, with ``delays=False``, on a fabric without
+    delays, FCTs to the last byte."""
+    topo = paper_fabric(delays)
+    packet_opts = dict(PACKET_OPTS if delays else PACKET_OPTS_ZERO_DELAY)
+    if model == "packet" and C.packet_available() and not delays:
         packet_opts["min_rto_s"] = RTO_RTTS * _rtt0_s(topo)
     flows: dict = {}
     per_seed: list[dict] = []
@@ -146,9 +198,10 @@ def run_model(model: str, n: int, loads: list[float], alphas: list[float], seeds
                                 if model != "packet" or not C.packet_available():
                                     raise
                                 r = C.simulate(t, topo, cc, model, **kw)  # the model's default transport
-                            one[key] = C.afct_by_bucket(r.flows)
+                            f = paper_fct(r.flows) if delays else r.flows
+                            one[key] = C.afct_by_bucket(f)
                             if not isinstance(flows.get(key), C.Unavailable):
-                                flows.setdefault(key, []).append(r.flows)
+                                flows.setdefault(key, []).append(f)
                         except C.Unavailable as e:
                             one[key] = flows[key] = e
         per_seed.append(one)
@@ -293,10 +346,13 @@ def claims(loads: list[float], alphas: list[float]) -> list[C.Claim]:
                 "3% below SRPT, sharing 15% above)"),
         C.Claim("Fig. 4(b,f)", "DM mice: the four CCs within 3% of each other", "never exceeds 3%", dm_mice_close,
                 "the spread is ASCC's: its mice are unknown (behind every known flow) until all their data has "
-                "arrived (alpha=1); SRPT, LAS and PIAS are within 3.5% of each other"),
+                "arrived (alpha=1); the paper's round trip of about 82 us in every FCT (its code's link delays) "
+                "makes that wait small beside the FCT, and without it (--zero-delay) the spread is about 60%"),
         C.Claim("Fig. 4(g)", "DM medium: ASCC below PIAS at every L", "10% lower at 0.5, 33% at 0.9",
-                dm_medium_ascc_beats_pias, "not investigated here: on DM the fluid ASCC's medium flows wait as unknown "
-                "flows behind the known ones (see the claim above), which costs more than PIAS's DM thresholds"),
+                dm_medium_ascc_beats_pias, "ASCC's medium flows wait as unknown flows behind the known ones for about "
+                "their own transmission time (alpha=1), which costs more than PIAS's DM thresholds (its first queue "
+                "holds a flow's first 1.1-1.3 MB); letting the unknown flows share their class instead of FIFO (as "
+                "ASCC's switches' one FIFO queue does) narrows the gap by a quarter only (docs/papers.md)"),
         C.Claim("Section VIII", "alpha 0 -> 1: SRPT, LAS and PIAS do not change (data arrives faster than the link)",
                 "'we expect PIAS, SRPT, and LAS not to change'", unchanged_to_alpha1,
                 "data spacing changes flows' service even below alpha = 1"),
@@ -310,9 +366,11 @@ def claims(loads: list[float], alphas: list[float]) -> list[C.Claim]:
 
 
 #: Why a claim is not reproduced on the packet model (every claim: not investigated one by one).
-PACKET_WHY = ("the packet model with the paper's buffers (240 packets), rt_min (24 RTT) and DCTCP marking (by the "
-              "packets a switch sent while a packet waited), but not its link delays (none here: its RTT is not "
-              "given) nor its DCTCP's K and g (the packet model's defaults); ASCC is asrpt over dctcp with the paper's "
+PACKET_WHY = ("the packet model with the paper's fabric delays, buffers (240 packets), minimum RTO (2 ms) and initial "
+              "window (70 packets) from its simulation code, DCTCP's K (65 packets) and g (1/16) as there, and its "
+              "marking by the packets a switch sent while a packet waited; not modelled: its SACK senders (the packet "
+              "model's dctcp recovers as NewReno), its probe mode after timeouts, and its data arriving in chunks at "
+              "random times (here spread evenly over the flow's span). ASCC is asrpt over dctcp with the paper's "
               "switch queues (incomplete flows' packets first in first out behind the complete flows', the last of "
               "them dropped first) and its rules when a flow becomes complete (docs/packet.md); see docs/papers.md "
               "for what was investigated")
@@ -358,6 +416,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--packet-flows", type=int, default=None,
                    help="flows per point and seed on the packet model (default: 300 quick, 1,000 default, the fluid "
                         "count full)")
+    p.add_argument("--zero-delay", action="store_true",
+                   help="the setting before the paper's link delays were found: flowsched's LeafSpine() without "
+                        "delays, FCTs to the last byte, the packet model's default initial window and a minimum "
+                        "RTO of 24 unloaded round trips")
     args = p.parse_args(argv)
     if args.seeds < 1:
         p.error(f"--seeds must be >= 1, got {args.seeds}")
@@ -377,7 +439,7 @@ def main(argv: list[str] | None = None) -> int:
         if m == "packet" and not C.packet_available():
             results[m] = C.Unavailable(C.packet_unavailable_reason())
         else:
-            results[m] = run_model(m, nm, loads, alphas, seeds)
+            results[m] = run_model(m, nm, loads, alphas, seeds, delays=not args.zero_delay)
         print(f"{m}: {len(points(loads, alphas)) * len(WLS) * len(CCS) * len(seeds)} runs of {nm:,} flows in {t}")
     numbers = {}
     for m, r in results.items():
