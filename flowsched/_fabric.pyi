@@ -98,6 +98,7 @@ class Simulator:
         seed: int = 0,
         pias_thresholds_bytes: list[float] = ...,
         pias_sharing: str = "fifo",
+        incomplete_sharing: str = "fifo",
         racs: tuple[float, float, float, float] = ...,
         sdc_thresholds_bytes: tuple[float, float] = ...,
         sdc_weights: tuple[float, float, float] = ...,

@@ -100,6 +100,10 @@ def _parser() -> argparse.ArgumentParser:
                    help="fluid pias: how the flows of one queue share it: fifo (default, one after another) or "
                         "fair (max-min fair sharing, as under PIAS's DCTCP); applies to the pias runs (also "
                         "--compare's, if it is pias)")
+    s.add_argument("--incomplete-sharing", choices=PIAS_SHARING, default=None,
+                   help="fluid asrpt and ga:<inner>: how the incomplete flows (data still arriving) share their "
+                        "class: fifo (default, one after another by arrival) or fair (max-min fair sharing, as in "
+                        "ASCC's one queue for them); applies to the GA runs (also --compare's, if it is one)")
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--out", default=None, help="per-flow results (.csv or .parquet)")
     s.add_argument("--summary-json", default=None, help="write the summary as JSON here")
@@ -219,6 +223,12 @@ def _generate(a: argparse.Namespace) -> int:
     return 0
 
 
+def _is_ga(scheduler: str) -> bool:
+    """Whether ``scheduler`` is the GA transform (``asrpt``, ``ga:<inner>``)."""
+    name = scheduler.strip().lower()
+    return name == "asrpt" or name.startswith("ga:")
+
+
 def _simulate(a: argparse.Namespace) -> int:
     if a.out and Path(a.out).suffix not in (".csv", ".parquet"):
         raise ValueError(f"--out must end in .csv or .parquet, got {a.out!r}")
@@ -294,12 +304,17 @@ def _simulate(a: argparse.Namespace) -> int:
             raise ValueError("--queue-samples-out needs --queue-sample-us")
         _check_out_dir(a.queue_samples_out, "--queue-samples-out")
 
+    if a.incomplete_sharing is not None and not (_is_ga(a.scheduler) or (a.compare and _is_ga(a.compare))):
+        raise ValueError(f"--incomplete-sharing applies to the GA transform (asrpt, ga:<inner>); neither --scheduler "
+                         f"{a.scheduler!r} nor --compare is one")
+
     def run(scheduler: str):
         return simulate(tr, topo, scheduler, admission=a.admission, k=a.k, window=a.window,
                         terminate_missed=a.terminate_missed, delay_us=a.delay_us, seed=a.seed,
                         pias_thresholds_bytes=thresholds, progress=False if a.quiet else None, model=a.model,
                         pias_sharing=a.pias_sharing if scheduler == a.scheduler or scheduler.endswith("pias")
                         else None,
+                        incomplete_sharing=a.incomplete_sharing if _is_ga(scheduler) else None,
                         **packet)
 
     t0 = time.perf_counter()
@@ -372,3 +387,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+

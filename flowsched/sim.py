@@ -196,6 +196,20 @@ def _check_pias_sharing(pias_sharing: str | None, scheduler: str) -> str:
     return pias_sharing
 
 
+def _check_incomplete_sharing(incomplete_sharing: str | None, scheduler: str) -> str:
+    """``incomplete_sharing`` checked (one of :data:`PIAS_SHARING`; given, for the GA
+    transform only: ``asrpt`` and ``ga:<inner>``); None is ``fifo``."""
+    if incomplete_sharing is None:
+        return "fifo"
+    if not isinstance(incomplete_sharing, str) or incomplete_sharing not in PIAS_SHARING:
+        raise ValueError(f"unknown incomplete_sharing {incomplete_sharing!r}; known: {', '.join(PIAS_SHARING)}")
+    name = scheduler.strip().lower()
+    if name != "asrpt" and not name.startswith("ga:"):
+        raise ValueError(f"incomplete_sharing={incomplete_sharing!r} applies to the GA transform (asrpt, "
+                         f"ga:<inner>), not {scheduler!r}")
+    return incomplete_sharing
+
+
 def _native_topology(topology: Topology, trace: pd.DataFrame) -> dict[str, Any]:
     """``topology.native_config()`` for the simulators of ``trace``: on a graph, a trace that
     pins routes (its ``path`` column) gets its ``topology`` as the native pinned routes."""
@@ -223,6 +237,7 @@ def native_simulator(
     seed: int = 0,
     pias_thresholds_bytes: Sequence[float] | None = None,
     pias_sharing: str | None = None,
+    incomplete_sharing: str | None = None,
     racs: dict | None = None,
     sdc: dict | None = None,
     max_interval_s: float | None = None,
@@ -253,6 +268,7 @@ def native_simulator(
     if not (np.isfinite(delay_us) and delay_us >= 0):
         raise ValueError(f"delay_us must be >= 0, got {delay_us!r}")
     sharing = _check_pias_sharing(pias_sharing, scheduler)
+    incomplete = _check_incomplete_sharing(incomplete_sharing, scheduler)
     if pias_thresholds_bytes is None and scheduler.strip().lower().endswith("pias"):
         pias_thresholds_bytes = default_pias_thresholds()
     racs_p = {"w_min": 1.0, "w_max": 100.0, "a_per_byte": 1e-5, "update_interval_s": 300e-6}
@@ -277,6 +293,7 @@ def native_simulator(
         seed=int(seed),
         pias_thresholds_bytes=[float(x) for x in (pias_thresholds_bytes or [])],
         pias_sharing=sharing,
+        incomplete_sharing=incomplete,
         racs=(float(racs_p["w_min"]), float(racs_p["w_max"]), float(racs_p["a_per_byte"]),
               float(racs_p["update_interval_s"])),
         sdc_thresholds_bytes=(sdc_thresholds[0], sdc_thresholds[1]),
@@ -734,8 +751,8 @@ class Simulation:
     Parameters
     ----------
     trace, topology, scheduler, admission, k, window, terminate_missed, delay_us, seed,
-    pias_thresholds_bytes, pias_sharing, racs, sdc, max_interval_s, link_gbps, model, transport,
-    packet_options : as :func:`simulate` (whose keywords are this class's and ``progress``;
+    pias_thresholds_bytes, pias_sharing, incomplete_sharing, racs, sdc, max_interval_s, link_gbps, model,
+    transport, packet_options : as :func:`simulate` (whose keywords are this class's and ``progress``;
         a test keeps the two lists equal).
     allocator : one of :data:`ALLOCATORS`: ``"auto"`` (the default), ``"full"`` (every
         allocation recomputed from scratch: the reference, slower) or ``"incremental"``.
@@ -772,6 +789,7 @@ class Simulation:
         seed: int = 0,
         pias_thresholds_bytes: Sequence[float] | None = None,
         pias_sharing: str | None = None,
+        incomplete_sharing: str | None = None,
         racs: dict | None = None,
         sdc: dict | None = None,
         max_interval_s: float | None = None,
@@ -790,14 +808,16 @@ class Simulation:
                 raise TypeError(f"unknown option(s) {sorted(unknown)}")
             raise ValueError(f"{', '.join(given)}: options of the packet model; pass model='packet'")
         if model == "packet":
-            fluid_only = {"racs": racs, "sdc": sdc, "max_interval_s": max_interval_s, "pias_sharing": pias_sharing}
+            fluid_only = {"racs": racs, "sdc": sdc, "max_interval_s": max_interval_s, "pias_sharing": pias_sharing,
+                          "incomplete_sharing": incomplete_sharing}
             given = [name for name, v in fluid_only.items() if v is not None]
             if allocator != "auto":
                 given.append("allocator")
             if given:
                 raise ValueError(f"{', '.join(given)}: not supported by the packet model (racs, sdc, "
-                                 "max_interval_s, pias_sharing and allocator are fluid-model options; the "
-                                 "packet model's PIAS queues are shared by its transport; see docs/packet.md)")
+                                 "max_interval_s, pias_sharing, incomplete_sharing and allocator are fluid-model "
+                                 "options; the packet model's queues are shared by its transport; see "
+                                 "docs/packet.md)")
         if admission == "external":
             raise ValueError("admission='external' needs a driver that makes the decisions (flowsched.envs."
                              "TokenSchedulingEnv, or native_simulator(...) with step()/admit())")
@@ -815,7 +835,7 @@ class Simulation:
             self._native = native_simulator(
                 tr, topo, scheduler, admission=admission, k=k, window=window, terminate_missed=terminate_missed,
                 delay_us=delay_us, seed=seed, pias_thresholds_bytes=pias_thresholds_bytes,
-                pias_sharing=pias_sharing, racs=racs, sdc=sdc,
+                pias_sharing=pias_sharing, incomplete_sharing=incomplete_sharing, racs=racs, sdc=sdc,
                 max_interval_s=max_interval_s, allocator=allocator,
             )
         #: ``"fluid"`` or ``"packet"``.
@@ -1139,6 +1159,7 @@ def simulate(
     seed: int = 0,
     pias_thresholds_bytes: Sequence[float] | None = None,
     pias_sharing: str | None = None,
+    incomplete_sharing: str | None = None,
     racs: dict | None = None,
     sdc: dict | None = None,
     max_interval_s: float | None = None,
@@ -1173,6 +1194,13 @@ def simulate(
         under PIAS's DCTCP; strict priority between queues either way; with ``"fair"`` an
         empty threshold list is one queue, ``ps``). ``"fair"`` runs on the full
         recomputation.
+    incomplete_sharing : fluid model, the GA transform (``asrpt``, ``ga:<inner>``) only:
+        how its incomplete flows (data still arriving, ``data_span_s``), below every
+        complete flow, share their class, one of :data:`PIAS_SHARING`: ``"fifo"`` (None,
+        the default: one after another by arrival, the paper's Algorithm 1) or ``"fair"``
+        (max-min fair sharing among them, each at most at its data rate, as the senders of
+        ASCC's one first-in-first-out queue for incomplete flows share it). ``"fair"`` runs
+        on the full recomputation.
     racs : ``{"w_min", "w_max", "a_per_byte", "update_interval_s"}`` for ``racs``.
     sdc : ``{"thresholds_bytes": (r_A, r_B), "weights": (w_A, w_B, w_C)}`` for ``sdc``.
     max_interval_s : re-evaluate rates at least this often (default: only at events).
@@ -1213,8 +1241,8 @@ def simulate(
     sim = Simulation(
         trace, topology, scheduler, admission=admission, k=k, window=window, terminate_missed=terminate_missed,
         delay_us=delay_us, seed=seed, pias_thresholds_bytes=pias_thresholds_bytes, pias_sharing=pias_sharing,
-        racs=racs, sdc=sdc, max_interval_s=max_interval_s, link_gbps=link_gbps, allocator=allocator, model=model,
-        transport=transport, **packet_options,
+        incomplete_sharing=incomplete_sharing, racs=racs, sdc=sdc, max_interval_s=max_interval_s, link_gbps=link_gbps,
+        allocator=allocator, model=model, transport=transport, **packet_options,
     )
     sim.run(progress=progress)
     return sim.results()

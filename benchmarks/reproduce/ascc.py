@@ -13,8 +13,9 @@ the web-search and data-mining CDFs, packet arrival times of a flow spread unifo
 the size is known only once all of the flow's data has arrived, ``size_known=False``),
 PIAS (its 8-queue thresholds for the workload at the load, ``workloads.pias_thresholds``;
 on the fluid model with ``pias_sharing="fair"``: the flows of one queue share it, as PIAS's
-DCTCP senders share a switch queue) and LAS. AFCT over all flows, mice (< 100 KB), medium
-(100 KB - 10 MB), elephants (> 10 MB);
+DCTCP senders share a switch queue) and LAS. The fluid ASCC's incomplete flows share their
+class likewise (``incomplete_sharing="fair"``; ``--incomplete-fifo`` for Algorithm 1's FIFO).
+AFCT over all flows, mice (< 100 KB), medium (100 KB - 10 MB), elephants (> 10 MB);
 Figs. 4/5 (a-d) vary alpha from 0 to 2, (e-h) vary L from 0.5 to 0.9 at alpha = 1 (the
 text: "In Fig. 5(f), where we set alpha = 1"). The text does not give the load of the
 alpha sweeps; 0.8 is used here (PIAS's default load).
@@ -158,11 +159,11 @@ class Pooled(dict):
 
 
 def run_model(model: str, n: int, loads: list[float], alphas: list[float], seeds: list[int],
-              delays: bool = True) -> Pooled:
+              delays: bool = True, incomplete_sharing: str = "fair") -> Pooled:
     """Every point of the grid on ``model``, ``n`` flows per point and seed (one trace per
     seed, workload and load, shared by the CCs and the alphas); with the paper's link delays
     and FCTs (``paper_fabric``, ``paper_fct``), or, with ``delays=False``, on a fabric without
-    delays, FCTs to the last byte."""
+    delays, FCTs to the last byte. ``incomplete_sharing``: the fluid ASCC's (``asrpt``'s)."""
     topo = paper_fabric(delays)
     packet_opts = dict(PACKET_OPTS if delays else PACKET_OPTS_ZERO_DELAY)
     if model == "packet" and C.packet_available() and not delays:
@@ -190,6 +191,10 @@ def run_model(model: str, n: int, loads: list[float], alphas: list[float], seeds
                             # PIAS's DCTCP senders share a switch queue: sharing inside a queue
                             # (the packet model's transport does that itself)
                             kw["pias_sharing"] = "fair"
+                        if cc == "asrpt" and model == "fluid":
+                            # ASCC's switches keep the incomplete flows' packets in one FIFO queue,
+                            # which their DCTCP senders share (the packet model does that itself)
+                            kw["incomplete_sharing"] = incomplete_sharing
                         try:
                             try:
                                 r = C.simulate(t, topo, cc, model, transport="dctcp" if model == "packet" else None,
@@ -420,6 +425,10 @@ def main(argv: list[str] | None = None) -> int:
                    help="the setting before the paper's link delays were found: flowsched's LeafSpine() without "
                         "delays, FCTs to the last byte, the packet model's default initial window and a minimum "
                         "RTO of 24 unloaded round trips")
+    p.add_argument("--incomplete-fifo", action="store_true",
+                   help="the fluid ASCC's incomplete flows one after another by arrival (Algorithm 1's FIFO) instead "
+                        "of sharing their class (incomplete_sharing='fair', as ASCC's one switch queue for them); with "
+                        "--zero-delay, the setting of the tables before 2026-11-28")
     args = p.parse_args(argv)
     if args.seeds < 1:
         p.error(f"--seeds must be >= 1, got {args.seeds}")
@@ -439,7 +448,8 @@ def main(argv: list[str] | None = None) -> int:
         if m == "packet" and not C.packet_available():
             results[m] = C.Unavailable(C.packet_unavailable_reason())
         else:
-            results[m] = run_model(m, nm, loads, alphas, seeds, delays=not args.zero_delay)
+            results[m] = run_model(m, nm, loads, alphas, seeds, delays=not args.zero_delay,
+                                   incomplete_sharing="fifo" if args.incomplete_fifo else "fair")
         print(f"{m}: {len(points(loads, alphas)) * len(WLS) * len(CCS) * len(seeds)} runs of {nm:,} flows in {t}")
     numbers = {}
     for m, r in results.items():

@@ -152,8 +152,9 @@ impl Scheduler {
     }
 }
 
-/// How the flows of one PIAS queue share it (`SimConfig::pias_sharing`). Between queues
-/// the priority is strict either way.
+/// How the flows of one PIAS queue share it (`SimConfig::pias_sharing`), or the GA
+/// transform's incomplete flows their class (`SimConfig::incomplete_sharing`). Between
+/// queues (classes) the priority is strict either way.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum PiasSharing {
     /// One flow after another, by arrival (then trace order): what `optimal_thresholds`'s
@@ -171,13 +172,15 @@ pub const PIAS_SHARING_NAMES: &[&str] = &["fifo", "fair"];
 
 impl PiasSharing {
     pub fn parse(name: &str) -> Result<Self> {
+        Self::parse_option(name, "pias_sharing")
+    }
+    /// `parse` for the option named `option` (`pias_sharing`, `incomplete_sharing`), which
+    /// an error names.
+    pub fn parse_option(name: &str, option: &str) -> Result<Self> {
         match name.trim().to_ascii_lowercase().as_str() {
             "fifo" => Ok(PiasSharing::Fifo),
             "fair" => Ok(PiasSharing::Fair),
-            _ => Err(SimError::InvalidConfig(format!(
-                "unknown pias_sharing '{name}'; known: {}",
-                PIAS_SHARING_NAMES.join(", ")
-            ))),
+            _ => Err(SimError::InvalidConfig(format!("unknown {option} '{name}'; known: {}", PIAS_SHARING_NAMES.join(", ")))),
         }
     }
     /// The name `parse` reads.

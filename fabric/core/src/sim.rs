@@ -133,6 +133,12 @@ pub struct SimConfig {
     /// FIFO (the default) or max-min fair sharing. `Fair` runs on the full recomputation
     /// (`Auto` picks it; `Incremental` is refused).
     pub pias_sharing: PiasSharing,
+    /// How the incomplete flows of the GA transform (`asrpt`, `ga:*`) share their class, below every complete flow: one after another by arrival (`Fifo`,
+    /// Algorithm 1's FIFO; the default) or max-min fair (`Fair`: ASCC's switches keep the
+    /// incomplete flows' packets in one first-in-first-out queue that their DCTCP senders
+    /// share). `Fair` runs on the full recomputation (`Auto` picks it; `Incremental` is
+    /// refused).
+    pub incomplete_sharing: PiasSharing,
     pub racs: RacsParams,
     pub sdc: SdcParams,
     /// Re-evaluate rates at least this often (None = only at events).
@@ -165,6 +171,7 @@ impl SimConfig {
             seed: 0,
             pias_thresholds_bytes: Vec::new(),
             pias_sharing: PiasSharing::Fifo,
+            incomplete_sharing: PiasSharing::Fifo,
             racs: RacsParams::default(),
             sdc: SdcParams::default(),
             max_interval_s: None,
@@ -663,6 +670,9 @@ impl Core {
                         GaInner::Lsdf if has_dl => (0.0, -f.size_bytes / f.deadline_s, 0.0),
                         _ => (1.0, f.arrival_s, 0.0),
                     }
+                } else if self.cfg.incomplete_sharing == PiasSharing::Fair {
+                    // one key: the full recomputation fills them together (`FullRecompute`)
+                    (2.0, 0.0, 0.0)
                 } else {
                     (2.0, f.arrival_s, 0.0)
                 }
@@ -856,12 +866,19 @@ impl Simulator {
         // PIAS with sharing inside a queue has no incremental allocator (incr.rs keeps a
         // strict order per link): the full recomputation runs it.
         let pias_fair = cfg.pias_sharing == PiasSharing::Fair;
-        let incremental = !full && ((incr::applies(&cfg.scheduler) && !pias_fair) || fair || las_incr);
+        let incomplete_fair = cfg.incomplete_sharing == PiasSharing::Fair;
+        let incremental = !full && ((incr::applies(&cfg.scheduler) && !pias_fair && !incomplete_fair) || fair || las_incr);
         if cfg.allocator == AllocatorChoice::Incremental && !incremental {
             return Err(SimError::Unsupported(format!(
                 "scheduler '{}'{} has no incremental allocator (AllocatorChoice::Incremental); use Auto or Full",
                 cfg.scheduler.name(),
-                if pias_fair { " with pias_sharing='fair'" } else { "" }
+                if pias_fair {
+                    " with pias_sharing='fair'"
+                } else if incomplete_fair {
+                    " with incomplete_sharing='fair'"
+                } else {
+                    ""
+                }
             )));
         }
         let key_abs_tol = match &cfg.scheduler {
@@ -945,6 +962,14 @@ impl Simulator {
             Scheduler::Gtcp(inner) => matches!(**inner, Scheduler::Pias),
             _ => false,
         };
+        if cfg.incomplete_sharing != PiasSharing::Fifo && !matches!(cfg.scheduler, Scheduler::Ga(_)) {
+            return Err(SimError::InvalidConfig(format!(
+                "incomplete_sharing='{}' applies to the GA transform (asrpt, ga:srpt, ga:ssdf, ga:lsdf; under gtcp, \
+                 which takes no data spans, no flow is incomplete), not '{}'",
+                cfg.incomplete_sharing.name(),
+                cfg.scheduler.name()
+            )));
+        }
         if cfg.pias_sharing != PiasSharing::Fifo && !is_pias {
             return Err(SimError::InvalidConfig(format!(
                 "pias_sharing='{}' applies to the pias scheduler (and gtcp:pias), not '{}'",

@@ -128,6 +128,81 @@ pub fn pias_fair_mismatch(s: &Simulator, thresholds: &[f64]) -> Option<(usize, f
     first_mismatch(s, s.active().iter().map(|&i| i as usize), want)
 }
 
+/// Flow i's rate cap from its data arriving over time (`data_span_s`): its data rate
+/// (size / span) once it has sent what has arrived by now (within a relative 1e-9 of its
+/// size), else none (infinite).
+pub fn data_cap(s: &Simulator, i: usize) -> f64 {
+    let f = s.flow(i);
+    let t = s.now();
+    if f.data_span_s > 0.0 && t < f.arrival_s + f.data_span_s {
+        let arrived = f.size_bytes * ((t - f.arrival_s) / f.data_span_s).clamp(0.0, 1.0);
+        if s.sent_bytes(i) >= arrived - 1e-9 * f.size_bytes.max(1.0) {
+            return f.size_bytes / f.data_span_s;
+        }
+    }
+    f64::INFINITY
+}
+
+/// ASRPT (`ga:srpt`) with its incomplete flows sharing (`incomplete_sharing = Fair`), from
+/// scratch: the complete flows (all their data arrived) by greedy SRPT (remaining bytes,
+/// then arrival, then index; `greedy_rates`), then the incomplete flows share what is left
+/// by max-min fairness (equal weights), each at most at its data cap (`data_cap`): a
+/// progressive filling in which a flow whose cap the level reaches first freezes there.
+/// Rates by position in `s.active()`.
+pub fn asrpt_fair_rates(s: &Simulator) -> Vec<f64> {
+    let act: Vec<usize> = s.active().iter().map(|&i| i as usize).collect();
+    let complete: Vec<usize> = srpt_order(s).into_iter().filter(|&i| s.is_complete(i)).collect();
+    let caps = &s.topology().capacity;
+    let mut res = caps.clone();
+    let mut rate_of = vec![f64::NAN; s.n_flows()];
+    for &i in &complete {
+        let mut r = f64::INFINITY;
+        for &l in s.path(i) {
+            let l = l as usize;
+            r = r.min(if res[l] <= 1e-12 * caps[l] { 0.0 } else { res[l] });
+        }
+        for &l in s.path(i) {
+            res[l as usize] -= r;
+        }
+        rate_of[i] = r;
+    }
+    let incomplete: Vec<usize> = act.iter().copied().filter(|&i| !s.is_complete(i)).collect();
+    let nl = res.len();
+    let mut n = vec![0usize; nl];
+    for &i in &incomplete {
+        for &l in s.path(i) {
+            n[l as usize] += 1;
+        }
+    }
+    let mut left: Vec<usize> = incomplete;
+    while !left.is_empty() {
+        // the lowest level: a link's share of what is left, or a flow's cap
+        let link = (0..nl).filter(|&l| n[l] > 0).map(|l| (res[l].max(0.0) / n[l] as f64, l)).min_by(|a, b| a.0.total_cmp(&b.0));
+        let capped = left.iter().map(|&i| (data_cap(s, i), i)).min_by(|a, b| a.0.total_cmp(&b.0));
+        let (level, frozen): (f64, Vec<usize>) = match (link, capped) {
+            (_, Some((c, i))) if link.is_none_or(|(x, _)| c <= x) => (c, vec![i]),
+            (Some((x, l)), _) => (x, left.iter().copied().filter(|&i| s.path(i).contains(&(l as u32))).collect()),
+            _ => unreachable!("flows left, so a link with flows or a cap"),
+        };
+        for &i in &frozen {
+            rate_of[i] = level;
+            for &l in s.path(i) {
+                res[l as usize] -= level;
+                n[l as usize] -= 1;
+            }
+        }
+        left.retain(|i| !frozen.contains(i));
+    }
+    act.iter().map(|&i| rate_of[i]).collect()
+}
+
+/// The first active flow whose rate differs from `asrpt_fair_rates` by more than 1e-6 of
+/// the larger: (flow, its rate, the reference rate).
+pub fn asrpt_fair_mismatch(s: &Simulator) -> Option<(usize, f64, f64)> {
+    let want = asrpt_fair_rates(s);
+    first_mismatch(s, s.active().iter().map(|&i| i as usize), want)
+}
+
 /// The first active flow whose rate differs from the max-min fair allocation
 /// (`maxmin_rates`) by more than 1e-6 of the larger: (flow, its rate, the max-min rate).
 pub fn maxmin_mismatch(s: &Simulator, weighted: bool) -> Option<(usize, f64, f64)> {

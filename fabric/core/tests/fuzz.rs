@@ -43,10 +43,12 @@ const SCHEDULERS: &[&str] = &[
     "fifo", "ps", "wps", "srpt", "asrpt", "ga:srpt", "ga:ssdf", "ga:lsdf", "las", "pias", "edf", "ssdf", "lsdf", "fair",
     "racs", "sdc", "random", "external", "gtcp:fifo", "gtcp:srpt", "gtcp:asrpt", "gtcp:ga:ssdf", "gtcp:las", "gtcp:pias",
     "gtcp:edf", "gtcp:ssdf", "gtcp:lsdf", "gtcp:random", "gtcp:ps", "pias/fair", "gtcp:pias/fair", "las/incr", "ps/incr", "wps/incr",
+    "asrpt/fair", "ga:lsdf/fair",
 ];
 
-/// The scheduler of a name of `SCHEDULERS`, and its PIAS sharing (`/fair`: sharing
-/// inside a queue, `SimConfig::pias_sharing`).
+/// The scheduler of a name of `SCHEDULERS`, and its sharing (`/fair`: sharing inside a
+/// PIAS queue, `SimConfig::pias_sharing`, or among the GA transform's incomplete flows,
+/// `SimConfig::incomplete_sharing`).
 /// `/incr`: `AllocatorChoice::Incremental` instead of `Auto` (LAS, whose `Auto` is its
 /// records fast path; `ps` and `wps`, whose `Auto` on the fuzzer's small fabrics is the
 /// direct fill).
@@ -245,7 +247,11 @@ fn run(c: &Case, full: bool, paused: bool) -> TcResult<Run> {
     let is_pias = matches!(&sched, Scheduler::Pias) || sched == Scheduler::Gtcp(Box::new(Scheduler::Pias));
     let mut cfg = SimConfig::new(sched);
     cfg.pias_thresholds_bytes = if is_pias { c.thresholds.clone() } else { Vec::new() };
-    cfg.pias_sharing = sharing;
+    if matches!(&sched_of(c.sched).0, Scheduler::Ga(_)) {
+        cfg.incomplete_sharing = sharing;
+    } else {
+        cfg.pias_sharing = sharing;
+    }
     cfg.admission = c.admission.map(|(k, window, p)| AdmissionConfig { k, window, policy: AdmissionPolicy::parse(p).unwrap() });
     cfg.terminate_missed = c.terminate_missed;
     cfg.seed = c.seed;

@@ -585,6 +585,7 @@ native_methods! {
         fn new(
             py, args;
             pias_sharing: &str = "fifo",
+            incomplete_sharing: &str = "fifo",
             racs: (f64, f64, f64, f64) = (1.0, 100.0, 1e-5, 300e-6),
             sdc_thresholds_bytes: (f64, f64) = (73_000.0, 146_000.0),
             sdc_weights: (f64, f64, f64) = (10.0, 5.0, 1.0),
@@ -601,6 +602,7 @@ native_methods! {
             cfg.seed = seed;
             cfg.pias_thresholds_bytes = pias_thresholds_bytes;
             cfg.pias_sharing = PiasSharing::parse(pias_sharing).map_err(to_py)?;
+            cfg.incomplete_sharing = PiasSharing::parse_option(incomplete_sharing, "incomplete_sharing").map_err(to_py)?;
             cfg.racs = RacsParams { w_min: racs.0, w_max: racs.1, a_per_byte: racs.2, update_interval_s: racs.3 };
             cfg.sdc = SdcParams {
                 thresholds_bytes: [sdc_thresholds_bytes.0, sdc_thresholds_bytes.1],

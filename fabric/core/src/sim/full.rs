@@ -185,12 +185,16 @@ impl FullRecomputation {
         }
         let n = core.active.len();
         let share = self.ties_share(core);
+        // the GA transform's incomplete flows (class 2) with `incomplete_sharing = Fair`:
+        // one key, filled together
+        let share_incomplete = core.cfg.incomplete_sharing == PiasSharing::Fair;
         let paths = Paths { off: &core.path_off, links: &core.path_links };
         let mut a = 0;
         while a < n {
             let first = core.active[a] as usize;
             let mut b = a + 1;
-            while share && b < n && self.same_key(core, first, core.active[b] as usize) {
+            let share_here = share || (share_incomplete && self.key_class[first] == 2.0);
+            while share_here && b < n && self.same_key(core, first, core.active[b] as usize) {
                 b += 1;
             }
             self.filler.fill(&core.active[a..b], &paths, &core.weight, &core.cap, &mut self.residual, &mut core.rate);
