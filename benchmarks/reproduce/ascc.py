@@ -6,9 +6,11 @@ The paper's setting: the pFabric/PIAS leaf-spine (9 ToRs x 16 hosts = 144 hosts,
 per host link, 0.2 us per ToR-spine link: an unloaded round trip of about 82 us; the paper
 does not give them, its simulation code does: ``paper_fabric``), FCTs until the sender has
 the last ACK, as the authors' scripts time them (``paper_fct``; ``--zero-delay`` for the
-fabric without delays and FCTs to the last byte), Poisson all-to-all arrivals at load L, sizes from
+fabric without delays and FCTs to the last byte), Poisson all-to-all arrivals at load L (of
+wire bytes, 1500 per 1460 of payload, as its code computes the rate), sizes from
 the web-search and data-mining CDFs, packet arrival times of a flow spread uniformly over
-[a_i, a_i + alpha * Delta t_i] (flowsched: ``workloads.add_data_span``). Four CCs: SRPT
+[a_i, a_i + alpha * Delta t_i] (flowsched: ``workloads.add_data_span``; on the packet model
+Delta t of whole 1500-byte packets, as its code, on the fluid model size / rate). Four CCs: SRPT
 (clairvoyant: knows the size when the first packet arrives), ASCC (flowsched ``asrpt``:
 the size is known only once all of the flow's data has arrived, ``size_known=False``),
 PIAS (its 8-queue thresholds for the workload at the load, ``workloads.pias_thresholds``;
@@ -162,8 +164,9 @@ def run_model(model: str, n: int, loads: list[float], alphas: list[float], seeds
               delays: bool = True, incomplete_sharing: str = "fair") -> Pooled:
     """Every point of the grid on ``model``, ``n`` flows per point and seed (one trace per
     seed, workload and load, shared by the CCs and the alphas); with the paper's link delays
-    and FCTs (``paper_fabric``, ``paper_fct``), or, with ``delays=False``, on a fabric without
-    delays, FCTs to the last byte. ``incomplete_sharing``: the fluid ASCC's (``asrpt``'s)."""
+    and FCTs (``paper_fabric``, ``paper_fct``) and its load and Delta t with headers, or, with
+    ``delays=False``, on a fabric without delays, FCTs to the last byte, without headers.
+    ``incomplete_sharing``: the fluid ASCC's (``asrpt``'s)."""
     topo = paper_fabric(delays)
     packet_opts = dict(PACKET_OPTS if delays else PACKET_OPTS_ZERO_DELAY)
     if model == "packet" and C.packet_available() and not delays:
@@ -174,12 +177,18 @@ def run_model(model: str, n: int, loads: list[float], alphas: list[float], seeds
         one: dict = {}
         for wl, dist in WLS.items():
             for load in sorted({p[0] for p in points(loads, alphas)}):
-                base = workloads.poisson_all_to_all(dist, load=load, hosts=144, link_gbps=10, n_flows=n, seed=seed)
+                # the paper's load counts headers (1500 wire bytes per 1460 of payload: its code's
+                # arrival rate, congestion_runner/config.py); so does its Delta t, "the minimum
+                # possible time that it takes to send all packets of a flow ... out of the sender's
+                # host interface" (app-chunks.cc: (1460 + 40) * 8 / rate per packet), which on the
+                # fluid model, without headers, is size / rate
+                base = workloads.poisson_all_to_all(dist, load=load, hosts=144, link_gbps=10, n_flows=n, seed=seed,
+                                                    header_factor=delays)
                 th = workloads.pias_thresholds(dist, load, nearest=True)
                 for (pl, alpha) in points(loads, alphas):
                     if pl != load:
                         continue
-                    tr = workloads.add_data_span(base, alpha, 10.0)
+                    tr = workloads.add_data_span(base, alpha, 10.0, header_factor=delays and model == "packet")
                     hidden = tr.assign(size_known=False)
                     for cc in CCS:
                         key = (wl, load, alpha, cc)
@@ -422,9 +431,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="flows per point and seed on the packet model (default: 300 quick, 1,000 default, the fluid "
                         "count full)")
     p.add_argument("--zero-delay", action="store_true",
-                   help="the setting before the paper's link delays were found: flowsched's LeafSpine() without "
-                        "delays, FCTs to the last byte, the packet model's default initial window and a minimum "
-                        "RTO of 24 unloaded round trips")
+                   help="the setting before the paper's code was read: flowsched's LeafSpine() without delays, "
+                        "FCTs to the last byte, load and Delta t without headers, the packet model's default initial "
+                        "window and a minimum RTO of 24 unloaded round trips")
     p.add_argument("--incomplete-fifo", action="store_true",
                    help="the fluid ASCC's incomplete flows one after another by arrival (Algorithm 1's FIFO) instead "
                         "of sharing their class (incomplete_sharing='fair', as ASCC's one switch queue for them); with "
