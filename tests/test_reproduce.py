@@ -79,6 +79,8 @@ def test_ascc_fabric_and_fct_are_the_authors():
     mod = _load("ascc")
     topo = mod.paper_fabric()
     np.testing.assert_allclose(topo.path_delay_s(np.array([0, 0]), np.array([1, 16])), [40.4e-6, 40.8e-6], rtol=1e-12)
+    # packets sprayed over the 4 spines of 40 Gbps: one 160 Gbps link per ToR
+    assert topo.n_hosts == 144 and sorted(set(topo.link_gbps.tolist())) == [10.0, 160.0]
     # a flow alone across the spine: 1 MB at 10 Gbps, then the trip there and the ACK's back
     tr = pd.DataFrame({"arrival_s": [0.0], "src": [0], "dst": [16], "size_bytes": [1e6]})
     f = mod.paper_fct(flowsched.simulate(tr, topo, "srpt").flows)

@@ -4,7 +4,8 @@ shared/papers/000_*), section VIII, Figs. 4 (data mining, DM) and 5 (web search,
 The paper's setting: the pFabric/PIAS leaf-spine (9 ToRs x 16 hosts = 144 hosts, 4 spines,
 10 Gbps host links, 40 Gbps ToR-spine) with the link delays of the authors' ns-2 runs (20.2 us
 per host link, 0.2 us per ToR-spine link: an unloaded round trip of about 82 us; the paper
-does not give them, its simulation code does: ``paper_fabric``), FCTs until the sender has
+does not give them, its simulation code does) and its packets sprayed over the spines (each
+ToR's uplinks as one link of 160 Gbps: ``paper_fabric``), FCTs until the sender has
 the last ACK, as the authors' scripts time them (``paper_fct``; ``--zero-delay`` for the
 fabric without delays and FCTs to the last byte), Poisson all-to-all arrivals at load L (of
 wire bytes, 1500 per 1460 of payload, as its code computes the rate), sizes from
@@ -109,8 +110,12 @@ CORE_LINK_DELAY_US = 0.2
 
 def paper_fabric(delays: bool = True):
     """The paper's fabric: the pFabric/PIAS leaf-spine (9 ToRs x 16 hosts at 10 Gbps, 4 spines
-    at 40 Gbps, per-flow ECMP), with its link delays (``HOST_LINK_DELAY_US``,
-    ``CORE_LINK_DELAY_US``) as a graph topology; without them flowsched's ``LeafSpine()``."""
+    at 40 Gbps) with its link delays (``HOST_LINK_DELAY_US``, ``CORE_LINK_DELAY_US``), as a
+    graph topology. The authors' runs spray packets over the spines (``config.toml``:
+    ``enable_multi_path = 1``, ``per_flow_mp = 0``: ns-2's multipath classifier, packet by
+    packet), so a ToR's 4 uplinks (and downlinks) carry equal shares: here they are one link of
+    4 x 40 = 160 Gbps to one spine node, as flowsched routes a flow on one path. Without the
+    delays: flowsched's ``LeafSpine()`` (per-flow ECMP over the 4 spines)."""
     if not delays:
         return flowsched.LeafSpine()
     import networkx as nx
@@ -121,8 +126,7 @@ def paper_fabric(delays: bool = True):
         for j in range(16):
             hosts.append(f"h{16 * t + j}")
             g.add_edge(hosts[-1], f"tor{t}", gbps=10.0, delay_us=HOST_LINK_DELAY_US)
-        for s in range(4):
-            g.add_edge(f"tor{t}", f"spine{s}", gbps=40.0, delay_us=CORE_LINK_DELAY_US)
+        g.add_edge(f"tor{t}", "spines", gbps=4 * 40.0, delay_us=CORE_LINK_DELAY_US)
     return flowsched.from_networkx(g, hosts)
 
 
@@ -365,8 +369,8 @@ def claims(loads: list[float], alphas: list[float]) -> list[C.Claim]:
         C.Claim("Fig. 4(g)", "DM medium: ASCC below PIAS at every L", "10% lower at 0.5, 33% at 0.9",
                 dm_medium_ascc_beats_pias, "ASCC's medium flows wait as unknown flows behind the known ones for about "
                 "their own transmission time (alpha=1), which costs more than PIAS's DM thresholds (its first queue "
-                "holds a flow's first 1.1-1.3 MB); letting the unknown flows share their class instead of FIFO (as "
-                "ASCC's switches' one FIFO queue does) narrows the gap by a quarter only (docs/papers.md)"),
+                "holds a flow's first 1.1-1.3 MB); the unknown flows sharing their class (as in ASCC's one switch "
+                "queue for them) instead of FIFO narrows the gap by a quarter only (docs/papers.md)"),
         C.Claim("Section VIII", "alpha 0 -> 1: SRPT, LAS and PIAS do not change (data arrives faster than the link)",
                 "'we expect PIAS, SRPT, and LAS not to change'", unchanged_to_alpha1,
                 "data spacing changes flows' service even below alpha = 1"),
