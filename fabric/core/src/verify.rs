@@ -16,8 +16,13 @@ pub fn srpt_order(s: &Simulator) -> Vec<usize> {
 /// after the flows before it, and nothing on a link with less than 1e-12 of its capacity
 /// left. Flows without data spans only (a rate cap is not applied).
 pub fn greedy_rates(s: &Simulator, order: &[usize]) -> Vec<f64> {
+    let mut res = s.topology().capacity.clone();
+    greedy_fill(s, order, &mut res)
+}
+
+/// `greedy_rates` on the capacities `res` left, which it then lowers by the rates.
+fn greedy_fill(s: &Simulator, order: &[usize], res: &mut [f64]) -> Vec<f64> {
     let caps = &s.topology().capacity;
-    let mut res = caps.clone();
     order
         .iter()
         .map(|&i| {
@@ -152,18 +157,9 @@ pub fn data_cap(s: &Simulator, i: usize) -> f64 {
 pub fn asrpt_fair_rates(s: &Simulator) -> Vec<f64> {
     let act: Vec<usize> = s.active().iter().map(|&i| i as usize).collect();
     let complete: Vec<usize> = srpt_order(s).into_iter().filter(|&i| s.is_complete(i)).collect();
-    let caps = &s.topology().capacity;
-    let mut res = caps.clone();
+    let mut res = s.topology().capacity.clone();
     let mut rate_of = vec![f64::NAN; s.n_flows()];
-    for &i in &complete {
-        let mut r = f64::INFINITY;
-        for &l in s.path(i) {
-            let l = l as usize;
-            r = r.min(if res[l] <= 1e-12 * caps[l] { 0.0 } else { res[l] });
-        }
-        for &l in s.path(i) {
-            res[l as usize] -= r;
-        }
+    for (&i, r) in complete.iter().zip(greedy_fill(s, &complete, &mut res)) {
         rate_of[i] = r;
     }
     let incomplete: Vec<usize> = act.iter().copied().filter(|&i| !s.is_complete(i)).collect();

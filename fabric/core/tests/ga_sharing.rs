@@ -7,25 +7,13 @@ use fabric_core::rng::SplitMix64;
 use fabric_core::*;
 
 mod common;
-use common::random_flows;
+use common::{assert_close, finish, random_flows};
 
 fn config(sched: &str, sharing: PiasSharing, choice: AllocatorChoice) -> SimConfig {
     let mut cfg = SimConfig::new(Scheduler::parse(sched).unwrap());
     cfg.incomplete_sharing = sharing;
     cfg.allocator = choice;
     cfg
-}
-
-fn finish(topo: &Topology, flows: &[FlowSpec], cfg: SimConfig) -> Result<Vec<f64>> {
-    let mut s = Simulator::new(topo.clone(), flows.to_vec(), cfg)?;
-    s.run()?;
-    Ok(s.finish_s().to_vec())
-}
-
-fn assert_close(a: &[f64], b: &[f64], rel: f64, what: &str) {
-    for (i, (x, y)) in a.iter().zip(b).enumerate() {
-        assert!((x - y).abs() <= rel * x.abs().max(y.abs()), "{what}: flow {i} finishes at {x} vs {y}");
-    }
 }
 
 /// Random flows, every one with data arriving over a span (so that many are incomplete at

@@ -7,7 +7,7 @@ use fabric_core::rng::SplitMix64;
 use fabric_core::*;
 
 mod common;
-use common::random_flows;
+use common::{assert_close, finish, random_flows};
 
 const TH: [f64; 2] = [2e4, 1e5];
 
@@ -21,18 +21,6 @@ fn config(sched: &str, sharing: PiasSharing, th: &[f64], choice: AllocatorChoice
 
 fn leaf_spine() -> Topology {
     Topology::leaf_spine(2, 4, 2, &[10.0; 8], 40.0, 0).unwrap()
-}
-
-fn finish(topo: &Topology, flows: &[FlowSpec], cfg: SimConfig) -> Result<Vec<f64>> {
-    let mut s = Simulator::new(topo.clone(), flows.to_vec(), cfg)?;
-    s.run()?;
-    Ok(s.finish_s().to_vec())
-}
-
-fn assert_close(a: &[f64], b: &[f64], rel: f64, what: &str) {
-    for (i, (x, y)) in a.iter().zip(b).enumerate() {
-        assert!((x - y).abs() <= rel * x.abs().max(y.abs()), "{what}: flow {i} finishes at {x} vs {y}");
-    }
 }
 
 #[test]

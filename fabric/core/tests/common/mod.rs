@@ -94,3 +94,17 @@ pub fn fuzz_runner(default_cases: u32) -> (proptest::test_runner::TestRunner, u3
     bytes[..8].copy_from_slice(&seed.to_le_bytes());
     (TestRunner::new_with_rng(cfg, TestRng::from_seed(RngAlgorithm::ChaCha, &bytes)), n, seed)
 }
+
+/// Every flow's finish time (s) of a whole run of `flows` on `topo` under `cfg`.
+pub fn finish(topo: &Topology, flows: &[FlowSpec], cfg: SimConfig) -> fabric_core::Result<Vec<f64>> {
+    let mut s = Simulator::new(topo.clone(), flows.to_vec(), cfg)?;
+    s.run()?;
+    Ok(s.finish_s().to_vec())
+}
+
+/// Asserts the finish times `a` and `b` agree within `rel` of the larger, flow by flow.
+pub fn assert_close(a: &[f64], b: &[f64], rel: f64, what: &str) {
+    for (i, (x, y)) in a.iter().zip(b).enumerate() {
+        assert!((x - y).abs() <= rel * x.abs().max(y.abs()), "{what}: flow {i} finishes at {x} vs {y}");
+    }
+}
