@@ -183,31 +183,21 @@ def _check_admission(admission: str | None, k: int | None, window: int | None) -
     return admission
 
 
-def _check_pias_sharing(pias_sharing: str | None, scheduler: str) -> str:
-    """``pias_sharing`` checked (one of :data:`PIAS_SHARING`; given, for ``pias`` and
-    ``gtcp:pias`` only); None is ``fifo``."""
-    if pias_sharing is None:
+def _check_sharing(option: str, value: str | None, scheduler: str) -> str:
+    """A sharing option checked (one of :data:`PIAS_SHARING`; None is ``fifo``) and, when
+    given, allowed only for the schedulers it applies to: ``pias_sharing`` for ``pias`` and
+    ``gtcp:pias``, ``incomplete_sharing`` for the GA transform (``asrpt``, ``ga:<inner>``)."""
+    if value is None:
         return "fifo"
-    if not isinstance(pias_sharing, str) or pias_sharing not in PIAS_SHARING:
-        raise ValueError(f"unknown pias_sharing {pias_sharing!r}; known: {', '.join(PIAS_SHARING)}")
-    if scheduler.strip().lower() not in ("pias", "gtcp:pias"):
-        raise ValueError(f"pias_sharing={pias_sharing!r} applies to the pias scheduler (and gtcp:pias), "
-                         f"not {scheduler!r}")
-    return pias_sharing
-
-
-def _check_incomplete_sharing(incomplete_sharing: str | None, scheduler: str) -> str:
-    """``incomplete_sharing`` checked (one of :data:`PIAS_SHARING`; given, for the GA
-    transform only: ``asrpt`` and ``ga:<inner>``); None is ``fifo``."""
-    if incomplete_sharing is None:
-        return "fifo"
-    if not isinstance(incomplete_sharing, str) or incomplete_sharing not in PIAS_SHARING:
-        raise ValueError(f"unknown incomplete_sharing {incomplete_sharing!r}; known: {', '.join(PIAS_SHARING)}")
+    if not isinstance(value, str) or value not in PIAS_SHARING:
+        raise ValueError(f"unknown {option} {value!r}; known: {', '.join(PIAS_SHARING)}")
     name = scheduler.strip().lower()
-    if name != "asrpt" and not name.startswith("ga:"):
-        raise ValueError(f"incomplete_sharing={incomplete_sharing!r} applies to the GA transform (asrpt, "
-                         f"ga:<inner>), not {scheduler!r}")
-    return incomplete_sharing
+    if option == "pias_sharing" and name not in ("pias", "gtcp:pias"):
+        raise ValueError(f"pias_sharing={value!r} applies to the pias scheduler (and gtcp:pias), not {scheduler!r}")
+    if option == "incomplete_sharing" and name != "asrpt" and not name.startswith("ga:"):
+        raise ValueError(f"incomplete_sharing={value!r} applies to the GA transform (asrpt, ga:<inner>), "
+                         f"not {scheduler!r}")
+    return value
 
 
 def _native_topology(topology: Topology, trace: pd.DataFrame) -> dict[str, Any]:
@@ -267,8 +257,8 @@ def native_simulator(
         raise ValueError(f"unknown allocator {allocator!r}; known: {', '.join(ALLOCATORS)}")
     if not (np.isfinite(delay_us) and delay_us >= 0):
         raise ValueError(f"delay_us must be >= 0, got {delay_us!r}")
-    sharing = _check_pias_sharing(pias_sharing, scheduler)
-    incomplete = _check_incomplete_sharing(incomplete_sharing, scheduler)
+    sharing = _check_sharing("pias_sharing", pias_sharing, scheduler)
+    incomplete = _check_sharing("incomplete_sharing", incomplete_sharing, scheduler)
     if pias_thresholds_bytes is None and scheduler.strip().lower().endswith("pias"):
         pias_thresholds_bytes = default_pias_thresholds()
     racs_p = {"w_min": 1.0, "w_max": 100.0, "a_per_byte": 1e-5, "update_interval_s": 300e-6}

@@ -140,6 +140,10 @@ def paper_fct(flows: pd.DataFrame) -> pd.DataFrame:
     return flows.assign(fct_s=flows["fct_s"] + flows["path_delay_s"])
 
 
+#: ``--zero-delay`` (the setting before the paper's delays were found) keeps the buffers and
+#: the marking only: no link delays, the default initial window, and the minimum RTO
+#: ``RTO_RTTS`` unloaded round trips.
+PACKET_OPTS_ZERO_DELAY: dict = {"buffer_bytes": 240 * 1500, "ecn_marking": "sojourn"}
 #: The paper's buffers ("following PIAS's evaluations: bs = 240 pkts"): 240 packets of
 #: 1,500 B per port. Its minimum RTO ("rt_min ~ 24 RTT") and initial window, from its
 #: simulation code (``scripts/config.toml``, every ``[control.*]`` section): ``min_rto =
@@ -148,11 +152,7 @@ def paper_fct(flows: pd.DataFrame) -> pd.DataFrame:
 #: transmitted by this element between p's enqueue and p's deque exceeds a certain
 #: threshold" (section VII): ``ecn_marking="sojourn"``; the threshold is the packet model's
 #: K, 65 packets of 1,500 B, the code's ``dctcp_k = 65.0``.
-PACKET_OPTS: dict = {"buffer_bytes": 240 * 1500, "ecn_marking": "sojourn", "min_rto_s": 0.002,
-                     "init_cwnd_packets": 70}
-#: ``--zero-delay`` (the setting before the paper's delays were found): no link delays, the
-#: default initial window, and the minimum RTO ``RTO_RTTS`` unloaded round trips.
-PACKET_OPTS_ZERO_DELAY: dict = {"buffer_bytes": 240 * 1500, "ecn_marking": "sojourn"}
+PACKET_OPTS: dict = {**PACKET_OPTS_ZERO_DELAY, "min_rto_s": 0.002, "init_cwnd_packets": 70}
 RTO_RTTS = 24
 
 

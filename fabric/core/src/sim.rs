@@ -133,11 +133,11 @@ pub struct SimConfig {
     /// FIFO (the default) or max-min fair sharing. `Fair` runs on the full recomputation
     /// (`Auto` picks it; `Incremental` is refused).
     pub pias_sharing: PiasSharing,
-    /// How the incomplete flows of the GA transform (`asrpt`, `ga:*`) share their class, below every complete flow: one after another by arrival (`Fifo`,
-    /// Algorithm 1's FIFO; the default) or max-min fair (`Fair`: ASCC's switches keep the
-    /// incomplete flows' packets in one first-in-first-out queue that their DCTCP senders
-    /// share). `Fair` runs on the full recomputation (`Auto` picks it; `Incremental` is
-    /// refused).
+    /// How the incomplete flows of the GA transform (`asrpt`, `ga:*`) share their class,
+    /// below every complete flow: one after another by arrival (`Fifo`, Algorithm 1's FIFO;
+    /// the default) or max-min fair (`Fair`: ASCC's switches keep the incomplete flows'
+    /// packets in one first-in-first-out queue that their DCTCP senders share). `Fair` runs
+    /// on the full recomputation (`Auto` picks it; `Incremental` is refused).
     pub incomplete_sharing: PiasSharing,
     pub racs: RacsParams,
     pub sdc: SdcParams,

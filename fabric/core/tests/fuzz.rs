@@ -245,9 +245,10 @@ fn check_pause(s: &Simulator, c: &Case) -> TcResult<()> {
 fn run(c: &Case, full: bool, paused: bool) -> TcResult<Run> {
     let (sched, sharing) = sched_of(c.sched);
     let is_pias = matches!(&sched, Scheduler::Pias) || sched == Scheduler::Gtcp(Box::new(Scheduler::Pias));
+    let is_ga = matches!(&sched, Scheduler::Ga(_));
     let mut cfg = SimConfig::new(sched);
     cfg.pias_thresholds_bytes = if is_pias { c.thresholds.clone() } else { Vec::new() };
-    if matches!(&sched_of(c.sched).0, Scheduler::Ga(_)) {
+    if is_ga {
         cfg.incomplete_sharing = sharing;
     } else {
         cfg.pias_sharing = sharing;
