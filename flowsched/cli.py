@@ -24,6 +24,7 @@ from flowsched.sim import (
     ADMISSION_POLICIES,
     ECN_MARKINGS,
     FAIR_PROJECTIONS,
+    LOAD_BALANCINGS,
     MODELS,
     PACKET_OPTIONS,
     PIAS_SHARING,
@@ -143,6 +144,12 @@ def _parser() -> argparse.ArgumentParser:
     pk.add_argument("--limited-transmit", action="store_const", const=True, default=None,
                     help="tcp/dctcp: RFC 3042 limited transmit (a new segment on each of the first two "
                          "duplicate ACKs; off; ns-3: on)")
+    pk.add_argument("--dupack-threshold", type=int, default=None,
+                    help="tcp/dctcp: duplicate ACKs that trigger fast retransmit (3, RFC 5681's DupThresh; "
+                         "0: never, losses wait for the RTO)")
+    pk.add_argument("--load-balancing", choices=LOAD_BALANCINGS, default=None,
+                    help="flow: every packet of a flow on its ECMP path (default); packet: packet spraying, "
+                         "each packet on an equal-cost path of its own")
     pk.add_argument("--tx-complete-events", action="store_const", const=True, default=None,
                     help="a port stays busy until its transmission's end is handled, as ns-3's point-to-point "
                          "devices (one event per transmission; off)")

@@ -324,6 +324,8 @@ PACKET_OPTIONS: dict[str, Any] = {
     "syn_timeout_s": 1.0,
     "clock_granularity_s": 0.0,
     "limited_transmit": False,
+    "dupack_threshold": 3,
+    "load_balancing": "flow",
     "link_jitter_ns": 0.0,
     "tx_complete_events": False,
     "request_delay_us": 0.0,
@@ -338,6 +340,12 @@ PACKET_OPTIONS: dict[str, Any] = {
 #: aSCC paper's definition: in a priority queue it marks the packets that wait behind higher
 #: priorities rather than those that arrive at a long queue and pass it).
 ECN_MARKINGS = ("enqueue", "sojourn")
+#: How the packet model spreads a flow's packets over the equal-cost paths between its hosts
+#: (``load_balancing``): ``flow`` sends them all on the flow's ECMP path (the fluid model's
+#: path); ``packet`` is packet spraying: every packet (data, ACK, SYN) takes an equal-cost path
+#: picked by a hash of its flow, sequence number, send time and direction, as pFabric's
+#: evaluation and the aSCC paper's code route. Flows with a pinned route keep it.
+LOAD_BALANCINGS = ("flow", "packet")
 #: How ``gtcp:fair`` on packets projects the flow that finishes next under tcp
 #: (``fair_projection``): ``exact`` runs the trace under plain tcp first and uses each
 #: flow's finish time there (SCHED_TCP's definition; twice the run time); ``window``
@@ -454,6 +462,8 @@ def native_packet_options(topology: Topology, transport: str | None, admission: 
 
     if o["ecn_marking"] not in ECN_MARKINGS:
         raise ValueError(f"unknown ecn_marking {o['ecn_marking']!r}; known: {', '.join(ECN_MARKINGS)}")
+    if o["load_balancing"] not in LOAD_BALANCINGS:
+        raise ValueError(f"unknown load_balancing {o['load_balancing']!r}; known: {', '.join(LOAD_BALANCINGS)}")
     if o["fair_projection"] not in FAIR_PROJECTIONS:
         raise ValueError(f"unknown fair_projection {o['fair_projection']!r}; known: {', '.join(FAIR_PROJECTIONS)}")
     jitter_s = seconds("link_jitter_ns", 1e-9)
@@ -482,6 +492,8 @@ def native_packet_options(topology: Topology, transport: str | None, admission: 
         syn_timeout_s=seconds("syn_timeout_s"),
         clock_granularity_s=seconds("clock_granularity_s"),
         limited_transmit=bool(o["limited_transmit"]),
+        dupack_threshold=3 if o["dupack_threshold"] is None else integer("dupack_threshold", 0),
+        load_balancing=str(o["load_balancing"]),
         link_jitter_s=jitter_s,
         tx_complete_events=bool(o["tx_complete_events"]),
         request_delay_s=delays["request_delay_us"],

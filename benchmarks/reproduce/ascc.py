@@ -108,14 +108,16 @@ HOST_LINK_DELAY_US = 20.2
 CORE_LINK_DELAY_US = 0.2
 
 
-def paper_fabric(delays: bool = True):
+def paper_fabric(delays: bool = True, spines: bool = False):
     """The paper's fabric: the pFabric/PIAS leaf-spine (9 ToRs x 16 hosts at 10 Gbps, 4 spines
     at 40 Gbps) with its link delays (``HOST_LINK_DELAY_US``, ``CORE_LINK_DELAY_US``), as a
     graph topology. The authors' runs spray packets over the spines (``config.toml``:
     ``enable_multi_path = 1``, ``per_flow_mp = 0``: ns-2's multipath classifier, packet by
     packet), so a ToR's 4 uplinks (and downlinks) carry equal shares: here they are one link of
-    4 x 40 = 160 Gbps to one spine node, as flowsched routes a flow on one path. Without the
-    delays: flowsched's ``LeafSpine()`` (per-flow ECMP over the 4 spines)."""
+    4 x 40 = 160 Gbps to one spine node, as the fluid model routes a flow on one path.
+    ``spines=True``: the 4 spines of 40 Gbps each, for the packet model's packet spraying
+    (``load_balancing="packet"``). Without the delays: flowsched's ``LeafSpine()`` (per-flow
+    ECMP over the 4 spines)."""
     if not delays:
         return flowsched.LeafSpine()
     import networkx as nx
@@ -126,7 +128,11 @@ def paper_fabric(delays: bool = True):
         for j in range(16):
             hosts.append(f"h{16 * t + j}")
             g.add_edge(hosts[-1], f"tor{t}", gbps=10.0, delay_us=HOST_LINK_DELAY_US)
-        g.add_edge(f"tor{t}", "spines", gbps=4 * 40.0, delay_us=CORE_LINK_DELAY_US)
+        if spines:
+            for s in range(4):
+                g.add_edge(f"tor{t}", f"spine{s}", gbps=40.0, delay_us=CORE_LINK_DELAY_US)
+        else:
+            g.add_edge(f"tor{t}", "spines", gbps=4 * 40.0, delay_us=CORE_LINK_DELAY_US)
     return flowsched.from_networkx(g, hosts)
 
 
@@ -153,6 +159,10 @@ PACKET_OPTS_ZERO_DELAY: dict = {"buffer_bytes": 240 * 1500, "ecn_marking": "sojo
 #: threshold" (section VII): ``ecn_marking="sojourn"``; the threshold is the packet model's
 #: K, 65 packets of 1,500 B, the code's ``dctcp_k = 65.0``.
 PACKET_OPTS: dict = {**PACKET_OPTS_ZERO_DELAY, "min_rto_s": 0.002, "init_cwnd_packets": 70}
+#: ``--spray``: the packet model sprays packets over the 4 spines (``paper_fabric(spines=True)``)
+#: as the authors' code does, and its senders, like the code's (``enable_dupack = false``: the
+#: spraying reorders packets), never retransmit on duplicate ACKs.
+PACKET_OPTS_SPRAY: dict = {"load_balancing": "packet", "dupack_threshold": 0}
 RTO_RTTS = 24
 
 
@@ -165,14 +175,17 @@ class Pooled(dict):
 
 
 def run_model(model: str, n: int, loads: list[float], alphas: list[float], seeds: list[int],
-              delays: bool = True, incomplete_sharing: str = "fair") -> Pooled:
+              delays: bool = True, incomplete_sharing: str = "fair", spray: bool = False) -> Pooled:
     """Every point of the grid on ``model``, ``n`` flows per point and seed (one trace per
     seed, workload and load, shared by the CCs and the alphas); with the paper's link delays
     and FCTs (``paper_fabric``, ``paper_fct``) and its load and Delta t with headers, or, with
     ``delays=False``, on a fabric without delays, FCTs to the last byte, without headers.
-    ``incomplete_sharing``: the fluid ASCC's (``asrpt``'s)."""
-    topo = paper_fabric(delays)
+    ``incomplete_sharing``: the fluid ASCC's (``asrpt``'s). ``spray``: packets sprayed over the
+    4 spines (``PACKET_OPTS_SPRAY``; the packet model with the delays only)."""
+    topo = paper_fabric(delays, spines=spray and model == "packet")
     packet_opts = dict(PACKET_OPTS if delays else PACKET_OPTS_ZERO_DELAY)
+    if spray:
+        packet_opts.update(PACKET_OPTS_SPRAY)
     if model == "packet" and C.packet_available() and not delays:
         packet_opts["min_rto_s"] = RTO_RTTS * _rtt0_s(topo)
     flows: dict = {}
@@ -442,7 +455,13 @@ def main(argv: list[str] | None = None) -> int:
                    help="the fluid ASCC's incomplete flows one after another by arrival (Algorithm 1's FIFO) instead "
                         "of sharing their class (incomplete_sharing='fair', as ASCC's one switch queue for them); with "
                         "--zero-delay, the setting of the tables before 2026-11-28")
+    p.add_argument("--spray", action="store_true",
+                   help="packet model: spray packets over the 4 spines of 40 Gbps, senders without fast retransmit, "
+                        "as the authors' code (the fluid model keeps one 160 Gbps link per ToR, its equivalent)")
     args = p.parse_args(argv)
+    if args.spray and (args.zero_delay or args.model == "fluid"):
+        p.error("--spray is a setting of the packet model with the paper's delays: add --model packet or both, "
+                "without --zero-delay")
     if args.seeds < 1:
         p.error(f"--seeds must be >= 1, got {args.seeds}")
     if args.packet_flows is not None and args.packet_flows < 1:
@@ -462,7 +481,7 @@ def main(argv: list[str] | None = None) -> int:
             results[m] = C.Unavailable(C.packet_unavailable_reason())
         else:
             results[m] = run_model(m, nm, loads, alphas, seeds, delays=not args.zero_delay,
-                                   incomplete_sharing="fifo" if args.incomplete_fifo else "fair")
+                                   incomplete_sharing="fifo" if args.incomplete_fifo else "fair", spray=args.spray)
         print(f"{m}: {len(points(loads, alphas)) * len(WLS) * len(CCS) * len(seeds)} runs of {nm:,} flows in {t}")
     numbers = {}
     for m, r in results.items():

@@ -441,13 +441,27 @@ impl Topology {
     /// other flow, or the way back from dst to src: the packet model's ACKs) gets the
     /// ECMP path.
     pub fn path(&self, flow_id: u64, src: usize, dst: usize, out: &mut Vec<u32>) -> u128 {
-        let n = self.n_hosts;
-        match self.kind {
-            TopologyKind::Graph { ref routes, ecmp_seed, ref pinned } => {
+        let seed = match self.kind {
+            TopologyKind::Graph { ref pinned, ecmp_seed, .. } => {
                 if let Some(id) = pinned.as_ref().and_then(|p| p.route(flow_id, src, dst, out)) {
                     return id;
                 }
-                let h = ecmp_hash(ecmp_seed, flow_id, src, dst);
+                ecmp_seed
+            }
+            TopologyKind::LeafSpine { ecmp_seed, .. } => ecmp_seed,
+            TopologyKind::BigSwitch => 0,
+        };
+        self.path_by_hash(ecmp_hash(seed, flow_id, src, dst), src, dst, out)
+    }
+
+    /// Appends the links of equal-cost path number `h % n` from host src to host dst (n:
+    /// the number of such paths) to `out` and returns its path id (as `path`). `path` is
+    /// this with the flow's ECMP hash; the packet model's per-packet load balancing calls
+    /// it with a hash of each packet. Pinned routes play no part here.
+    pub fn path_by_hash(&self, h: u64, src: usize, dst: usize, out: &mut Vec<u32>) -> u128 {
+        let n = self.n_hosts;
+        match self.kind {
+            TopologyKind::Graph { ref routes, .. } => {
                 let r = routes.path(h, src, dst, out);
                 graph_path_id(n, src, dst, r)
             }
@@ -456,7 +470,7 @@ impl Topology {
                 out.push((n + dst) as u32);
                 (src * n + dst) as u128
             }
-            TopologyKind::LeafSpine { tors, hosts_per_tor, spines, ecmp_seed } => {
+            TopologyKind::LeafSpine { tors, hosts_per_tor, spines, .. } => {
                 let ts = src / hosts_per_tor;
                 let td = dst / hosts_per_tor;
                 out.push(src as u32);
@@ -464,7 +478,7 @@ impl Topology {
                     out.push((n + dst) as u32);
                     (src * n + dst) as u128 * (spines as u128 + 1)
                 } else {
-                    let s = (ecmp_hash(ecmp_seed, flow_id, src, dst) % spines as u64) as usize;
+                    let s = (h % spines as u64) as usize;
                     out.push((2 * n + ts * spines + s) as u32);
                     out.push((2 * n + tors * spines + s * tors + td) as u32);
                     out.push((n + dst) as u32);

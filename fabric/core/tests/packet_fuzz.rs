@@ -5,8 +5,9 @@
 //! and core rates and per-hop delays), one of the scheduler x transport pairs the packet
 //! model runs (`packet::SUPPORTED`), and options at and past their usual ranges (segment
 //! and header sizes, buffers down to one packet, initial and maximum windows, minimum RTO,
-//! delayed ACKs, the handshake, limited transmit, PIAS thresholds and reserved queue
-//! space, destination admission with request and grant delays, termination at deadlines),
+//! delayed ACKs, the handshake, limited transmit, the fast-retransmit threshold, packet
+//! spraying, PIAS thresholds and reserved queue space, destination admission with request
+//! and grant delays, termination at deadlines),
 //! and checks:
 //! - no panic, and the run ends within an event budget (`PacketConfig::max_events`) with
 //!   no error: a run that neither ends nor makes progress is a bug, not a slow case;
@@ -273,6 +274,14 @@ fn config(c: &Case) -> PacketConfig {
     };
     // a transmission-complete event per packet, as ns-3 (the seed's fifth bit)
     cfg.tx_complete_events = (o.seed >> 4) % 2 == 1;
+    // packet spraying (the seed's sixth bit), where the transport and scheduler take it
+    if (o.seed >> 5) % 2 == 1 && !gtcp && !matches!(t, "rcp" | "sdc" | "racs") {
+        cfg.load_balancing = LoadBalancing::Packet;
+    }
+    // fast retransmit at 1 or 2 duplicate ACKs, or never (bits 7 and 8; tcp and dctcp)
+    if matches!(t, "tcp" | "dctcp") {
+        cfg.dupack_threshold = [3, 0, 1, 2][((o.seed >> 6) % 4) as usize];
+    }
     cfg.seed = o.seed;
     cfg.max_events = Some(MAX_EVENTS);
     cfg

@@ -151,6 +151,7 @@ fn clock_granularity_bounds_the_rto_from_below_by_srtt_plus_g() {
         dctcp_g: 1.0 / 16.0,
         clock_g_ps: 1.0,
         limited_transmit: false,
+        dupack_threshold: 3,
     };
     let r = 1_000_000; // 1 us: RTTVAR 0.5 us
     assert_eq!(Sender::new(10, &p, r).rto_ps(&p), r + 4 * r / 2);

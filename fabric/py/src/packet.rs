@@ -1,6 +1,6 @@
 //! Bindings of the packet-level model (`fabric_core::PacketSimulator`): arrays in and
 //! out, the GIL released around simulation, every error a Python exception.
-use fabric_core::{EcnMarking, FairProjection, PacketConfig, PacketSimulator, Transport};
+use fabric_core::{EcnMarking, FairProjection, LoadBalancing, PacketConfig, PacketSimulator, Transport};
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -14,7 +14,7 @@ macro_rules! packet_options {
     ($($field:ident),* $(,)?) => {
         /// The packet model's options that a `packet=` dict takes (`PacketSimulator`,
         /// `TokenConfig`, `SwitchConfig`): `transport` and these `PacketConfig` fields.
-        pub(crate) const PACKET_OPTION_NAMES: &[&str] = &["transport", $(stringify!($field)),*, "ecn_marking", "fair_projection"];
+        pub(crate) const PACKET_OPTION_NAMES: &[&str] = &["transport", $(stringify!($field)),*, "ecn_marking", "fair_projection", "load_balancing"];
 
         /// Sets `c`'s packet options from dict `d`, by `PacketConfig` field name (absent
         /// keys keep `c`'s values; None keeps the transport's default where the option has
@@ -30,6 +30,7 @@ macro_rules! packet_options {
                     "transport" => c.transport = v.extract::<Option<String>>().map_err(bad)?.map(|t| Transport::parse(&t)).transpose().map_err(to_py)?,
                     "ecn_marking" => c.ecn_marking = EcnMarking::parse(&v.extract::<String>().map_err(bad)?).map_err(to_py)?,
                     "fair_projection" => c.fair_projection = FairProjection::parse(&v.extract::<String>().map_err(bad)?).map_err(to_py)?,
+                    "load_balancing" => c.load_balancing = LoadBalancing::parse(&v.extract::<String>().map_err(bad)?).map_err(to_py)?,
                     $(stringify!($field) => c.$field = v.extract().map_err(bad)?,)*
                     other => {
                         let known: Vec<&str> = PACKET_OPTION_NAMES.iter().copied().filter(|n| !refused.contains(n)).collect();
@@ -60,6 +61,7 @@ packet_options!(
     syn_timeout_s,
     clock_granularity_s,
     limited_transmit,
+    dupack_threshold,
     link_jitter_s,
     tx_complete_events,
     request_delay_s,

@@ -28,7 +28,7 @@ use crate::error::{Result, SimError};
 use crate::rng::{mix64, SplitMix64};
 use crate::sched::{AdmissionPolicy, GaInner, Scheduler};
 use crate::sim::{admission_streams, choose_admission, total_order_bits, AdmissionConfig, FlowSpec, Outcome};
-use crate::topology::Topology;
+use crate::topology::{Topology, TopologyKind};
 use delack::AckState;
 pub use hostsched::FairProjection;
 pub use port::EcnMarking;
@@ -126,6 +126,32 @@ fn unsupported(s: &Scheduler, t: Option<Transport>) -> SimError {
     SimError::Unsupported(format!("the packet model does not run {what}{hint}; supported: {SUPPORTED}"))
 }
 
+/// How a flow's packets are spread over the equal-cost paths between its hosts
+/// (`PacketConfig::load_balancing`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LoadBalancing {
+    /// Per-flow ECMP: every packet of a flow on its path (`Topology::path`), its ACKs on
+    /// the ECMP path back. A pinned route (a graph trace's `path` column) is always so.
+    #[default]
+    Flow,
+    /// Packet spraying: each packet (data, ACK, SYN) takes equal-cost path number
+    /// `h mod n` of its direction, h a hash of (flow, sequence number, send time, ACK or
+    /// data), the same at every hop, so packets spread uniformly at random over the paths
+    /// and a retransmission may take another path than the original. Flows with a pinned
+    /// route keep it. On a big switch (one path) nothing changes.
+    Packet,
+}
+
+impl LoadBalancing {
+    pub fn parse(name: &str) -> Result<Self> {
+        match name.trim().to_ascii_lowercase().as_str() {
+            "flow" => Ok(LoadBalancing::Flow),
+            "packet" => Ok(LoadBalancing::Packet),
+            _ => Err(SimError::InvalidConfig(format!("unknown load_balancing '{name}'; known: flow (per-flow ECMP), packet (packet spraying)"))),
+        }
+    }
+}
+
 /// The options of a packet-level run. `None` fields take the transport's default
 /// (`PacketConfig::new` documents each).
 #[derive(Debug, Clone, PartialEq)]
@@ -190,6 +216,19 @@ pub struct PacketConfig {
     /// third duplicate ACK sets ssthresh (RFC 5681 3.2 step 2). Off by default; ns-3's
     /// `TcpSocketBase::LimitedTransmit` is on by default.
     pub limited_transmit: bool,
+    /// `tcp`/`dctcp`: the duplicate ACKs that trigger fast retransmit (RFC 5681's
+    /// DupThresh, 3 by default; cwnd is set to ssthresh plus this many segments). 0: never;
+    /// duplicate ACKs then only count for limited transmit, and every loss waits for the
+    /// retransmission timer, as the aSCC paper's senders (pFabric's MinTCP with
+    /// `enable_dupack = false`) under packet spraying, whose reordering would fire fast
+    /// retransmits for packets that are not lost.
+    pub dupack_threshold: u32,
+    /// How a flow's packets are spread over the equal-cost paths between its hosts: `Flow`
+    /// (the default) sends them all on its ECMP path, the fluid model's; `Packet` (packet
+    /// spraying, as pFabric's evaluation and the aSCC paper's code route) picks a path for
+    /// every packet, data or ACK, by a hash of its flow, sequence number, send time and
+    /// direction (`LoadBalancing`).
+    pub load_balancing: LoadBalancing,
     /// Jitter, s: each packet reaches the far end of every link it crosses up to this much
     /// later than its transmission and the link's propagation give, by an extra delay
     /// uniform in [0, link_jitter_s) drawn from a hash of `seed` and the packet's place in
@@ -261,6 +300,8 @@ impl PacketConfig {
             syn_timeout_s: 1.0,
             clock_granularity_s: 0.0,
             limited_transmit: false,
+            dupack_threshold: 3,
+            load_balancing: LoadBalancing::Flow,
             link_jitter_s: 0.0,
             tx_complete_events: false,
             admission: None,
@@ -377,6 +418,150 @@ struct Flow {
 }
 
 /// A packet-level simulation of one trace.
+/// Packet spraying's state (`LoadBalancing::Packet`): the topology the packets' paths are
+/// drawn from, the key of their hash, and per link the payload delivered over it.
+#[derive(Debug, Clone)]
+struct Spray {
+    topo: Topology,
+    key: u64,
+    /// Scratch: the path of the packet being forwarded (when not cached).
+    path: Vec<u32>,
+    /// Per link: payload bytes delivered (each byte once) by data packets that crossed it.
+    link_payload: Vec<u64>,
+    /// Graphs of at most `SPRAY_CACHE_HOSTS` hosts: per (src, dst) pair, `src * n + dst`,
+    /// the index + 1 of its entry in `entries` (0: not met yet); empty otherwise. A
+    /// graph's path is a walk over its routing tables, done once per pair here rather than
+    /// at every hop of every packet.
+    pair_entry: Vec<u32>,
+    /// Per pair met: (where its paths start in `table`, how many, the stride), or a count
+    /// of 0 where it has more than `SPRAY_CACHE_PATHS` paths (computed at every hop then).
+    entries: Vec<(u32, u32, u32)>,
+    /// The cached paths: each its length, then its links, padded to the pair's stride.
+    table: Vec<u32>,
+}
+
+/// The rate a flow from host src to host dst reaches alone when its packets are sprayed
+/// uniformly over its n equal-cost paths: each link l on k_l of them carries k_l / n of the
+/// flow, so the rate is the least capacity_l x n / k_l (on a leaf-spine with s spines:
+/// the host links' rate, or s times a core link's). `one_path`: its ECMP path's bottleneck,
+/// kept where the paths are more than `SPRAY_CAP_PATHS` (not enumerated).
+fn sprayed_capacity(topo: &Topology, src: usize, dst: usize, one_path: f64) -> f64 {
+    let n = match &topo.kind {
+        TopologyKind::Graph { routes, .. } => routes.n_paths(src, dst),
+        TopologyKind::LeafSpine { hosts_per_tor, spines, .. } => {
+            if src / hosts_per_tor == dst / hosts_per_tor { 1 } else { *spines as u64 }
+        }
+        TopologyKind::BigSwitch => 1,
+    };
+    if n <= 1 || n > SPRAY_CAP_PATHS {
+        return one_path;
+    }
+    let mut on: std::collections::HashMap<u32, u64> = std::collections::HashMap::new();
+    let mut links = Vec::new();
+    for k in 0..n {
+        links.clear();
+        topo.path_by_hash(k, src, dst, &mut links);
+        for &l in &links {
+            *on.entry(l).or_insert(0) += 1;
+        }
+    }
+    on.iter().map(|(&l, &k)| topo.capacity[l as usize] * n as f64 / k as f64).fold(f64::INFINITY, f64::min)
+}
+
+/// `sprayed_capacity` enumerates at most this many paths per pair of hosts.
+const SPRAY_CAP_PATHS: u64 = 4096;
+
+/// Graphs with at most this many hosts cache each (src, dst) pair's equal-cost paths for
+/// packet spraying (a table of n^2 entries of 4 bytes: 4 MB at 1,024 hosts).
+const SPRAY_CACHE_HOSTS: usize = 1024;
+/// A pair with more equal-cost paths than this is not cached.
+const SPRAY_CACHE_PATHS: u64 = 256;
+
+impl Spray {
+    fn new(topo: &Topology, seed: u64) -> Self {
+        let n = topo.n_hosts;
+        let cache = matches!(topo.kind, TopologyKind::Graph { .. }) && n <= SPRAY_CACHE_HOSTS;
+        Spray {
+            topo: topo.clone(),
+            key: mix64(seed ^ 0x5350_5241_5900_0001),
+            path: Vec::with_capacity(8),
+            link_payload: vec![0; topo.n_links()],
+            pair_entry: if cache { vec![0; n * n] } else { Vec::new() },
+            entries: Vec::new(),
+            table: Vec::new(),
+        }
+    }
+
+    /// The route of packet p of a flow from host src to host dst (the data's direction):
+    /// the equal-cost path picked by the packet's hash, in the packet's direction.
+    fn route(&mut self, p: &Packet, src: usize, dst: usize) -> &[u32] {
+        match self.locate(p, src, dst) {
+            Some((start, len)) => &self.table[start..start + len],
+            None => &self.path,
+        }
+    }
+
+    /// Adds `bytes` to the payload of every link of data packet p's route.
+    fn add_payload(&mut self, p: &Packet, src: usize, dst: usize, bytes: u64) {
+        let links = match self.locate(p, src, dst) {
+            Some((start, len)) => &self.table[start..start + len],
+            None => &self.path[..],
+        };
+        for &l in links {
+            self.link_payload[l as usize] += bytes;
+        }
+    }
+
+    /// Where packet p's route is: in `table` (start, length), or (None) in `path`.
+    fn locate(&mut self, p: &Packet, src: usize, dst: usize) -> Option<(usize, usize)> {
+        let ack = p.is_ack();
+        let h = mix64(self.key ^ mix64((p.flow as u64) << 32 | p.seq as u64) ^ mix64(p.tx_ps.wrapping_mul(2) | ack as u64));
+        let (a, b) = if ack { (dst, src) } else { (src, dst) };
+        if !self.pair_entry.is_empty() {
+            let slot = a * self.topo.n_hosts + b;
+            if self.pair_entry[slot] == 0 {
+                self.pair_entry[slot] = self.cache_pair(a, b);
+            }
+            let (off, count, stride) = self.entries[self.pair_entry[slot] as usize - 1];
+            if count > 0 {
+                // the number the walk would take: path h mod count (`GraphRoutes::path`)
+                let start = (off + (h % count as u64) as u32 * stride) as usize;
+                return Some((start + 1, self.table[start] as usize));
+            }
+        }
+        self.path.clear();
+        self.topo.path_by_hash(h, a, b, &mut self.path);
+        None
+    }
+
+    /// Caches the equal-cost paths from host a to host b; returns the entry's index + 1.
+    fn cache_pair(&mut self, a: usize, b: usize) -> u32 {
+        let count = match &self.topo.kind {
+            TopologyKind::Graph { routes, .. } => routes.n_paths(a, b),
+            _ => 0,
+        };
+        if count == 0 || count > SPRAY_CACHE_PATHS {
+            self.entries.push((0, 0, 0));
+            return self.entries.len() as u32;
+        }
+        let mut paths = Vec::with_capacity(count as usize);
+        for k in 0..count {
+            let mut links = Vec::new();
+            self.topo.path_by_hash(k, a, b, &mut links);
+            paths.push(links);
+        }
+        let stride = 1 + paths.iter().map(Vec::len).max().unwrap_or(0);
+        let off = self.table.len() as u32;
+        for links in paths {
+            self.table.push(links.len() as u32);
+            self.table.extend_from_slice(&links);
+            self.table.resize(self.table.len() + stride - 1 - links.len(), u32::MAX);
+        }
+        self.entries.push((off, count as u32, stride as u32));
+        self.entries.len() as u32
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct PacketSimulator {
     cfg: PacketConfig,
@@ -468,6 +653,8 @@ pub struct PacketSimulator {
     flow_ended: bool,
     /// The rate transports' routers and pacers (`rate.rs`; empty for the window transports).
     rate: rate::RateState,
+    /// Packet spraying (`LoadBalancing::Packet`): None without it.
+    spray: Option<Box<Spray>>,
     /// `gtcp:<inner>`: which flow's data each new segment carries (`hostsched.rs`); None otherwise.
     hs: Option<Box<HostSched>>,
     /// `asrpt` over `dctcp`: the aSCC paper's ASCC, whose senders apply its rules when a
@@ -594,6 +781,28 @@ impl PacketSimulator {
                 s.name()
             ));
         }
+        if cfg.dupack_threshold != 3 && !matches!(transport, Transport::Tcp | Transport::Dctcp) {
+            return bad(format!(
+                "dupack_threshold is read by the tcp and dctcp senders (fast retransmit), not by {}",
+                transport.name()
+            ));
+        }
+        if cfg.load_balancing == LoadBalancing::Packet {
+            if matches!(transport, Transport::Rcp | Transport::Sdc | Transport::Racs) {
+                return Err(SimError::Unsupported(format!(
+                    "packet spraying (load_balancing 'packet') with {}: its senders pace at the rate the routers of one path \
+                     give, which per-packet paths would mix",
+                    transport.name()
+                )));
+            }
+            if host.is_some() {
+                return Err(SimError::Unsupported(format!(
+                    "'{}' (SCHED_TCP's scheduling at the sender) with packet spraying (load_balancing 'packet'): it \
+                     schedules per route, and sprayed packets have none",
+                    s.name()
+                )));
+            }
+        }
         if host.is_some() && (cfg.admission.is_some() || cfg.terminate_missed) {
             return Err(SimError::Unsupported(format!(
                 "'{}' (SCHED_TCP's scheduling at the sender) with {}: a flow's data rides its route's connections, \
@@ -705,8 +914,10 @@ impl PacketSimulator {
             dctcp_g: DCTCP_G,
             clock_g_ps: (cfg.clock_granularity_s * PS_PER_S).round().max(G_MIN_PS),
             limited_transmit: cfg.limited_transmit,
+            dupack_threshold: cfg.dupack_threshold,
         };
         let bad_flow = |row: usize, field: &'static str, message: String| Err(SimError::InvalidFlow { row, field, message });
+        let mut spray_caps: std::collections::HashMap<(usize, usize), f64> = std::collections::HashMap::new();
         topo.check_pinned(flows)?; // routes pinned by a trace's `path` column: made for these flows
         for (r, f) in flows.iter().enumerate() {
             if f.src >= topo.n_hosts || f.dst >= topo.n_hosts {
@@ -771,7 +982,10 @@ impl PacketSimulator {
             route_off.push(route.len() as u32);
             rroute_off.push(rroute.len() as u32);
             let links = &route[before..];
-            let cap = links.iter().map(|&l| topo.capacity[l as usize]).fold(f64::INFINITY, f64::min);
+            let mut cap = links.iter().map(|&l| topo.capacity[l as usize]).fold(f64::INFINITY, f64::min);
+            if cfg.load_balancing == LoadBalancing::Packet && !topo.pinned().is_some_and(|p| p.is_pinned(r)) {
+                cap = *spray_caps.entry((f.src, f.dst)).or_insert_with(|| sprayed_capacity(topo, f.src, f.dst, cap));
+            }
             path_cap.push(cap);
             // unloaded RTT: a full packet through the data path, an ACK back
             let rb = rroute_off[r] as usize;
@@ -879,6 +1093,7 @@ impl PacketSimulator {
                 _ => rate::RateState::default(),
             },
             hs,
+            spray: (cfg.load_balancing == LoadBalancing::Packet).then(|| Box::new(Spray::new(topo, cfg.seed))),
             flows: fl,
             cfg,
         };
@@ -1293,8 +1508,7 @@ impl PacketSimulator {
             flags: rf | if retx { RETX } else { 0 },
             enq_tx: 0,
         };
-        let l = self.route[self.route_off[f] as usize];
-        self.to_port(l as usize, p);
+        self.send_first(p);
     }
 
     fn arm_timer(&mut self, f: usize) {
@@ -1392,16 +1606,44 @@ impl PacketSimulator {
         }
     }
 
-    fn arrive(&mut self, p: Packet) {
+    /// Whether flow f's packets are sprayed (packet spraying on, and no pinned route).
+    #[inline]
+    fn sprayed(&self, f: usize) -> bool {
+        self.spray.as_deref().is_some_and(|sp| !sp.topo.pinned().is_some_and(|r| r.is_pinned(f)))
+    }
+
+    /// The link packet p crosses at its hop `p.hop`, or None once it has crossed its
+    /// route's last: the flow's route (or the way back, for an ACK), or under packet
+    /// spraying the packet's own equal-cost path.
+    #[inline]
+    fn next_link(&mut self, p: &Packet) -> Option<u32> {
         let f = p.flow as usize;
+        if self.sprayed(f) {
+            let (src, dst) = (self.specs[f].src, self.specs[f].dst);
+            let sp = self.spray.as_deref_mut().expect("sprayed");
+            return sp.route(p, src, dst).get(p.hop as usize).copied();
+        }
         let (off, end) = if p.is_ack() {
             (self.rroute_off[f] as usize, self.rroute_off[f + 1] as usize)
         } else {
             (self.route_off[f] as usize, self.route_off[f + 1] as usize)
         };
         let h = off + p.hop as usize;
-        if h < end {
-            let l = if p.is_ack() { self.rroute[h] } else { self.route[h] };
+        (h < end).then(|| if p.is_ack() { self.rroute[h] } else { self.route[h] })
+    }
+
+    /// A host puts packet p (at hop 0) on the first link of its route.
+    fn send_first(&mut self, p: Packet) {
+        debug_assert_eq!(p.hop, 0);
+        // every route has a link (src != dst is checked)
+        if let Some(l) = self.next_link(&p) {
+            self.to_port(l as usize, p);
+        }
+    }
+
+    fn arrive(&mut self, p: Packet) {
+        let f = p.flow as usize;
+        if let Some(l) = self.next_link(&p) {
             self.to_port(l as usize, p);
             return;
         }
@@ -1409,7 +1651,7 @@ impl PacketSimulator {
             if p.is_ack() {
                 self.on_synack(f, p);
             } else {
-                self.on_syn(f, p);
+                self.on_syn(p);
             }
         } else if p.is_ack() {
             self.on_ack(f, p);
@@ -1426,7 +1668,11 @@ impl PacketSimulator {
         let held_before = self.receivers[f].held;
         if self.receivers[f].on_data(p.seq, n) {
             let fl = &self.flows[f];
-            self.delivered[f] += if p.seq + 1 == fl.n { fl.size - p.seq as u64 * self.mss } else { self.mss };
+            let bytes = if p.seq + 1 == fl.n { fl.size - p.seq as u64 * self.mss } else { self.mss };
+            self.delivered[f] += bytes;
+            if self.spray.is_some() {
+                self.count_link_payload(f, &p, bytes);
+            }
         } else {
             self.stats.duplicates += 1;
             if self.ascc && self.flows[f].span_ps > 0 {
@@ -1495,8 +1741,7 @@ impl PacketSimulator {
         }
         let a = Packet { flow: f as u32, seq, prio: self.rate_echo(f), tx_ps, wire_bytes: self.hdr, hop: 0, flags, enq_tx: 0 };
         self.stats.ack_packets += 1;
-        let l = self.rroute[self.rroute_off[f] as usize];
-        self.to_port(l as usize, a);
+        self.send_first(a);
     }
 
     fn delack_timer(&mut self, f: usize, t: u64) {
@@ -1521,8 +1766,7 @@ impl PacketSimulator {
         let flags = SYN | if tries > 1 { RETX } else { 0 };
         let p = Packet { flow: f as u32, seq: 0, prio: self.rate_syn_tag(f), tx_ps: self.now, wire_bytes: self.hdr, hop: 0, flags, enq_tx: 0 };
         self.stats.syn_packets += 1;
-        let l = self.route[self.route_off[f] as usize];
-        self.to_port(l as usize, p);
+        self.send_first(p);
     }
 
     fn syn_timer(&mut self, f: usize, t: u64) {
@@ -1536,12 +1780,11 @@ impl PacketSimulator {
 
     /// A SYN reaches flow f's receiver: it answers with a SYN-ACK (every SYN, a
     /// retransmitted one too), echoing the SYN's send time and RETX bit.
-    fn on_syn(&mut self, f: usize, p: Packet) {
+    fn on_syn(&mut self, p: Packet) {
         // the SYN's rate feedback (rate transports; 0 otherwise) goes back on the SYN-ACK
         let a = Packet { flow: p.flow, seq: 0, prio: p.prio, tx_ps: p.tx_ps, wire_bytes: self.hdr, hop: 0, flags: SYN | ACK | (p.flags & RETX), enq_tx: 0 };
         self.stats.syn_packets += 1;
-        let l = self.rroute[self.rroute_off[f] as usize];
-        self.to_port(l as usize, a);
+        self.send_first(a);
     }
 
     /// A SYN-ACK reaches flow f's sender: the connection is open (the first one; later
@@ -1867,9 +2110,29 @@ impl PacketSimulator {
     pub fn host_sched(&self) -> Option<&HostSched> {
         self.hs.as_deref()
     }
+    /// Packet spraying: a new data packet of flow f delivered `bytes` of payload over the
+    /// links of the path it took.
+    fn count_link_payload(&mut self, f: usize, p: &Packet, bytes: u64) {
+        let sprayed = self.sprayed(f);
+        let (src, dst) = (self.specs[f].src, self.specs[f].dst);
+        let sp = self.spray.as_deref_mut().expect("packet spraying");
+        if sprayed {
+            sp.add_payload(p, src, dst, bytes);
+        } else {
+            for &l in &self.route[self.route_off[f] as usize..self.route_off[f + 1] as usize] {
+                sp.link_payload[l as usize] += bytes;
+            }
+        }
+    }
+
     /// Per link: payload bytes delivered by the flows whose data path crosses it (as the
-    /// fluid model counts a link's bytes; retransmissions and headers not included).
+    /// fluid model counts a link's bytes; retransmissions and headers not included). Under
+    /// packet spraying, each packet's payload on the links of the path it took (its first
+    /// copy to be delivered).
     pub fn link_bytes(&self) -> Vec<f64> {
+        if let Some(sp) = self.spray.as_deref() {
+            return sp.link_payload.iter().map(|&b| b as f64).collect();
+        }
         let mut b = vec![0.0; self.ports.len()];
         for i in 0..self.flows.len() {
             for &l in &self.route[self.route_off[i] as usize..self.route_off[i + 1] as usize] {
@@ -1899,7 +2162,9 @@ impl PacketSimulator {
         self.fct_ps(i).map_or(f64::NAN, |t| t as f64 / PS_PER_S)
     }
     /// Flow i's ideal FCT without the path delay (s): its payload at its path's bottleneck
-    /// rate, or its data span where that is longer (the fluid model's definition).
+    /// rate, or its data span where that is longer (the fluid model's definition). Under
+    /// packet spraying the rate is that of its equal-cost paths together, each carrying an
+    /// equal share (`sprayed_capacity`).
     pub fn ideal_tx_of(&self, i: usize) -> f64 {
         (self.specs[i].size_bytes / self.path_cap[i]).max(self.specs[i].data_span_s)
     }

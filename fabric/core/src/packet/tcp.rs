@@ -34,6 +34,9 @@ pub struct CcParams {
     pub clock_g_ps: f64,
     /// RFC 3042 limited transmit (`tcp`, `dctcp`).
     pub limited_transmit: bool,
+    /// The duplicate ACKs that trigger fast retransmit (`tcp`, `dctcp`; RFC 5681's
+    /// DupThresh); 0: never (losses wait for the timer).
+    pub dupack_threshold: u32,
 }
 
 /// RFC 6298 (2.5): an upper bound on the RTO may be placed, at least 60 s.
@@ -286,23 +289,24 @@ impl Sender {
         self.dupacks += 1;
         if self.in_recovery {
             self.cwnd += 1.0; // RFC 6582 step 2 / RFC 5681: inflate
-        } else if self.dupacks <= 2 {
-            if p.limited_transmit {
-                self.lt_allowed = self.dupacks; // RFC 3042: one new segment per duplicate ACK
-            }
-        } else if self.dupacks == 3 && ack >= self.recover {
+        } else if self.dupacks == p.dupack_threshold && ack >= self.recover {
             // fast retransmit (RFC 6582 3.2 step 1); RFC 5681 3.2 step 2: the segments of
-            // limited transmit are not in FlightSize
+            // limited transmit are not in FlightSize (a threshold of 0 never gets here)
             let flight = (self.snd_nxt - self.snd_una - self.lt_sent) as f64;
             self.lt_allowed = 0;
             self.lt_sent = 0;
             self.ssthresh = (flight / 2.0).max(2.0);
-            self.cwnd = self.ssthresh + 3.0;
+            // step 3: inflated by the segments the duplicate ACKs say have left (3 by default)
+            self.cwnd = self.ssthresh + p.dupack_threshold as f64;
             self.recover = self.high;
             self.in_recovery = true;
             self.partial_seen = false;
             act.retransmit = Some(self.snd_una);
             act.fast_retransmit = true;
+        } else if self.dupacks <= 2 {
+            if p.limited_transmit {
+                self.lt_allowed = self.dupacks; // RFC 3042: one new segment per duplicate ACK
+            }
         }
         act
     }
@@ -442,7 +446,7 @@ mod tests {
     use super::*;
 
     fn params(t: Transport) -> CcParams {
-        CcParams { transport: t, init_cwnd: 10.0, max_cwnd: f64::INFINITY, min_rto_ps: 1_000_000_000, max_rto_ps: MAX_RTO_PS, pfabric_rto_rtts: 0.0, dctcp_g: DCTCP_G, clock_g_ps: G_MIN_PS, limited_transmit: false }
+        CcParams { transport: t, init_cwnd: 10.0, max_cwnd: f64::INFINITY, min_rto_ps: 1_000_000_000, max_rto_ps: MAX_RTO_PS, pfabric_rto_rtts: 0.0, dctcp_g: DCTCP_G, clock_g_ps: G_MIN_PS, dupack_threshold: 3, limited_transmit: false }
     }
     fn ack(seq: u32, flags: u8) -> Packet {
         Packet { flow: 0, seq, prio: 0, tx_ps: 0, wire_bytes: 40, hop: 0, flags: super::super::port::ACK | flags, enq_tx: 0 }

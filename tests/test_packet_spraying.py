@@ -1,0 +1,72 @@
+"""Packet spraying (``load_balancing="packet"``) and the fast-retransmit threshold
+(``dupack_threshold``) of the packet model through the Python API and the CLI."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import flowsched
+from flowsched import simulate
+from flowsched.cli import main
+
+
+def spine_bytes(r: flowsched.Results, prefix: str = "tor0-spine") -> np.ndarray:
+    links = r.links
+    return links.loc[links["link"].str.startswith(prefix), "bytes"].to_numpy()
+
+
+def test_one_flow_sprayed_over_the_spines():
+    topo = flowsched.LeafSpine(tors=2, hosts_per_tor=2, spines=4, host_gbps=10, core_gbps=10)
+    tr = pd.DataFrame({"arrival_s": [0.0], "src": [0], "dst": [2], "size_bytes": [2_920_000.0]})  # 2,000 packets
+    per_flow = spine_bytes(simulate(tr, topo, "ps", model="packet"))
+    assert (per_flow > 0).sum() == 1
+    r = simulate(tr, topo, "ps", model="packet", load_balancing="packet")
+    sprayed = spine_bytes(r)
+    assert sprayed.sum() == 2_920_000.0  # each payload byte over one spine, once
+    assert (np.abs(sprayed / sprayed.sum() - 0.25) < 0.04).all(), sprayed  # 2,000 packets: sd 0.0097
+    # spine s -> tor 0, spine s -> tor 1: the bytes that went up to spine s come down to tor 1
+    np.testing.assert_array_equal(spine_bytes(r, "spine"), np.repeat(sprayed, 2) * np.tile([0, 1], 4))
+    again = simulate(tr, topo, "ps", model="packet", load_balancing="packet")
+    np.testing.assert_array_equal(again.flows["fct_s"], r.flows["fct_s"])
+    np.testing.assert_array_equal(spine_bytes(again), sprayed)
+    other = spine_bytes(simulate(tr, topo, "ps", model="packet", load_balancing="packet", seed=3))
+    assert not np.array_equal(other, sprayed)  # the seed keys the packets' hash
+
+
+def test_the_big_switch_has_one_path():
+    rng = np.random.default_rng(0)
+    n = 200
+    tr = pd.DataFrame({"arrival_s": np.sort(rng.uniform(0, 2e-3, n)), "src": rng.integers(0, 4, n),
+                       "size_bytes": rng.choice([3e3, 5e4, 4e5], n)})
+    tr["dst"] = (tr["src"] + rng.integers(1, 4, n)) % 4
+    topo = flowsched.BigSwitch(4, 10)
+    a = simulate(tr, topo, "srpt", model="packet")
+    b = simulate(tr, topo, "srpt", model="packet", load_balancing="packet")
+    np.testing.assert_array_equal(a.flows["fct_s"], b.flows["fct_s"])
+
+
+def test_bad_values_say_what_is_wrong():
+    topo = flowsched.LeafSpine(tors=2, hosts_per_tor=2, spines=2, host_gbps=10, core_gbps=10)
+    tr = pd.DataFrame({"arrival_s": [0.0], "src": [0], "dst": [2], "size_bytes": [1e5]})
+    with pytest.raises(ValueError, match="unknown load_balancing 'spray'; known: flow, packet"):
+        simulate(tr, topo, "ps", model="packet", load_balancing="spray")
+    with pytest.raises(ValueError, match="dupack_threshold must be an integer >= 0"):
+        simulate(tr, topo, "ps", model="packet", dupack_threshold=-1)
+    with pytest.raises(ValueError, match="dupack_threshold is read by the tcp and dctcp senders"):
+        simulate(tr, topo, "srpt", model="packet", dupack_threshold=0)
+    with pytest.raises(Exception, match="packet spraying .* with rcp"):
+        simulate(tr, topo, "ps", model="packet", transport="rcp", load_balancing="packet")
+
+
+def test_cli_flags(tmp_path, capsys):
+    tr = tmp_path / "t.csv"
+    pd.DataFrame({"id": [0, 1], "arrival_s": [0.0, 0.0], "src": [0, 1], "dst": [2, 3],
+                  "size_bytes": [3e5, 3e5]}).to_csv(tr, index=False)
+    args = ["simulate", "--trace", str(tr), "--topology", "leafspine", "--tors", "2", "--hosts-per-tor", "2",
+            "--spines", "2", "--scheduler", "ps", "--model", "packet", "-q"]
+    assert main(args + ["--load-balancing", "packet", "--dupack-threshold", "0"]) == 0
+    assert "packet model, dctcp:" in capsys.readouterr().out
+    assert main(args + ["--dupack-threshold", "-2"]) == 2
+    assert "dupack_threshold must be an integer >= 0" in capsys.readouterr().err
