@@ -417,7 +417,6 @@ struct Flow {
     bdp_packets: f64,
 }
 
-/// A packet-level simulation of one trace.
 /// Packet spraying's state (`LoadBalancing::Packet`): the topology the packets' paths are
 /// drawn from, the key of their hash, and per link the payload delivered over it.
 #[derive(Debug, Clone)]
@@ -562,6 +561,7 @@ impl Spray {
     }
 }
 
+/// A packet-level simulation of one trace.
 #[derive(Debug, Clone)]
 pub struct PacketSimulator {
     cfg: PacketConfig,
