@@ -87,6 +87,19 @@ def test_ascc_fabric_and_fct_are_the_authors():
     np.testing.assert_allclose(f["fct_s"].iloc[0], 8e6 / 10e9 + 2 * 40.8e-6, rtol=1e-9)
     assert mod.paper_fabric(delays=False) == flowsched.LeafSpine()
     assert mod.PACKET_OPTS["min_rto_s"] == 0.002 and mod.PACKET_OPTS["init_cwnd_packets"] == 70
+    # --spray: the 4 spines of 40 Gbps themselves, packets sprayed over them, no fast retransmit
+    sprayed = mod.paper_fabric(spines=True)
+    assert sorted(set(sprayed.link_gbps.tolist())) == [10.0, 40.0] and len(sprayed.link_gbps) == 2 * (144 + 36)
+    np.testing.assert_allclose(sprayed.path_delay_s(np.array([0]), np.array([16])), [40.8e-6], rtol=1e-12)
+    assert mod.PACKET_OPTS_SPRAY == {"load_balancing": "packet", "dupack_threshold": 0}
+
+
+def test_ascc_spray_is_a_packet_setting(capsys):
+    mod = _load("ascc")
+    for extra in (["--spray"], ["--spray", "--model", "packet", "--zero-delay"]):
+        with pytest.raises(SystemExit):
+            mod.main(["--quick", *extra])
+        assert "--spray is a setting of the packet model" in capsys.readouterr().err
 
 
 def test_ascc_quick(tmp_path, capsys):
