@@ -427,11 +427,14 @@ struct Spray {
     path: Vec<u32>,
     /// Per link: payload bytes delivered (each byte once) by data packets that crossed it.
     link_payload: Vec<u64>,
-    /// Graphs of at most `SPRAY_CACHE_HOSTS` hosts: per (src, dst) pair, `src * n + dst`,
-    /// the index + 1 of its entry in `entries` (0: not met yet); empty otherwise. A
-    /// graph's path is a walk over its routing tables, done once per pair here rather than
-    /// at every hop of every packet.
+    /// Graphs: per (src, dst) pair met, the index + 1 of its entry in `entries`, in a
+    /// table indexed by `src * n + dst` (0: not met yet) on graphs of at most
+    /// `SPRAY_DENSE_HOSTS` hosts, else in `pair_map`. A graph's path is a walk over its
+    /// routing tables, done once per pair here rather than at every hop of every packet.
     pair_entry: Vec<u32>,
+    pair_map: std::collections::HashMap<u64, u32>,
+    /// Whether the topology is a graph (whose paths are cached).
+    graph: bool,
     /// Per pair met: (where its paths start in `table`, how many, the stride), or a count
     /// of 0 where it has more than `SPRAY_CACHE_PATHS` paths (computed at every hop then).
     entries: Vec<(u32, u32, u32)>,
@@ -470,22 +473,24 @@ fn sprayed_capacity(topo: &Topology, src: usize, dst: usize, one_path: f64) -> f
 /// `sprayed_capacity` enumerates at most this many paths per pair of hosts.
 const SPRAY_CAP_PATHS: u64 = 4096;
 
-/// Graphs with at most this many hosts cache each (src, dst) pair's equal-cost paths for
-/// packet spraying (a table of n^2 entries of 4 bytes: 4 MB at 1,024 hosts).
-const SPRAY_CACHE_HOSTS: usize = 1024;
+/// Graphs with at most this many hosts find a pair's cached paths in a table of n^2 entries
+/// of 4 bytes (256 KB at 256 hosts; a vector env holds one per lane), larger ones in a map.
+const SPRAY_DENSE_HOSTS: usize = 256;
 /// A pair with more equal-cost paths than this is not cached.
 const SPRAY_CACHE_PATHS: u64 = 256;
 
 impl Spray {
     fn new(topo: &Topology, seed: u64) -> Self {
         let n = topo.n_hosts;
-        let cache = matches!(topo.kind, TopologyKind::Graph { .. }) && n <= SPRAY_CACHE_HOSTS;
+        let graph = matches!(topo.kind, TopologyKind::Graph { .. });
         Spray {
             topo: topo.clone(),
             key: mix64(seed ^ 0x5350_5241_5900_0001),
             path: Vec::with_capacity(8),
             link_payload: vec![0; topo.n_links()],
-            pair_entry: if cache { vec![0; n * n] } else { Vec::new() },
+            pair_entry: if graph && n <= SPRAY_DENSE_HOSTS { vec![0; n * n] } else { Vec::new() },
+            pair_map: std::collections::HashMap::new(),
+            graph,
             entries: Vec::new(),
             table: Vec::new(),
         }
@@ -516,12 +521,24 @@ impl Spray {
         let ack = p.is_ack();
         let h = mix64(self.key ^ mix64((p.flow as u64) << 32 | p.seq as u64) ^ mix64(p.tx_ps.wrapping_mul(2) | ack as u64));
         let (a, b) = if ack { (dst, src) } else { (src, dst) };
-        if !self.pair_entry.is_empty() {
+        if self.graph {
             let slot = a * self.topo.n_hosts + b;
-            if self.pair_entry[slot] == 0 {
-                self.pair_entry[slot] = self.cache_pair(a, b);
-            }
-            let (off, count, stride) = self.entries[self.pair_entry[slot] as usize - 1];
+            let entry = if self.pair_entry.is_empty() {
+                match self.pair_map.get(&(slot as u64)) {
+                    Some(&e) => e,
+                    None => {
+                        let e = self.cache_pair(a, b);
+                        self.pair_map.insert(slot as u64, e);
+                        e
+                    }
+                }
+            } else {
+                if self.pair_entry[slot] == 0 {
+                    self.pair_entry[slot] = self.cache_pair(a, b);
+                }
+                self.pair_entry[slot]
+            };
+            let (off, count, stride) = self.entries[entry as usize - 1];
             if count > 0 {
                 // the number the walk would take: path h mod count (`GraphRoutes::path`)
                 let start = (off + (h % count as u64) as u32 * stride) as usize;
@@ -2247,4 +2264,52 @@ fn check_thresholds(th: &[f64]) -> Result<()> {
         )));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::GraphRoutes;
+
+    /// `hosts` hosts, each linked to `switches` switches (that many equal-cost paths between
+    /// any two hosts).
+    fn star(hosts: usize, switches: usize) -> Topology {
+        let (mut from, mut to, mut names) = (vec![], vec![], vec![]);
+        for h in 0..hosts as u32 {
+            for s in 0..switches as u32 {
+                for (x, y) in [(h, hosts as u32 + s), (hosts as u32 + s, h)] {
+                    from.push(x);
+                    to.push(y);
+                    names.push(format!("{x}->{y}"));
+                }
+            }
+        }
+        let n = from.len();
+        let routes = GraphRoutes::new(hosts + switches, from, to, vec![1; n], (0..hosts as u32).collect(), names, vec![0.0; n]).unwrap();
+        Topology::graph(routes, &vec![10.0; n], 0).unwrap()
+    }
+
+    #[test]
+    fn cached_paths_are_the_routing_tables_paths() {
+        // dense table (6 hosts), map (300 hosts), and a pair with too many paths to cache
+        for (hosts, switches) in [(6, 3), (300, 2), (3, SPRAY_CACHE_PATHS as usize + 1)] {
+            let topo = star(hosts, switches);
+            let mut cached = Spray::new(&topo, 9);
+            assert_eq!(cached.pair_entry.is_empty(), hosts > SPRAY_DENSE_HOSTS);
+            let mut walked = cached.clone();
+            walked.graph = false; // every path from the routing tables
+            let mut rng = SplitMix64::new(hosts as u64);
+            let mut used = std::collections::HashSet::new();
+            for i in 0..3000u32 {
+                let (a, b) = (rng.below(hosts as u64) as usize, 1 + rng.below(hosts as u64 - 1) as usize);
+                let b = (a + b) % hosts;
+                let flags = if i % 3 == 0 { ACK } else { 0 };
+                let p = Packet { flow: i % 7, seq: rng.next_u64() as u32, prio: 0, tx_ps: rng.next_u64() >> 20, wire_bytes: 40, hop: 0, flags, enq_tx: 0 };
+                let want = walked.route(&p, a, b).to_vec();
+                assert_eq!(cached.route(&p, a, b), &want[..], "{hosts} hosts, packet {i}");
+                used.insert(want[0]);
+            }
+            assert!(used.len() > switches.min(hosts), "the packets spread over the paths: {}", used.len());
+        }
+    }
 }
