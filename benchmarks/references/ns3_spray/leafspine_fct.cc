@@ -1,0 +1,181 @@
+// A flowsched trace (CSV: id,arrival_s,src,dst,size_bytes, then any columns) through ns-3's TCP on a
+// leaf-spine: `tors` ToR switches of `perTor` hosts each, every ToR linked to every one of `spines` spine
+// switches. With --spray=1 every node picks among its equal-cost next hops at random for every packet
+// (ns-3's Ipv4GlobalRouting::RandomEcmpRouting: packet spraying); with --spray=0 ns-3's global routing
+// sends every packet of a pair of hosts over the same spine. --dupThresh sets TcpSocketBase::ReTxThreshold
+// (the duplicate ACKs that trigger fast retransmit; a huge value turns it off).
+// Output, one line per flow: id,size_bytes,src,dst,arrival_s,connected_s,finish_s,fct_s
+// (fct_s from the SYN-ACK's arrival at the sender, when data may flow, to the last byte's arrival).
+// Written for flowsched's comparison of its packet spraying (issue 20); build with build.sh.
+#include "ns3/core-module.h"
+#include "ns3/network-module.h"
+#include "ns3/internet-module.h"
+#include "ns3/point-to-point-module.h"
+#include "ns3/applications-module.h"
+#include "ns3/traffic-control-module.h"
+#include <fstream>
+#include <sstream>
+using namespace ns3;
+
+struct Flow { uint64_t id, size; uint32_t src, dst; double arrival, connected = -1, finish = -1; uint64_t got = 0; };
+static std::vector<Flow> flows;
+
+static void Received(uint32_t k, Ptr<const Packet> p, const Address &) {
+  Flow &f = flows[k];
+  f.got += p->GetSize();
+  if (f.finish < 0 && f.got >= f.size) f.finish = Simulator::Now().GetSeconds();
+}
+static void Failed(uint32_t k, Ptr<Socket>) { std::cerr << "flow " << flows[k].id << ": connection failed\n"; }
+
+// Connects at the flow's arrival, then keeps the socket's send buffer full until the flow is written.
+class BulkWriter : public Application {
+ public:
+  void Init(uint32_t k, Address peer, uint64_t bytes) { k_ = k; peer_ = peer; left_ = bytes; }
+ private:
+  void StartApplication() override {
+    sock_ = Socket::CreateSocket(GetNode(), TcpSocketFactory::GetTypeId());
+    sock_->Bind();
+    sock_->SetConnectCallback(MakeCallback(&BulkWriter::Up, this), MakeBoundCallback(&Failed, k_));
+    sock_->SetSendCallback(MakeCallback(&BulkWriter::Write, this));
+    sock_->Connect(peer_);
+  }
+  void StopApplication() override {}
+  void Up(Ptr<Socket> s) { flows[k_].connected = Simulator::Now().GetSeconds(); Write(s, 0); }
+  void Write(Ptr<Socket> s, uint32_t) {
+    while (left_ > 0 && s->GetTxAvailable() > 0) {
+      uint32_t n = (uint32_t)std::min<uint64_t>({left_, (uint64_t)s->GetTxAvailable(), 65536});
+      int w = s->Send(Create<Packet>(n));
+      if (w <= 0) return;
+      left_ -= w;
+    }
+  }
+  uint32_t k_ = 0; uint64_t left_ = 0; Address peer_; Ptr<Socket> sock_;
+};
+
+int main(int argc, char **argv) {
+  std::string trace, cc = "ns3::TcpDctcp";
+  uint32_t tors = 4, perTor = 8, spines = 2, initCwnd = 10, mss = 1460, bufferBytes = 360000, ecnK = 65;
+  uint32_t dupThresh = 3, seed = 1;
+  bool spray = true;
+  double hostGbps = 10, coreGbps = 10, delayUs = 0.2, minRtoS = 1e-3, stopS = 100;
+  CommandLine cmd;
+  cmd.AddValue("trace", "flowsched trace CSV (id,arrival_s,src,dst,size_bytes,...)", trace);
+  cmd.AddValue("tors", "ToR switches", tors);
+  cmd.AddValue("perTor", "hosts per ToR", perTor);
+  cmd.AddValue("spines", "spine switches", spines);
+  cmd.AddValue("hostGbps", "host link rate", hostGbps);
+  cmd.AddValue("coreGbps", "ToR-spine link rate", coreGbps);
+  cmd.AddValue("delayUs", "propagation delay per link, us", delayUs);
+  cmd.AddValue("transport", "ns3::TcpDctcp or ns3::TcpNewReno", cc);
+  cmd.AddValue("bufferBytes", "queue capacity of every output port, bytes", bufferBytes);
+  cmd.AddValue("ecnK", "ECN marking threshold, packets (instantaneous queue)", ecnK);
+  cmd.AddValue("initCwnd", "initial window, segments", initCwnd);
+  cmd.AddValue("minRtoS", "minimum RTO, s", minRtoS);
+  cmd.AddValue("dupThresh", "duplicate ACKs that trigger fast retransmit", dupThresh);
+  cmd.AddValue("spray", "per-packet random choice among equal-cost next hops", spray);
+  cmd.AddValue("seed", "ns-3's RNG run number (the spraying's draws)", seed);
+  cmd.AddValue("stopS", "simulated time limit, s", stopS);
+  cmd.Parse(argc, argv);
+  RngSeedManager::SetRun(seed);
+
+  std::ifstream in(trace);
+  std::string line;
+  std::getline(in, line);
+  while (std::getline(in, line)) {
+    std::stringstream ss(line);
+    std::string c;
+    Flow f;
+    std::getline(ss, c, ','); f.id = std::stoull(c);
+    std::getline(ss, c, ','); f.arrival = std::stod(c);
+    std::getline(ss, c, ','); f.src = std::stoul(c);
+    std::getline(ss, c, ','); f.dst = std::stoul(c);
+    std::getline(ss, c, ','); f.size = (uint64_t)std::stod(c);
+    flows.push_back(f);
+  }
+  uint32_t hosts = tors * perTor;
+
+  Config::SetDefault("ns3::TcpL4Protocol::SocketType", StringValue(cc));
+  Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(mss));
+  Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(initCwnd));
+  Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(1));
+  Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(4 << 20));
+  Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(4 << 20));
+  Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(Seconds(minRtoS)));
+  Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(false));
+  Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(false));
+  Config::SetDefault("ns3::TcpSocketBase::LimitedTransmit", BooleanValue(false));
+  Config::SetDefault("ns3::TcpSocketBase::ReTxThreshold", UintegerValue(dupThresh));
+  Config::SetDefault("ns3::TcpL4Protocol::RecoveryType", TypeIdValue(TypeId::LookupByName("ns3::TcpClassicRecovery")));
+  Config::SetDefault("ns3::TcpSocketBase::ClockGranularity", TimeValue(MicroSeconds(1)));
+  Config::SetDefault("ns3::TcpSocket::ConnTimeout", TimeValue(Seconds(std::max(minRtoS, 1e-3))));
+  if (cc == "ns3::TcpDctcp") Config::SetDefault("ns3::TcpSocketBase::UseEcn", StringValue("On"));
+  Config::SetDefault("ns3::Ipv4GlobalRouting::RandomEcmpRouting", BooleanValue(spray));
+  uint32_t bufPkts = std::max<uint32_t>(1, bufferBytes / (mss + 40));
+  Config::SetDefault("ns3::RedQueueDisc::UseEcn", BooleanValue(cc == "ns3::TcpDctcp"));
+  Config::SetDefault("ns3::RedQueueDisc::UseHardDrop", BooleanValue(false));
+  Config::SetDefault("ns3::RedQueueDisc::MeanPktSize", UintegerValue(mss + 40));
+  Config::SetDefault("ns3::RedQueueDisc::QW", DoubleValue(1));
+  Config::SetDefault("ns3::RedQueueDisc::MinTh", DoubleValue(ecnK));
+  Config::SetDefault("ns3::RedQueueDisc::MaxTh", DoubleValue(ecnK));
+
+  NodeContainer h, tor, sp;
+  h.Create(hosts); tor.Create(tors); sp.Create(spines);
+  InternetStackHelper st;
+  st.Install(h); st.Install(tor); st.Install(sp);
+  TrafficControlHelper tch;
+  if (cc == "ns3::TcpDctcp") tch.SetRootQueueDisc("ns3::RedQueueDisc", "MaxSize", QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, bufPkts)));
+  else tch.SetRootQueueDisc("ns3::FifoQueueDisc", "MaxSize", QueueSizeValue(QueueSize(QueueSizeUnit::BYTES, bufferBytes)));
+  auto link = [&](double gbps) {
+    PointToPointHelper p;
+    std::ostringstream r; r << gbps << "Gbps";
+    p.SetDeviceAttribute("DataRate", StringValue(r.str()));
+    p.SetChannelAttribute("Delay", TimeValue(NanoSeconds((int64_t)(delayUs * 1000))));
+    p.SetQueue("ns3::DropTailQueue", "MaxSize", StringValue("1p"));
+    return p;
+  };
+  PointToPointHelper hostLink = link(hostGbps), coreLink = link(coreGbps);
+  Ipv4AddressHelper ip;
+  std::vector<Ipv4Address> addr(hosts);
+  uint32_t net = 0;
+  auto subnet = [&]() { std::ostringstream b; b << "10." << (net >> 8) << "." << (net & 255) << ".0"; net++; ip.SetBase(b.str().c_str(), "255.255.255.0"); };
+  for (uint32_t i = 0; i < hosts; i++) {
+    NetDeviceContainer d = hostLink.Install(h.Get(i), tor.Get(i / perTor));
+    tch.Install(d);
+    subnet();
+    addr[i] = ip.Assign(d).GetAddress(0);
+  }
+  for (uint32_t t = 0; t < tors; t++)
+    for (uint32_t s = 0; s < spines; s++) {
+      NetDeviceContainer d = coreLink.Install(tor.Get(t), sp.Get(s));
+      tch.Install(d);
+      subnet();
+      ip.Assign(d);
+    }
+  Ipv4GlobalRoutingHelper::PopulateRoutingTables();
+
+  std::vector<uint32_t> port(hosts, 1024);
+  for (uint32_t k = 0; k < flows.size(); k++) {
+    Flow &f = flows[k];
+    uint16_t p = port[f.dst]++;
+    Ptr<PacketSink> sink = CreateObject<PacketSink>();
+    sink->SetAttribute("Protocol", TypeIdValue(TcpSocketFactory::GetTypeId()));
+    sink->SetAttribute("Local", AddressValue(InetSocketAddress(Ipv4Address::GetAny(), p)));
+    h.Get(f.dst)->AddApplication(sink);
+    sink->SetStartTime(Seconds(0));
+    sink->TraceConnectWithoutContext("Rx", MakeBoundCallback(&Received, k));
+    Ptr<BulkWriter> w = CreateObject<BulkWriter>();
+    w->Init(k, InetSocketAddress(addr[f.dst], p), f.size);
+    h.Get(f.src)->AddApplication(w);
+    w->SetStartTime(Seconds(f.arrival));
+  }
+  Simulator::Stop(Seconds(stopS));
+  Simulator::Run();
+  std::printf("# ns-3 %s, leaf-spine %u x %u hosts, %u spines, %g/%g Gbps, %g us per link, spray %d, dupThresh %u, buffer %u B, K %u, init cwnd %u, min RTO %g s, seed %u\n",
+              cc.c_str(), tors, perTor, spines, hostGbps, coreGbps, delayUs, (int)spray, dupThresh, bufferBytes, ecnK, initCwnd, minRtoS, seed);
+  std::printf("id,size_bytes,src,dst,arrival_s,connected_s,finish_s,fct_s\n");
+  for (auto &f : flows)
+    std::printf("%llu,%llu,%u,%u,%.9f,%.9f,%.9f,%.9f\n", (unsigned long long)f.id, (unsigned long long)f.size, f.src, f.dst,
+                f.arrival, f.connected, f.finish, f.finish < 0 ? -1.0 : f.finish - f.connected);
+  Simulator::Destroy();
+  return 0;
+}
