@@ -23,7 +23,8 @@ import flowsched
 #: flowsched's buckets (flowsched.metrics: left-closed).
 BUCKETS = {"all": (0, np.inf), "< 100 KB": (0, 100e3), "100 KB - 10 MB": (100e3, 10e6), ">= 10 MB": (10e6, np.inf)}
 HEADER = re.compile(r"leaf-spine (\d+) x (\d+) hosts, (\d+) spines, ([\d.]+)/([\d.]+) Gbps, ([\d.]+) us per link, "
-                    r"spray (\d), dupThresh (\d+), buffer (\d+) B, K (\d+), init cwnd (\d+), min RTO ([\de.-]+) s, seed (\d+)")
+                    r"spray (\d), dupThresh (\d+), buffer (\d+) B, K (\d+), init cwnd (\d+), "
+                    r"min RTO ([\de.-]+) s, seed (\d+)")
 
 
 def buckets(sizes: pd.Series, fct: pd.Series) -> dict[str, float]:
