@@ -343,8 +343,8 @@ ECN_MARKINGS = ("enqueue", "sojourn")
 #: How the packet model spreads a flow's packets over the equal-cost paths between its hosts
 #: (``load_balancing``): ``flow`` sends them all on the flow's ECMP path (the fluid model's
 #: path); ``packet`` is packet spraying: every packet (data, ACK, SYN) takes an equal-cost path
-#: picked by a hash of its flow, sequence number, send time and direction, as pFabric's
-#: evaluation and the aSCC paper's code route. Flows with a pinned route keep it.
+#: picked by a hash of its flow, sequence number, send time and direction, as the aSCC paper's
+#: code routes (the pFabric paper cites it). Flows with a pinned route keep it.
 LOAD_BALANCINGS = ("flow", "packet")
 #: How ``gtcp:fair`` on packets projects the flow that finishes next under tcp
 #: (``fair_projection``): ``exact`` runs the trace under plain tcp first and uses each

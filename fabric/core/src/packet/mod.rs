@@ -225,7 +225,7 @@ pub struct PacketConfig {
     pub dupack_threshold: u32,
     /// How a flow's packets are spread over the equal-cost paths between its hosts: `Flow`
     /// (the default) sends them all on its ECMP path, the fluid model's; `Packet` (packet
-    /// spraying, as pFabric's evaluation and the aSCC paper's code route) picks a path for
+    /// spraying, as the aSCC paper's code routes; the pFabric paper cites it) picks a path for
     /// every packet, data or ACK, by a hash of its flow, sequence number, send time and
     /// direction (`LoadBalancing`).
     pub load_balancing: LoadBalancing,
