@@ -46,7 +46,10 @@ pkts ... and rt_min ~ 24 RTT"; its code: 240 packets, a minimum RTO of 2 ms (24.
 trips of its fabric) and an initial window of 70 packets (``PACKET_OPTS``). Its DCTCP
 marking: by the packets a switch sent while a packet waited (``ecn_marking="sojourn"``), with
 its code's K (65 packets) and g (1/16), the packet model's defaults. Data arriving over time
-(alpha > 0) is the packet model's ``data_span_s`` (docs/packet.md).
+(alpha > 0) is the packet model's ``data_span_s`` (docs/packet.md). ``--spray``: packets
+sprayed over the 4 spines of 40 Gbps and no fast retransmit, as its code routes and
+retransmits (``PACKET_OPTS_SPRAY``); by default one 160 Gbps link per ToR and fast
+retransmit at 3 duplicate ACKs.
 """
 
 from __future__ import annotations
