@@ -19,16 +19,17 @@ import numpy as np
 import pandas as pd
 
 import flowsched
+from flowsched import metrics
 
-#: flowsched's buckets (flowsched.metrics: left-closed).
-BUCKETS = {"all": (0, np.inf), "< 100 KB": (0, 100e3), "100 KB - 10 MB": (100e3, 10e6), ">= 10 MB": (10e6, np.inf)}
 HEADER = re.compile(r"leaf-spine (\d+) x (\d+) hosts, (\d+) spines, ([\d.]+)/([\d.]+) Gbps, ([\d.]+) us per link, "
                     r"spray (\d), dupThresh (\d+), buffer (\d+) B, K (\d+), init cwnd (\d+), "
                     r"min RTO ([\de.-]+) s, seed (\d+)")
 
 
 def buckets(sizes: pd.Series, fct: pd.Series) -> dict[str, float]:
-    return {k: float(fct[(sizes >= lo) & (sizes < hi)].mean()) for k, (lo, hi) in BUCKETS.items()}
+    """Mean FCT overall ('all') and per flowsched size bucket (flowsched.metrics' default edges)."""
+    means = fct.groupby(metrics.assign_buckets(sizes.to_numpy()), observed=False).mean()
+    return {"all": float(fct.mean()), **{str(k): float(v) for k, v in means.items()}}
 
 
 def main(argv: list[str] | None = None) -> int:

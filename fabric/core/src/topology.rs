@@ -454,8 +454,21 @@ impl Topology {
         self.path_by_hash(ecmp_hash(seed, flow_id, src, dst), src, dst, out)
     }
 
+    /// The number of equal-cost paths from host src to host dst (the choices of
+    /// `path_by_hash`): 1 on a big switch and inside a leaf-spine's rack, the spines
+    /// across racks, a graph's count of equal-cost shortest paths.
+    pub fn n_paths(&self, src: usize, dst: usize) -> u64 {
+        match self.kind {
+            TopologyKind::Graph { ref routes, .. } => routes.n_paths(src, dst),
+            TopologyKind::BigSwitch => 1,
+            TopologyKind::LeafSpine { hosts_per_tor, spines, .. } => {
+                if src / hosts_per_tor == dst / hosts_per_tor { 1 } else { spines as u64 }
+            }
+        }
+    }
+
     /// Appends the links of equal-cost path number `h % n` from host src to host dst (n:
-    /// the number of such paths) to `out` and returns its path id (as `path`). `path` is
+    /// `n_paths(src, dst)`) to `out` and returns its path id (as `path`). `path` is
     /// this with the flow's ECMP hash; the packet model's per-packet load balancing calls
     /// it with a hash of each packet. Pinned routes play no part here.
     pub fn path_by_hash(&self, h: u64, src: usize, dst: usize, out: &mut Vec<u32>) -> u128 {

@@ -448,26 +448,30 @@ struct Spray {
 /// the host links' rate, or s times a core link's). `one_path`: its ECMP path's bottleneck,
 /// kept where the paths are more than `SPRAY_CAP_PATHS` (not enumerated).
 fn sprayed_capacity(topo: &Topology, src: usize, dst: usize, one_path: f64) -> f64 {
-    let n = match &topo.kind {
-        TopologyKind::Graph { routes, .. } => routes.n_paths(src, dst),
-        TopologyKind::LeafSpine { hosts_per_tor, spines, .. } => {
-            if src / hosts_per_tor == dst / hosts_per_tor { 1 } else { *spines as u64 }
-        }
-        TopologyKind::BigSwitch => 1,
-    };
-    if n <= 1 || n > SPRAY_CAP_PATHS {
+    let Some(paths) = equal_cost_paths(topo, src, dst, SPRAY_CAP_PATHS).filter(|p| p.len() > 1) else {
         return one_path;
-    }
+    };
+    let n = paths.len() as f64;
     let mut on: std::collections::HashMap<u32, u64> = std::collections::HashMap::new();
-    let mut links = Vec::new();
-    for k in 0..n {
-        links.clear();
-        topo.path_by_hash(k, src, dst, &mut links);
-        for &l in &links {
-            *on.entry(l).or_insert(0) += 1;
-        }
+    for &l in paths.iter().flatten() {
+        *on.entry(l).or_insert(0) += 1;
     }
-    on.iter().map(|(&l, &k)| topo.capacity[l as usize] * n as f64 / k as f64).fold(f64::INFINITY, f64::min)
+    on.iter().map(|(&l, &k)| topo.capacity[l as usize] * n / k as f64).fold(f64::INFINITY, f64::min)
+}
+
+/// The links of every equal-cost path from host a to host b, in `path_by_hash`'s
+/// numbering; None where there are more than `limit`.
+fn equal_cost_paths(topo: &Topology, a: usize, b: usize, limit: u64) -> Option<Vec<Vec<u32>>> {
+    let n = topo.n_paths(a, b);
+    (n <= limit).then(|| {
+        (0..n)
+            .map(|k| {
+                let mut links = Vec::new();
+                topo.path_by_hash(k, a, b, &mut links);
+                links
+            })
+            .collect()
+    })
 }
 
 /// `sprayed_capacity` enumerates at most this many paths per pair of hosts.
@@ -552,20 +556,11 @@ impl Spray {
 
     /// Caches the equal-cost paths from host a to host b; returns the entry's index + 1.
     fn cache_pair(&mut self, a: usize, b: usize) -> u32 {
-        let count = match &self.topo.kind {
-            TopologyKind::Graph { routes, .. } => routes.n_paths(a, b),
-            _ => 0,
-        };
-        if count == 0 || count > SPRAY_CACHE_PATHS {
+        let Some(paths) = equal_cost_paths(&self.topo, a, b, SPRAY_CACHE_PATHS) else {
             self.entries.push((0, 0, 0));
             return self.entries.len() as u32;
-        }
-        let mut paths = Vec::with_capacity(count as usize);
-        for k in 0..count {
-            let mut links = Vec::new();
-            self.topo.path_by_hash(k, a, b, &mut links);
-            paths.push(links);
-        }
+        };
+        let count = paths.len();
         let stride = 1 + paths.iter().map(Vec::len).max().unwrap_or(0);
         let off = self.table.len() as u32;
         for links in paths {
