@@ -26,7 +26,7 @@ from flowsched.envs._common import (
 )
 from flowsched.envs.token import lane_seeds, packet_native
 from flowsched.sim import (
-    PIAS_SHARING,
+    check_sharing,
     flow_table,
     native_packet_simulator,
     native_simulator,
@@ -237,8 +237,8 @@ class QueueThresholdsEnv(gym.Env[np.ndarray, np.ndarray]):
                                  "flows of one queue share it by their transport's congestion control")
         elif pias_sharing is None:
             pias_sharing = "fifo"
-        if pias_sharing is not None and pias_sharing not in PIAS_SHARING:
-            raise ValueError(f"unknown pias_sharing {pias_sharing!r}; known: {', '.join(PIAS_SHARING)}")
+        if pias_sharing is not None:
+            pias_sharing = check_sharing("pias_sharing", pias_sharing, "pias")
         self.pias_sharing = pias_sharing
         for name, v in (("n_queues", n_queues), ("interval_flows", interval_flows), ("n_flows", n_flows)):
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < (2 if name == "n_queues" else 1):

@@ -30,6 +30,7 @@ from flowsched.sim import (
     PIAS_SHARING,
     SCHEDULERS,
     TRANSPORTS,
+    is_ga_transform,
     simulate,
 )
 from flowsched.topology import BigSwitch, FatTree, Graph, LeafSpine, ParkingLot, Topology, read_graph
@@ -230,12 +231,6 @@ def _generate(a: argparse.Namespace) -> int:
     return 0
 
 
-def _is_ga(scheduler: str) -> bool:
-    """Whether ``scheduler`` is the GA transform (``asrpt``, ``ga:<inner>``)."""
-    name = scheduler.strip().lower()
-    return name == "asrpt" or name.startswith("ga:")
-
-
 def _simulate(a: argparse.Namespace) -> int:
     if a.out and Path(a.out).suffix not in (".csv", ".parquet"):
         raise ValueError(f"--out must end in .csv or .parquet, got {a.out!r}")
@@ -311,7 +306,8 @@ def _simulate(a: argparse.Namespace) -> int:
             raise ValueError("--queue-samples-out needs --queue-sample-us")
         _check_out_dir(a.queue_samples_out, "--queue-samples-out")
 
-    if a.incomplete_sharing is not None and not (_is_ga(a.scheduler) or (a.compare and _is_ga(a.compare))):
+    ga = is_ga_transform(a.scheduler) or (a.compare and is_ga_transform(a.compare))
+    if a.incomplete_sharing is not None and not ga:
         raise ValueError(f"--incomplete-sharing applies to the GA transform (asrpt, ga:<inner>); neither --scheduler "
                          f"{a.scheduler!r} nor --compare is one")
 
@@ -321,7 +317,7 @@ def _simulate(a: argparse.Namespace) -> int:
                         pias_thresholds_bytes=thresholds, progress=False if a.quiet else None, model=a.model,
                         pias_sharing=a.pias_sharing if scheduler == a.scheduler or scheduler.endswith("pias")
                         else None,
-                        incomplete_sharing=a.incomplete_sharing if _is_ga(scheduler) else None,
+                        incomplete_sharing=a.incomplete_sharing if is_ga_transform(scheduler) else None,
                         **packet)
 
     t0 = time.perf_counter()

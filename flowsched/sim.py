@@ -183,7 +183,13 @@ def _check_admission(admission: str | None, k: int | None, window: int | None) -
     return admission
 
 
-def _check_sharing(option: str, value: str | None, scheduler: str) -> str:
+def is_ga_transform(scheduler: str) -> bool:
+    """Whether ``scheduler`` names the GA transform (``asrpt``, ``ga:<inner>``)."""
+    name = scheduler.strip().lower()
+    return name == "asrpt" or name.startswith("ga:")
+
+
+def check_sharing(option: str, value: str | None, scheduler: str) -> str:
     """A sharing option checked (one of :data:`PIAS_SHARING`; None is ``fifo``) and, when
     given, allowed only for the schedulers it applies to: ``pias_sharing`` for ``pias`` and
     ``gtcp:pias``, ``incomplete_sharing`` for the GA transform (``asrpt``, ``ga:<inner>``)."""
@@ -194,7 +200,7 @@ def _check_sharing(option: str, value: str | None, scheduler: str) -> str:
     name = scheduler.strip().lower()
     if option == "pias_sharing" and name not in ("pias", "gtcp:pias"):
         raise ValueError(f"pias_sharing={value!r} applies to the pias scheduler (and gtcp:pias), not {scheduler!r}")
-    if option == "incomplete_sharing" and name != "asrpt" and not name.startswith("ga:"):
+    if option == "incomplete_sharing" and not is_ga_transform(name):
         raise ValueError(f"incomplete_sharing={value!r} applies to the GA transform (asrpt, ga:<inner>), "
                          f"not {scheduler!r}")
     return value
@@ -257,8 +263,8 @@ def native_simulator(
         raise ValueError(f"unknown allocator {allocator!r}; known: {', '.join(ALLOCATORS)}")
     if not (np.isfinite(delay_us) and delay_us >= 0):
         raise ValueError(f"delay_us must be >= 0, got {delay_us!r}")
-    sharing = _check_sharing("pias_sharing", pias_sharing, scheduler)
-    incomplete = _check_sharing("incomplete_sharing", incomplete_sharing, scheduler)
+    sharing = check_sharing("pias_sharing", pias_sharing, scheduler)
+    incomplete = check_sharing("incomplete_sharing", incomplete_sharing, scheduler)
     if pias_thresholds_bytes is None and scheduler.strip().lower().endswith("pias"):
         pias_thresholds_bytes = default_pias_thresholds()
     racs_p = {"w_min": 1.0, "w_max": 100.0, "a_per_byte": 1e-5, "update_interval_s": 300e-6}
