@@ -95,10 +95,12 @@ class Results:
     queue_samples : ``model="packet"`` with ``queue_sample_us``: one row per sample and
         sampled port: ``time_s`` (trace clock), ``link``, ``queue_bytes`` (bytes waiting).
     packet_flows : ``model="packet"`` only: one row per flow, in trace order: ``id``,
-        ``timeouts`` (its retransmission and SYN timeouts), ``duplicates`` (duplicate data
-        packets its receiver got), ``admitted_s`` (trace clock: when its destination admitted
-        it; NaN without admission or if never), ``start_s`` (when its sender started: its
-        arrival, or its grant's arrival with admission; NaN if never).
+        ``timeouts`` (its retransmission and SYN timeouts), ``retransmissions`` (data packets
+        its sender sent again), ``fast_retransmits`` (its entries into fast recovery),
+        ``duplicates`` (duplicate data packets its receiver got), ``admitted_s`` (trace
+        clock: when its destination admitted it; NaN without admission or if never),
+        ``start_s`` (when its sender started: its arrival, or its grant's arrival with
+        admission; NaN if never).
     """
 
     flows: pd.DataFrame
@@ -1304,6 +1306,8 @@ def _collect_packet(tr: pd.DataFrame, sim: _fabric.PacketSimulator, scheduler: s
     packet_flows = pd.DataFrame({
         "id": tr["id"].to_numpy(),
         "timeouts": np.asarray(res["timeouts"], np.int64),
+        "retransmissions": np.asarray(res["retransmissions"], np.int64),
+        "fast_retransmits": np.asarray(res["fast_retransmits"], np.int64),
         "duplicates": np.asarray(res["duplicates"], np.int64),
         "admitted_s": np.asarray(res["admitted_s"], np.float64) + origin,
         "start_s": np.asarray(res["start_s"], np.float64) + origin,

@@ -71,6 +71,12 @@ def test_packet_counters_and_queue_samples():
     # every data packet sent arrived, was dropped (and counted), or was still in flight at the end
     in_flight = p["data_packets"] - p["data_arrived"] - p["data_dropped"]
     assert 0 <= in_flight < 60
+    # the per-flow counters add up to the run's, and each flow of the incast has its share
+    pf = r.packet_flows
+    for col in ("retransmissions", "fast_retransmits", "timeouts"):
+        assert pf[col].sum() == p[col], col
+    assert (pf["retransmissions"] > 0).all() and (pf["retransmissions"] >= pf["fast_retransmits"]).all()
+    assert (pf["duplicates"] <= pf["retransmissions"]).all()  # a duplicate is a copy sent again
     assert r.ports.set_index("link").loc["down0", "drops_overflow"] == p["drops_overflow"] - r.ports[
         r.ports["link"] != "down0"]["drops_overflow"].sum()
     q = r.queue_samples

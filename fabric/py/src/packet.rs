@@ -145,7 +145,8 @@ native_methods! {
         /// Per-flow arrays on the simulator's clock: finish_s, fct_s (finish - arrival; it
         /// includes every delay), ideal_fct_s (the fluid model's definition), terminated,
         /// bytes_sent (payload delivered in order), path_delay_s (propagation, included in fct_s),
-        /// duplicates, timeouts (retransmission + SYN timeouts), admitted_s (when the destination
+        /// duplicates, timeouts (retransmission + SYN timeouts), retransmissions (data packets
+        /// sent again), fast_retransmits, admitted_s (when the destination
         /// admitted the flow; NaN without admission), start_s (when its sender started).
         fn results<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
             let d = PyDict::new(py);
@@ -158,6 +159,8 @@ native_methods! {
             d.set_item("path_delay_s", s.path_delay_s().into_pyarray(py))?;
             d.set_item("duplicates", s.duplicates().into_pyarray(py))?;
             d.set_item("timeouts", s.flow_timeouts().to_vec().into_pyarray(py))?;
+            d.set_item("retransmissions", s.flow_retransmissions().to_vec().into_pyarray(py))?;
+            d.set_item("fast_retransmits", s.flow_fast_retransmits().to_vec().into_pyarray(py))?;
             d.set_item("admitted_s", s.admitted_s().into_pyarray(py))?;
             d.set_item("start_s", s.start_s().into_pyarray(py))?;
             Ok(d)

@@ -638,6 +638,10 @@ pub struct PacketSimulator {
     syn_timeout_ps: u64,
     /// Per flow: retransmission and SYN timeouts.
     flow_timeouts: Vec<u32>,
+    /// Per flow: data packets sent again, and fast retransmits (their sums are the run's
+    /// `retransmissions` and `fast_retransmits`).
+    flow_retx: Vec<u32>,
+    flow_fast_retx: Vec<u32>,
     /// Per flow: when the destination admitted it (u64::MAX: not, or no admission) and
     /// when its sender started (u64::MAX: not yet).
     admitted_ps: Vec<u64>,
@@ -1085,6 +1089,8 @@ impl PacketSimulator {
             syn_timer_ps: if cfg.handshake || transport == Transport::Racs { vec![u64::MAX; n] } else { Vec::new() },
             syn_timeout_ps: to_ps(cfg.syn_timeout_s),
             flow_timeouts: vec![0; n],
+            flow_retx: vec![0; n],
+            flow_fast_retx: vec![0; n],
             admitted_ps: vec![u64::MAX; n],
             start_ps: vec![u64::MAX; n],
             specs: flows.to_vec(),
@@ -1509,6 +1515,7 @@ impl PacketSimulator {
         self.stats.data_packets += 1;
         if retx {
             self.stats.retransmissions += 1;
+            self.flow_retx[f] += 1;
         }
         let p = Packet {
             flow: f as u32,
@@ -1973,6 +1980,7 @@ impl PacketSimulator {
         }
         if act.fast_retransmit {
             self.stats.fast_retransmits += 1;
+            self.flow_fast_retx[f] += 1;
         }
         if let Some(seq) = act.retransmit {
             self.emit(f, seq);
@@ -2213,6 +2221,15 @@ impl PacketSimulator {
     /// Per flow: retransmission timeouts plus SYN timeouts.
     pub fn flow_timeouts(&self) -> &[u32] {
         &self.flow_timeouts
+    }
+    /// Per flow: data packets sent again (go-back-N after a timeout, fast retransmits,
+    /// partial ACKs' holes).
+    pub fn flow_retransmissions(&self) -> &[u32] {
+        &self.flow_retx
+    }
+    /// Per flow: fast retransmits (entries into fast recovery).
+    pub fn flow_fast_retransmits(&self) -> &[u32] {
+        &self.flow_fast_retx
     }
     /// Per flow: when its destination admitted it (s; NaN without admission or if never).
     pub fn admitted_s(&self) -> Vec<f64> {
