@@ -77,8 +77,10 @@ def test_within_ten_percent_of_ns3_spraying():
     10 Gbps), dctcp, packets sprayed; ns-3 3.44 with RandomEcmpRouting, two seeds of its draws. Without fast
     retransmit the mean FCT of every size bucket is within 10% of ns-3's (mean of the seeds); with the
     default threshold the overall, medium and large flows' are, and both simulators lose 20-30% of their
-    mean to the spurious fast retransmits of the reordering."""
+    mean to the spurious fast retransmits of the reordering. Their counters agree: about as many fast
+    recoveries, and without fast retransmit the same mean queue at the ToR ports towards the hosts."""
     import importlib.util
+    import lzma
     from pathlib import Path
 
     here = Path(__file__).resolve().parents[1] / "benchmarks" / "references" / "ns3_spray"
@@ -92,11 +94,21 @@ def test_within_ten_percent_of_ns3_spraying():
         r = simulate(trace, topo, "ps", model="packet", transport="dctcp", delay_us=0.2, load_balancing="packet",
                      dupack_threshold=dup, min_rto_s=1e-3)
         ours = cmp.buckets(trace["size_bytes"], r.flows["fct_s"])
-        runs = [pd.read_csv(here / f"ns3_spray1_d{ns3_dup}_s{s}.csv.xz", comment="#") for s in (1, 2)]
+        paths = [here / f"ns3_spray1_d{ns3_dup}_s{s}.csv.xz" for s in (1, 2)]
+        runs = [pd.read_csv(p, comment="#") for p in paths]
         theirs = {k: np.mean([cmp.buckets(x["size_bytes"], x["fct_s"])[k] for x in runs]) for k in ours}
         checked = list(ours) if dup == 0 else ["all", "100 KB - 10 MB", ">= 10 MB"]
         for k in checked:
             assert abs(ours[k] / theirs[k] - 1) < 0.10, (dup, k, ours[k], theirs[k])
         means[dup] = (ours["all"], theirs["all"])
+        # the runs' counters (leafspine_fct --counters=1): as many fast recoveries, and without fast
+        # retransmit the same mean queue at the ToR ports towards the hosts
+        recoveries = np.mean([x["recoveries"].sum() for x in runs])
+        ours_fr = r.packet_flows["fast_retransmits"].sum()
+        assert (ours_fr == 0) if dup == 0 else abs(ours_fr / recoveries - 1) < 0.20, (dup, ours_fr, recoveries)
+        if dup == 0:
+            queue = np.mean([float(cmp.QUEUE.search(lzma.open(p, "rt").read()).group(1)) for p in paths])
+            down = r.ports[r.ports["link"].str.startswith("down")]["mean_queue_bytes"].mean()
+            assert abs(down / queue - 1) < 0.10, (down, queue)
     for i in (0, 1):
         assert 0.70 < means[0][i] / means[3][i] < 0.80, means

@@ -3,7 +3,10 @@
 Runs a trace on ``LeafSpine(tors, hosts_per_tor, spines, host_gbps, core_gbps)`` with ``ps`` over ``dctcp``,
 ``load_balancing="packet"`` and the given ``dupack_threshold`` (0 for ns-3's "never": a threshold it never
 reaches), and prints the mean FCT per size bucket beside each ns-3 output given (``leafspine_fct`` with
-``--spray=1``; the settings are read from the output's first line and must match).
+``--spray=1``; the settings are read from the output's first line and must match). Outputs made with
+``--counters=1`` also give ns-3's retransmitted data segments, entries into fast recovery and the mean queue of
+the ToR ports towards the hosts and the packets dropped (all, and at the hosts' own ports), printed beside
+flowsched's (``Results.packet``, ``Results.packet_flows`` and ``Results.ports``).
 
     python benchmarks/references/ns3_spray/compare.py --trace ws32_n1500.csv NS3_OUT.csv [NS3_OUT.csv ...]
 """
@@ -11,6 +14,7 @@ reaches), and prints the mean FCT per size bucket beside each ns-3 output given 
 from __future__ import annotations
 
 import argparse
+import io
 import lzma
 import re
 import time
@@ -24,12 +28,25 @@ from flowsched import metrics
 HEADER = re.compile(r"leaf-spine (\d+) x (\d+) hosts, (\d+) spines, ([\d.]+)/([\d.]+) Gbps, ([\d.]+) us per link, "
                     r"spray (\d), dupThresh (\d+), buffer (\d+) B, K (\d+), init cwnd (\d+), "
                     r"min RTO ([\de.-]+) s, seed (\d+)")
+QUEUE = re.compile(r"# mean queue of the ToR ports towards the hosts: ([\d.]+) B")
+DROPS = re.compile(r"packets dropped: (\d+) at the hosts' ports, (\d+) at the ToRs' towards the hosts, (\d+) between")
 
 
 def buckets(sizes: pd.Series, fct: pd.Series) -> dict[str, float]:
     """Mean FCT overall ('all') and per flowsched size bucket (flowsched.metrics' default edges)."""
     means = fct.groupby(metrics.assign_buckets(sizes.to_numpy()), observed=False).mean()
     return {"all": float(fct.mean()), **{str(k): float(v) for k, v in means.items()}}
+
+
+def small_flows(sizes: pd.Series, fct: pd.Series, recoveries: pd.Series | None) -> dict[str, float]:
+    """The flows under 100 KB: the share that entered fast recovery, and their mean FCT (us) with and without."""
+    if recoveries is None:
+        return {}
+    small = sizes.to_numpy() < 100e3
+    fr = recoveries.to_numpy() > 0
+    return {"small: share with FR": float(fr[small].mean()),
+            "small with FR": float(fct[small & fr].mean() * 1e6),
+            "small without FR": float(fct[small & ~fr].mean() * 1e6)}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -41,13 +58,15 @@ def main(argv: list[str] | None = None) -> int:
     rows, runs = [], {}
     for path in a.ns3:
         with (lzma.open(path, "rt") if path.endswith(".xz") else open(path)) as fh:
-            m = HEADER.search(fh.readline())
+            text = fh.read()
+        m = HEADER.search(text.split("\n", 1)[0])
+        q, d = QUEUE.search(text), DROPS.search(text)
         if m is None:
             raise SystemExit(f"{path}: not a leafspine_fct output (first line)")
         tors, per, spines, hg, cg, delay, spray, dup, buf, k, iw, rto, seed = m.groups()
         if spray != "1":
             raise SystemExit(f"{path}: ns-3 ran without spraying")
-        ns3 = pd.read_csv(path, comment="#")
+        ns3 = pd.read_csv(io.StringIO(text), comment="#")
         if (ns3["fct_s"] < 0).any():
             raise SystemExit(f"{path}: {(ns3['fct_s'] < 0).sum()} flows did not finish in ns-3")
         dup_fs = 0 if int(dup) >= 1000 else int(dup)
@@ -61,14 +80,33 @@ def main(argv: list[str] | None = None) -> int:
                                    ecn_threshold_bytes=int(k) * 1500, init_cwnd_packets=int(iw), min_rto_s=float(rto))
             runs[key] = (r, time.process_time() - t)
             r_, cpu = runs[key]
+            down = r_.ports[r_.ports["link"].str.startswith("down")]
             rows.append({"run": f"flowsched, dupack_threshold {dup_fs}", "cpu_s": round(cpu, 1),
                          "retransmissions": int(r_.packet["retransmissions"]),
-                         **{b: v * 1e6 for b, v in buckets(trace["size_bytes"], r_.flows["fct_s"]).items()}})
-        rows.append({"run": f"ns-3, dupThresh {dup}, seed {seed}", "cpu_s": np.nan, "retransmissions": np.nan,
-                     **{b: v * 1e6 for b, v in buckets(ns3["size_bytes"], ns3["fct_s"]).items()}})
+                         "fast_retransmits": int(r_.packet["fast_retransmits"]),
+                         "host_port_queue_B": float(down["mean_queue_bytes"].mean()),
+                         "drops": int(r_.packet["drops_overflow"] + r_.packet["drops_evicted"]),
+                         "drops at hosts": int(r_.ports[r_.ports["link"].str.startswith("up")]["drops_overflow"].sum()),
+                         **{b: v * 1e6 for b, v in buckets(trace["size_bytes"], r_.flows["fct_s"]).items()},
+                         **small_flows(trace["size_bytes"], r_.flows["fct_s"], r_.packet_flows["fast_retransmits"])})
+        counted = "data_segments" in ns3.columns
+        packets = np.ceil(ns3["size_bytes"] / 1460.0).clip(lower=1)  # the runner's MSS
+        unit = " (RED in bytes)" if "RED queues in bytes" in text.split("\n", 1)[0] else ""
+        rows.append({"run": f"ns-3{unit}, dupThresh {dup}, seed {seed}", "cpu_s": np.nan,
+                     "retransmissions": (ns3["data_segments"] - packets).sum() if counted else np.nan,
+                     "fast_retransmits": ns3["recoveries"].sum() if counted else np.nan,
+                     "host_port_queue_B": float(q.group(1)) if q else np.nan,
+                     "drops": sum(int(x) for x in d.groups()) if d else np.nan,
+                     "drops at hosts": int(d.group(1)) if d else np.nan,
+                     **{b: v * 1e6 for b, v in buckets(ns3["size_bytes"], ns3["fct_s"]).items()},
+                     **small_flows(ns3["size_bytes"], ns3["fct_s"], ns3["recoveries"] if counted else None)})
     df = pd.DataFrame(rows).set_index("run")
     print("mean FCT (us) by flow size; ps over dctcp with packet spraying")
-    print(df.round(1).to_string())
+    print(df.drop(columns=[c for c in df.columns if c.startswith("small")]).round(1).to_string())
+    if any(c.startswith("small") for c in df.columns):
+        print("\nflows under 100 KB with and without a fast recovery (mean FCT, us); ns-3 outputs made with "
+              "--counters=1")
+        print(df[[c for c in df.columns if c.startswith("small")]].round(3).to_string())
     return 0
 
 

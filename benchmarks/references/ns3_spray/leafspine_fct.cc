@@ -4,7 +4,10 @@
 // (ns-3's Ipv4GlobalRouting::RandomEcmpRouting: packet spraying); with --spray=0 ns-3's global routing
 // sends every packet of a pair of hosts over the same spine. --dupThresh sets TcpSocketBase::ReTxThreshold
 // (the duplicate ACKs that trigger fast retransmit; a huge value turns it off).
-// Output, one line per flow: id,size_bytes,src,dst,arrival_s,connected_s,finish_s,fct_s
+// Output, one line per flow: id,size_bytes,src,dst,arrival_s,connected_s,finish_s,fct_s (with --counters=1 also
+// recoveries,timeouts,data_segments: the sender's entries into fast recovery and into loss recovery after an
+// RTO, and the data segments it sent, retransmissions included; and a last comment line with the time-averaged
+// queue of the ToR ports towards the hosts and the packets dropped at any port)
 // (fct_s from the SYN-ACK's arrival at the sender, when data may flow, to the last byte's arrival).
 // Written for flowsched's comparison of its packet spraying (issue 20); build with build.sh.
 #include "ns3/core-module.h"
@@ -17,13 +20,40 @@
 #include <sstream>
 using namespace ns3;
 
-struct Flow { uint64_t id, size; uint32_t src, dst; double arrival, connected = -1, finish = -1; uint64_t got = 0; };
+struct Flow {
+  uint64_t id, size; uint32_t src, dst; double arrival, connected = -1, finish = -1; uint64_t got = 0;
+  uint32_t recoveries = 0, timeouts = 0, segments = 0;
+};
 static std::vector<Flow> flows;
+// --counters=1: the queues of the ToR ports towards the hosts, sampled every 10 us from the first arrival until
+// every flow has finished (their time average is printed as a last comment line).
+static std::vector<Ptr<QueueDisc>> hostPorts;
+static double queueSum = 0;
+static uint64_t queueSamples = 0;
+static uint32_t finished = 0;
+// packets dropped by the ports' queues (queue discs and devices' queues), by kind of port: the hosts' own,
+// the ToRs' towards the hosts, and the ToR-spine links' (both ways)
+static uint64_t drops[3] = {0, 0, 0};
+static void Dropped(uint32_t kind, Ptr<const QueueDiscItem>) { drops[kind]++; }
+static void DeviceDropped(uint32_t kind, Ptr<const Packet>) { drops[kind]++; }
+static void SampleQueues() {
+  for (auto &q : hostPorts) queueSum += q->GetNBytes();
+  queueSamples++;
+  if (finished < flows.size()) Simulator::Schedule(MicroSeconds(10), &SampleQueues);
+}
 
 static void Received(uint32_t k, Ptr<const Packet> p, const Address &) {
   Flow &f = flows[k];
   f.got += p->GetSize();
-  if (f.finish < 0 && f.got >= f.size) f.finish = Simulator::Now().GetSeconds();
+  if (f.finish < 0 && f.got >= f.size) { f.finish = Simulator::Now().GetSeconds(); finished++; }
+}
+// --counters=1: the sender's entries into fast recovery and into loss recovery (an RTO), from its CongState.
+static void CongState(uint32_t k, TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t now) {
+  if (now == TcpSocketState::CA_RECOVERY) flows[k].recoveries++;
+  if (now == TcpSocketState::CA_LOSS) flows[k].timeouts++;
+}
+static void Sent(uint32_t k, Ptr<const Packet> p, const TcpHeader &, Ptr<const TcpSocketBase>) {
+  if (p->GetSize() > 0) flows[k].segments++;
 }
 static void Failed(uint32_t k, Ptr<Socket>) { std::cerr << "flow " << flows[k].id << ": connection failed\n"; }
 
@@ -37,6 +67,8 @@ class BulkWriter : public Application {
     sock_->Bind();
     sock_->SetConnectCallback(MakeCallback(&BulkWriter::Up, this), MakeBoundCallback(&Failed, k_));
     sock_->SetSendCallback(MakeCallback(&BulkWriter::Write, this));
+    sock_->TraceConnectWithoutContext("CongState", MakeBoundCallback(&CongState, k_));
+    sock_->TraceConnectWithoutContext("Tx", MakeBoundCallback(&Sent, k_));
     sock_->Connect(peer_);
   }
   void StopApplication() override {}
@@ -56,7 +88,7 @@ int main(int argc, char **argv) {
   std::string trace, cc = "ns3::TcpDctcp";
   uint32_t tors = 4, perTor = 8, spines = 2, initCwnd = 10, mss = 1460, bufferBytes = 360000, ecnK = 65;
   uint32_t dupThresh = 3, seed = 1;
-  bool spray = true;
+  bool spray = true, counters = false, redBytes = false;
   double hostGbps = 10, coreGbps = 10, delayUs = 0.2, minRtoS = 1e-3, stopS = 100;
   CommandLine cmd;
   cmd.AddValue("trace", "flowsched trace CSV (id,arrival_s,src,dst,size_bytes,...)", trace);
@@ -68,12 +100,14 @@ int main(int argc, char **argv) {
   cmd.AddValue("delayUs", "propagation delay per link, us", delayUs);
   cmd.AddValue("transport", "ns3::TcpDctcp or ns3::TcpNewReno", cc);
   cmd.AddValue("bufferBytes", "queue capacity of every output port, bytes", bufferBytes);
-  cmd.AddValue("ecnK", "ECN marking threshold, packets (instantaneous queue)", ecnK);
+  cmd.AddValue("ecnK", "ECN marking threshold, packets of mss + 40 B (instantaneous queue)", ecnK);
+  cmd.AddValue("redBytes", "DCTCP's RED queues count bytes (buffer and threshold, as flowsched's ports), not packets", redBytes);
   cmd.AddValue("initCwnd", "initial window, segments", initCwnd);
   cmd.AddValue("minRtoS", "minimum RTO, s", minRtoS);
   cmd.AddValue("dupThresh", "duplicate ACKs that trigger fast retransmit", dupThresh);
   cmd.AddValue("spray", "per-packet random choice among equal-cost next hops", spray);
   cmd.AddValue("seed", "ns-3's RNG run number (the spraying's draws)", seed);
+  cmd.AddValue("counters", "add each flow's fast recoveries and RTOs to the output", counters);
   cmd.AddValue("stopS", "simulated time limit, s", stopS);
   cmd.Parse(argc, argv);
   RngSeedManager::SetRun(seed);
@@ -115,15 +149,19 @@ int main(int argc, char **argv) {
   Config::SetDefault("ns3::RedQueueDisc::UseHardDrop", BooleanValue(false));
   Config::SetDefault("ns3::RedQueueDisc::MeanPktSize", UintegerValue(mss + 40));
   Config::SetDefault("ns3::RedQueueDisc::QW", DoubleValue(1));
-  Config::SetDefault("ns3::RedQueueDisc::MinTh", DoubleValue(ecnK));
-  Config::SetDefault("ns3::RedQueueDisc::MaxTh", DoubleValue(ecnK));
+  // RED's thresholds are in the unit of its queue: K packets, or K packets of mss + 40 B in bytes
+  double redK = redBytes ? double(ecnK) * (mss + 40) : double(ecnK);
+  Config::SetDefault("ns3::RedQueueDisc::MinTh", DoubleValue(redK));
+  Config::SetDefault("ns3::RedQueueDisc::MaxTh", DoubleValue(redK));
 
+  std::vector<std::pair<Ptr<QueueDisc>, Ptr<NetDevice>>> ports;
   NodeContainer h, tor, sp;
   h.Create(hosts); tor.Create(tors); sp.Create(spines);
   InternetStackHelper st;
   st.Install(h); st.Install(tor); st.Install(sp);
   TrafficControlHelper tch;
-  if (cc == "ns3::TcpDctcp") tch.SetRootQueueDisc("ns3::RedQueueDisc", "MaxSize", QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, bufPkts)));
+  QueueSize redSize = redBytes ? QueueSize(QueueSizeUnit::BYTES, bufferBytes) : QueueSize(QueueSizeUnit::PACKETS, bufPkts);
+  if (cc == "ns3::TcpDctcp") tch.SetRootQueueDisc("ns3::RedQueueDisc", "MaxSize", QueueSizeValue(redSize));
   else tch.SetRootQueueDisc("ns3::FifoQueueDisc", "MaxSize", QueueSizeValue(QueueSize(QueueSizeUnit::BYTES, bufferBytes)));
   auto link = [&](double gbps) {
     PointToPointHelper p;
@@ -140,14 +178,17 @@ int main(int argc, char **argv) {
   auto subnet = [&]() { std::ostringstream b; b << "10." << (net >> 8) << "." << (net & 255) << ".0"; net++; ip.SetBase(b.str().c_str(), "255.255.255.0"); };
   for (uint32_t i = 0; i < hosts; i++) {
     NetDeviceContainer d = hostLink.Install(h.Get(i), tor.Get(i / perTor));
-    tch.Install(d);
+    QueueDiscContainer qd = tch.Install(d);
+    hostPorts.push_back(qd.Get(1));
+    for (uint32_t j = 0; j < 2; j++) ports.push_back({qd.Get(j), d.Get(j)});
     subnet();
     addr[i] = ip.Assign(d).GetAddress(0);
   }
   for (uint32_t t = 0; t < tors; t++)
     for (uint32_t s = 0; s < spines; s++) {
       NetDeviceContainer d = coreLink.Install(tor.Get(t), sp.Get(s));
-      tch.Install(d);
+      QueueDiscContainer qd = tch.Install(d);
+      for (uint32_t j = 0; j < 2; j++) ports.push_back({qd.Get(j), d.Get(j)});
       subnet();
       ip.Assign(d);
     }
@@ -168,14 +209,36 @@ int main(int argc, char **argv) {
     h.Get(f.src)->AddApplication(w);
     w->SetStartTime(Seconds(f.arrival));
   }
+  if (counters)
+    for (uint32_t i = 0; i < ports.size(); i++) {
+      // ports: each host link's host side then ToR side, then each ToR-spine link's two sides
+      uint32_t kind = i >= 2 * hosts ? 2 : i % 2;
+      ports[i].first->TraceConnectWithoutContext("Drop", MakeBoundCallback(&Dropped, kind));
+      DynamicCast<PointToPointNetDevice>(ports[i].second)->GetQueue()->TraceConnectWithoutContext(
+          "Drop", MakeBoundCallback(&DeviceDropped, kind));
+    }
+  if (counters && !flows.empty()) {
+    double first = flows[0].arrival;
+    for (auto &f : flows) first = std::min(first, f.arrival);
+    Simulator::Schedule(Seconds(first), &SampleQueues);
+  }
   Simulator::Stop(Seconds(stopS));
   Simulator::Run();
-  std::printf("# ns-3 %s, leaf-spine %u x %u hosts, %u spines, %g/%g Gbps, %g us per link, spray %d, dupThresh %u, buffer %u B, K %u, init cwnd %u, min RTO %g s, seed %u\n",
-              cc.c_str(), tors, perTor, spines, hostGbps, coreGbps, delayUs, (int)spray, dupThresh, bufferBytes, ecnK, initCwnd, minRtoS, seed);
-  std::printf("id,size_bytes,src,dst,arrival_s,connected_s,finish_s,fct_s\n");
-  for (auto &f : flows)
-    std::printf("%llu,%llu,%u,%u,%.9f,%.9f,%.9f,%.9f\n", (unsigned long long)f.id, (unsigned long long)f.size, f.src, f.dst,
+  std::printf("# ns-3 %s, leaf-spine %u x %u hosts, %u spines, %g/%g Gbps, %g us per link, spray %d, dupThresh %u, buffer %u B, K %u, init cwnd %u, min RTO %g s, seed %u%s\n",
+              cc.c_str(), tors, perTor, spines, hostGbps, coreGbps, delayUs, (int)spray, dupThresh, bufferBytes, ecnK, initCwnd, minRtoS, seed,
+              cc != "ns3::TcpDctcp" ? "" : redBytes ? ", RED queues in bytes" : ", RED queues in packets");
+  std::printf("id,size_bytes,src,dst,arrival_s,connected_s,finish_s,fct_s%s\n", counters ? ",recoveries,timeouts,data_segments" : "");
+  for (auto &f : flows) {
+    std::printf("%llu,%llu,%u,%u,%.9f,%.9f,%.9f,%.9f", (unsigned long long)f.id, (unsigned long long)f.size, f.src, f.dst,
                 f.arrival, f.connected, f.finish, f.finish < 0 ? -1.0 : f.finish - f.connected);
+    if (counters) std::printf(",%u,%u,%u", f.recoveries, f.timeouts, f.segments);
+    std::printf("\n");
+  }
+  if (counters && queueSamples > 0)
+    std::printf("# mean queue of the ToR ports towards the hosts: %.1f B (%llu samples every 10 us); packets dropped: "
+                "%llu at the hosts' ports, %llu at the ToRs' towards the hosts, %llu between ToRs and spines\n",
+                queueSum / queueSamples / hostPorts.size(), (unsigned long long)queueSamples, (unsigned long long)drops[0],
+                (unsigned long long)drops[1], (unsigned long long)drops[2]);
   Simulator::Destroy();
   return 0;
 }
