@@ -676,6 +676,31 @@ def test_add_data_span() -> None:
         add_data_span(base, -1.0, 10.0)
 
 
+def test_add_data_span_chunks_ends_each_span_at_the_last_of_the_authors_chunks() -> None:
+    """aSCC's code (app-chunks.cc): m = min(packets, chunks) chunks at uniform times in the span, the
+    earliest sent at once, so the span ends at the largest of m uniform draws (CDF x^m), 0 for one chunk."""
+    from scipy import stats
+
+    sizes = np.array([1460.0] * 4000 + [2 * 1460.0] * 4000 + [5 * 1460.0] * 4000 + [500 * 1460.0] * 4000)
+    tr = pd.DataFrame({"arrival_s": np.arange(sizes.size) * 1e-6, "src": 0, "dst": 1, "size_bytes": sizes})
+    full = add_data_span(tr, 1.0, 10.0, header_factor=True)["data_span_s"].to_numpy()
+    ch = add_data_span(tr, 1.0, 10.0, header_factor=True, chunks=100, seed=7)["data_span_s"].to_numpy()
+    frac = ch / full
+    assert (frac[:4000] == 0).all()  # one packet, one chunk: complete at once
+    for i, m in ((1, 2), (2, 5), (3, 100)):  # 500 packets: at most 100 chunks
+        f = frac[4000 * i:4000 * (i + 1)]
+        assert 0 < f.min() and f.max() <= 1
+        assert stats.kstest(f, lambda x, m=m: np.clip(x, 0, 1) ** m).pvalue > 1e-3, m
+        assert f.mean() == pytest.approx(m / (m + 1), abs=0.01)
+    # the same draws at every alpha; the seed draws them; without chunks the span is the whole alpha Delta t
+    twice = add_data_span(tr, 2.0, 10.0, header_factor=True, chunks=100, seed=7)["data_span_s"].to_numpy()
+    assert np.allclose(twice, 2 * ch, rtol=1e-15, atol=0)
+    assert not np.array_equal(ch, add_data_span(tr, 1.0, 10.0, header_factor=True, chunks=100, seed=8)["data_span_s"])
+    for bad in (0, -3, 2.5, True):
+        with pytest.raises(ValueError, match="chunks"):
+            add_data_span(tr, 1.0, 10.0, chunks=bad)
+
+
 # ----------------------------------------------------------------------------
 # theorem instances, checked with an independent single-link fluid simulator
 # ----------------------------------------------------------------------------

@@ -71,6 +71,9 @@ LABEL = {"srpt": "SRPT", "asrpt": "ASCC", "pias": "PIAS", "las": "LAS"}
 WLS = {"WS": "websearch", "DM": "datamining"}
 ALPHA_SWEEP_LOAD = 0.8
 LOAD_SWEEP_ALPHA = 1.0
+# the most chunks a flow's data comes in, in the authors' runs (--chunks): max_num_chunks per workload in their
+# scripts/config.toml
+CHUNKS = {"WS": 20_000, "DM": 100}
 
 
 def grid(mode: str) -> tuple[int, list[float], list[float]]:
@@ -178,13 +181,15 @@ class Pooled(dict):
 
 
 def run_model(model: str, n: int, loads: list[float], alphas: list[float], seeds: list[int],
-              delays: bool = True, incomplete_sharing: str = "fair", spray: bool = False) -> Pooled:
+              delays: bool = True, incomplete_sharing: str = "fair", spray: bool = False,
+              chunks: bool = False) -> Pooled:
     """Every point of the grid on ``model``, ``n`` flows per point and seed (one trace per
     seed, workload and load, shared by the CCs and the alphas); with the paper's link delays
     and FCTs (``paper_fabric``, ``paper_fct``) and its load and Delta t with headers, or, with
     ``delays=False``, on a fabric without delays, FCTs to the last byte, without headers.
     ``incomplete_sharing``: the fluid ASCC's (``asrpt``'s). ``spray``: packets sprayed over the
-    4 spines (``PACKET_OPTS_SPRAY``; the packet model with the delays only)."""
+    4 spines (``PACKET_OPTS_SPRAY``; the packet model with the delays only). ``chunks``: each
+    flow's data span ends at its last chunk as in the authors' code (``CHUNKS``)."""
     topo = paper_fabric(delays, spines=spray and model == "packet")
     packet_opts = dict(PACKET_OPTS if delays else PACKET_OPTS_ZERO_DELAY)
     if spray:
@@ -208,7 +213,9 @@ def run_model(model: str, n: int, loads: list[float], alphas: list[float], seeds
                 for (pl, alpha) in points(loads, alphas):
                     if pl != load:
                         continue
-                    tr = workloads.add_data_span(base, alpha, 10.0, header_factor=delays and model == "packet")
+                    # with chunks, the same draws at every alpha (the span scales with alpha)
+                    tr = workloads.add_data_span(base, alpha, 10.0, header_factor=delays and model == "packet",
+                                                 chunks=CHUNKS[wl] if chunks else None, seed=seed)
                     hidden = tr.assign(size_known=False)
                     for cc in CCS:
                         key = (wl, load, alpha, cc)
@@ -461,6 +468,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--spray", action="store_true",
                    help="packet model: spray packets over the 4 spines of 40 Gbps, senders without fast retransmit, "
                         "as the authors' code (the fluid model keeps one 160 Gbps link per ToR, its equivalent)")
+    p.add_argument("--chunks", action="store_true",
+                   help="each flow's data span ends at its last chunk, as the authors' code draws it (min(packets, "
+                        "100) chunks for data mining, min(packets, 20,000) for web search, uniform in the span, the "
+                        "earliest at once; workloads.add_data_span(chunks=...)); default: the whole alpha Delta t")
     args = p.parse_args(argv)
     if args.spray and (args.zero_delay or args.model == "fluid"):
         p.error("--spray is a setting of the packet model with the paper's delays: add --model packet or both, "
@@ -484,7 +495,8 @@ def main(argv: list[str] | None = None) -> int:
             results[m] = C.Unavailable(C.packet_unavailable_reason())
         else:
             results[m] = run_model(m, nm, loads, alphas, seeds, delays=not args.zero_delay,
-                                   incomplete_sharing="fifo" if args.incomplete_fifo else "fair", spray=args.spray)
+                                   incomplete_sharing="fifo" if args.incomplete_fifo else "fair", spray=args.spray,
+                                   chunks=args.chunks)
         print(f"{m}: {len(points(loads, alphas)) * len(WLS) * len(CCS) * len(seeds)} runs of {nm:,} flows in {t}")
     numbers = {}
     for m, r in results.items():

@@ -137,7 +137,13 @@ def add_weights(
 
 
 def add_data_span(
-    trace: pd.DataFrame, alpha: float, link_gbps: float, *, header_factor: bool = False
+    trace: pd.DataFrame,
+    alpha: float,
+    link_gbps: float,
+    *,
+    header_factor: bool = False,
+    chunks: int | None = None,
+    seed: int | np.random.Generator | None = 0,
 ) -> pd.DataFrame:
     """Spread each flow's data over time, aSCC's alpha model.
 
@@ -155,6 +161,18 @@ def add_data_span(
     at least as fast as the link can send it). With ``header_factor`` the
     wire time of whole packets is used: ceil(size/1460) * 1500 * 8 / C.
 
+    With ``chunks``, the span ends where the aSCC authors' simulation code
+    (github.com/pschuprikov/ascc, ``ns2/apps/app-chunks.cc``; the paper's
+    reference [21]) has a flow's data complete: it cuts a flow of p packets
+    into m = min(p, chunks) chunks (100 for data mining, 20,000 for web
+    search in its runs), draws each chunk's time uniformly in [a_i, a_i +
+    alpha Delta t_i], hands the earliest to the sender at once and the
+    others at their times. So ``data_span_s`` is alpha Delta t_i times the
+    largest of m uniform draws (its mean m / (m + 1)), and 0 for a flow of
+    one chunk. Only the span's end is drawn that way: within it the bytes
+    still arrive uniformly (the code's chunks arrive in steps at random
+    times).
+
     Parameters
     ----------
     trace : DataFrame
@@ -165,6 +183,11 @@ def add_data_span(
         Sender's host link rate.
     header_factor : bool
         Use whole 1500-byte packets for Delta t.
+    chunks : int, optional
+        The most chunks a flow's data comes in (>= 1); None (default): the
+        span is the whole alpha Delta t_i.
+    seed : int, Generator or None
+        The draws of the chunks' times (only with ``chunks``).
 
     Returns
     -------
@@ -172,11 +195,20 @@ def add_data_span(
         A validated copy with ``data_span_s`` set.
     """
     df = validate_trace(trace, source="add_data_span")
-    df["data_span_s"] = data_spans(df["size_bytes"].to_numpy(), alpha, link_gbps, header_factor=header_factor)
+    df["data_span_s"] = data_spans(df["size_bytes"].to_numpy(), alpha, link_gbps, header_factor=header_factor,
+                                   chunks=chunks, seed=seed)
     return validate_trace(df, source="add_data_span")
 
 
-def data_spans(size_bytes: np.ndarray, alpha: float, link_gbps: float, *, header_factor: bool = False) -> np.ndarray:
+def data_spans(
+    size_bytes: np.ndarray,
+    alpha: float,
+    link_gbps: float,
+    *,
+    header_factor: bool = False,
+    chunks: int | None = None,
+    seed: int | np.random.Generator | None = 0,
+) -> np.ndarray:
     """The ``data_span_s`` that :func:`add_data_span` gives flows of these sizes (same
     arguments, same formula), for traces held as columns
     (:func:`flowsched.traces.validate_columns`)."""
@@ -185,4 +217,13 @@ def data_spans(size_bytes: np.ndarray, alpha: float, link_gbps: float, *, header
     rate_bps = _check_pos("link_gbps", link_gbps) * 1e9
     size = np.asarray(size_bytes, dtype=np.float64)
     wire = np.ceil(size / PACKET_PAYLOAD_BYTES) * PACKET_WIRE_BYTES if header_factor else size
-    return float(alpha) * wire * 8.0 / rate_bps
+    span = float(alpha) * wire * 8.0 / rate_bps
+    if chunks is None:
+        return span
+    if isinstance(chunks, bool) or not isinstance(chunks, (int, np.integer)) or chunks < 1:
+        raise ValueError(f"add_data_span: chunks must be an integer >= 1 (or None), got {chunks!r}")
+    m = np.minimum(np.maximum(np.ceil(size / PACKET_PAYLOAD_BYTES), 1.0), float(chunks))
+    u = _rng(seed).random(size.size)
+    # the largest of m uniform draws is U^(1/m) (its CDF is x^m); the earliest chunk goes at once
+    last = np.where(m > 1, u ** (1.0 / m), 0.0)
+    return span * last
