@@ -360,10 +360,13 @@ fn fuzz_own_allocator_against_full_recomputation() {
     let t0 = std::time::Instant::now();
     let res = runner.run(&case_strategy(), check);
     eprintln!(
-        "fuzz: {n} cases (seed {seed}) in {:.1} s: {} checked (with shrinking; first failure at case {}), {} flows and {} events simulated",
+        "fuzz: {n} cases (seed {seed}) in {:.1} s: {} checked (with shrinking; {}), {} flows and {} events simulated",
         t0.elapsed().as_secs_f64(),
         CASES.load(Relaxed),
-        FIRST_FAIL.load(Relaxed),
+        match FIRST_FAIL.load(Relaxed) {
+            0 => "no failure".to_string(),
+            k => format!("first failure at case {k}"),
+        },
         FLOWS.load(Relaxed),
         EVENTS.load(Relaxed)
     );
