@@ -148,6 +148,9 @@ def _parser() -> argparse.ArgumentParser:
     pk.add_argument("--dupack-threshold", type=int, default=None,
                     help="tcp/dctcp: duplicate ACKs that trigger fast retransmit (3, RFC 5681's DupThresh; "
                          "0: never, losses wait for the RTO)")
+    pk.add_argument("--count-acked-segments", action="store_const", const=True, default=None,
+                    help="tcp/dctcp: grow the window by the segments each ACK acknowledges, as Linux and ns-3's "
+                         "TcpLinuxReno/TcpDctcp (off: RFC 5681, at most one per ACK in slow start)")
     pk.add_argument("--load-balancing", choices=LOAD_BALANCINGS, default=None,
                     help="flow: every packet of a flow on its ECMP path (default); packet: packet spraying, "
                          "each packet on an equal-cost path of its own")

@@ -86,6 +86,26 @@ def test_packet_counters_and_queue_samples():
     assert q["queue_bytes"].max() == r.ports.set_index("link").loc["down0", "peak_queue_bytes"]
 
 
+@pytest.mark.parametrize("transport", ["tcp", "dctcp"])
+def test_counting_acked_segments_speeds_slow_start_under_delayed_acks(transport):
+    """With an ACK per 2 segments, RFC 5681's slow start adds one segment per ACK (x1.5 per round
+    trip) and Linux's, counting the acknowledged segments, two (x2): a 1 MB flow alone on a path
+    with long delays needs fewer round trips. With an ACK per segment the two are the same."""
+    tr = one(1e6)
+    kw = dict(model="packet", transport=transport, delay_us=50.0, init_cwnd_packets=2, min_rto_s=1.0)
+    fct = {}
+    for every in (1, 2):
+        for count in (False, True):
+            r = simulate(tr, flowsched.BigSwitch(2, 10), "ps", ack_every_segments=every,
+                         count_acked_segments=count, **kw)
+            assert r.packet["retransmissions"] == 0
+            fct[every, count] = float(r.flows["fct_s"].iloc[0])
+    assert fct[1, False] == fct[1, True]
+    rtt = 4 * 50e-6  # two links each way
+    assert fct[2, False] - fct[2, True] > rtt  # at least one round trip saved
+    assert fct[2, True] == pytest.approx(fct[1, True], rel=0.2)
+
+
 def test_dctcp_marks_and_pfabric_evicts():
     tr = mixed(200)
     d = simulate(tr, flowsched.BigSwitch(8, 10), "ps", model="packet", ecn_threshold_bytes=15_000)
@@ -220,6 +240,8 @@ def test_terminate_missed_in_the_packet_model():
     ({"scheduler": "pias", "pias_thresholds_bytes": [1e4], "buffer_bytes": 3000, "queue_reserve_bytes": 1501},
      "queue_reserve_bytes x 2 queues = 3002 B exceeds buffer_bytes"),
     ({"scheduler": "pias", "queue_reserve_bytes": -1}, "queue_reserve_bytes must be an integer >= 0"),
+    ({"scheduler": "srpt", "count_acked_segments": True}, "count_acked_segments is read by the tcp and dctcp"),
+    ({"scheduler": "ps", "count_acked_segments": 1}, "count_acked_segments must be True or False"),
 ])
 def test_refusals(kwargs, match):
     with pytest.raises(ValueError, match=match):

@@ -281,6 +281,8 @@ fn config(c: &Case) -> PacketConfig {
     // fast retransmit at 1 or 2 duplicate ACKs, or never (bits 7 and 8; tcp and dctcp)
     if matches!(t, "tcp" | "dctcp") {
         cfg.dupack_threshold = [3, 0, 1, 2][((o.seed >> 6) % 4) as usize];
+        // the window grown by the segments each ACK acknowledges (bit 9), as Linux
+        cfg.count_acked_segments = (o.seed >> 9) % 2 == 1;
     }
     cfg.seed = o.seed;
     cfg.max_events = Some(MAX_EVENTS);

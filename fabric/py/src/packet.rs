@@ -62,6 +62,7 @@ packet_options!(
     clock_granularity_s,
     limited_transmit,
     dupack_threshold,
+    count_acked_segments,
     link_jitter_s,
     tx_complete_events,
     request_delay_s,

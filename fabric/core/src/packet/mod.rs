@@ -223,6 +223,12 @@ pub struct PacketConfig {
     /// `enable_dupack = false`) under packet spraying, whose reordering would fire fast
     /// retransmits for packets that are not lost.
     pub dupack_threshold: u32,
+    /// `tcp`/`dctcp`: the window grows by the segments each ACK acknowledges, as Linux
+    /// (tcp_slow_start, tcp_cong_avoid_ai) and ns-3's `TcpLinuxReno` and `TcpDctcp` do: in
+    /// slow start cwnd += N up to ssthresh, the rest N / cwnd. Off (the default): RFC 5681,
+    /// at most one segment per ACK in slow start and 1/cwnd per ACK after. The two differ
+    /// only when an ACK covers several segments (delayed ACKs, a hole filled, reordering).
+    pub count_acked_segments: bool,
     /// How a flow's packets are spread over the equal-cost paths between its hosts: `Flow`
     /// (the default) sends them all on its ECMP path, the fluid model's; `Packet` (packet
     /// spraying, as the aSCC paper's code routes; the pFabric paper cites it) picks a path for
@@ -301,6 +307,7 @@ impl PacketConfig {
             clock_granularity_s: 0.0,
             limited_transmit: false,
             dupack_threshold: 3,
+            count_acked_segments: false,
             load_balancing: LoadBalancing::Flow,
             link_jitter_s: 0.0,
             tx_complete_events: false,
@@ -803,6 +810,12 @@ impl PacketSimulator {
                 transport.name()
             ));
         }
+        if cfg.count_acked_segments && !matches!(transport, Transport::Tcp | Transport::Dctcp) {
+            return bad(format!(
+                "count_acked_segments is read by the tcp and dctcp senders (window growth), not by {}",
+                transport.name()
+            ));
+        }
         if cfg.load_balancing == LoadBalancing::Packet {
             if matches!(transport, Transport::Rcp | Transport::Sdc | Transport::Racs) {
                 return Err(SimError::Unsupported(format!(
@@ -931,6 +944,7 @@ impl PacketSimulator {
             clock_g_ps: (cfg.clock_granularity_s * PS_PER_S).round().max(G_MIN_PS),
             limited_transmit: cfg.limited_transmit,
             dupack_threshold: cfg.dupack_threshold,
+            count_acked_segments: cfg.count_acked_segments,
         };
         let bad_flow = |row: usize, field: &'static str, message: String| Err(SimError::InvalidFlow { row, field, message });
         let mut spray_caps: std::collections::HashMap<(usize, usize), f64> = std::collections::HashMap::new();

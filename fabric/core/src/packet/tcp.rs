@@ -37,6 +37,11 @@ pub struct CcParams {
     /// The duplicate ACKs that trigger fast retransmit (`tcp`, `dctcp`; RFC 5681's
     /// DupThresh); 0: never (losses wait for the timer).
     pub dupack_threshold: u32,
+    /// `tcp`, `dctcp`: grow the window by the segments an ACK acknowledges (Linux's
+    /// tcp_slow_start and tcp_cong_avoid_ai, ns-3's TcpLinuxReno and TcpDctcp; RFC 3465
+    /// without its limit L) instead of RFC 5681's at most one segment per ACK in slow start
+    /// and 1/cwnd per ACK in congestion avoidance.
+    pub count_acked_segments: bool,
 }
 
 /// RFC 6298 (2.5): an upper bound on the RTO may be placed, at least 60 s.
@@ -312,12 +317,26 @@ impl Sender {
     }
 
     /// Slow start (cwnd += min(N, 1) per ACK, RFC 5681 3.1) or congestion avoidance
-    /// (cwnd += 1/cwnd per ACK, RFC 5681 eq. 3), bounded by `max_cwnd`.
+    /// (cwnd += 1/cwnd per ACK, RFC 5681 eq. 3), bounded by `max_cwnd`; with
+    /// `count_acked_segments`, N segments in slow start (up to ssthresh) and the rest as
+    /// N / cwnd (Linux).
     fn grow(&mut self, newly: u32, p: &CcParams) {
         if p.transport == Transport::Sdc {
             return; // SDC's window law runs on the router feedback (rate.rs)
         }
-        if self.cwnd < self.ssthresh {
+        if p.count_acked_segments {
+            // slow start up to ssthresh, the rest of the acknowledged segments in
+            // congestion avoidance (Linux: tcp_slow_start returns them to tcp_cong_avoid_ai)
+            let mut n = newly as f64;
+            if self.cwnd < self.ssthresh {
+                let ss = n.min(self.ssthresh - self.cwnd);
+                self.cwnd += ss;
+                n -= ss;
+            }
+            if n > 0.0 {
+                self.cwnd += n / self.cwnd;
+            }
+        } else if self.cwnd < self.ssthresh {
             self.cwnd += (newly as f64).min(1.0);
         } else {
             self.cwnd += 1.0 / self.cwnd;
@@ -446,7 +465,7 @@ mod tests {
     use super::*;
 
     fn params(t: Transport) -> CcParams {
-        CcParams { transport: t, init_cwnd: 10.0, max_cwnd: f64::INFINITY, min_rto_ps: 1_000_000_000, max_rto_ps: MAX_RTO_PS, pfabric_rto_rtts: 0.0, dctcp_g: DCTCP_G, clock_g_ps: G_MIN_PS, dupack_threshold: 3, limited_transmit: false }
+        CcParams { transport: t, init_cwnd: 10.0, max_cwnd: f64::INFINITY, min_rto_ps: 1_000_000_000, max_rto_ps: MAX_RTO_PS, pfabric_rto_rtts: 0.0, dctcp_g: DCTCP_G, clock_g_ps: G_MIN_PS, dupack_threshold: 3, limited_transmit: false, count_acked_segments: false }
     }
     fn ack(seq: u32, flags: u8) -> Packet {
         Packet { flow: 0, seq, prio: 0, tx_ps: 0, wire_bytes: 40, hop: 0, flags: super::super::port::ACK | flags, enq_tx: 0 }
@@ -467,6 +486,28 @@ mod tests {
         s.high = 30;
         s.on_ack(&ack(11, 0), 200, &p);
         assert!((s.cwnd - 20.05).abs() < 1e-12);
+    }
+
+    #[test]
+    fn stretch_acks_grow_the_window_by_their_segments_only_when_counting_them() {
+        // ACKs of 4 segments each: RFC 5681 adds 1 per ACK in slow start and 1/cwnd per ACK
+        // after; counting the segments adds 4, up to ssthresh, and the rest as 4/cwnd (Linux)
+        for (count, after_ss, after_ca) in [(false, 12.0, 20.0 + 1.0 / 20.0), (true, 18.0, 20.0 + 2.0 / 20.0)] {
+            let p = CcParams { count_acked_segments: count, ..params(Transport::Tcp) };
+            let mut s = Sender::new(1000, &p, 10_000);
+            s.ssthresh = 20.0;
+            s.snd_nxt = 10;
+            s.high = 10;
+            s.on_ack(&ack(4, 0), 100, &p);
+            s.on_ack(&ack(8, 0), 101, &p);
+            assert!((s.cwnd - after_ss).abs() < 1e-12, "{count}: {}", s.cwnd);
+            // 4 more segments: 2 of slow start to ssthresh 20, then 2 in congestion avoidance
+            s.cwnd = if count { 18.0 } else { 20.0 };
+            s.snd_nxt = 40;
+            s.high = 40;
+            s.on_ack(&ack(12, 0), 102, &p);
+            assert!((s.cwnd - after_ca).abs() < 1e-12, "{count}: {}", s.cwnd);
+        }
     }
 
     #[test]
