@@ -151,6 +151,9 @@ def _parser() -> argparse.ArgumentParser:
     pk.add_argument("--count-acked-segments", action="store_const", const=True, default=None,
                     help="tcp/dctcp: grow the window by the segments each ACK acknowledges, as Linux and ns-3's "
                          "TcpLinuxReno/TcpDctcp (off: RFC 5681, at most one per ACK in slow start)")
+    pk.add_argument("--fixed-rto", action="store_const", const=True, default=None,
+                    help="tcp/dctcp: every retransmission timeout is --min-rto-s, without RTT estimate or backoff, as "
+                         "pFabric's minimal TCP (off: RFC 6298)")
     pk.add_argument("--load-balancing", choices=LOAD_BALANCINGS, default=None,
                     help="flow: every packet of a flow on its ECMP path (default); packet: packet spraying, "
                          "each packet on an equal-cost path of its own")

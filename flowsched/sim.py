@@ -334,6 +334,7 @@ PACKET_OPTIONS: dict[str, Any] = {
     "limited_transmit": False,
     "dupack_threshold": 3,
     "count_acked_segments": False,
+    "fixed_rto": False,
     "load_balancing": "flow",
     "link_jitter_ns": 0.0,
     "tx_complete_events": False,
@@ -459,7 +460,7 @@ def native_packet_options(topology: Topology, transport: str | None, admission: 
     for name in ("init_cwnd_packets", "max_cwnd_packets", "min_rto_s"):
         if o[name] is not None and not np.isfinite(float(o[name])):
             raise ValueError(f"{name} must be finite, got {o[name]!r}")
-    for flag in ("handshake", "limited_transmit", "tx_complete_events", "count_acked_segments"):
+    for flag in ("handshake", "limited_transmit", "tx_complete_events", "count_acked_segments", "fixed_rto"):
         if not isinstance(o[flag], (bool, np.bool_)):
             raise ValueError(f"{flag} must be True or False, got {o[flag]!r}")
 
@@ -503,6 +504,7 @@ def native_packet_options(topology: Topology, transport: str | None, admission: 
         limited_transmit=bool(o["limited_transmit"]),
         dupack_threshold=3 if o["dupack_threshold"] is None else integer("dupack_threshold", 0),
         count_acked_segments=bool(o["count_acked_segments"]),
+        fixed_rto=bool(o["fixed_rto"]),
         load_balancing=str(o["load_balancing"]),
         link_jitter_s=jitter_s,
         tx_complete_events=bool(o["tx_complete_events"]),

@@ -106,6 +106,19 @@ def test_counting_acked_segments_speeds_slow_start_under_delayed_acks(transport)
     assert fct[2, True] == pytest.approx(fct[1, True], rel=0.2)
 
 
+def test_fixed_rto_waits_the_minimum_after_every_timeout():
+    """An incast into a 30 KB port: some flows time out more than once. RFC 6298 doubles the
+    1 ms RTO on a repeated timeout; with fixed_rto (pFabric's minimal TCP) every timeout waits
+    1 ms. The run is otherwise the same, and the last flow to finish waits one doubled RTO of
+    2 ms less long: it ends exactly 1 ms sooner."""
+    tr = pd.DataFrame({"arrival_s": [0.0] * 8, "src": list(range(1, 9)), "dst": [0] * 8, "size_bytes": [3e5] * 8})
+    runs = [simulate(tr, flowsched.BigSwitch(9, 10), "ps", model="packet", transport="tcp", buffer_bytes=30_000,
+                     min_rto_s=1e-3, delay_us=1.0, fixed_rto=fixed) for fixed in (False, True)]
+    assert runs[0].packet["timeouts"] == runs[1].packet["timeouts"] > 0
+    assert runs[0].packet_flows["timeouts"].max() >= 2
+    assert runs[0].flows["fct_s"].max() - runs[1].flows["fct_s"].max() == pytest.approx(1e-3, rel=1e-9)
+
+
 def test_dctcp_marks_and_pfabric_evicts():
     tr = mixed(200)
     d = simulate(tr, flowsched.BigSwitch(8, 10), "ps", model="packet", ecn_threshold_bytes=15_000)
@@ -242,6 +255,7 @@ def test_terminate_missed_in_the_packet_model():
     ({"scheduler": "pias", "queue_reserve_bytes": -1}, "queue_reserve_bytes must be an integer >= 0"),
     ({"scheduler": "srpt", "count_acked_segments": True}, "count_acked_segments is read by the tcp and dctcp"),
     ({"scheduler": "ps", "count_acked_segments": 1}, "count_acked_segments must be True or False"),
+    ({"scheduler": "srpt", "fixed_rto": True}, "fixed_rto is read by the tcp and dctcp"),
 ])
 def test_refusals(kwargs, match):
     with pytest.raises(ValueError, match=match):

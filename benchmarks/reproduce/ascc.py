@@ -169,6 +169,9 @@ PACKET_OPTS: dict = {**PACKET_OPTS_ZERO_DELAY, "min_rto_s": 0.002, "init_cwnd_pa
 #: as the authors' code does, and its senders, like the code's (``enable_dupack = false``: the
 #: spraying reorders packets), never retransmit on duplicate ACKs.
 PACKET_OPTS_SPRAY: dict = {"load_balancing": "packet", "dupack_threshold": 0}
+# --mintcp: its senders' retransmission timer (pFabric's minimal TCP, MinTcpAgent::rtt_timeout in
+# ns2/tcp/tcp-full.cc: always min_rto, no RTT estimate, no backoff)
+PACKET_OPTS_MINTCP: dict = {"fixed_rto": True}
 RTO_RTTS = 24
 
 
@@ -182,18 +185,21 @@ class Pooled(dict):
 
 def run_model(model: str, n: int, loads: list[float], alphas: list[float], seeds: list[int],
               delays: bool = True, incomplete_sharing: str = "fair", spray: bool = False,
-              chunks: bool = False) -> Pooled:
+              chunks: bool = False, mintcp: bool = False) -> Pooled:
     """Every point of the grid on ``model``, ``n`` flows per point and seed (one trace per
     seed, workload and load, shared by the CCs and the alphas); with the paper's link delays
     and FCTs (``paper_fabric``, ``paper_fct``) and its load and Delta t with headers, or, with
     ``delays=False``, on a fabric without delays, FCTs to the last byte, without headers.
     ``incomplete_sharing``: the fluid ASCC's (``asrpt``'s). ``spray``: packets sprayed over the
     4 spines (``PACKET_OPTS_SPRAY``; the packet model with the delays only). ``chunks``: each
-    flow's data span ends at its last chunk as in the authors' code (``CHUNKS``)."""
+    flow's data span ends at its last chunk as in the authors' code (``CHUNKS``). ``mintcp``: the
+    packet model's senders time out as the authors' (``PACKET_OPTS_MINTCP``)."""
     topo = paper_fabric(delays, spines=spray and model == "packet")
     packet_opts = dict(PACKET_OPTS if delays else PACKET_OPTS_ZERO_DELAY)
     if spray:
         packet_opts.update(PACKET_OPTS_SPRAY)
+    if mintcp:
+        packet_opts.update(PACKET_OPTS_MINTCP)
     if model == "packet" and C.packet_available() and not delays:
         packet_opts["min_rto_s"] = RTO_RTTS * _rtt0_s(topo)
     flows: dict = {}
@@ -472,7 +478,13 @@ def main(argv: list[str] | None = None) -> int:
                    help="each flow's data span ends at its last chunk, as the authors' code draws it (min(packets, "
                         "100) chunks for data mining, min(packets, 20,000) for web search, uniform in the span, the "
                         "earliest at once; workloads.add_data_span(chunks=...)); default: the whole alpha Delta t")
+    p.add_argument("--mintcp", action="store_true",
+                   help="packet model: every retransmission timeout is the 2 ms minimum, without RTT estimate or "
+                        "backoff, as the authors' senders (pFabric's minimal TCP; fixed_rto=True); default: RFC 6298")
     args = p.parse_args(argv)
+    if args.mintcp and (args.zero_delay or args.model == "fluid"):
+        p.error("--mintcp is a setting of the packet model with the paper's delays: add --model packet or both, "
+                "without --zero-delay")
     if args.spray and (args.zero_delay or args.model == "fluid"):
         p.error("--spray is a setting of the packet model with the paper's delays: add --model packet or both, "
                 "without --zero-delay")
@@ -496,7 +508,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             results[m] = run_model(m, nm, loads, alphas, seeds, delays=not args.zero_delay,
                                    incomplete_sharing="fifo" if args.incomplete_fifo else "fair", spray=args.spray,
-                                   chunks=args.chunks)
+                                   chunks=args.chunks, mintcp=args.mintcp)
         print(f"{m}: {len(points(loads, alphas)) * len(WLS) * len(CCS) * len(seeds)} runs of {nm:,} flows in {t}")
     numbers = {}
     for m, r in results.items():

@@ -283,6 +283,8 @@ fn config(c: &Case) -> PacketConfig {
         cfg.dupack_threshold = [3, 0, 1, 2][((o.seed >> 6) % 4) as usize];
         // the window grown by the segments each ACK acknowledges (bit 9), as Linux
         cfg.count_acked_segments = (o.seed >> 9) % 2 == 1;
+        // pFabric's minimal TCP's fixed RTO (bit 10)
+        cfg.fixed_rto = (o.seed >> 10) % 2 == 1;
     }
     cfg.seed = o.seed;
     cfg.max_events = Some(MAX_EVENTS);

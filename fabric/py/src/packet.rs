@@ -63,6 +63,7 @@ packet_options!(
     limited_transmit,
     dupack_threshold,
     count_acked_segments,
+    fixed_rto,
     link_jitter_s,
     tx_complete_events,
     request_delay_s,

@@ -229,6 +229,10 @@ pub struct PacketConfig {
     /// at most one segment per ACK in slow start and 1/cwnd per ACK after. The two differ
     /// only when an ACK covers several segments (delayed ACKs, a hole filled, reordering).
     pub count_acked_segments: bool,
+    /// `tcp`/`dctcp`: every retransmission timeout is `min_rto_s`, with no RTT estimate and
+    /// no exponential backoff, as pFabric's minimal TCP (`MinTcpAgent::rtt_timeout` in its
+    /// ns-2 code, which the aSCC paper's senders run); off (the default): RFC 6298.
+    pub fixed_rto: bool,
     /// How a flow's packets are spread over the equal-cost paths between its hosts: `Flow`
     /// (the default) sends them all on its ECMP path, the fluid model's; `Packet` (packet
     /// spraying, as the aSCC paper's code routes; the pFabric paper cites it) picks a path for
@@ -308,6 +312,7 @@ impl PacketConfig {
             limited_transmit: false,
             dupack_threshold: 3,
             count_acked_segments: false,
+            fixed_rto: false,
             load_balancing: LoadBalancing::Flow,
             link_jitter_s: 0.0,
             tx_complete_events: false,
@@ -816,6 +821,12 @@ impl PacketSimulator {
                 transport.name()
             ));
         }
+        if cfg.fixed_rto && !matches!(transport, Transport::Tcp | Transport::Dctcp) {
+            return bad(format!(
+                "fixed_rto is read by the tcp and dctcp senders (retransmission timer), not by {}",
+                transport.name()
+            ));
+        }
         if cfg.load_balancing == LoadBalancing::Packet {
             if matches!(transport, Transport::Rcp | Transport::Sdc | Transport::Racs) {
                 return Err(SimError::Unsupported(format!(
@@ -945,6 +956,7 @@ impl PacketSimulator {
             limited_transmit: cfg.limited_transmit,
             dupack_threshold: cfg.dupack_threshold,
             count_acked_segments: cfg.count_acked_segments,
+            fixed_rto: cfg.fixed_rto,
         };
         let bad_flow = |row: usize, field: &'static str, message: String| Err(SimError::InvalidFlow { row, field, message });
         let mut spray_caps: std::collections::HashMap<(usize, usize), f64> = std::collections::HashMap::new();

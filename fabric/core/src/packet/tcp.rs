@@ -42,6 +42,10 @@ pub struct CcParams {
     /// without its limit L) instead of RFC 5681's at most one segment per ACK in slow start
     /// and 1/cwnd per ACK in congestion avoidance.
     pub count_acked_segments: bool,
+    /// `tcp`, `dctcp`: the retransmission timeout is `min_rto_ps`, always: no RTT estimate,
+    /// no exponential backoff (pFabric's minimal TCP, `MinTcpAgent::rtt_timeout`, as the
+    /// aSCC paper's senders), instead of RFC 6298's.
+    pub fixed_rto: bool,
 }
 
 /// RFC 6298 (2.5): an upper bound on the RTO may be placed, at least 60 s.
@@ -153,6 +157,9 @@ impl Sender {
     }
 
     fn compute_rto(&self, p: &CcParams) -> u64 {
+        if p.fixed_rto {
+            return p.min_rto_ps;
+        }
         if p.transport == Transport::PFabric {
             // a fixed timeout (pFabric: about 3 RTTs); srtt_ps is the unloaded RTT here
             return p.min_rto_ps.max((p.pfabric_rto_rtts * self.srtt_ps).round() as u64);
@@ -163,7 +170,7 @@ impl Sender {
 
     /// The current RTO, with backoff (RFC 6298 5.5), bounded by `max_rto_ps`.
     pub fn rto_ps(&self, p: &CcParams) -> u64 {
-        if p.transport == Transport::PFabric {
+        if p.transport == Transport::PFabric || p.fixed_rto {
             return self.base_rto_ps;
         }
         let shift = self.backoff.min(40);
@@ -465,7 +472,7 @@ mod tests {
     use super::*;
 
     fn params(t: Transport) -> CcParams {
-        CcParams { transport: t, init_cwnd: 10.0, max_cwnd: f64::INFINITY, min_rto_ps: 1_000_000_000, max_rto_ps: MAX_RTO_PS, pfabric_rto_rtts: 0.0, dctcp_g: DCTCP_G, clock_g_ps: G_MIN_PS, dupack_threshold: 3, limited_transmit: false, count_acked_segments: false }
+        CcParams { transport: t, init_cwnd: 10.0, max_cwnd: f64::INFINITY, min_rto_ps: 1_000_000_000, max_rto_ps: MAX_RTO_PS, pfabric_rto_rtts: 0.0, dctcp_g: DCTCP_G, clock_g_ps: G_MIN_PS, dupack_threshold: 3, limited_transmit: false, count_acked_segments: false, fixed_rto: false }
     }
     fn ack(seq: u32, flags: u8) -> Packet {
         Packet { flow: 0, seq, prio: 0, tx_ps: 0, wire_bytes: 40, hop: 0, flags: super::super::port::ACK | flags, enq_tx: 0 }
@@ -568,6 +575,29 @@ mod tests {
             assert_eq!(s.cwnd, 9.0);
             assert!(!s.can_send()); // flight 12 (or 10) against 9
         }
+    }
+
+    #[test]
+    fn fixed_rto_is_the_minimum_whatever_the_rtt_and_the_timeouts() {
+        let p = CcParams { fixed_rto: true, min_rto_ps: 2_000_000_000, ..params(Transport::Dctcp) };
+        // an unloaded RTT of 1 ms would give RFC 6298 an RTO of 3 ms: fixed, it is 2 ms
+        let mut s = Sender::new(100, &p, 1_000_000_000);
+        assert_eq!(s.rto_ps(&p), 2_000_000_000);
+        s.snd_nxt = 10;
+        s.high = 10;
+        s.on_ack(&ack(1, 0), 5_000_000_000, &p); // a 5 ms sample (tx_ps 0)
+        assert_eq!(s.rto_ps(&p), 2_000_000_000);
+        for k in 1..=6u64 {
+            s.on_timeout(k * 2_000_000_000, &p);
+            assert_eq!(s.rto_ps(&p), 2_000_000_000); // no backoff
+            assert_eq!(s.timer_ps, (k + 1) * 2_000_000_000);
+        }
+        // RFC 6298 without the option: 3 ms from the unloaded RTT, doubled per timeout
+        let q = CcParams { fixed_rto: false, ..p };
+        let mut r = Sender::new(100, &q, 1_000_000_000);
+        assert_eq!(r.rto_ps(&q), 3_000_000_000);
+        r.on_timeout(0, &q);
+        assert_eq!(r.rto_ps(&q), 6_000_000_000);
     }
 
     #[test]
