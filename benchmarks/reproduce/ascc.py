@@ -49,7 +49,10 @@ its code's K (65 packets) and g (1/16), the packet model's defaults. Data arrivi
 (alpha > 0) is the packet model's ``data_span_s`` (docs/packet.md). ``--spray``: packets
 sprayed over the 4 spines of 40 Gbps and no fast retransmit, as its code routes and
 retransmits (``PACKET_OPTS_SPRAY``); by default one 160 Gbps link per ToR and fast
-retransmit at 3 duplicate ACKs.
+retransmit at 3 duplicate ACKs. ``--mintcp``: the senders' timer of the authors' code (always
+the 2 ms minimum, no backoff; ``PACKET_OPTS_MINTCP``). ``--chunks`` (both models): each flow's
+data complete at the last of its chunks as the authors' code draws them (``CHUNKS``,
+``workloads.add_data_span(chunks=...)``), instead of at the end of alpha Delta t.
 """
 
 from __future__ import annotations
