@@ -485,12 +485,10 @@ def main(argv: list[str] | None = None) -> int:
                    help="packet model: every retransmission timeout is the 2 ms minimum, without RTT estimate or "
                         "backoff, as the authors' senders (pFabric's minimal TCP; fixed_rto=True); default: RFC 6298")
     args = p.parse_args(argv)
-    if args.mintcp and (args.zero_delay or args.model == "fluid"):
-        p.error("--mintcp is a setting of the packet model with the paper's delays: add --model packet or both, "
-                "without --zero-delay")
-    if args.spray and (args.zero_delay or args.model == "fluid"):
-        p.error("--spray is a setting of the packet model with the paper's delays: add --model packet or both, "
-                "without --zero-delay")
+    for flag in ("spray", "mintcp"):
+        if getattr(args, flag) and (args.zero_delay or args.model == "fluid"):
+            p.error(f"--{flag} is a setting of the packet model with the paper's delays: add --model packet or both, "
+                    "without --zero-delay")
     if args.seeds < 1:
         p.error(f"--seeds must be >= 1, got {args.seeds}")
     if args.packet_flows is not None and args.packet_flows < 1:
