@@ -107,7 +107,8 @@ def _parser() -> argparse.ArgumentParser:
                         "class: fifo (default, one after another by arrival) or fair (max-min fair sharing, as in "
                         "ASCC's one queue for them); applies to the GA runs (also --compare's, if it is one)")
     s.add_argument("--seed", type=int, default=0)
-    s.add_argument("--out", default=None, help="per-flow results (.csv or .parquet)")
+    s.add_argument("--out", default=None, help="per-flow results (.csv or .parquet; on the packet model with each "
+                   "flow's timeouts, retransmissions, fast_retransmits and duplicates)")
     s.add_argument("--summary-json", default=None, help="write the summary as JSON here")
     s.add_argument("--compare", default=None, metavar="SCHEDULER",
                    help="also run SCHEDULER on the same trace and print the share of flows faster/slower "
@@ -237,6 +238,10 @@ def _generate(a: argparse.Namespace) -> int:
     return 0
 
 
+#: The packet model's per-flow counters that ``simulate --out`` adds to each flow's row.
+PACKET_FLOW_COUNTERS = ("timeouts", "retransmissions", "fast_retransmits", "duplicates")
+
+
 def _simulate(a: argparse.Namespace) -> int:
     if a.out and Path(a.out).suffix not in (".csv", ".parquet"):
         raise ValueError(f"--out must end in .csv or .parquet, got {a.out!r}")
@@ -338,7 +343,8 @@ def _simulate(a: argparse.Namespace) -> int:
     if res.packet is not None:
         p = res.packet
         print(f"packet model, {p['transport']}: {p['data_packets']} data packets, {p['retransmissions']} "
-              f"retransmissions, {p['timeouts']} timeouts, {p['drops_overflow']} overflow drops, "
+              f"retransmissions, {p['fast_retransmits']} fast retransmits, {p['timeouts']} timeouts, "
+              f"{p['drops_overflow']} overflow drops, "
               f"{p['drops_evicted']} pFabric evictions, {p['ecn_marks']} ECN marks"
               + (f", {p['syn_timeouts']} SYN timeouts" if p.get("syn_packets") else ""))
         if a.queue_samples_out and res.queue_samples is not None:
@@ -360,6 +366,9 @@ def _simulate(a: argparse.Namespace) -> int:
     if a.out:
         out = Path(a.out)
         flows = res.flows
+        if res.packet_flows is not None:  # the packet model's per-flow counters (both in trace order)
+            pf = res.packet_flows
+            flows = flows.assign(**{c: pf[c].to_numpy() for c in PACKET_FLOW_COUNTERS})
         if PATH_COLUMN in flows.columns:  # routes as the trace files write them: "h0>s0>h1"
             flows = flows.assign(**{PATH_COLUMN: path_strings(flows[PATH_COLUMN].to_numpy(dtype=object))})
         if out.suffix == ".parquet":

@@ -345,13 +345,22 @@ def test_data_arriving_over_time_on_packets():
 def test_cli_packet_model(tmp_path, capsys):
     tr = tmp_path / "t.csv"
     mixed(60).assign(id=range(60))[["id", "arrival_s", "src", "dst", "size_bytes"]].to_csv(tr, index=False)
-    q = tmp_path / "q.csv"
+    q, o = tmp_path / "q.csv", tmp_path / "o.csv"
     assert main(["simulate", "--trace", str(tr), "--hosts", "8", "--scheduler", "ps", "--model", "packet",
                  "--transport", "tcp", "--min-rto-s", "1e-3", "--delay-us", "0.2", "--queue-sample-us", "10",
-                 "--sample-links", "down0,down1", "--queue-samples-out", str(q), "-q"]) == 0
+                 "--sample-links", "down0,down1", "--queue-samples-out", str(q), "--out", str(o), "-q"]) == 0
     out = capsys.readouterr().out
     assert "packet model, tcp:" in out
     assert set(pd.read_csv(q)["link"]) == {"down0", "down1"}
+    # --out: each flow's row with its packet counters, as the API's packet_flows
+    res = simulate(pd.read_csv(tr), flowsched.BigSwitch(8, 10), "ps", model="packet", transport="tcp",
+                   min_rto_s=1e-3, delay_us=0.2)
+    rows = pd.read_csv(o)
+    assert rows["id"].tolist() == res.packet_flows["id"].tolist()
+    for c in ("timeouts", "retransmissions", "fast_retransmits", "duplicates"):
+        assert rows[c].tolist() == res.packet_flows[c].tolist(), c
+        assert rows[c].sum() > 0, c  # this run loses packets
+    assert f"{res.packet['fast_retransmits']} fast retransmits" in out
     assert main(["simulate", "--trace", str(tr), "--hosts", "8", "--scheduler", "pias", "--model", "packet",
                  "--transport", "tcp", "--pias-thresholds", "10000", "--queue-reserve-bytes", "15000", "-q"]) == 0
     assert "packet model, tcp:" in capsys.readouterr().out
