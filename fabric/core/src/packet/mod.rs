@@ -809,23 +809,16 @@ impl PacketSimulator {
                 s.name()
             ));
         }
-        if cfg.dupack_threshold != 3 && !matches!(transport, Transport::Tcp | Transport::Dctcp) {
-            return bad(format!(
-                "dupack_threshold is read by the tcp and dctcp senders (fast retransmit), not by {}",
-                transport.name()
-            ));
-        }
-        if cfg.count_acked_segments && !matches!(transport, Transport::Tcp | Transport::Dctcp) {
-            return bad(format!(
-                "count_acked_segments is read by the tcp and dctcp senders (window growth), not by {}",
-                transport.name()
-            ));
-        }
-        if cfg.fixed_rto && !matches!(transport, Transport::Tcp | Transport::Dctcp) {
-            return bad(format!(
-                "fixed_rto is read by the tcp and dctcp senders (retransmission timer), not by {}",
-                transport.name()
-            ));
+        // the options of the tcp and dctcp senders' window and timer, refused elsewhere
+        let tcp_only = [
+            ("dupack_threshold", cfg.dupack_threshold != 3, "fast retransmit"),
+            ("count_acked_segments", cfg.count_acked_segments, "window growth"),
+            ("fixed_rto", cfg.fixed_rto, "retransmission timer"),
+        ];
+        if !matches!(transport, Transport::Tcp | Transport::Dctcp) {
+            if let Some((name, _, what)) = tcp_only.iter().find(|o| o.1) {
+                return bad(format!("{name} is read by the tcp and dctcp senders ({what}), not by {}", transport.name()));
+            }
         }
         if cfg.load_balancing == LoadBalancing::Packet {
             if matches!(transport, Transport::Rcp | Transport::Sdc | Transport::Racs) {
