@@ -59,7 +59,8 @@ def main(argv: list[str] | None = None) -> int:
     for path in a.ns3:
         with (lzma.open(path, "rt") if path.endswith(".xz") else open(path)) as fh:
             text = fh.read()
-        m = HEADER.search(text.split("\n", 1)[0])
+        first = text.split("\n", 1)[0]
+        m = HEADER.search(first)
         q, d = QUEUE.search(text), DROPS.search(text)
         if m is None:
             raise SystemExit(f"{path}: not a leafspine_fct output (first line)")
@@ -91,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
                          **small_flows(trace["size_bytes"], r_.flows["fct_s"], r_.packet_flows["fast_retransmits"])})
         counted = "data_segments" in ns3.columns
         packets = np.ceil(ns3["size_bytes"] / 1460.0).clip(lower=1)  # the runner's MSS
-        unit = " (RED in bytes)" if "RED queues in bytes" in text.split("\n", 1)[0] else ""
+        unit = " (RED in bytes)" if "RED queues in bytes" in first else ""
         rows.append({"run": f"ns-3{unit}, dupThresh {dup}, seed {seed}", "cpu_s": np.nan,
                      "retransmissions": (ns3["data_segments"] - packets).sum() if counted else np.nan,
                      "fast_retransmits": ns3["recoveries"].sum() if counted else np.nan,
