@@ -25,9 +25,12 @@ struct Flow {
   uint32_t recoveries = 0, timeouts = 0, segments = 0;
 };
 static std::vector<Flow> flows;
-// --counters=1: the queues of the ToR ports towards the hosts, sampled every 10 us from the first arrival until
-// every flow has finished (their time average is printed as a last comment line).
-static std::vector<Ptr<QueueDisc>> hostPorts;
+// Every port's queue disc and device: each host link's host side then ToR side, then each ToR-spine link's
+// two sides.
+static std::vector<std::pair<Ptr<QueueDisc>, Ptr<NetDevice>>> ports;
+static uint32_t hosts = 0;
+// --counters=1: the queues of the ToR ports towards the hosts (ports 1, 3, ..., 2 hosts - 1), sampled every 10 us
+// from the first arrival until every flow has finished (their time average is printed as a last comment line).
 static double queueSum = 0;
 static uint64_t queueSamples = 0;
 static uint32_t finished = 0;
@@ -37,7 +40,7 @@ static uint64_t drops[3] = {0, 0, 0};
 static void Dropped(uint32_t kind, Ptr<const QueueDiscItem>) { drops[kind]++; }
 static void DeviceDropped(uint32_t kind, Ptr<const Packet>) { drops[kind]++; }
 static void SampleQueues() {
-  for (auto &q : hostPorts) queueSum += q->GetNBytes();
+  for (uint32_t i = 0; i < hosts; i++) queueSum += ports[2 * i + 1].first->GetNBytes();
   queueSamples++;
   if (finished < flows.size()) Simulator::Schedule(MicroSeconds(10), &SampleQueues);
 }
@@ -107,7 +110,7 @@ int main(int argc, char **argv) {
   cmd.AddValue("dupThresh", "duplicate ACKs that trigger fast retransmit", dupThresh);
   cmd.AddValue("spray", "per-packet random choice among equal-cost next hops", spray);
   cmd.AddValue("seed", "ns-3's RNG run number (the spraying's draws)", seed);
-  cmd.AddValue("counters", "add each flow's fast recoveries and RTOs to the output", counters);
+  cmd.AddValue("counters", "add each flow's fast recoveries, RTOs and data segments, the host ports' mean queue and the drops to the output", counters);
   cmd.AddValue("stopS", "simulated time limit, s", stopS);
   cmd.Parse(argc, argv);
   RngSeedManager::SetRun(seed);
@@ -126,7 +129,7 @@ int main(int argc, char **argv) {
     std::getline(ss, c, ','); f.size = (uint64_t)std::stod(c);
     flows.push_back(f);
   }
-  uint32_t hosts = tors * perTor;
+  hosts = tors * perTor;
 
   Config::SetDefault("ns3::TcpL4Protocol::SocketType", StringValue(cc));
   Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(mss));
@@ -154,7 +157,6 @@ int main(int argc, char **argv) {
   Config::SetDefault("ns3::RedQueueDisc::MinTh", DoubleValue(redK));
   Config::SetDefault("ns3::RedQueueDisc::MaxTh", DoubleValue(redK));
 
-  std::vector<std::pair<Ptr<QueueDisc>, Ptr<NetDevice>>> ports;
   NodeContainer h, tor, sp;
   h.Create(hosts); tor.Create(tors); sp.Create(spines);
   InternetStackHelper st;
@@ -179,7 +181,6 @@ int main(int argc, char **argv) {
   for (uint32_t i = 0; i < hosts; i++) {
     NetDeviceContainer d = hostLink.Install(h.Get(i), tor.Get(i / perTor));
     QueueDiscContainer qd = tch.Install(d);
-    hostPorts.push_back(qd.Get(1));
     for (uint32_t j = 0; j < 2; j++) ports.push_back({qd.Get(j), d.Get(j)});
     subnet();
     addr[i] = ip.Assign(d).GetAddress(0);
@@ -211,7 +212,6 @@ int main(int argc, char **argv) {
   }
   if (counters)
     for (uint32_t i = 0; i < ports.size(); i++) {
-      // ports: each host link's host side then ToR side, then each ToR-spine link's two sides
       uint32_t kind = i >= 2 * hosts ? 2 : i % 2;
       ports[i].first->TraceConnectWithoutContext("Drop", MakeBoundCallback(&Dropped, kind));
       DynamicCast<PointToPointNetDevice>(ports[i].second)->GetQueue()->TraceConnectWithoutContext(
@@ -237,7 +237,7 @@ int main(int argc, char **argv) {
   if (counters && queueSamples > 0)
     std::printf("# mean queue of the ToR ports towards the hosts: %.1f B (%llu samples every 10 us); packets dropped: "
                 "%llu at the hosts' ports, %llu at the ToRs' towards the hosts, %llu between ToRs and spines\n",
-                queueSum / queueSamples / hostPorts.size(), (unsigned long long)queueSamples, (unsigned long long)drops[0],
+                queueSum / queueSamples / hosts, (unsigned long long)queueSamples, (unsigned long long)drops[0],
                 (unsigned long long)drops[1], (unsigned long long)drops[2]);
   Simulator::Destroy();
   return 0;
