@@ -346,6 +346,7 @@ def _simulate(a: argparse.Namespace) -> int:
               f"retransmissions, {p['fast_retransmits']} fast retransmits, {p['timeouts']} timeouts, "
               f"{p['drops_overflow']} overflow drops, "
               f"{p['drops_evicted']} pFabric evictions, {p['ecn_marks']} ECN marks"
+              + (f", {p['drops_stale']} stale ASCC packets dropped" if p["drops_stale"] else "")
               + (f", {p['syn_timeouts']} SYN timeouts" if p.get("syn_packets") else ""))
         if a.queue_samples_out and res.queue_samples is not None:
             q = Path(a.queue_samples_out)

@@ -88,10 +88,13 @@ class Results:
     model : ``"fluid"`` or ``"packet"``.
     packet : ``model="packet"`` only: the transport and the run's packet counters
         (``transport, events, data_packets, ack_packets, retransmissions, timeouts,
-        fast_retransmits, drops_overflow, drops_evicted, ecn_marks, duplicates, ...``);
+        fast_retransmits, drops_overflow, drops_evicted, drops_stale, ecn_marks, duplicates,
+        ...``; ``drops_stale``: ASCC's packets sent while their flow was incomplete, dropped
+        when one of the flow's complete-flow packets left a port before them);
         None for the fluid model.
     ports : ``model="packet"`` only: one row per output port (link): ``link,
-        peak_queue_bytes, mean_queue_bytes, drops_overflow, drops_evicted, ecn_marks``.
+        peak_queue_bytes, mean_queue_bytes, drops_overflow, drops_evicted, ecn_marks,
+        drops_stale``.
     queue_samples : ``model="packet"`` with ``queue_sample_us``: one row per sample and
         sampled port: ``time_s`` (trace clock), ``link``, ``queue_bytes`` (bytes waiting).
     packet_flows : ``model="packet"`` only: one row per flow, in trace order: ``id``,
@@ -1296,7 +1299,7 @@ def _collect_packet(tr: pd.DataFrame, sim: _fabric.PacketSimulator, scheduler: s
     stats = dict(sim.stats())
     ps = sim.port_stats()
     ports = pd.DataFrame({k: ps[k] for k in ("link", "peak_queue_bytes", "mean_queue_bytes", "drops_overflow",
-                                             "drops_evicted", "ecn_marks")})
+                                             "drops_evicted", "ecn_marks", "drops_stale")})
     t, sampled, values = sim.queue_samples()
     samples = None
     if len(sampled):

@@ -169,7 +169,8 @@ native_methods! {
         }
 
         /// Counters of the run: events, data_packets, ack_packets, retransmissions, timeouts,
-        /// fast_retransmits, drops_overflow, drops_evicted, ecn_marks, duplicates.
+        /// fast_retransmits, drops_overflow, drops_evicted, drops_stale, ecn_marks, duplicates,
+        /// ...
         fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
             let s = self.inner.stats();
             let d = PyDict::new(py);
@@ -182,6 +183,7 @@ native_methods! {
                 ("fast_retransmits", s.fast_retransmits),
                 ("drops_overflow", s.drops_overflow),
                 ("drops_evicted", s.drops_evicted),
+                ("drops_stale", s.drops_stale),
                 ("ecn_marks", s.ecn_marks),
                 ("duplicates", s.duplicates),
                 ("data_arrived", s.data_arrived),
@@ -197,7 +199,7 @@ native_methods! {
         }
 
         /// Per port (one per link, in link order): link name, peak and mean bytes waiting,
-        /// overflow drops, pFabric evictions, ECN marks.
+        /// overflow drops, pFabric evictions, ECN marks, ASCC's stale-packet drops.
         fn port_stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
             let p = self.inner.port_stats();
             let d = PyDict::new(py);
@@ -207,6 +209,7 @@ native_methods! {
             d.set_item("drops_overflow", p.iter().map(|x| x.2).collect::<Vec<u64>>().into_pyarray(py))?;
             d.set_item("drops_evicted", p.iter().map(|x| x.3).collect::<Vec<u64>>().into_pyarray(py))?;
             d.set_item("ecn_marks", p.iter().map(|x| x.4).collect::<Vec<u64>>().into_pyarray(py))?;
+            d.set_item("drops_stale", p.iter().map(|x| x.5).collect::<Vec<u64>>().into_pyarray(py))?;
             Ok(d)
         }
 

@@ -371,6 +371,9 @@ pub struct PacketStats {
     pub drops_overflow: u64,
     /// Packets evicted from a pFabric queue by a packet of smaller priority value.
     pub drops_evicted: u64,
+    /// ASCC: packets sent while their flow was incomplete, dropped by a port as one of the
+    /// flow's complete-flow packets left before them.
+    pub drops_stale: u64,
     pub ecn_marks: u64,
     /// Data packets that reached a receiver holding them already.
     pub duplicates: u64,
@@ -485,6 +488,10 @@ fn equal_cost_paths(topo: &Topology, a: usize, b: usize, limit: u64) -> Option<V
             .collect()
     })
 }
+
+/// ASCC's priority tag of a packet sent while its flow was incomplete (larger than every
+/// complete flow's tag, `1 +` the flow's remaining bytes).
+const ASCC_INCOMPLETE_PRIO: u64 = (1 << 62) + 1;
 
 /// `sprayed_capacity` enumerates at most this many paths per pair of hosts.
 const SPRAY_CAP_PATHS: u64 = 4096;
@@ -911,6 +918,7 @@ impl PacketSimulator {
             (Transport::Dctcp, _) => Discipline::PriorityEcn,
             (Transport::Tcp | Transport::Rcp | Transport::Sdc | Transport::Racs, _) => Discipline::DropTail,
         };
+        let ascc = transport == Transport::Dctcp && *s == Scheduler::Ga(GaInner::Srpt);
         let ports: Vec<Port> =
             // A port's propagation: the run's delay per hop plus its link's own (a graph's
             // per-link delays; 0 on the big switch and the leaf-spine).
@@ -921,6 +929,13 @@ impl PacketSimulator {
                     let mut p = Port::new(disc, buffer, cfg.ecn_threshold_bytes, PS_PER_S / c, dp + to_ps(topo.link_delay_s(l)));
                     p.reserve_bytes = reserve;
                     p.sojourn_marking = cfg.ecn_marking == EcnMarking::Sojourn;
+                    if ascc {
+                        // ASCC's ports drop a flow's packets sent while it was incomplete when
+                        // one of its complete-flow packets leaves before them (the aSCC
+                        // authors' switches, `drop_low_prio`): "retransmit when complete"
+                        // then costs the copies' place, not the stale packets' too
+                        p.stale_prio = ASCC_INCOMPLETE_PRIO;
+                    }
                     p
                 })
                 .collect();
@@ -1064,7 +1079,7 @@ impl PacketSimulator {
             Box::new(HostSched::new(h, &routes, size, arrival, tcp_finish_ps))
         });
         let mut sim = PacketSimulator {
-            ascc: transport == Transport::Dctcp && *s == Scheduler::Ga(GaInner::Srpt),
+            ascc,
             transport,
             cc,
             mss,
@@ -1483,7 +1498,7 @@ impl PacketSimulator {
             // complete flow's packet waits, and the last of them to arrive is dropped first on
             // overflow. One tag for all of them gives exactly that in the priority queue
             // (equal tags leave in arrival order; the latest of the largest tag is dropped)
-            Scheduler::Ga(_) if self.ascc => 1 << 62,
+            Scheduler::Ga(_) if self.ascc => ASCC_INCOMPLETE_PRIO - 1,
             Scheduler::Ga(_) => (1 << 62) + fl.arrival_ps,
             Scheduler::Las => sent,
             Scheduler::Edf => {
@@ -1633,7 +1648,11 @@ impl PacketSimulator {
         let now = self.now;
         let port = &mut self.ports[l];
         port.txdone_pending = false;
+        let stale = port.stale_drops;
         let Some((nx, marked)) = port.dequeue_marking(now) else { return };
+        let stale = port.stale_drops - stale;
+        self.stats.drops_stale += stale;
+        self.stats.data_dropped += stale;
         self.stats.ecn_marks += marked as u64;
         self.transmit(l, nx);
         let port = &mut self.ports[l];
@@ -2228,9 +2247,9 @@ impl PacketSimulator {
     }
     /// Per port: (peak bytes waiting, mean bytes waiting from the first arrival to now,
     /// overflow drops, pFabric evictions, ECN marks).
-    pub fn port_stats(&self) -> Vec<(u64, f64, u64, u64, u64)> {
+    pub fn port_stats(&self) -> Vec<(u64, f64, u64, u64, u64, u64)> {
         let span = self.now.saturating_sub(self.first_arrival_ps).max(1) as f64;
-        self.ports.iter().map(|p| (p.peak_bytes, p.area as f64 / span, p.drops, p.evictions, p.marks)).collect()
+        self.ports.iter().map(|p| (p.peak_bytes, p.area as f64 / span, p.drops, p.evictions, p.marks, p.stale_drops)).collect()
     }
     /// Queue samples: the sample times (s), the sampled ports, and bytes waiting
     /// (sample-major: `values[k * ports.len() + j]`).

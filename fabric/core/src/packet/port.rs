@@ -231,6 +231,13 @@ pub struct Port {
     pub sojourn_marking: bool,
     /// Bytes sent from the queue so far (wrapping), for `sojourn_marking`.
     tx_bytes: u32,
+    /// pFabric queues: when nonzero, priority values at least this large mark stale packets
+    /// (ASCC: sent while their flow was incomplete). When a flow's packet of a smaller value
+    /// leaves, its flow's stale packets queued before it are dropped instead of leaving
+    /// first (the aSCC authors' `drop_low_prio` switches). 0: off.
+    pub stale_prio: u64,
+    /// Stale packets dropped that way.
+    pub stale_drops: u64,
 }
 
 impl Port {
@@ -266,6 +273,8 @@ impl Port {
             evictions: 0,
             sojourn_marking: false,
             tx_bytes: 0,
+            stale_prio: 0,
+            stale_drops: 0,
         }
     }
 
@@ -417,8 +426,28 @@ impl Port {
                 // earliest queued packet, so a flow's packets leave in order.
                 let best = q.best()?;
                 let who = q.who[best];
-                let first = q.who[..best].iter().position(|&x| x == who).unwrap_or(best);
-                Some(q.remove(first))
+                if self.stale_prio > 0 && q.prio[best] < self.stale_prio {
+                    // ASCC: that flow's stale packets before it are dropped, then its
+                    // earliest other packet leaves
+                    let (mut i, mut b) = (0, best);
+                    while i < b {
+                        if q.who[i] == who {
+                            if q.prio[i] < self.stale_prio {
+                                break;
+                            }
+                            let v = q.remove(i);
+                            self.queued_bytes -= v.wire_bytes as u64;
+                            self.stale_drops += 1;
+                            b -= 1;
+                        } else {
+                            i += 1;
+                        }
+                    }
+                    Some(q.remove(i))
+                } else {
+                    let first = q.who[..best].iter().position(|&x| x == who).unwrap_or(best);
+                    Some(q.remove(first))
+                }
             }
         }?;
         self.queued_bytes -= p.wire_bytes as u64;
@@ -452,6 +481,36 @@ mod tests {
 
     fn data(flow: u32, seq: u32, prio: u64) -> Packet {
         Packet { flow, seq, prio, tx_ps: 0, wire_bytes: 1500, hop: 0, flags: 0, enq_tx: 0 }
+    }
+
+    #[test]
+    fn stale_packets_of_a_flow_are_dropped_when_its_fresher_packet_leaves_first() {
+        // ASCC's ports: values >= 100 are stale (sent while the flow was incomplete)
+        let mut p = Port::new(Discipline::PFabric, 100_000, 0, 800.0, 0);
+        p.stale_prio = 100;
+        for (flow, seq, prio) in [(0, 1, 100), (1, 0, 100), (0, 2, 100), (0, 1, 5), (0, 2, 5)] {
+            p.enqueue(data(flow, seq, prio), 0);
+        }
+        // flow 0's fresh copy (5) leaves first; its two stale packets before it are dropped,
+        // flow 1's stays; then the next fresh one, then flow 1's
+        let got: Vec<(u32, u32)> = std::iter::from_fn(|| p.dequeue(0)).map(|x| (x.flow, x.seq)).collect();
+        assert_eq!(got, vec![(0, 1), (0, 2), (1, 0)]);
+        assert_eq!((p.stale_drops, p.queued_bytes), (2, 0));
+        // with no fresh packet queued, stale packets leave in order; a flow's earlier fresh
+        // packet still leaves before its later one (pFabric's order within a flow)
+        for (flow, seq, prio) in [(0, 3, 100), (0, 4, 100), (2, 0, 7), (2, 1, 3)] {
+            p.enqueue(data(flow, seq, prio), 0);
+        }
+        let got: Vec<(u32, u32)> = std::iter::from_fn(|| p.dequeue(0)).map(|x| (x.flow, x.seq)).collect();
+        assert_eq!(got, vec![(2, 0), (2, 1), (0, 3), (0, 4)]);
+        assert_eq!(p.stale_drops, 2);
+        // off (0), the stale packets leave first, in the flow's order
+        let mut q = Port::new(Discipline::PFabric, 100_000, 0, 800.0, 0);
+        for (flow, seq, prio) in [(0, 1, 100), (0, 1, 5)] {
+            q.enqueue(data(flow, seq, prio), 0);
+        }
+        assert_eq!(q.dequeue(0).unwrap().prio, 100);
+        assert_eq!(q.stale_drops, 0);
     }
 
     #[test]
