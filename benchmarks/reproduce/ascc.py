@@ -419,11 +419,12 @@ def claims(loads: list[float], alphas: list[float]) -> list[C.Claim]:
 PACKET_WHY = ("the packet model with the paper's fabric delays, buffers (240 packets), minimum RTO (2 ms) and initial "
               "window (70 packets) from its simulation code, DCTCP's K (65 packets) and g (1/16) as there, and its "
               "marking by the packets a switch sent while a packet waited; not modelled: its SACK senders (the packet "
-              "model's dctcp recovers as NewReno), its probe mode after timeouts, and its data arriving in chunks at "
-              "random times (here spread evenly over the flow's span). ASCC is asrpt over dctcp with the paper's "
-              "switch queues (incomplete flows' packets first in first out behind the complete flows', the last of "
-              "them dropped first) and its rules when a flow becomes complete (docs/packet.md); see docs/papers.md "
-              "for what was investigated")
+              "model's dctcp recovers as NewReno) and its probe mode after timeouts; its data arriving in chunks "
+              "(--chunks) and its senders' fixed timer (--mintcp) are options here, and neither changed a claim. "
+              "ASCC is asrpt over dctcp with the paper's switch queues (incomplete flows' packets first in first out "
+              "behind the complete flows', the last of them dropped first; a flow's stale packets dropped where its "
+              "copies pass them, as the authors' switches do) and its rules when a flow becomes complete "
+              "(docs/packet.md); see docs/papers.md for what was investigated")
 
 
 def figure(results: dict, loads: list[float], alphas: list[float], args) -> None:
