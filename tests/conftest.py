@@ -22,3 +22,15 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if "slow" in item.keywords:
             item.add_marker(skip)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _sb3_logs_in_pytests_tmp(tmp_path_factory: pytest.TempPathFactory):
+    """SB3 models learning without a logger of their own (the tests and examples that use
+    SB3 directly) make a directory for their logs, by default a new ``SB3-<time>`` one in
+    the system's temp directory per run; ``SB3_LOGDIR`` puts them in pytest's own temp
+    directory, which pytest cleans up (subprocesses, e.g. the examples, inherit it)."""
+    mp = pytest.MonkeyPatch()
+    mp.setenv("SB3_LOGDIR", str(tmp_path_factory.mktemp("sb3_logs")))
+    yield
+    mp.undo()
