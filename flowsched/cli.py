@@ -130,6 +130,9 @@ def _parser() -> argparse.ArgumentParser:
                          "the bytes sent while the packet waited (sojourn; the aSCC paper's)")
     pk.add_argument("--queue-reserve-bytes", type=int, default=None,
                     help="pias: buffer bytes reserved per priority queue, the rest shared (0; pFabric 6.1: 15000)")
+    pk.add_argument("--pias-port-ecn", action="store_const", const=True, default=None,
+                    help="pias over dctcp: mark by the bytes waiting in all of a port's queues (per-port ECN, the aSCC "
+                         "authors' PIAS) instead of the packet's own queue's (per-queue, default)")
     pk.add_argument("--init-cwnd-packets", type=float, default=None, help="initial window (10; pfabric 12)")
     pk.add_argument("--max-cwnd-packets", type=float, default=None, help="window bound (none; pfabric 15)")
     pk.add_argument("--min-rto-s", type=float, default=None,

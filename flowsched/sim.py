@@ -323,6 +323,7 @@ PACKET_OPTIONS: dict[str, Any] = {
     "buffer_bytes": None,
     "ecn_threshold_bytes": 97_500,
     "queue_reserve_bytes": 0,
+    "pias_port_ecn": False,
     "init_cwnd_packets": None,
     "max_cwnd_packets": None,
     "min_rto_s": None,
@@ -463,7 +464,8 @@ def native_packet_options(topology: Topology, transport: str | None, admission: 
     for name in ("init_cwnd_packets", "max_cwnd_packets", "min_rto_s"):
         if o[name] is not None and not np.isfinite(float(o[name])):
             raise ValueError(f"{name} must be finite, got {o[name]!r}")
-    for flag in ("handshake", "limited_transmit", "tx_complete_events", "count_acked_segments", "fixed_rto"):
+    for flag in ("handshake", "limited_transmit", "tx_complete_events", "count_acked_segments", "fixed_rto",
+                 "pias_port_ecn"):
         if not isinstance(o[flag], (bool, np.bool_)):
             raise ValueError(f"{flag} must be True or False, got {o[flag]!r}")
 
@@ -493,6 +495,7 @@ def native_packet_options(topology: Topology, transport: str | None, admission: 
         buffer_bytes=integer("buffer_bytes", 1),
         ecn_threshold_bytes=integer("ecn_threshold_bytes", 1) or 0,
         queue_reserve_bytes=integer("queue_reserve_bytes", 0) or 0,
+        pias_port_ecn=bool(o["pias_port_ecn"]),
         init_cwnd_packets=None if o["init_cwnd_packets"] is None else float(o["init_cwnd_packets"]),
         max_cwnd_packets=None if o["max_cwnd_packets"] is None else float(o["max_cwnd_packets"]),
         min_rto_s=None if o["min_rto_s"] is None else float(o["min_rto_s"]),

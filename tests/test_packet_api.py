@@ -256,6 +256,9 @@ def test_terminate_missed_in_the_packet_model():
     ({"scheduler": "srpt", "count_acked_segments": True}, "count_acked_segments is read by the tcp and dctcp"),
     ({"scheduler": "ps", "count_acked_segments": 1}, "count_acked_segments must be True or False"),
     ({"scheduler": "srpt", "fixed_rto": True}, "fixed_rto is read by the tcp and dctcp"),
+    ({"scheduler": "ps", "pias_port_ecn": True}, "pias_port_ecn is read only by the pias scheduler's priority queues"),
+    ({"scheduler": "pias", "transport": "tcp", "pias_port_ecn": True}, "pias_port_ecn .* over dctcp, not 'pias' over tcp"),
+    ({"scheduler": "pias", "pias_port_ecn": "yes"}, "pias_port_ecn must be True or False"),
 ])
 def test_refusals(kwargs, match):
     with pytest.raises(ValueError, match=match):
@@ -324,6 +327,22 @@ def test_pias_queue_reserve_protects_the_first_queue_in_an_incast():
     a, b = shared.flows["fct_s"].iloc[8:].mean(), reserved.flows["fct_s"].iloc[8:].mean()
     assert shared.packet["drops_overflow"] > 0 and b < 0.5 * a, (a, b)
     assert reserved.flows["fct_s"].notna().all()
+
+
+def test_pias_per_port_ecn_reaches_the_ports():
+    """``pias_port_ecn`` reaches the ports (what it marks is the unit test
+    ``pias_marks_per_queue_or_per_port`` in port.rs): long flows demoted to queue 1 keep the
+    receiver's port above K while short flows pass in queue 0; marking by the port's bytes marks
+    differently from marking by each queue's, and every flow still ends."""
+    long = pd.DataFrame({"arrival_s": 0.0, "src": range(1, 5), "dst": 0, "size_bytes": 3e6})
+    short = pd.DataFrame({"arrival_s": 0.5e-3 + 50e-6 * np.arange(20), "src": 1 + np.arange(20) % 4, "dst": 0,
+                          "size_bytes": 8760.0})
+    tr = pd.concat([long, short], ignore_index=True)
+    kw = dict(model="packet", transport="dctcp", pias_thresholds_bytes=[1e4], delay_us=0.2, init_cwnd_packets=20)
+    per_queue = simulate(tr, flowsched.BigSwitch(5, 10), "pias", **kw)
+    per_port = simulate(tr, flowsched.BigSwitch(5, 10), "pias", pias_port_ecn=True, **kw)
+    assert per_port.packet["ecn_marks"] != per_queue.packet["ecn_marks"]
+    assert per_port.flows["fct_s"].notna().all() and per_queue.flows["fct_s"].notna().all()
 
 
 def test_data_arriving_over_time_on_packets():

@@ -248,6 +248,8 @@ fn config(c: &Case) -> PacketConfig {
     if s == "pias" {
         cfg.pias_thresholds_bytes = if o.thresholds.is_empty() { vec![o.reserve as f64 + 1.0] } else { o.thresholds.clone() };
         cfg.queue_reserve_bytes = o.reserve;
+        // per-port ECN marking (bit 11), where the queues mark
+        cfg.pias_port_ecn = t == "dctcp" && (o.seed >> 11) % 2 == 1;
     }
     // SCHED_TCP at the sender runs neither admission nor termination (refused)
     let gtcp = s.starts_with("gtcp:");

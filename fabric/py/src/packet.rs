@@ -49,6 +49,7 @@ packet_options!(
     buffer_bytes,
     ecn_threshold_bytes,
     queue_reserve_bytes,
+    pias_port_ecn,
     init_cwnd_packets,
     max_cwnd_packets,
     min_rto_s,

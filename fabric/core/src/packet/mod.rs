@@ -174,6 +174,10 @@ pub struct PacketConfig {
     /// shared first come first served (pFabric section 6.1 reserves 15 KB, 10 packets, per
     /// queue of a 225 KB buffer). 0 (the default): the whole buffer is shared.
     pub queue_reserve_bytes: u64,
+    /// `pias` over `dctcp`: a port marks by the bytes waiting in all its queues together
+    /// (per-port ECN: the `marking_scheme_` 2 of PIAS's ns-2 priority queue, which the aSCC
+    /// authors' runs use), not by those of the packet's own queue (the default, per-queue).
+    pub pias_port_ecn: bool,
     /// None: 10 for tcp and dctcp (RFC 6928), 12 for pfabric (about one BDP; YAPS's pfabric.conf).
     pub init_cwnd_packets: Option<f64>,
     /// None: unbounded for tcp and dctcp, 15 for pfabric (YAPS's pfabric.conf).
@@ -295,6 +299,7 @@ impl PacketConfig {
             buffer_bytes: None,
             ecn_threshold_bytes: 97_500,
             queue_reserve_bytes: 0,
+            pias_port_ecn: false,
             init_cwnd_packets: None,
             max_cwnd_packets: None,
             min_rto_s: None,
@@ -801,6 +806,13 @@ impl PacketSimulator {
                 ));
             }
         }
+        if cfg.pias_port_ecn && !(matches!(s, Scheduler::Pias) && transport == Transport::Dctcp) {
+            return bad(format!(
+                "pias_port_ecn is read only by the pias scheduler's priority queues over dctcp, not '{}' over {}",
+                s.name(),
+                transport.name()
+            ));
+        }
         if cfg.ecn_marking != EcnMarking::Enqueue && transport != Transport::Dctcp {
             return bad(format!(
                 "ecn_marking '{}' is an option of the queues that mark ECN (transport dctcp), not of '{}' over {}",
@@ -929,6 +941,7 @@ impl PacketSimulator {
                     let mut p = Port::new(disc, buffer, cfg.ecn_threshold_bytes, PS_PER_S / c, dp + to_ps(topo.link_delay_s(l)));
                     p.reserve_bytes = reserve;
                     p.sojourn_marking = cfg.ecn_marking == EcnMarking::Sojourn;
+                    p.port_ecn = cfg.pias_port_ecn;
                     if ascc {
                         // ASCC's ports drop a flow's packets sent while it was incomplete when
                         // one of its complete-flow packets leaves before them (the aSCC

@@ -238,6 +238,9 @@ pub struct Port {
     pub stale_prio: u64,
     /// Stale packets dropped that way.
     pub stale_drops: u64,
+    /// `MultiQueue` with ECN: mark on arrival by the bytes waiting in all the port's queues
+    /// (per-port ECN) instead of in the packet's own queue (per-queue, the default).
+    pub port_ecn: bool,
 }
 
 impl Port {
@@ -275,6 +278,7 @@ impl Port {
             tx_bytes: 0,
             stale_prio: 0,
             stale_drops: 0,
+            port_ecn: false,
         }
     }
 
@@ -338,7 +342,8 @@ impl Port {
                     return Enqueued::Dropped { evicted: 0 };
                 }
                 let ecn = matches!(self.disc, Discipline::MultiQueue { ecn: true, .. });
-                let marked = at_arrival && ecn && p.is_data() && bytes[k] >= self.ecn_threshold_bytes;
+                let waiting = if self.port_ecn { self.queued_bytes } else { bytes[k] };
+                let marked = at_arrival && ecn && p.is_data() && waiting >= self.ecn_threshold_bytes;
                 if marked {
                     p.flags |= CE;
                     self.marks += 1;
@@ -511,6 +516,21 @@ mod tests {
         }
         assert_eq!(q.dequeue(0).unwrap().prio, 100);
         assert_eq!(q.stale_drops, 0);
+    }
+
+    #[test]
+    fn pias_marks_per_queue_or_per_port() {
+        // 3,000 B waiting in queue 1; a packet for queue 0 (empty) with K = 3,000 B: marked
+        // only when the port's bytes count (per-port ECN)
+        for (port_ecn, want) in [(false, false), (true, true)] {
+            let mut p = Port::new(Discipline::MultiQueue { queues: 2, ecn: true }, 100_000, 3000, 800.0, 0);
+            p.port_ecn = port_ecn;
+            p.enqueue(data(0, 0, 1), 0);
+            p.enqueue(data(0, 1, 1), 0);
+            assert_eq!(p.enqueue(data(1, 0, 0), 0), Enqueued::Queued { marked: want, evicted: 0 });
+            // queue 1's own bytes reach K either way
+            assert_eq!(p.enqueue(data(0, 2, 1), 0), Enqueued::Queued { marked: true, evicted: 0 });
+        }
     }
 
     #[test]
