@@ -2,7 +2,8 @@
 # Builds the aSCC authors' ns-2 (github.com/pschuprikov/ascc: their modified ns-2.35 and run scripts, the code
 # behind the paper's Figs. 4-5) on Debian 12 with clang, and a venv with what their runner imports (click, toml).
 # Usage: build.sh SRC [OUT_DIR]   SRC: a checkout of that repository (or a git directory of it: its HEAD is
-# exported, skipping files the mirror lacks); OUT_DIR default /tmp/ascc_ns2. Prints the ns binary's path.
+# exported, skipping files the mirror lacks); OUT_DIR default /tmp/ascc_ns2. Prints the ns binary's path. Adds the
+# scales ref3k and ref20k (the paper's fabric, 3,000 and 20,000 flows) to OUT_DIR/scripts/config.toml.
 # Needs (apt): clang cmake tcl-dev tk-dev libotcl1-dev libtclcl1-dev tclcl libspdlog-dev libfmt-dev
 # nlohmann-json3-dev. Changes to the build only, none to their code: their -Werror dropped; C++17 and the standard
 # headers their sources use without including them (newer libstdc++ no longer brings them in); Debian's tclcl.h
@@ -16,14 +17,25 @@ if [ ! -d "$OUT/ns2" ]; then
   if [ -d "$SRC/ns2" ]; then cp -r "$SRC/ns2" "$SRC/scripts" "$OUT/"
   else  # a bare git directory: export HEAD's blobs one by one (a partial mirror may lack a few test data files)
     git -C "$SRC" ls-tree -r HEAD --format='%(objectmode) %(objectname) %(path)' | while read -r mode obj path; do
-      [ "$mode" = 160000 ] && continue
+      if [ "$mode" = 160000 ]; then continue; fi
       mkdir -p "$OUT/$(dirname "$path")"
       if [ "$mode" = 120000 ]; then ln -sf "$(git -C "$SRC" cat-file blob "$obj")" "$OUT/$path"
       else git -C "$SRC" cat-file blob "$obj" > "$OUT/$path" 2>/dev/null || rm -f "$OUT/$path"; fi
-      [ "$mode" = 100755 ] && [ -f "$OUT/$path" ] && chmod +x "$OUT/$path"
+      if [ "$mode" = 100755 ] && [ -f "$OUT/$path" ]; then chmod +x "$OUT/$path"; fi
     done
   fi
 fi
+# the runs' scales: the paper's 144-host fabric ([scale.final]) with 3,000 and 20,000 flows instead of 100,000
+for n in 3000 20000; do
+  k=ref$((n / 1000))k
+  grep -q "^ *\[scale\.$k\]" "$OUT/scripts/config.toml" || python3 - "$OUT/scripts/config.toml" "$k" "$n" <<'PY'
+import sys
+p, k, n = sys.argv[1:]
+s = open(p).read()
+block = f"    [scale.{k}]\n    sim_end = {n}\n    topology_spt = 16\n    topology_tors = 9\n    topology_spines = 4\n    topology_x = 1\n\n"
+open(p, "w").write(s.replace("    [scale.tiny]", block + "    [scale.tiny]", 1))
+PY
+done
 mkdir -p "$OUT/tclcl_inc" && cp /usr/include/tclcl/*.h "$OUT/tclcl_inc/"
 sed -i 's/"variable "oldname" is renamed to "newname)/"variable " oldname " is renamed to " newname)/' "$OUT/tclcl_inc/tclcl.h"
 sed -i 's/add_compile_options(-Wall -Werror)/add_compile_options(-Wall)/' "$OUT/ns2/CMakeLists.txt"
