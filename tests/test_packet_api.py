@@ -257,7 +257,8 @@ def test_terminate_missed_in_the_packet_model():
     ({"scheduler": "ps", "count_acked_segments": 1}, "count_acked_segments must be True or False"),
     ({"scheduler": "srpt", "fixed_rto": True}, "fixed_rto is read by the tcp and dctcp"),
     ({"scheduler": "ps", "pias_port_ecn": True}, "pias_port_ecn is read only by the pias scheduler's priority queues"),
-    ({"scheduler": "pias", "transport": "tcp", "pias_port_ecn": True}, "pias_port_ecn .* over dctcp, not 'pias' over tcp"),
+    ({"scheduler": "pias", "transport": "tcp", "pias_port_ecn": True},
+     "pias_port_ecn .* over dctcp, not 'pias' over tcp"),
     ({"scheduler": "pias", "pias_port_ecn": "yes"}, "pias_port_ecn must be True or False"),
 ])
 def test_refusals(kwargs, match):

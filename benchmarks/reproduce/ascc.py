@@ -30,7 +30,7 @@ seeds, and each claim says in how many of the seeds alone it holds):
   --full    50,000 flows, loads 0.5 to 0.9 by 0.1, alpha 0 to 2 by 0.2
 The packet model runs 300 (quick) and 1,000 (default) flows per point on the same points
 (``--packet-flows N`` for more: traces of a few thousand flows last a few elephant FCTs, so
-their AFCTs are transient; 20,000 flows per point, about an hour of CPU, reproduced 7 of the
+their AFCTs are transient; 20,000 flows per point, about an hour of CPU, reproduced 8 of the
 12 claims on packets, docs/papers.md).
 The paper's runs are longer (its figures are averages over long ns-2 runs); the quick grid is
 a smoke test whose elephant numbers rest on a few dozen flows.
