@@ -154,10 +154,11 @@ fn ascc_resends_and_opens_its_window_when_a_flow_becomes_complete() {
 #[test]
 fn asccs_copies_replace_the_stale_packets_in_the_senders_own_queue() {
     // A 10-packet flow alone, its data arriving over 1 us: at completion its first packet
-    // is on the wire and the rest wait in its host's port, tagged as an incomplete flow's.
-    // "Retransmit when complete" sends all ten again; the port drops the nine stale ones
-    // as the first copy leaves before them (the aSCC authors' `drop_low_prio`), so ASCC
-    // costs one packet's transmission more than SRPT, not nine
+    // is on the wire, the next eight wait in its host's port, tagged as an incomplete
+    // flow's, and the last is not sent yet. "Retransmit when complete" sends the nine
+    // again; the port drops the eight stale ones as the first copy leaves before them (the
+    // aSCC authors' `drop_low_prio`), so ASCC costs one packet's transmission more than
+    // SRPT (the copy of the packet on the wire), not nine
     let topo = Topology::big_switch(&[10.0; 2]).unwrap();
     let flows = vec![spanned(0.0, 0, 1, 10.0 * MSS as f64, 1e-6)];
     let srpt = run(&topo, &flows, cfg("srpt", Transport::Dctcp));

@@ -1511,6 +1511,7 @@ impl PacketSimulator {
             // complete flow's packet waits, and the last of them to arrive is dropped first on
             // overflow. One tag for all of them gives exactly that in the priority queue
             // (equal tags leave in arrival order; the latest of the largest tag is dropped)
+            // (the `1 +` above makes it ASCC_INCOMPLETE_PRIO, what the ports know as stale)
             Scheduler::Ga(_) if self.ascc => ASCC_INCOMPLETE_PRIO - 1,
             Scheduler::Ga(_) => (1 << 62) + fl.arrival_ps,
             Scheduler::Las => sent,
@@ -2259,7 +2260,7 @@ impl PacketSimulator {
         self.receivers.iter().map(|r| r.duplicates).collect()
     }
     /// Per port: (peak bytes waiting, mean bytes waiting from the first arrival to now,
-    /// overflow drops, pFabric evictions, ECN marks).
+    /// overflow drops, pFabric evictions, ECN marks, ASCC's stale-packet drops).
     pub fn port_stats(&self) -> Vec<(u64, f64, u64, u64, u64, u64)> {
         let span = self.now.saturating_sub(self.first_arrival_ps).max(1) as f64;
         self.ports.iter().map(|p| (p.peak_bytes, p.area as f64 / span, p.drops, p.evictions, p.marks, p.stale_drops)).collect()
