@@ -158,6 +158,9 @@ def _parser() -> argparse.ArgumentParser:
     pk.add_argument("--fixed-rto", action="store_const", const=True, default=None,
                     help="tcp/dctcp: every retransmission timeout is --min-rto-s, without RTT estimate or backoff, as "
                          "pFabric's minimal TCP (off: RFC 6298)")
+    pk.add_argument("--dctcp-alpha-init", type=float, default=None,
+                    help="dctcp: DCTCP's alpha when a connection starts, in [0, 1] (1, as Linux and ns-3: the first "
+                         "marked window halves cwnd; 0 as ns-2's DCTCP, which the pFabric, PIAS and aSCC papers ran)")
     pk.add_argument("--load-balancing", choices=LOAD_BALANCINGS, default=None,
                     help="flow: every packet of a flow on its ECMP path (default); packet: packet spraying, "
                          "each packet on an equal-cost path of its own")

@@ -339,6 +339,7 @@ PACKET_OPTIONS: dict[str, Any] = {
     "dupack_threshold": 3,
     "count_acked_segments": False,
     "fixed_rto": False,
+    "dctcp_alpha_init": 1.0,
     "load_balancing": "flow",
     "link_jitter_ns": 0.0,
     "tx_complete_events": False,
@@ -481,6 +482,9 @@ def native_packet_options(topology: Topology, transport: str | None, admission: 
         raise ValueError(f"unknown load_balancing {o['load_balancing']!r}; known: {', '.join(LOAD_BALANCINGS)}")
     if o["fair_projection"] not in FAIR_PROJECTIONS:
         raise ValueError(f"unknown fair_projection {o['fair_projection']!r}; known: {', '.join(FAIR_PROJECTIONS)}")
+    alpha0 = seconds("dctcp_alpha_init")
+    if not 0.0 <= alpha0 <= 1.0:
+        raise ValueError(f"dctcp_alpha_init must be in [0, 1], got {o['dctcp_alpha_init']!r}")
     jitter_s = seconds("link_jitter_ns", 1e-9)
     if not 0.0 <= jitter_s <= 1e-3:
         raise ValueError(f"link_jitter_ns must be in [0, 1e6] ns (at most 1 ms), got {o['link_jitter_ns']!r}")
@@ -511,6 +515,7 @@ def native_packet_options(topology: Topology, transport: str | None, admission: 
         dupack_threshold=3 if o["dupack_threshold"] is None else integer("dupack_threshold", 0),
         count_acked_segments=bool(o["count_acked_segments"]),
         fixed_rto=bool(o["fixed_rto"]),
+        dctcp_alpha_init=alpha0,
         load_balancing=str(o["load_balancing"]),
         link_jitter_s=jitter_s,
         tx_complete_events=bool(o["tx_complete_events"]),

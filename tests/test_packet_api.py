@@ -119,6 +119,21 @@ def test_fixed_rto_waits_the_minimum_after_every_timeout():
     assert runs[0].flows["fct_s"].max() - runs[1].flows["fct_s"].max() == pytest.approx(1e-3, rel=1e-9)
 
 
+def test_dctcp_alpha_init_zero_cuts_less_at_first_as_ns2():
+    """A 4-to-1 incast of 300 KB flows under dctcp, K = 15 KB. DCTCP's alpha starts at 1 by
+    default (Linux, ns-3): the first marked window halves cwnd. ns-2's DCTCP starts it at 0, so
+    the first marks cut by 1/32 and the queue stays longer: more marks, a longer mean queue
+    (about 4 times here). The default is alpha 1 exactly."""
+    tr = pd.DataFrame({"arrival_s": [0.0] * 4, "src": [1, 2, 3, 4], "dst": [0] * 4, "size_bytes": [3e5] * 4})
+    run = lambda **kw: simulate(tr, flowsched.BigSwitch(5, 10), "ps", model="packet", transport="dctcp",  # noqa: E731
+                                ecn_threshold_bytes=15_000, init_cwnd_packets=20, delay_us=2.0, **kw)
+    default, one_, zero = run(), run(dctcp_alpha_init=1.0), run(dctcp_alpha_init=0.0)
+    assert default.flows["finish_s"].tolist() == one_.flows["finish_s"].tolist()
+    assert zero.packet["ecn_marks"] > 1.5 * default.packet["ecn_marks"] > 0
+    queue = lambda r: r.ports["mean_queue_bytes"].max()  # noqa: E731
+    assert queue(zero) > 3 * queue(default)
+
+
 def test_dctcp_marks_and_pfabric_evicts():
     tr = mixed(200)
     d = simulate(tr, flowsched.BigSwitch(8, 10), "ps", model="packet", ecn_threshold_bytes=15_000)
@@ -260,6 +275,10 @@ def test_terminate_missed_in_the_packet_model():
     ({"scheduler": "pias", "transport": "tcp", "pias_port_ecn": True},
      "pias_port_ecn .* over dctcp, not 'pias' over tcp"),
     ({"scheduler": "pias", "pias_port_ecn": "yes"}, "pias_port_ecn must be True or False"),
+    ({"scheduler": "ps", "dctcp_alpha_init": 1.5}, r"dctcp_alpha_init must be in \[0, 1\], got 1.5"),
+    ({"scheduler": "ps", "dctcp_alpha_init": float("nan")}, "dctcp_alpha_init must be a finite number"),
+    ({"scheduler": "ps", "transport": "tcp", "dctcp_alpha_init": 0.0},
+     "dctcp_alpha_init is read by the dctcp senders .*, not by tcp"),
 ])
 def test_refusals(kwargs, match):
     with pytest.raises(ValueError, match=match):
@@ -399,6 +418,15 @@ def test_cli_packet_model(tmp_path, capsys):
     assert main(["simulate", "--trace", str(tr), "--hosts", "8", "--scheduler", "ps", "--model", "packet",
                  "--link-jitter-ns", "-5", "-q"]) == 2
     assert "link_jitter_ns must be" in capsys.readouterr().err
+    # DCTCP's alpha from 0 (ns-2's): the same run as the API's
+    o0 = tmp_path / "o0.csv"
+    assert main(["simulate", "--trace", str(tr), "--hosts", "8", "--scheduler", "ps", "--model", "packet",
+                 "--dctcp-alpha-init", "0", "--out", str(o0), "-q"]) == 0
+    r0 = simulate(pd.read_csv(tr), flowsched.BigSwitch(8, 10), "ps", model="packet", dctcp_alpha_init=0.0)
+    np.testing.assert_array_equal(pd.read_csv(o0)["finish_s"].to_numpy(), r0.flows["finish_s"].to_numpy())
+    assert main(["simulate", "--trace", str(tr), "--hosts", "8", "--scheduler", "ps", "--model", "packet",
+                 "--dctcp-alpha-init", "2", "-q"]) == 2
+    assert "dctcp_alpha_init must be in [0, 1]" in capsys.readouterr().err
     assert main(["simulate", "--trace", str(tr), "--hosts", "8", "--scheduler", "ps", "--model", "packet",
                  "--tx-complete-events", "-q"]) == 0
     assert "packet model, dctcp:" in capsys.readouterr().out

@@ -45,7 +45,10 @@ and minimum RTO: "We set buffer sizes bs and rt_min following PIAS's evaluations
 pkts ... and rt_min ~ 24 RTT"; its code: 240 packets, a minimum RTO of 2 ms (24.5 round
 trips of its fabric) and an initial window of 70 packets (``PACKET_OPTS``). Its DCTCP
 marking: by the packets a switch sent while a packet waited (``ecn_marking="sojourn"``), with
-its code's K (65 packets) and g (1/16), the packet model's defaults. Data arriving over time
+its code's K (65 packets) and g (1/16), the packet model's defaults; its DCTCP's alpha starts
+at 0 (ns-2's DCTCP; ``dctcp_alpha_init=0``). PIAS's switches mark as its code's
+(``Queue/Priority`` with per-port ECN): on arrival, by the bytes of all the port's queues
+(``pias_port_ecn=True``, ``ecn_marking="enqueue"``; ``packet_options``). Data arriving over time
 (alpha > 0) is the packet model's ``data_span_s`` (docs/packet.md). ``--spray``: packets
 sprayed over the 4 spines of 40 Gbps and no fast retransmit, as its code routes and
 retransmits (``PACKET_OPTS_SPRAY``); by default one 160 Gbps link per ToR and fast
@@ -167,7 +170,17 @@ PACKET_OPTS_ZERO_DELAY: dict = {"buffer_bytes": 240 * 1500, "ecn_marking": "sojo
 #: transmitted by this element between p's enqueue and p's deque exceeds a certain
 #: threshold" (section VII): ``ecn_marking="sojourn"``; the threshold is the packet model's
 #: K, 65 packets of 1,500 B, the code's ``dctcp_k = 65.0``.
-PACKET_OPTS: dict = {**PACKET_OPTS_ZERO_DELAY, "min_rto_s": 0.002, "init_cwnd_packets": 70}
+#: Its DCTCP is ns-2's, whose alpha starts at 0 (``ecnhat_alpha_ 0.0`` in ns-2's
+#: ``ns-default.tcl``; Linux and ns-3, and the packet model's default, start at 1): the first
+#: marks of a flow cut its window by 1/32 instead of by half. Played flow for flow against the
+#: authors' ns-2 (``benchmarks/references/ascc_ns2``), alpha 1 left WS SRPT's medium flows 8%
+#: and DM ASCC's 7% slower than theirs; alpha 0 brings both within 1% and 5%.
+PACKET_OPTS: dict = {**PACKET_OPTS_ZERO_DELAY, "min_rto_s": 0.002, "init_cwnd_packets": 70, "dctcp_alpha_init": 0.0}
+#: PIAS's switches in the authors' code (ns-2's ``Queue/Priority``, ``marking_scheme_ = 2``):
+#: a packet is marked on arrival when the bytes of all the port's queues exceed K.
+PACKET_OPTS_PIAS: dict = {"pias_port_ecn": True, "ecn_marking": "enqueue"}
+#: The options above that only dctcp reads (a run that falls back to another transport drops them).
+DCTCP_ONLY = ("dctcp_alpha_init", "pias_port_ecn", "ecn_marking")
 #: ``--spray``: the packet model sprays packets over the 4 spines (``paper_fabric(spines=True)``)
 #: as the authors' code does, and its senders, like the code's (``enable_dupack = false``: the
 #: spraying reorders packets), never retransmit on duplicate ACKs.
@@ -176,6 +189,23 @@ PACKET_OPTS_SPRAY: dict = {"load_balancing": "packet", "dupack_threshold": 0}
 # ns2/tcp/tcp-full.cc: always min_rto, no RTT estimate, no backoff)
 PACKET_OPTS_MINTCP: dict = {"fixed_rto": True}
 RTO_RTTS = 24
+
+
+def packet_options(cc: str, delays: bool = True, spray: bool = False, mintcp: bool = False) -> dict:
+    """The packet model's options for ``cc`` in the paper's setting (``PACKET_OPTS``, with PIAS's
+    switches' marking, ``PACKET_OPTS_PIAS``), or with ``delays=False`` the setting before the
+    paper's code was read (``PACKET_OPTS_ZERO_DELAY``); ``spray``, ``mintcp``: ``--spray``,
+    ``--mintcp``. The minimum RTO of ``delays=False`` depends on the fabric: ``run_model`` sets it."""
+    if not delays:
+        return dict(PACKET_OPTS_ZERO_DELAY)
+    opts = dict(PACKET_OPTS)
+    if cc == "pias":
+        opts.update(PACKET_OPTS_PIAS)
+    if spray:
+        opts.update(PACKET_OPTS_SPRAY)
+    if mintcp:
+        opts.update(PACKET_OPTS_MINTCP)
+    return opts
 
 
 class Pooled(dict):
@@ -188,7 +218,7 @@ class Pooled(dict):
 
 def run_model(model: str, n: int, loads: list[float], alphas: list[float], seeds: list[int],
               delays: bool = True, incomplete_sharing: str = "fair", spray: bool = False,
-              chunks: bool = False, mintcp: bool = False) -> Pooled:
+              chunks: bool = False, mintcp: bool = False, jobs: int = 1) -> Pooled:
     """Every point of the grid on ``model``, ``n`` flows per point and seed (one trace per
     seed, workload and load, shared by the CCs and the alphas); with the paper's link delays
     and FCTs (``paper_fabric``, ``paper_fct``) and its load and Delta t with headers, or, with
@@ -196,68 +226,85 @@ def run_model(model: str, n: int, loads: list[float], alphas: list[float], seeds
     ``incomplete_sharing``: the fluid ASCC's (``asrpt``'s). ``spray``: packets sprayed over the
     4 spines (``PACKET_OPTS_SPRAY``; the packet model with the delays only). ``chunks``: each
     flow's data span ends at its last chunk as in the authors' code (``CHUNKS``). ``mintcp``: the
-    packet model's senders time out as the authors' (``PACKET_OPTS_MINTCP``)."""
-    topo = paper_fabric(delays, spines=spray and model == "packet")
-    packet_opts = dict(PACKET_OPTS if delays else PACKET_OPTS_ZERO_DELAY)
-    if spray:
-        packet_opts.update(PACKET_OPTS_SPRAY)
-    if mintcp:
-        packet_opts.update(PACKET_OPTS_MINTCP)
-    if model == "packet" and C.packet_available() and not delays:
-        packet_opts["min_rto_s"] = RTO_RTTS * _rtt0_s(topo)
+    packet model's senders time out as the authors' (``PACKET_OPTS_MINTCP``). ``jobs``: the
+    (seed, workload, load) traces run in that many processes; the results do not depend on it."""
+    tasks = [(model, n, loads, alphas, seed, wl, load, delays, incomplete_sharing, spray, chunks, mintcp)
+             for seed in seeds for wl in WLS for load in sorted({p[0] for p in points(loads, alphas)})]
+    if jobs > 1 and len(tasks) > 1:
+        from concurrent.futures import ProcessPoolExecutor
+        with ProcessPoolExecutor(max_workers=min(jobs, len(tasks))) as pool:
+            done = list(pool.map(_run_trace, tasks))  # in the tasks' order
+    else:
+        done = [_run_trace(t) for t in tasks]
     flows: dict = {}
-    per_seed: list[dict] = []
-    for seed in seeds:
-        one: dict = {}
-        for wl, dist in WLS.items():
-            for load in sorted({p[0] for p in points(loads, alphas)}):
-                # the paper's load counts headers (1500 wire bytes per 1460 of payload: its code's
-                # arrival rate, congestion_runner/config.py); so does its Delta t, "the minimum
-                # possible time that it takes to send all packets of a flow ... out of the sender's
-                # host interface" (app-chunks.cc: (1460 + 40) * 8 / rate per packet), which on the
-                # fluid model, without headers, is size / rate
-                base = workloads.poisson_all_to_all(dist, load=load, hosts=144, link_gbps=10, n_flows=n, seed=seed,
-                                                    header_factor=delays)
-                th = workloads.pias_thresholds(dist, load, nearest=True)
-                for (pl, alpha) in points(loads, alphas):
-                    if pl != load:
-                        continue
-                    # with chunks, the same draws at every alpha (the span scales with alpha)
-                    tr = workloads.add_data_span(base, alpha, 10.0, header_factor=delays and model == "packet",
-                                                 chunks=CHUNKS[wl] if chunks else None, seed=seed)
-                    hidden = tr.assign(size_known=False)
-                    for cc in CCS:
-                        key = (wl, load, alpha, cc)
-                        t = tr if cc == "srpt" else hidden  # SRPT is clairvoyant; the others never read sizes
-                        kw = {"pias_thresholds_bytes": th} if cc == "pias" else {}
-                        if model == "packet":
-                            kw.update(packet_opts)
-                        if cc == "pias" and model == "fluid":
-                            # PIAS's DCTCP senders share a switch queue: sharing inside a queue
-                            # (the packet model's transport does that itself)
-                            kw["pias_sharing"] = "fair"
-                        if cc == "asrpt" and model == "fluid":
-                            # ASCC's switches keep the incomplete flows' packets in one FIFO queue,
-                            # which their DCTCP senders share (the packet model does that itself)
-                            kw["incomplete_sharing"] = incomplete_sharing
-                        try:
-                            try:
-                                r = C.simulate(t, topo, cc, model, transport="dctcp" if model == "packet" else None,
-                                               **kw)
-                            except C.Unavailable:
-                                if model != "packet" or not C.packet_available():
-                                    raise
-                                r = C.simulate(t, topo, cc, model, **kw)  # the model's default transport
-                            f = paper_fct(r.flows) if delays else r.flows
-                            one[key] = C.afct_by_bucket(f)
-                            if not isinstance(flows.get(key), C.Unavailable):
-                                flows.setdefault(key, []).append(f)
-                        except C.Unavailable as e:
-                            one[key] = flows[key] = e
-        per_seed.append(one)
+    per_seed: list[dict] = [{} for _ in seeds]
+    for task, results in zip(tasks, done, strict=True):
+        one = per_seed[seeds.index(task[4])]
+        for key, afct, f in results:
+            one[key] = afct
+            if isinstance(afct, C.Unavailable):
+                flows[key] = afct
+            elif not isinstance(flows.get(key), C.Unavailable):
+                flows.setdefault(key, []).append(f)
     out = Pooled({k: v if isinstance(v, C.Unavailable) else C.afct_by_bucket(pd.concat(v, ignore_index=True))
                   for k, v in flows.items()})
     out.per_seed = per_seed
+    return out
+
+
+def _run_trace(task: tuple) -> list[tuple]:
+    """One seed's trace of one workload at one load through every alpha and CC of the grid
+    (``run_model``'s unit of work): [(key, AFCT by bucket or C.Unavailable, per-flow FCTs or None)]."""
+    model, n, loads, alphas, seed, wl, load, delays, incomplete_sharing, spray, chunks, mintcp = task
+    dist = WLS[wl]
+    topo = paper_fabric(delays, spines=spray and model == "packet")
+    packet_opts = {cc: packet_options(cc, delays, spray, mintcp) for cc in CCS}
+    if model == "packet" and C.packet_available() and not delays:
+        for opts in packet_opts.values():
+            opts["min_rto_s"] = RTO_RTTS * _rtt0_s(topo)
+    # the paper's load counts headers (1500 wire bytes per 1460 of payload: its code's
+    # arrival rate, congestion_runner/config.py); so does its Delta t, "the minimum
+    # possible time that it takes to send all packets of a flow ... out of the sender's
+    # host interface" (app-chunks.cc: (1460 + 40) * 8 / rate per packet), which on the
+    # fluid model, without headers, is size / rate
+    base = workloads.poisson_all_to_all(dist, load=load, hosts=144, link_gbps=10, n_flows=n, seed=seed,
+                                        header_factor=delays)
+    th = workloads.pias_thresholds(dist, load, nearest=True)
+    out: list[tuple] = []
+    for (pl, alpha) in points(loads, alphas):
+        if pl != load:
+            continue
+        # with chunks, the same draws at every alpha (the span scales with alpha)
+        tr = workloads.add_data_span(base, alpha, 10.0, header_factor=delays and model == "packet",
+                                     chunks=CHUNKS[wl] if chunks else None, seed=seed)
+        hidden = tr.assign(size_known=False)
+        for cc in CCS:
+            key = (wl, load, alpha, cc)
+            t = tr if cc == "srpt" else hidden  # SRPT is clairvoyant; the others never read sizes
+            kw = {"pias_thresholds_bytes": th} if cc == "pias" else {}
+            if model == "packet":
+                kw.update(packet_opts[cc])
+            if cc == "pias" and model == "fluid":
+                # PIAS's DCTCP senders share a switch queue: sharing inside a queue
+                # (the packet model's transport does that itself)
+                kw["pias_sharing"] = "fair"
+            if cc == "asrpt" and model == "fluid":
+                # ASCC's switches keep the incomplete flows' packets in one FIFO queue,
+                # which their DCTCP senders share (the packet model does that itself)
+                kw["incomplete_sharing"] = incomplete_sharing
+            try:
+                try:
+                    r = C.simulate(t, topo, cc, model, transport="dctcp" if model == "packet" else None, **kw)
+                except C.Unavailable:
+                    if model != "packet" or not C.packet_available():
+                        raise
+                    # the model's default transport, without the options of dctcp's
+                    kw = {k: v for k, v in kw.items() if k not in DCTCP_ONLY}
+                    r = C.simulate(t, topo, cc, model, **kw)
+                f = paper_fct(r.flows) if delays else r.flows
+                out.append((key, C.afct_by_bucket(f), f))
+            except C.Unavailable as e:
+                out.append((key, e, None))
     return out
 
 
@@ -417,10 +464,12 @@ def claims(loads: list[float], alphas: list[float]) -> list[C.Claim]:
 
 #: Why a claim is not reproduced on the packet model (every claim: not investigated one by one).
 PACKET_WHY = ("the packet model with the paper's fabric delays, buffers (240 packets), minimum RTO (2 ms) and initial "
-              "window (70 packets) from its simulation code, DCTCP's K (65 packets) and g (1/16) as there, and its "
-              "marking by the packets a switch sent while a packet waited; not modelled: its SACK senders (the packet "
-              "model's dctcp recovers as NewReno) and its probe mode after timeouts; its data arriving in chunks "
-              "(--chunks) and its senders' fixed timer (--mintcp) are options here, and neither changed a claim. "
+              "window (70 packets) from its simulation code, DCTCP's K (65 packets), g (1/16) and initial alpha (0, "
+              "ns-2's DCTCP) as there, its marking by the packets a switch sent while a packet waited, and PIAS's "
+              "switches marking by the bytes of all a port's queues on arrival, as its code's; not modelled: its SACK "
+              "senders (the packet model's dctcp recovers as NewReno) and its probe mode after timeouts; its data "
+              "arriving in chunks (--chunks) and its senders' fixed timer (--mintcp) are options here, and neither "
+              "changed a claim. "
               "ASCC is asrpt over dctcp with the paper's switch queues (incomplete flows' packets first in first out "
               "behind the complete flows', the last of them dropped first; a flow's stale packets dropped where its "
               "copies pass them, as the authors' switches do) and its rules when a flow becomes complete "
@@ -485,7 +534,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--mintcp", action="store_true",
                    help="packet model: every retransmission timeout is the 2 ms minimum, without RTT estimate or "
                         "backoff, as the authors' senders (pFabric's minimal TCP; fixed_rto=True); default: RFC 6298")
+    p.add_argument("--jobs", type=int, default=1,
+                   help="run the grid's traces (one per seed, workload and load) in this many processes; the "
+                        "results are the same (default 1)")
     args = p.parse_args(argv)
+    if args.jobs < 1:
+        p.error(f"--jobs must be >= 1, got {args.jobs}")
     for flag in ("spray", "mintcp"):
         if getattr(args, flag) and (args.zero_delay or args.model == "fluid"):
             p.error(f"--{flag} is a setting of the packet model with the paper's delays: add --model packet or both, "
@@ -510,7 +564,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             results[m] = run_model(m, nm, loads, alphas, seeds, delays=not args.zero_delay,
                                    incomplete_sharing="fifo" if args.incomplete_fifo else "fair", spray=args.spray,
-                                   chunks=args.chunks, mintcp=args.mintcp)
+                                   chunks=args.chunks, mintcp=args.mintcp, jobs=args.jobs)
         print(f"{m}: {len(points(loads, alphas)) * len(WLS) * len(CCS) * len(seeds)} runs of {nm:,} flows in {t}")
     numbers = {}
     for m, r in results.items():

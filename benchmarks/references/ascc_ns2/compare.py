@@ -99,7 +99,7 @@ def run_flowsched(run: dict, flows: pd.DataFrame, seed: int) -> pd.DataFrame:
     tr = workloads.add_data_span(tr, run["alpha"], 10.0, header_factor=True, chunks=ascc.CHUNKS[wl], seed=seed)
     if run["cc"] != "srpt":
         tr = tr.assign(size_known=False)
-    kw = {**ascc.PACKET_OPTS, **ascc.PACKET_OPTS_SPRAY, **ascc.PACKET_OPTS_MINTCP}
+    kw = ascc.packet_options(run["cc"], spray=True, mintcp=True)
     if run["cc"] == "pias":
         kw["pias_thresholds_bytes"] = workloads.pias_thresholds(dist, run["load"], nearest=True)
     res = flowsched.simulate(tr, ascc.paper_fabric(True, spines=True), run["cc"], model="packet", transport="dctcp",

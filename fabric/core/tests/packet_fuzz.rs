@@ -288,6 +288,10 @@ fn config(c: &Case) -> PacketConfig {
         // pFabric's minimal TCP's fixed RTO (bit 10)
         cfg.fixed_rto = (o.seed >> 10) % 2 == 1;
     }
+    // DCTCP's alpha from 0 at the start, as ns-2's (bit 12)
+    if t == "dctcp" && (o.seed >> 12) % 2 == 1 {
+        cfg.dctcp_alpha_init = 0.0;
+    }
     cfg.seed = o.seed;
     cfg.max_events = Some(MAX_EVENTS);
     cfg

@@ -65,6 +65,7 @@ packet_options!(
     dupack_threshold,
     count_acked_segments,
     fixed_rto,
+    dctcp_alpha_init,
     link_jitter_s,
     tx_complete_events,
     request_delay_s,

@@ -237,6 +237,10 @@ pub struct PacketConfig {
     /// no exponential backoff, as pFabric's minimal TCP (`MinTcpAgent::rtt_timeout` in its
     /// ns-2 code, which the aSCC paper's senders run); off (the default): RFC 6298.
     pub fixed_rto: bool,
+    /// `dctcp`: alpha when a connection starts, in [0, 1] (`CcParams::dctcp_alpha_init`): 1
+    /// (the default: Linux, ns-3; RFC 8257 leaves it open) or 0 (ns-2's DCTCP, which the
+    /// pFabric, PIAS and aSCC papers' simulations use).
+    pub dctcp_alpha_init: f64,
     /// How a flow's packets are spread over the equal-cost paths between its hosts: `Flow`
     /// (the default) sends them all on its ECMP path, the fluid model's; `Packet` (packet
     /// spraying, as the aSCC paper's code routes; the pFabric paper cites it) picks a path for
@@ -318,6 +322,7 @@ impl PacketConfig {
             dupack_threshold: 3,
             count_acked_segments: false,
             fixed_rto: false,
+            dctcp_alpha_init: 1.0,
             load_balancing: LoadBalancing::Flow,
             link_jitter_s: 0.0,
             tx_complete_events: false,
@@ -834,6 +839,12 @@ impl PacketSimulator {
             ("count_acked_segments", cfg.count_acked_segments, "window growth"),
             ("fixed_rto", cfg.fixed_rto, "retransmission timer"),
         ];
+        if !(0.0..=1.0).contains(&cfg.dctcp_alpha_init) {
+            return bad(format!("dctcp_alpha_init must be in [0, 1], got {}", cfg.dctcp_alpha_init));
+        }
+        if cfg.dctcp_alpha_init != 1.0 && transport != Transport::Dctcp {
+            return bad(format!("dctcp_alpha_init is read by the dctcp senders (DCTCP's alpha), not by {}", transport.name()));
+        }
         if !matches!(transport, Transport::Tcp | Transport::Dctcp) {
             if let Some((name, _, what)) = tcp_only.iter().find(|o| o.1) {
                 return bad(format!("{name} is read by the tcp and dctcp senders ({what}), not by {}", transport.name()));
@@ -973,6 +984,7 @@ impl PacketSimulator {
             // the default pFabric RTO: 45 us, or 3 unloaded RTTs of the flow's path if longer
             pfabric_rto_rtts: if cfg.min_rto_s.is_none() { 3.0 } else { 0.0 },
             dctcp_g: DCTCP_G,
+            dctcp_alpha_init: cfg.dctcp_alpha_init,
             clock_g_ps: (cfg.clock_granularity_s * PS_PER_S).round().max(G_MIN_PS),
             limited_transmit: cfg.limited_transmit,
             dupack_threshold: cfg.dupack_threshold,

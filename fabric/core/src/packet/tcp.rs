@@ -29,6 +29,11 @@ pub struct CcParams {
     pub pfabric_rto_rtts: f64,
     /// DCTCP's gain g (RFC 8257: 1/16).
     pub dctcp_g: f64,
+    /// DCTCP's alpha when a connection starts, in [0, 1]: 1 (the default) as Linux and ns-3
+    /// (RFC 8257 3.3 leaves it to the implementation: 1 is the conservative start, the
+    /// first marked window halves cwnd); 0 as ns-2's DCTCP (`ecnhat_alpha_ 0.0`, which
+    /// the pFabric, PIAS and aSCC papers' simulations run: the first marks cut little).
+    pub dctcp_alpha_init: f64,
     /// RFC 6298's clock granularity G (ps): RTO = SRTT + max(G, 4 RTTVAR); at least the
     /// core's tick of 1 ps.
     pub clock_g_ps: f64,
@@ -135,7 +140,7 @@ impl Sender {
             backoff: 0,
             timer_ps: u64::MAX,
             consecutive_timeouts: 0,
-            alpha: 1.0, // RFC 8257 3.3 leaves it to the implementation; 1 is the conservative start (Linux, ns-3)
+            alpha: p.dctcp_alpha_init,
             win_end: 0,
             acked_in_win: 0,
             marked_in_win: 0,
@@ -472,7 +477,7 @@ mod tests {
     use super::*;
 
     fn params(t: Transport) -> CcParams {
-        CcParams { transport: t, init_cwnd: 10.0, max_cwnd: f64::INFINITY, min_rto_ps: 1_000_000_000, max_rto_ps: MAX_RTO_PS, pfabric_rto_rtts: 0.0, dctcp_g: DCTCP_G, clock_g_ps: G_MIN_PS, dupack_threshold: 3, limited_transmit: false, count_acked_segments: false, fixed_rto: false }
+        CcParams { transport: t, init_cwnd: 10.0, max_cwnd: f64::INFINITY, min_rto_ps: 1_000_000_000, max_rto_ps: MAX_RTO_PS, pfabric_rto_rtts: 0.0, dctcp_g: DCTCP_G, dctcp_alpha_init: 1.0, clock_g_ps: G_MIN_PS, dupack_threshold: 3, limited_transmit: false, count_acked_segments: false, fixed_rto: false }
     }
     fn ack(seq: u32, flags: u8) -> Packet {
         Packet { flow: 0, seq, prio: 0, tx_ps: 0, wire_bytes: 40, hop: 0, flags: super::super::port::ACK | flags, enq_tx: 0 }
@@ -675,6 +680,25 @@ mod tests {
         }
         let want = 15.0 / 16.0 + 0.1 / 16.0;
         assert!((s.alpha - want).abs() < 1e-12, "{}", s.alpha);
+    }
+
+    #[test]
+    fn dctcp_alpha_init_zero_starts_from_a_small_cut_as_ns2() {
+        // ns-2's DCTCP (alpha 0 at the start): the first window, all marked, ends at the
+        // first ACK: alpha = g F = 1/16, then the cut is by alpha / 2 = 1/32, not by half
+        let p = CcParams { dctcp_alpha_init: 0.0, ..params(Transport::Dctcp) };
+        let mut s = Sender::new(1000, &p, 10_000);
+        assert_eq!(s.alpha, 0.0);
+        (s.snd_nxt, s.high, s.cwnd, s.ssthresh) = (10, 10, 10.0, 10.0);
+        s.on_ack(&ack(1, ECE), 1, &p);
+        assert_eq!(s.alpha, 1.0 / 16.0);
+        assert!((s.cwnd - 10.1 * (1.0 - 1.0 / 32.0)).abs() < 1e-12, "{}", s.cwnd);
+        // the default (1, Linux and ns-3) halves it
+        let q = params(Transport::Dctcp);
+        let mut t = Sender::new(1000, &q, 10_000);
+        (t.snd_nxt, t.high, t.cwnd, t.ssthresh) = (10, 10, 10.0, 10.0);
+        t.on_ack(&ack(1, ECE), 1, &q);
+        assert!((t.cwnd - 5.05).abs() < 1e-12, "{}", t.cwnd);
     }
 
     #[test]
