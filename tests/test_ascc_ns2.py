@@ -22,8 +22,9 @@ def _compare():
 def test_srpt_and_ascc_match_the_authors_ns2_on_the_same_flows(run):
     """3,000 web-search flows at load 0.8, alpha 1, from the authors' generator and simulator (their runner's
     output, stored), played through flowsched's packet model in their setting (fabric and delays, buffers, fixed
-    2 ms timer, spraying, chunks). Per size bucket the AFCTs are within 10% of theirs and the median per-flow
-    FCT ratio within 2% (elephants 5%); both time out about as often. ASCC's mice are within 3%: without the
+    2 ms timer, spraying, chunks, ns-2's DCTCP with alpha from 0). Per size bucket the AFCTs are within 5% of
+    theirs (with alpha from 1, SRPT's medium flows were 8% slower) and the median per-flow FCT ratio within 2%
+    (elephants 5%); both time out about as often. ASCC's mice are within 3%: without the
     ASCC ports' dropping of a flow's stale packets where its copies pass them (the authors' ``drop_low_prio``)
     they were 6.3% slower."""
     cmp = _compare()
@@ -32,11 +33,25 @@ def test_srpt_and_ascc_match_the_authors_ns2_on_the_same_flows(run):
     s = cmp.summary(ns2, fs)
     assert set(s) == {"all", "mice", "medium", "elephant"}
     for bucket, r in s.items():
-        assert abs(r["flowsched"] / r["ns2"] - 1) < 0.10, (bucket, r)
+        assert abs(r["flowsched"] / r["ns2"] - 1) < 0.05, (bucket, r)
         assert abs(r["median"] - 1) < (0.05 if bucket == "elephant" else 0.02), (bucket, r)
     assert abs(fs["timeouts"].sum() / ns2["timeouts"].sum() - 1) < 0.25, (fs["timeouts"].sum(), ns2["timeouts"].sum())
     if settings["cc"] == "asrpt":
         assert abs(s["mice"]["flowsched"] / s["mice"]["ns2"] - 1) < 0.03, s["mice"]
+
+
+def test_pias_on_data_mining_matches_the_authors_ns2_with_their_dctcp_and_marking():
+    """3,000 data-mining flows under PIAS, as above. The authors' PIAS switches mark by the bytes of all a port's
+    queues on arrival, and their (ns-2's) DCTCP starts alpha at 0; with both (``ascc.packet_options``) the medium
+    flows' AFCT is within 5% of theirs. With alpha starting at 1 (Linux's, the packet model's default) it was 52%
+    above theirs, and with the paper's sojourn marking 32% below."""
+    cmp = _compare()
+    settings, ns2 = cmp.read_run(HERE / "data_mining.pias.pias.default.ref3k.80.100.csv.xz")
+    fs = cmp.run_flowsched(settings, ns2, seed=0)
+    s = cmp.summary(ns2, fs)
+    for bucket, r in s.items():
+        assert abs(r["flowsched"] / r["ns2"] - 1) < (0.05 if bucket == "medium" else 0.03), (bucket, r)
+        assert abs(r["median"] - 1) < 0.03, (bucket, r)
 
 
 def test_the_stored_runs_read_back_as_their_runner_wrote_them():
