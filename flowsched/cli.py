@@ -127,7 +127,9 @@ def _parser() -> argparse.ArgumentParser:
     pk.add_argument("--ecn-threshold-bytes", type=int, default=None, help="DCTCP's marking threshold K (97500)")
     pk.add_argument("--ecn-marking", choices=ECN_MARKINGS, default=None,
                     help="dctcp's queues mark on arrival by the bytes waiting (enqueue; default) or on departure by "
-                         "the bytes sent while the packet waited (sojourn; the aSCC paper's)")
+                         "the bytes sent while the packet waited (sojourn; the aSCC paper's), or, in the priority "
+                         "schedulers' queues, mark the waiting packet of the lowest priority (worst; the aSCC authors' "
+                         "ns-2)")
     pk.add_argument("--queue-reserve-bytes", type=int, default=None,
                     help="pias: buffer bytes reserved per priority queue, the rest shared (0; pFabric 6.1: 15000)")
     pk.add_argument("--pias-port-ecn", action="store_const", const=True, default=None,

@@ -353,8 +353,10 @@ PACKET_OPTIONS: dict[str, Any] = {
 #: ``ecn_threshold_bytes`` (DCTCP's instantaneous queue, RFC 8257); ``sojourn`` on departure,
 #: when the port sent at least that many bytes from its queue while the packet waited (the
 #: aSCC paper's definition: in a priority queue it marks the packets that wait behind higher
-#: priorities rather than those that arrive at a long queue and pass it).
-ECN_MARKINGS = ("enqueue", "sojourn")
+#: priorities rather than those that arrive at a long queue and pass it); ``worst`` (the priority
+#: schedulers' pFabric queues only) on each arrival at that many bytes waiting, the waiting data
+#: packet of the largest priority value, whichever arrived (the aSCC authors' ns-2 switches).
+ECN_MARKINGS = ("enqueue", "sojourn", "worst")
 #: How the packet model spreads a flow's packets over the equal-cost paths between its hosts
 #: (``load_balancing``): ``flow`` sends them all on the flow's ECMP path (the fluid model's
 #: path); ``packet`` is packet spraying: every packet (data, ACK, SYN) takes an equal-cost path

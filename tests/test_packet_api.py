@@ -140,6 +140,12 @@ def test_dctcp_marks_and_pfabric_evicts():
     assert d.packet["transport"] == "dctcp" and d.packet["ecn_marks"] > 0
     p = simulate(tr, flowsched.BigSwitch(8, 10), "srpt", model="packet", buffer_bytes=12_000)
     assert p.packet["drops_evicted"] > 0 and p.flows["fct_s"].notna().all()
+    # the priority schedulers' queues under dctcp: the lowest-priority packet waiting takes the marks
+    kw = dict(model="packet", transport="dctcp", ecn_threshold_bytes=15_000)
+    w = simulate(tr, flowsched.BigSwitch(8, 10), "srpt", ecn_marking="worst", **kw)
+    e = simulate(tr, flowsched.BigSwitch(8, 10), "srpt", **kw)
+    assert w.packet["ecn_marks"] > 0 and w.flows["fct_s"].notna().all()
+    assert w.ports["ecn_marks"].sum() == w.packet["ecn_marks"] != e.packet["ecn_marks"]
 
 
 def test_sojourn_marking_is_enqueue_marking_in_fifos_and_not_in_priority_queues():
@@ -277,6 +283,8 @@ def test_terminate_missed_in_the_packet_model():
     ({"scheduler": "pias", "pias_port_ecn": "yes"}, "pias_port_ecn must be True or False"),
     ({"scheduler": "ps", "dctcp_alpha_init": 1.5}, r"dctcp_alpha_init must be in \[0, 1\], got 1.5"),
     ({"scheduler": "ps", "dctcp_alpha_init": float("nan")}, "dctcp_alpha_init must be a finite number"),
+    ({"scheduler": "ps", "ecn_marking": "worst"}, "ecn_marking 'worst' marks the pFabric queues of the priority"),
+    ({"scheduler": "pias", "ecn_marking": "worst"}, "not the queues of 'pias'"),
     ({"scheduler": "ps", "transport": "tcp", "dctcp_alpha_init": 0.0},
      "dctcp_alpha_init is read by the dctcp senders .*, not by tcp"),
 ])

@@ -87,12 +87,14 @@ def test_ascc_fabric_and_fct_are_the_authors():
     np.testing.assert_allclose(f["fct_s"].iloc[0], 8e6 / 10e9 + 2 * 40.8e-6, rtol=1e-9)
     assert mod.paper_fabric(delays=False) == flowsched.LeafSpine()
     assert mod.PACKET_OPTS["min_rto_s"] == 0.002 and mod.PACKET_OPTS["init_cwnd_packets"] == 70
-    # ns-2's DCTCP (alpha from 0) for every CC; PIAS's switches mark per port on arrival, as its code's
+    # ns-2's DCTCP (alpha from 0) for every CC; the switches mark as its code's: PIAS's per port on
+    # arrival, the others' the lowest-priority packet waiting
     opts = {cc: mod.packet_options(cc) for cc in mod.CCS}
     assert all(o["dctcp_alpha_init"] == 0.0 and o["min_rto_s"] == 0.002 for o in opts.values())
     assert opts["pias"]["pias_port_ecn"] and opts["pias"]["ecn_marking"] == "enqueue"
-    assert all("pias_port_ecn" not in opts[cc] and opts[cc]["ecn_marking"] == "sojourn"
+    assert all("pias_port_ecn" not in opts[cc] and opts[cc]["ecn_marking"] == "worst"
                for cc in ("srpt", "asrpt", "las"))
+    assert mod.packet_options("srpt", delays=False)["ecn_marking"] == "sojourn"  # --zero-delay: the paper's text
     # --spray: the 4 spines of 40 Gbps themselves, packets sprayed over them, no fast retransmit
     sprayed = mod.paper_fabric(spines=True)
     assert sorted(set(sprayed.link_gbps.tolist())) == [10.0, 40.0] and len(sprayed.link_gbps) == 2 * (144 + 36)

@@ -43,12 +43,15 @@ senders, and ``asrpt`` over ``dctcp`` is ASCC with its rules when a flow becomes
 falls back to its default transport for the scheduler and says so. The paper's buffers
 and minimum RTO: "We set buffer sizes bs and rt_min following PIAS's evaluations: bs = 240
 pkts ... and rt_min ~ 24 RTT"; its code: 240 packets, a minimum RTO of 2 ms (24.5 round
-trips of its fabric) and an initial window of 70 packets (``PACKET_OPTS``). Its DCTCP
-marking: by the packets a switch sent while a packet waited (``ecn_marking="sojourn"``), with
-its code's K (65 packets) and g (1/16), the packet model's defaults; its DCTCP's alpha starts
-at 0 (ns-2's DCTCP; ``dctcp_alpha_init=0``). PIAS's switches mark as its code's
-(``Queue/Priority`` with per-port ECN): on arrival, by the bytes of all the port's queues
-(``pias_port_ecn=True``, ``ecn_marking="enqueue"``; ``packet_options``). Data arriving over time
+trips of its fabric) and an initial window of 70 packets (``PACKET_OPTS``). Its DCTCP: its
+code's K (65 packets) and g (1/16), the packet model's defaults, and alpha from 0 (ns-2's
+DCTCP; ``dctcp_alpha_init=0``). The paper defines the marking by the packets a switch sent
+while a packet waited (``ecn_marking="sojourn"``, ``--zero-delay``'s); its code's switches
+mark otherwise, and the packet model does as they do (``packet_options``): PIAS's
+(``Queue/Priority`` with per-port ECN) on arrival by the bytes of all the port's queues
+(``pias_port_ecn=True``, ``ecn_marking="enqueue"``), the others' (``DropTail::mark_ecn``) the
+waiting packet of the lowest priority at each arrival to a queue of K or more
+(``ecn_marking="worst"``). Data arriving over time
 (alpha > 0) is the packet model's ``data_span_s`` (docs/packet.md). ``--spray``: packets
 sprayed over the 4 spines of 40 Gbps and no fast retransmit, as its code routes and
 retransmits (``PACKET_OPTS_SPRAY``); by default one 160 Gbps link per ToR and fast
@@ -179,6 +182,10 @@ PACKET_OPTS: dict = {**PACKET_OPTS_ZERO_DELAY, "min_rto_s": 0.002, "init_cwnd_pa
 #: PIAS's switches in the authors' code (ns-2's ``Queue/Priority``, ``marking_scheme_ = 2``):
 #: a packet is marked on arrival when the bytes of all the port's queues exceed K.
 PACKET_OPTS_PIAS: dict = {"pias_port_ecn": True, "ecn_marking": "enqueue"}
+#: The other CCs' switches in the authors' code (their ``DropTail::mark_ecn``): on each arrival at
+#: a queue of K or more, the waiting packet of the lowest priority is marked (``ecn_marking="worst"``)
+#: rather than, as the paper's text defines, a packet that waited while K were sent (sojourn).
+PACKET_OPTS_PRIO: dict = {"ecn_marking": "worst"}
 #: The options above that only dctcp reads (a run that falls back to another transport drops them).
 DCTCP_ONLY = ("dctcp_alpha_init", "pias_port_ecn", "ecn_marking")
 #: ``--spray``: the packet model sprays packets over the 4 spines (``paper_fabric(spines=True)``)
@@ -192,15 +199,15 @@ RTO_RTTS = 24
 
 
 def packet_options(cc: str, delays: bool = True, spray: bool = False, mintcp: bool = False) -> dict:
-    """The packet model's options for ``cc`` in the paper's setting (``PACKET_OPTS``, with PIAS's
-    switches' marking, ``PACKET_OPTS_PIAS``), or with ``delays=False`` the setting before the
-    paper's code was read (``PACKET_OPTS_ZERO_DELAY``); ``spray``, ``mintcp``: ``--spray``,
-    ``--mintcp``. The minimum RTO of ``delays=False`` depends on the fabric: ``run_model`` sets it."""
+    """The packet model's options for ``cc`` in the paper's setting (``PACKET_OPTS``, with the
+    switches' marking of the authors' code, ``PACKET_OPTS_PIAS`` or ``PACKET_OPTS_PRIO``), or
+    with ``delays=False`` the setting before the paper's code was read (``PACKET_OPTS_ZERO_DELAY``);
+    ``spray``, ``mintcp``: ``--spray``, ``--mintcp``. The minimum RTO of ``delays=False`` depends
+    on the fabric: ``run_model`` sets it."""
     if not delays:
         return dict(PACKET_OPTS_ZERO_DELAY)
     opts = dict(PACKET_OPTS)
-    if cc == "pias":
-        opts.update(PACKET_OPTS_PIAS)
+    opts.update(PACKET_OPTS_PIAS if cc == "pias" else PACKET_OPTS_PRIO)
     if spray:
         opts.update(PACKET_OPTS_SPRAY)
     if mintcp:
@@ -465,8 +472,8 @@ def claims(loads: list[float], alphas: list[float]) -> list[C.Claim]:
 #: Why a claim is not reproduced on the packet model (every claim: not investigated one by one).
 PACKET_WHY = ("the packet model with the paper's fabric delays, buffers (240 packets), minimum RTO (2 ms) and initial "
               "window (70 packets) from its simulation code, DCTCP's K (65 packets), g (1/16) and initial alpha (0, "
-              "ns-2's DCTCP) as there, its marking by the packets a switch sent while a packet waited, and PIAS's "
-              "switches marking by the bytes of all a port's queues on arrival, as its code's; not modelled: its SACK "
+              "ns-2's DCTCP) as there, and its code's switches' ECN marking (PIAS's by the bytes of all a port's "
+              "queues on arrival, the others' the lowest-priority packet waiting); not modelled: its SACK "
               "senders (the packet model's dctcp recovers as NewReno) and its probe mode after timeouts; its data "
               "arriving in chunks (--chunks) and its senders' fixed timer (--mintcp) are options here, and neither "
               "changed a claim. "

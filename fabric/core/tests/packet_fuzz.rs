@@ -264,8 +264,10 @@ fn config(c: &Case) -> PacketConfig {
         cfg.fair_projection = FairProjection::Window;
     }
     if t == "dctcp" && (o.seed >> 1) % 2 == 1 {
-        // (the seed's second bit: it also seeds random admission, independently enough here)
-        cfg.ecn_marking = EcnMarking::Sojourn;
+        // (the seed's second bit: it also seeds random admission, independently enough here;
+        // with bit 13, the priority schedulers' queues mark their lowest-priority packet)
+        let prio_queues = !matches!(s, "ps" | "pias") && !gtcp;
+        cfg.ecn_marking = if prio_queues && (o.seed >> 13) % 2 == 1 { EcnMarking::Worst } else { EcnMarking::Sojourn };
     }
     // link jitter: none (half the cases), a tie-breaking 10 ns, or up to several packet times
     // (the seed's third and fourth bits: independent enough of the uses above)

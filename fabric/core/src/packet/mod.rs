@@ -826,6 +826,13 @@ impl PacketSimulator {
                 transport.name()
             ));
         }
+        if cfg.ecn_marking == EcnMarking::Worst && matches!(s, Scheduler::Ps | Scheduler::Gtcp(_) | Scheduler::Pias) {
+            return bad(format!(
+                "ecn_marking 'worst' marks the pFabric queues of the priority schedulers over dctcp (srpt, asrpt, las, ...), \
+                 not the queues of '{}'",
+                s.name()
+            ));
+        }
         if cfg.fair_projection != FairProjection::Exact && host != Some(HostPolicy::Fair) {
             return bad(format!(
                 "fair_projection '{}' is an option of gtcp:fair (how it projects tcp's next finish), not of '{}'",
@@ -952,6 +959,7 @@ impl PacketSimulator {
                     let mut p = Port::new(disc, buffer, cfg.ecn_threshold_bytes, PS_PER_S / c, dp + to_ps(topo.link_delay_s(l)));
                     p.reserve_bytes = reserve;
                     p.sojourn_marking = cfg.ecn_marking == EcnMarking::Sojourn;
+                    p.mark_worst = cfg.ecn_marking == EcnMarking::Worst;
                     p.port_ecn = cfg.pias_port_ecn;
                     if ascc {
                         // ASCC's ports drop a flow's packets sent while it was incomplete when

@@ -43,16 +43,25 @@ pub enum EcnMarking {
     /// a priority queue it marks the packets that wait long behind higher priorities, not
     /// the ones that arrive at a long queue and pass it.
     Sojourn,
+    /// The pFabric queue under DCTCP (`PriorityEcn`) only: on each arrival, when the bytes
+    /// waiting, the arriving packet's included, are at least K, the waiting data packet
+    /// with the largest priority value (the earliest of equal values) is marked, whichever
+    /// packet arrived: the aSCC authors' ns-2 switches (`DropTail::mark_ecn`, which marks
+    /// the queue's `HIGHEST` priority value when it holds at least K packets). A queue at
+    /// K marks one packet per arrival, and the lowest-priority packets, which wait longest,
+    /// take the marks.
+    Worst,
 }
 
 impl EcnMarking {
     /// The names [`EcnMarking::parse`] takes.
-    pub const NAMES: &'static str = "enqueue, sojourn";
+    pub const NAMES: &'static str = "enqueue, sojourn, worst";
 
     pub fn parse(s: &str) -> crate::error::Result<Self> {
         match s {
             "enqueue" => Ok(EcnMarking::Enqueue),
             "sojourn" => Ok(EcnMarking::Sojourn),
+            "worst" => Ok(EcnMarking::Worst),
             _ => Err(crate::error::SimError::InvalidConfig(format!("unknown ecn_marking '{s}'; known: {}", Self::NAMES))),
         }
     }
@@ -61,6 +70,7 @@ impl EcnMarking {
         match self {
             EcnMarking::Enqueue => "enqueue",
             EcnMarking::Sojourn => "sojourn",
+            EcnMarking::Worst => "worst",
         }
     }
 }
@@ -181,6 +191,17 @@ impl PrioQueue {
         }
         self.best
     }
+    /// The index of the largest priority value among data packets (the earliest of equal
+    /// values; None: no data packet waits).
+    fn worst_data_first(&self) -> Option<usize> {
+        let mut found: Option<(usize, u64)> = None;
+        for (i, &x) in self.prio.iter().enumerate() {
+            if self.pk[i].is_data() && found.is_none_or(|(_, v)| x > v) {
+                found = Some((i, x));
+            }
+        }
+        found.map(|(i, _)| i)
+    }
     /// The index of the largest priority value (the latest of equal values).
     fn worst(&self) -> Option<usize> {
         let (mut worst, mut v) = (0, *self.prio.first()?);
@@ -226,6 +247,9 @@ pub struct Port {
     pub marks: u64,
     /// Evicted packets (the pFabric queue), counted separately from overflow drops.
     pub evictions: u64,
+    /// `PriorityEcn`: on arrival at K bytes waiting, mark the waiting data packet of the largest
+    /// priority value ([`EcnMarking::Worst`]) instead of the arriving one.
+    pub mark_worst: bool,
     /// Marking at departure by the bytes sent while a packet waited ([`EcnMarking::Sojourn`])
     /// instead of at arrival by the bytes waiting.
     pub sojourn_marking: bool,
@@ -275,6 +299,7 @@ impl Port {
             marks: 0,
             evictions: 0,
             sojourn_marking: false,
+            mark_worst: false,
             tx_bytes: 0,
             stale_prio: 0,
             stale_drops: 0,
@@ -353,7 +378,7 @@ impl Port {
                 Enqueued::Queued { marked, evicted: 0 }
             }
             Queue::Prio(q) => {
-                let marked = at_arrival && self.disc == Discipline::PriorityEcn && p.is_data() && self.queued_bytes >= self.ecn_threshold_bytes;
+                let marked = at_arrival && !self.mark_worst && self.disc == Discipline::PriorityEcn && p.is_data() && self.queued_bytes >= self.ecn_threshold_bytes;
                 if marked {
                     p.flags |= CE;
                 }
@@ -379,6 +404,18 @@ impl Port {
                 q.push(p);
                 self.evictions += evicted as u64;
                 self.marks += marked as u64;
+                let mut marked = marked;
+                if self.mark_worst && self.queued_bytes + size >= self.ecn_threshold_bytes {
+                    // the waiting data packet of the largest value takes the mark (counted
+                    // once: a packet marked already stays marked)
+                    if let Some(w) = q.worst_data_first() {
+                        if q.pk[w].flags & CE == 0 {
+                            q.pk[w].flags |= CE;
+                            self.marks += 1;
+                            marked = true;
+                        }
+                    }
+                }
                 Enqueued::Queued { marked, evicted }
             }
         };
@@ -576,6 +613,27 @@ mod tests {
         assert_eq!(at_arrival, vec![false, false, true, true]);
         assert_eq!(at_departure, at_arrival);
         assert_eq!((a.marks, d.marks), (2, 2));
+    }
+
+    #[test]
+    fn worst_marking_marks_the_lowest_priority_packet_waiting_whoever_arrives() {
+        // K = 3,000 B; 1,500 B packets. Flow 5's two packets (value 5) wait, then flow 9's
+        // (value 9), then an ACK (value 0, never marked)
+        let mut p = Port::new(Discipline::PriorityEcn, 100_000, 3000, 800.0, 0);
+        p.mark_worst = true;
+        let pk = data;
+        // below K with the arriving packet: no mark
+        assert_eq!(p.enqueue(pk(5, 0, 5), 0), Enqueued::Queued { marked: false, evicted: 0 });
+        // at K (3,000 B with it): the largest value waiting, the earliest of equal ones, is
+        // marked: flow 5's first packet, not the arriving second one
+        assert_eq!(p.enqueue(pk(5, 1, 5), 0), Enqueued::Queued { marked: true, evicted: 0 });
+        // flow 9 arrives: its own packet is the worst now and takes the mark
+        assert_eq!(p.enqueue(pk(9, 0, 9), 0), Enqueued::Queued { marked: true, evicted: 0 });
+        // an ACK arrives: flow 9's packet is marked already, so no new mark
+        assert_eq!(p.enqueue(Packet { flags: ACK, ..pk(1, 0, 0) }, 0), Enqueued::Queued { marked: false, evicted: 0 });
+        assert_eq!(p.marks, 2);
+        let out: Vec<(u32, u32, bool)> = std::iter::from_fn(|| p.dequeue(0)).map(|q| (q.flow, q.seq, q.flags & CE != 0)).collect();
+        assert_eq!(out, vec![(1, 0, false), (5, 0, true), (5, 1, false), (9, 0, true)]);
     }
 
     #[test]
