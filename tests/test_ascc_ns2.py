@@ -26,9 +26,9 @@ def test_srpt_ascc_and_las_match_the_authors_ns2_on_the_same_flows(run):
     2 ms timer, spraying, chunks, ns-2's DCTCP with alpha from 0). Per size bucket the AFCTs are within 5% of
     theirs (with alpha from 1, SRPT's medium flows were 8% slower) and the median per-flow FCT ratio within 2%
     (elephants 5%); both time out about as often (LAS: with the switches marking by sojourn instead of the
-    lowest-priority packet waiting, as the authors' do, flowsched's LAS timed out half as often). ASCC's mice are within 3%: without the
-    ASCC ports' dropping of a flow's stale packets where its copies pass them (the authors' ``drop_low_prio``)
-    they were 6.3% slower."""
+    lowest-priority packet waiting, as the authors' do, flowsched's LAS timed out half as often). ASCC's mice
+    are within 3%: without the ASCC ports' dropping of a flow's stale packets where its copies pass them (the
+    authors' ``drop_low_prio``) they were 6.3% slower."""
     cmp = _compare()
     settings, ns2 = cmp.read_run(HERE / run)
     fs = cmp.run_flowsched(settings, ns2, seed=0)
