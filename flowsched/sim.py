@@ -472,7 +472,8 @@ def native_packet_options(topology: Topology, transport: str | None, admission: 
         if not isinstance(o[flag], (bool, np.bool_)):
             raise ValueError(f"{flag} must be True or False, got {o[flag]!r}")
 
-    def seconds(name: str, scale: float = 1.0) -> float:
+    def finite(name: str, scale: float = 1.0) -> float:
+        """Option ``name`` as a finite number (not a bool), times ``scale`` (to seconds, for a time)."""
         v = o[name]
         if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) or not np.isfinite(v):
             raise ValueError(f"{name} must be a finite number, got {v!r}")
@@ -484,13 +485,13 @@ def native_packet_options(topology: Topology, transport: str | None, admission: 
         raise ValueError(f"unknown load_balancing {o['load_balancing']!r}; known: {', '.join(LOAD_BALANCINGS)}")
     if o["fair_projection"] not in FAIR_PROJECTIONS:
         raise ValueError(f"unknown fair_projection {o['fair_projection']!r}; known: {', '.join(FAIR_PROJECTIONS)}")
-    alpha0 = seconds("dctcp_alpha_init")
+    alpha0 = finite("dctcp_alpha_init")
     if not 0.0 <= alpha0 <= 1.0:
         raise ValueError(f"dctcp_alpha_init must be in [0, 1], got {o['dctcp_alpha_init']!r}")
-    jitter_s = seconds("link_jitter_ns", 1e-9)
+    jitter_s = finite("link_jitter_ns", 1e-9)
     if not 0.0 <= jitter_s <= 1e-3:
         raise ValueError(f"link_jitter_ns must be in [0, 1e6] ns (at most 1 ms), got {o['link_jitter_ns']!r}")
-    delays = {name: seconds(name, 1e-6) for name in ("request_delay_us", "grant_delay_us")}
+    delays = {name: finite(name, 1e-6) for name in ("request_delay_us", "grant_delay_us")}
     for name, v in delays.items():
         if v > 0 and not admission:
             raise ValueError(f"{name} is a delay of destination admission: give admission (and k) too")
@@ -509,10 +510,10 @@ def native_packet_options(topology: Topology, transport: str | None, admission: 
         sample_ports=sample_ports,
         max_events=integer("max_events", 1),
         ack_every_segments=integer("ack_every_segments", 1) or 1,
-        delayed_ack_timeout_s=seconds("delayed_ack_timeout_s"),
+        delayed_ack_timeout_s=finite("delayed_ack_timeout_s"),
         handshake=bool(o["handshake"]),
-        syn_timeout_s=seconds("syn_timeout_s"),
-        clock_granularity_s=seconds("clock_granularity_s"),
+        syn_timeout_s=finite("syn_timeout_s"),
+        clock_granularity_s=finite("clock_granularity_s"),
         limited_transmit=bool(o["limited_transmit"]),
         dupack_threshold=3 if o["dupack_threshold"] is None else integer("dupack_threshold", 0),
         count_acked_segments=bool(o["count_acked_segments"]),

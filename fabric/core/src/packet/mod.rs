@@ -958,8 +958,7 @@ impl PacketSimulator {
                 .map(|(l, &c)| {
                     let mut p = Port::new(disc, buffer, cfg.ecn_threshold_bytes, PS_PER_S / c, dp + to_ps(topo.link_delay_s(l)));
                     p.reserve_bytes = reserve;
-                    p.sojourn_marking = cfg.ecn_marking == EcnMarking::Sojourn;
-                    p.mark_worst = cfg.ecn_marking == EcnMarking::Worst;
+                    p.marking = cfg.ecn_marking;
                     p.port_ecn = cfg.pias_port_ecn;
                     if ascc {
                         // ASCC's ports drop a flow's packets sent while it was incomplete when

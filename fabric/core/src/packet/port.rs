@@ -247,13 +247,12 @@ pub struct Port {
     pub marks: u64,
     /// Evicted packets (the pFabric queue), counted separately from overflow drops.
     pub evictions: u64,
-    /// `PriorityEcn`: on arrival at K bytes waiting, mark the waiting data packet of the largest
-    /// priority value ([`EcnMarking::Worst`]) instead of the arriving one.
-    pub mark_worst: bool,
-    /// Marking at departure by the bytes sent while a packet waited ([`EcnMarking::Sojourn`])
-    /// instead of at arrival by the bytes waiting.
-    pub sojourn_marking: bool,
-    /// Bytes sent from the queue so far (wrapping), for `sojourn_marking`.
+    /// When the discipline's ECN marking marks, and which packet ([`EcnMarking`]): on arrival
+    /// the arriving one (the default), on departure one that waited while K bytes were sent
+    /// (`Sojourn`), or on arrival the waiting data packet of the largest priority value
+    /// (`Worst`, `PriorityEcn` only).
+    pub marking: EcnMarking,
+    /// Bytes sent from the queue so far (wrapping), for `EcnMarking::Sojourn`.
     tx_bytes: u32,
     /// pFabric queues: when nonzero, priority values at least this large mark stale packets
     /// (ASCC: sent while their flow was incomplete). When a flow's packet of a smaller value
@@ -298,8 +297,7 @@ impl Port {
             drops: 0,
             marks: 0,
             evictions: 0,
-            sojourn_marking: false,
-            mark_worst: false,
+            marking: EcnMarking::Enqueue,
             tx_bytes: 0,
             stale_prio: 0,
             stale_drops: 0,
@@ -307,7 +305,7 @@ impl Port {
         }
     }
 
-    /// Whether the discipline marks ECN (and so `sojourn_marking` applies).
+    /// Whether the discipline marks ECN (and so `marking` applies).
     pub fn marks_ecn(&self) -> bool {
         matches!(self.disc, Discipline::EcnFifo | Discipline::PriorityEcn | Discipline::MultiQueue { ecn: true, .. })
     }
@@ -335,7 +333,7 @@ impl Port {
         self.account(now);
         let size = p.wire_bytes as u64;
         // marking at arrival, or (sojourn) the count its departure is compared with
-        let at_arrival = !self.sojourn_marking;
+        let at_arrival = self.marking != EcnMarking::Sojourn;
         p.enq_tx = self.tx_bytes;
         let res = match &mut self.queue {
             Queue::Fifo(q) => {
@@ -378,7 +376,7 @@ impl Port {
                 Enqueued::Queued { marked, evicted: 0 }
             }
             Queue::Prio(q) => {
-                let marked = at_arrival && !self.mark_worst && self.disc == Discipline::PriorityEcn && p.is_data() && self.queued_bytes >= self.ecn_threshold_bytes;
+                let marked = self.marking == EcnMarking::Enqueue && self.disc == Discipline::PriorityEcn && p.is_data() && self.queued_bytes >= self.ecn_threshold_bytes;
                 if marked {
                     p.flags |= CE;
                 }
@@ -405,7 +403,7 @@ impl Port {
                 self.evictions += evicted as u64;
                 self.marks += marked as u64;
                 let mut marked = marked;
-                if self.mark_worst && self.queued_bytes + size >= self.ecn_threshold_bytes {
+                if self.marking == EcnMarking::Worst && self.queued_bytes + size >= self.ecn_threshold_bytes {
                     // the waiting data packet of the largest value takes the mark (counted
                     // once: a packet marked already stays marked)
                     if let Some(w) = q.worst_data_first() {
@@ -437,11 +435,11 @@ impl Port {
     }
 
     /// [`Port::dequeue`], and whether the port marked the packet CE as it left
-    /// (`sojourn_marking`: it waited while the port sent at least K bytes from its queue).
+    /// (`EcnMarking::Sojourn`: it waited while the port sent at least K bytes from its queue).
     pub fn dequeue_marking(&mut self, now: u64) -> Option<(Packet, bool)> {
         let mut p = self.take_next(now)?;
         let mut marked = false;
-        if self.sojourn_marking {
+        if self.marking == EcnMarking::Sojourn {
             // (the u32 count wraps every 4 GiB sent; a packet waits while far less is sent)
             marked = self.marks_ecn() && p.is_data() && self.tx_bytes.wrapping_sub(p.enq_tx) as u64 >= self.ecn_threshold_bytes;
             if marked {
@@ -600,7 +598,7 @@ mod tests {
     #[test]
     fn sojourn_marking_is_enqueue_marking_in_a_fifo_made_at_departure() {
         let (mut a, mut d) = (Port::new(Discipline::EcnFifo, 100_000, 3000, 800.0, 0), Port::new(Discipline::EcnFifo, 100_000, 3000, 800.0, 0));
-        d.sojourn_marking = true;
+        d.marking = EcnMarking::Sojourn;
         let at_arrival: Vec<bool> = (0..4).map(|s| matches!(a.enqueue(data(0, s, 0), 0), Enqueued::Queued { marked: true, .. })).collect();
         for s in 0..4 {
             // nothing is marked on arrival under sojourn marking
@@ -620,7 +618,7 @@ mod tests {
         // K = 3,000 B; 1,500 B packets. Flow 5's two packets (value 5) wait, then flow 9's
         // (value 9), then an ACK (value 0, never marked)
         let mut p = Port::new(Discipline::PriorityEcn, 100_000, 3000, 800.0, 0);
-        p.mark_worst = true;
+        p.marking = EcnMarking::Worst;
         let pk = data;
         // below K with the arriving packet: no mark
         assert_eq!(p.enqueue(pk(5, 0, 5), 0), Enqueued::Queued { marked: false, evicted: 0 });
@@ -641,7 +639,7 @@ mod tests {
         // three low-priority packets wait; a high-priority one arrives at 4,500 B of queue
         let mut a = Port::new(Discipline::PriorityEcn, 100_000, 3000, 800.0, 0);
         let mut d = a.clone();
-        d.sojourn_marking = true;
+        d.marking = EcnMarking::Sojourn;
         for p in [&mut a, &mut d] {
             for s in 0..3 {
                 p.enqueue(data(1, s, 900), 0);
@@ -656,7 +654,7 @@ mod tests {
         assert_eq!(out, vec![(2, false), (1, false), (1, true), (1, true)]);
         // an ACK (or SYN) is never marked
         let mut e = Port::new(Discipline::EcnFifo, 100_000, 0, 800.0, 0);
-        e.sojourn_marking = true;
+        e.marking = EcnMarking::Sojourn;
         e.enqueue(Packet { flags: ACK, ..data(0, 0, 0) }, 0);
         assert!(!e.dequeue_marking(0).unwrap().1);
     }
