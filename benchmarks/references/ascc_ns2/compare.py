@@ -6,8 +6,9 @@ each run's flows (arrival time, hosts and size from the ``stats: <t> start grp <
 lines; FCT from the ``fin`` lines, matched per connection in order; timeouts from ``flow.tr``), and runs the same
 flows through flowsched's packet model with the CC's scheduler in the authors' setting as
 ``benchmarks/reproduce/ascc.py`` builds it with ``--spray --chunks --mintcp``: the paper's fabric and link delays,
-240-packet buffers, 2 ms minimum RTO, initial window 70, DCTCP marking by sojourn with K = 65 packets, packets sprayed
-over the 4 spines without fast retransmit, the fixed retransmission timer, and each flow's data complete at the last of
+240-packet buffers, 2 ms minimum RTO, initial window 70, DCTCP with its alpha from 0 as ns-2's and the marking of the
+authors' switches with K = 65 packets (``ascc.packet_options``), packets sprayed over the 4 spines without fast
+retransmit, the fixed retransmission timer, and each flow's data complete at the last of
 its chunks, drawn as their app draws them (the draws are not theirs: same law, other numbers). FCTs as theirs: until
 the sender has the last ACK (``ascc.paper_fct``). Prints per run the AFCT per size bucket of both, the median and
 quartiles of the per-flow FCT ratio (flowsched / ns-2) per bucket, and the timeouts; given the runs of both
