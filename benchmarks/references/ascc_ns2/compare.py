@@ -134,6 +134,29 @@ def table(run: dict, ns2: pd.DataFrame, fs: pd.DataFrame) -> list[str]:
     return lines
 
 
+#: per-flow ratio groups of ``by_ratio`` (flowsched / ns-2), left-closed
+RATIO_GROUPS = ((0.0, 0.9), (0.9, 1.1), (1.1, 2.0), (2.0, np.inf))
+
+
+def by_ratio(ns2: pd.DataFrame, fs: pd.DataFrame) -> list[str]:
+    """Per bucket but mice, the flows grouped by their FCT ratio (flowsched / ns-2): how many, their mean
+    timeouts in each simulator, and their share of the difference of the summed FCTs; this tells whether a gap
+    comes from every flow a little or from some flows a lot, and whether those are the ones that time out."""
+    size = ns2["size_bytes"].to_numpy()
+    a, b = ns2["fct_s"].to_numpy(), fs["fct_s"].to_numpy()
+    ta, tb = ns2["timeouts"].to_numpy(), fs["timeouts"].to_numpy()
+    lines = ["  bucket    ratio        n  timeouts ns-2  flowsched  FCT sum flowsched - ns-2 ms"]
+    for name, lo, hi in BUCKETS[2:]:
+        m = (size >= lo) & (size < hi)
+        r = b / a
+        for glo, ghi in RATIO_GROUPS:
+            g = m & (r >= glo) & (r < ghi)
+            if g.any():
+                lines.append(f"  {name:9s} [{glo:g}, {ghi:g}) {int(g.sum()):6d}  {ta[g].mean():13.2f}  "
+                             f"{tb[g].mean():9.2f}  {(b[g] - a[g]).sum() * 1e3:12.1f}")
+    return lines
+
+
 def claims(afct: dict) -> list[tuple[str, bool, str]]:
     """The paper's claims (section VIII, Figs. 4-5) that one point (one load and alpha) can test, on
     ``afct[(wl, cc)][bucket]`` (s): (claim, holds, the numbers)."""
@@ -169,7 +192,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("runs", nargs="+", type=Path, help="their runner's result directories")
     p.add_argument("--seed", type=int, default=0, help="the seed of flowsched's chunk draws")
     p.add_argument("--store", type=Path, help="also write each run's flows to STORE/<run>.csv.xz")
+    p.add_argument("--by-ratio", action="store_true",
+                   help="also print, per run, the medium flows and elephants grouped by their per-flow FCT ratio")
     a = p.parse_args(argv)
+    # afct[simulator][(flows, load, alpha)][(wl, cc)][bucket], s
     afct: dict = {"ns-2": {}, "flowsched": {}}
     for d in a.runs:
         run, ns2 = read_run(d)
@@ -177,14 +203,28 @@ def main(argv: list[str] | None = None) -> int:
             ns2.to_csv(a.store / f"{d.name.removesuffix('.csv.xz')}.csv.xz", index=False, float_format="%.17g")
         fs = run_flowsched(run, ns2, a.seed)
         print("\n".join(table(run, ns2, fs)))
-        key = (INPUTS[run["input"]][0], run["cc"])
+        if a.by_ratio:
+            print("\n".join(by_ratio(ns2, fs)))
+        point, key = (len(ns2), run["load"], run["alpha"]), (INPUTS[run["input"]][0], run["cc"])
         for name, r in summary(ns2, fs).items():
-            afct["ns-2"].setdefault(key, {})[name] = r["ns2"]
-            afct["flowsched"].setdefault(key, {})[name] = r["flowsched"]
-    if len(afct["ns-2"]) == 8:  # both workloads, the four CCs: the claims one point can test
-        print("\nThe paper's claims on these flows (AFCT ms): ns-2 | flowsched")
-        for (text, ok, nums), (_, ok2, nums2) in zip(claims(afct["ns-2"]), claims(afct["flowsched"]), strict=True):
-            print(f"- {text}: ns-2 {'yes' if ok else 'NO'} ({nums}) | flowsched {'yes' if ok2 else 'NO'} ({nums2})")
+            afct["ns-2"].setdefault(point, {}).setdefault(key, {})[name] = r["ns2"]
+            afct["flowsched"].setdefault(point, {}).setdefault(key, {})[name] = r["flowsched"]
+    for point in sorted(afct["ns-2"]):
+        if len(afct["ns-2"][point]) == 8:  # both workloads, the four CCs: the claims one point can test
+            print(f"\nThe paper's claims on the {point[0]} flows of load {point[1]}, alpha {point[2]} (AFCT ms): "
+                  "ns-2 | flowsched")
+            for (text, ok, nums), (_, ok2, nums2) in zip(claims(afct["ns-2"][point]), claims(afct["flowsched"][point]),
+                                                         strict=True):
+                print(f"- {text}: ns-2 {'yes' if ok else 'NO'} ({nums}) | flowsched {'yes' if ok2 else 'NO'} ({nums2})")
+    # the paper's "alpha from 0 to 1 changes nothing", where a run at alpha 0 and one at alpha 1 are given
+    for (n, load, alpha) in sorted(afct["ns-2"]):
+        other = (n, load, 1.0)
+        if alpha != 0.0 or other not in afct["ns-2"]:
+            continue
+        for key in sorted(set(afct["ns-2"][(n, load, alpha)]) & set(afct["ns-2"][other])):
+            ch = {sim: afct[sim][other][key]["all"] / afct[sim][(n, load, alpha)][key]["all"] - 1 for sim in afct}
+            print(f"alpha 0 to 1, {key[0]} {key[1]}, {n} flows, load {load}: AFCT of all flows "
+                  f"ns-2 {100 * ch['ns-2']:+.1f}%, flowsched {100 * ch['flowsched']:+.1f}%")
     return 0
 
 
