@@ -145,14 +145,15 @@ def by_ratio(ns2: pd.DataFrame, fs: pd.DataFrame) -> list[str]:
     size = ns2["size_bytes"].to_numpy()
     a, b = ns2["fct_s"].to_numpy(), fs["fct_s"].to_numpy()
     ta, tb = ns2["timeouts"].to_numpy(), fs["timeouts"].to_numpy()
-    lines = ["  bucket    ratio        n  timeouts ns-2  flowsched  FCT sum flowsched - ns-2 ms"]
+    lines = ["  bucket    ratio           n  timeouts ns-2  flowsched  FCT sum flowsched - ns-2 ms"]
     for name, lo, hi in BUCKETS[2:]:
         m = (size >= lo) & (size < hi)
         r = b / a
         for glo, ghi in RATIO_GROUPS:
             g = m & (r >= glo) & (r < ghi)
             if g.any():
-                lines.append(f"  {name:9s} [{glo:g}, {ghi:g}) {int(g.sum()):6d}  {ta[g].mean():13.2f}  "
+                label = f"[{glo:g}, {ghi:g})"
+                lines.append(f"  {name:9s} {label:11s}{int(g.sum()):6d}  {ta[g].mean():13.2f}  "
                              f"{tb[g].mean():9.2f}  {(b[g] - a[g]).sum() * 1e3:12.1f}")
     return lines
 
