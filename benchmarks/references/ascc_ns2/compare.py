@@ -12,9 +12,10 @@ retransmit, the fixed retransmission timer, and each flow's data complete at the
 its chunks, drawn as their app draws them (the draws are not theirs: same law, other numbers). FCTs as theirs: until
 the sender has the last ACK (``ascc.paper_fct``). Prints per run the AFCT per size bucket of both, the median and
 quartiles of the per-flow FCT ratio (flowsched / ns-2) per bucket, and the timeouts; given the runs of both
-workloads and the four CCs at one load and alpha, also which of the paper's claims hold on those flows in each.
+workloads and the four CCs at one load and alpha, also which of the paper's claims hold on those flows in each;
+given a run at alpha 0 and one at alpha 1 of the same CC and flows, how much its AFCT changes in each.
 
-    python benchmarks/references/ascc_ns2/compare.py [--seed S] [--store DIR] RUN [RUN ...]
+    python benchmarks/references/ascc_ns2/compare.py [--seed S] [--store DIR] [--by-ratio] RUN [RUN ...]
 
 A RUN is their runner's directory or a table stored from one (``--store``; the ``*.csv.xz`` here).
 
@@ -145,10 +146,10 @@ def by_ratio(ns2: pd.DataFrame, fs: pd.DataFrame) -> list[str]:
     size = ns2["size_bytes"].to_numpy()
     a, b = ns2["fct_s"].to_numpy(), fs["fct_s"].to_numpy()
     ta, tb = ns2["timeouts"].to_numpy(), fs["timeouts"].to_numpy()
+    r = b / a
     lines = ["  bucket    ratio           n  timeouts ns-2  flowsched  FCT sum flowsched - ns-2 ms"]
     for name, lo, hi in BUCKETS[2:]:
         m = (size >= lo) & (size < hi)
-        r = b / a
         for glo, ghi in RATIO_GROUPS:
             g = m & (r >= glo) & (r < ghi)
             if g.any():
