@@ -73,6 +73,15 @@ SETTINGS: dict[str, dict[str, Any]] = {
     "ns3_dctcp": {"scheduler": "ps", "transport": "dctcp", "options": {
         "mss_bytes": 1460, "header_bytes": 40, "buffer_bytes": 360_000, "ecn_threshold_bytes": 65 * 1500,
         "init_cwnd_packets": 10, "min_rto_s": 1e-3, "delay_us": 0.2}},
+    # ns-3 with SACK on (`trace_fct --sack=1`): its scoreboard and pipe (RFC 6675), its default recovery with
+    # SACK (PRR, RFC 6937) and its limited transmit (on by default, in the runs above too): the same here
+    "ns3_tcpsack": {"scheduler": "ps", "transport": "tcp", "options": {
+        "mss_bytes": 1460, "header_bytes": 40, "buffer_bytes": 360_000, "init_cwnd_packets": 10,
+        "min_rto_s": 1e-3, "delay_us": 0.2, "sack": True, "prr": True, "limited_transmit": True}},
+    "ns3_dctcpsack": {"scheduler": "ps", "transport": "dctcp", "options": {
+        "mss_bytes": 1460, "header_bytes": 40, "buffer_bytes": 360_000, "ecn_threshold_bytes": 65 * 1500,
+        "init_cwnd_packets": 10, "min_rto_s": 1e-3, "delay_us": 0.2, "sack": True, "prr": True,
+        "limited_transmit": True}},
     "yaps_pfabric": {"scheduler": "srpt", "transport": "pfabric", "options": {
         "mss_bytes": 1460, "header_bytes": 40, "buffer_bytes": 36_864, "init_cwnd_packets": 12,
         "max_cwnd_packets": 15, "min_rto_s": 45e-6, "delay_us": 0.2}},

@@ -160,6 +160,12 @@ def _parser() -> argparse.ArgumentParser:
     pk.add_argument("--fixed-rto", action="store_const", const=True, default=None,
                     help="tcp/dctcp: every retransmission timeout is --min-rto-s, without RTT estimate or backoff, as "
                          "pFabric's minimal TCP (off: RFC 6298)")
+    pk.add_argument("--sack", action="store_const", const=True, default=None,
+                    help="tcp/dctcp/pfabric: selective acknowledgments (RFC 2018; tcp/dctcp recover as RFC 6675; "
+                         "after a timeout the senders skip what was SACKed); off: NewReno, as before; Linux, ns-3: on")
+    pk.add_argument("--prr", action="store_const", const=True, default=None,
+                    help="tcp/dctcp with --sack: fast recovery's window as RFC 6937's proportional rate reduction, "
+                         "as Linux and ns-3 (off: RFC 6675's cwnd = ssthresh)")
     pk.add_argument("--dctcp-alpha-init", type=float, default=None,
                     help="dctcp: DCTCP's alpha when a connection starts, in [0, 1] (1, as Linux and ns-3: the first "
                          "marked window halves cwnd; 0 as ns-2's DCTCP, which the pFabric, PIAS and aSCC papers ran)")

@@ -339,6 +339,8 @@ PACKET_OPTIONS: dict[str, Any] = {
     "dupack_threshold": 3,
     "count_acked_segments": False,
     "fixed_rto": False,
+    "sack": False,
+    "prr": False,
     "dctcp_alpha_init": 1.0,
     "load_balancing": "flow",
     "link_jitter_ns": 0.0,
@@ -468,7 +470,7 @@ def native_packet_options(topology: Topology, transport: str | None, admission: 
         if o[name] is not None and not np.isfinite(float(o[name])):
             raise ValueError(f"{name} must be finite, got {o[name]!r}")
     for flag in ("handshake", "limited_transmit", "tx_complete_events", "count_acked_segments", "fixed_rto",
-                 "pias_port_ecn"):
+                 "sack", "prr", "pias_port_ecn"):
         if not isinstance(o[flag], (bool, np.bool_)):
             raise ValueError(f"{flag} must be True or False, got {o[flag]!r}")
 
@@ -518,6 +520,8 @@ def native_packet_options(topology: Topology, transport: str | None, admission: 
         dupack_threshold=3 if o["dupack_threshold"] is None else integer("dupack_threshold", 0),
         count_acked_segments=bool(o["count_acked_segments"]),
         fixed_rto=bool(o["fixed_rto"]),
+        sack=bool(o["sack"]),
+        prr=bool(o["prr"]),
         dctcp_alpha_init=alpha0,
         load_balancing=str(o["load_balancing"]),
         link_jitter_s=jitter_s,

@@ -217,7 +217,8 @@ def test_cli_run_says_when_there_is_no_packet_model(capsys):
 
 
 FIXTURE_TRACE = "ws_h16_n300_seed2"
-FIXTURES = {"ns3_tcp": "tcp", "ns3_dctcp": "dctcp", "yaps_pfabric": "pfabric"}
+FIXTURES = {"ns3_tcp": "tcp", "ns3_dctcp": "dctcp", "yaps_pfabric": "pfabric", "ns3_tcpsack": "tcp",
+            "ns3_dctcpsack": "dctcp"}
 
 
 def fixture_trace() -> pd.DataFrame:

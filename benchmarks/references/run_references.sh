@@ -4,7 +4,7 @@
 #
 #   benchmarks/references/run_references.sh OUT JOB...
 #     JOB = yaps:<pfabric|dctcp|tcp>:<trace>   e.g. yaps:pfabric:ws_h144_n10000_seed3
-#         | ns3:<dctcp|tcp>:<trace>            e.g. ns3:dctcp:ws_h144_n1500_seed3
+#         | ns3:<dctcp|tcp|dctcpsack|tcpsack>:<trace>   e.g. ns3:dctcp:ws_h144_n1500_seed3 (*sack: SACK on)
 #
 # Environment: PEERS (the peers' folder, default ../shared/peers beside the repository), BUILD (where the
 # peers are built: $BUILD/yaps/simulator, $BUILD/ns3ref/trace_fct; default /tmp), PY (python with flowsched),
@@ -29,8 +29,11 @@ for job in "$@"; do
       ( cd "$d" && nice -n "$NICE" /usr/bin/time -v "$YAPS" 1 "$conf.conf" > "$W/$tag.out" 2> "$W/$tag.time" ) ;;
     ns3)
       NS3=$(bash "$PEERS/ns3/build.sh" "$BUILD/ns3ref" | tail -1)
+      # tcpsack, dctcpsack: SACK on, with ns-3's default recovery (PRR, RFC 6937)
       case $conf in dctcp) args="--transport=ns3::TcpDctcp --queue=ecn";; tcp) args="--transport=ns3::TcpNewReno --queue=droptail";;
-                    *) echo "ns3: dctcp or tcp" >&2; exit 2;; esac
+                    dctcpsack) args="--transport=ns3::TcpDctcp --queue=ecn --sack=1";;
+                    tcpsack) args="--transport=ns3::TcpNewReno --queue=droptail --sack=1";;
+                    *) echo "ns3: dctcp, tcp, dctcpsack or tcpsack" >&2; exit 2;; esac
       hosts=$(echo "$trace" | sed -n 's/.*_h\([0-9]*\)_.*/\1/p')
       nice -n "$NICE" /usr/bin/time -v "$NS3" --trace="$W/$trace.csv" --hosts="$hosts" $args > "$W/$tag.out" 2> "$W/$tag.time" ;;
     *) echo "unknown peer $peer" >&2; exit 2;;

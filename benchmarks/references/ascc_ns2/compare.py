@@ -15,7 +15,7 @@ quartiles of the per-flow FCT ratio (flowsched / ns-2) per bucket, and the timeo
 workloads and the four CCs at one load and alpha, also which of the paper's claims hold on those flows in each;
 given a run at alpha 0 and one at alpha 1 of the same CC and flows, how much its AFCT changes in each.
 
-    python benchmarks/references/ascc_ns2/compare.py [--seed S] [--store DIR] [--by-ratio] RUN [RUN ...]
+    python benchmarks/references/ascc_ns2/compare.py [--seed S] [--store DIR] [--by-ratio] [--opt K=V ...] RUN [RUN ...]
 
 A RUN is their runner's directory or a table stored from one (``--store``; the ``*.csv.xz`` here).
 
@@ -35,7 +35,9 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "reproduce"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 import ascc  # noqa: E402
+from compare_packet import parse_overrides  # noqa: E402
 
 import flowsched  # noqa: E402
 from flowsched import workloads  # noqa: E402
@@ -92,9 +94,10 @@ def read_run(d: Path) -> tuple[dict, pd.DataFrame]:
     return run, f
 
 
-def run_flowsched(run: dict, flows: pd.DataFrame, seed: int) -> pd.DataFrame:
+def run_flowsched(run: dict, flows: pd.DataFrame, seed: int, options: dict | None = None) -> pd.DataFrame:
     """The same flows on flowsched's packet model in the authors' setting (module doc), in the same row order,
-    with ``fct_s`` to the last ACK and the per-flow ``timeouts``."""
+    with ``fct_s`` to the last ACK and the per-flow ``timeouts``; ``options``: packet options over the setting's
+    (e.g. ``{"sack": True}``)."""
     wl, dist = INPUTS[run["input"]]
     tr = flows[["arrival_s", "src", "dst", "size_bytes"]].copy()
     tr["arrival_s"] -= tr["arrival_s"].min()
@@ -104,6 +107,7 @@ def run_flowsched(run: dict, flows: pd.DataFrame, seed: int) -> pd.DataFrame:
     kw = ascc.packet_options(run["cc"], spray=True, mintcp=True)
     if run["cc"] == "pias":
         kw["pias_thresholds_bytes"] = workloads.pias_thresholds(dist, run["load"], nearest=True)
+    kw.update(options or {})
     res = flowsched.simulate(tr, ascc.paper_fabric(True, spines=True), run["cc"], model="packet", transport="dctcp",
                              **kw)
     out = ascc.paper_fct(res.flows)
@@ -196,14 +200,17 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--store", type=Path, help="also write each run's flows to STORE/<run>.csv.xz")
     p.add_argument("--by-ratio", action="store_true",
                    help="also print, per run, the medium flows and elephants grouped by their per-flow FCT ratio")
+    p.add_argument("--opt", action="append", default=[], metavar="KEY=VALUE",
+                   help="a packet option over the authors' setting (JSON values), e.g. sack=true; repeatable")
     a = p.parse_args(argv)
+    options = parse_overrides(a.opt)
     # afct[simulator][(flows, load, alpha)][(wl, cc)][bucket], s
     afct: dict = {"ns-2": {}, "flowsched": {}}
     for d in a.runs:
         run, ns2 = read_run(d)
         if a.store:
             ns2.to_csv(a.store / f"{d.name.removesuffix('.csv.xz')}.csv.xz", index=False, float_format="%.17g")
-        fs = run_flowsched(run, ns2, a.seed)
+        fs = run_flowsched(run, ns2, a.seed, options)
         print("\n".join(table(run, ns2, fs)))
         if a.by_ratio:
             print("\n".join(by_ratio(ns2, fs)))

@@ -290,6 +290,12 @@ fn config(c: &Case) -> PacketConfig {
         // pFabric's minimal TCP's fixed RTO (bit 10)
         cfg.fixed_rto = (o.seed >> 10) % 2 == 1;
     }
+    // selective acknowledgments (bit 14; RFC 6675 recovery on tcp and dctcp)
+    if matches!(t, "tcp" | "dctcp" | "pfabric") {
+        cfg.sack = (o.seed >> 14) % 2 == 1;
+        // its recovery as RFC 6937's PRR (bit 15; tcp and dctcp)
+        cfg.prr = cfg.sack && t != "pfabric" && (o.seed >> 15) % 2 == 1;
+    }
     // DCTCP's alpha from 0 at the start, as ns-2's (bit 12)
     if t == "dctcp" && (o.seed >> 12) % 2 == 1 {
         cfg.dctcp_alpha_init = 0.0;

@@ -155,6 +155,8 @@ fn clock_granularity_bounds_the_rto_from_below_by_srtt_plus_g() {
         dupack_threshold: 3,
         count_acked_segments: false,
         fixed_rto: false,
+        sack: false,
+        prr: false,
     };
     let r = 1_000_000; // 1 us: RTTVAR 0.5 us
     assert_eq!(Sender::new(10, &p, r).rto_ps(&p), r + 4 * r / 2);

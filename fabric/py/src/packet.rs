@@ -65,6 +65,8 @@ packet_options!(
     dupack_threshold,
     count_acked_segments,
     fixed_rto,
+    sack,
+    prr,
     dctcp_alpha_init,
     link_jitter_s,
     tx_complete_events,

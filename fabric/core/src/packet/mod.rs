@@ -237,6 +237,16 @@ pub struct PacketConfig {
     /// no exponential backoff, as pFabric's minimal TCP (`MinTcpAgent::rtt_timeout` in its
     /// ns-2 code, which the aSCC paper's senders run); off (the default): RFC 6298.
     pub fixed_rto: bool,
+    /// `tcp`/`dctcp`/`pfabric`: selective acknowledgments (RFC 2018): the receivers report
+    /// the out-of-order packets they hold, the senders keep a scoreboard, skip the packets
+    /// SACKed when they go back after a timeout, and (`tcp`, `dctcp`) recover from losses
+    /// as RFC 6675 (`tcp.rs`). Off by default (NewReno, RFC 6582); on in Linux and in ns-3
+    /// (`TcpSocketBase::Sack`), and in the pFabric and aSCC papers' ns-2 senders.
+    pub sack: bool,
+    /// `tcp`/`dctcp` with `sack`: fast recovery's window as RFC 6937's proportional rate
+    /// reduction (PRR-SSRB), as Linux and ns-3 (`TcpPrrRecovery`, its default with SACK);
+    /// off: RFC 6675's (cwnd = ssthresh from the start of recovery).
+    pub prr: bool,
     /// `dctcp`: alpha when a connection starts, in [0, 1] (`CcParams::dctcp_alpha_init`): 1
     /// (the default: Linux, ns-3; RFC 8257 leaves it open) or 0 (ns-2's DCTCP, which the
     /// pFabric, PIAS and aSCC papers' simulations use).
@@ -322,6 +332,8 @@ impl PacketConfig {
             dupack_threshold: 3,
             count_acked_segments: false,
             fixed_rto: false,
+            sack: false,
+            prr: false,
             dctcp_alpha_init: 1.0,
             load_balancing: LoadBalancing::Flow,
             link_jitter_s: 0.0,
@@ -857,6 +869,20 @@ impl PacketSimulator {
                 return bad(format!("{name} is read by the tcp and dctcp senders ({what}), not by {}", transport.name()));
             }
         }
+        if cfg.sack && !matches!(transport, Transport::Tcp | Transport::Dctcp | Transport::PFabric) {
+            return bad(format!(
+                "sack is read by the tcp, dctcp and pfabric senders (selective acknowledgments), not by {}: its senders \
+                 pace at the routers' rate and recover by their timer",
+                transport.name()
+            ));
+        }
+        if cfg.prr && !(cfg.sack && matches!(transport, Transport::Tcp | Transport::Dctcp)) {
+            return bad(format!(
+                "prr is the fast recovery of the tcp and dctcp senders with sack (RFC 6937 over RFC 6675's pipe): give \
+                 sack=True{}",
+                if matches!(transport, Transport::Tcp | Transport::Dctcp) { String::new() } else { format!(", and transport tcp or dctcp, not {}", transport.name()) }
+            ));
+        }
         if cfg.load_balancing == LoadBalancing::Packet {
             if matches!(transport, Transport::Rcp | Transport::Sdc | Transport::Racs) {
                 return Err(SimError::Unsupported(format!(
@@ -997,6 +1023,8 @@ impl PacketSimulator {
             dupack_threshold: cfg.dupack_threshold,
             count_acked_segments: cfg.count_acked_segments,
             fixed_rto: cfg.fixed_rto,
+            sack: cfg.sack,
+            prr: cfg.prr,
         };
         let bad_flow = |row: usize, field: &'static str, message: String| Err(SimError::InvalidFlow { row, field, message });
         let mut spray_caps: std::collections::HashMap<(usize, usize), f64> = std::collections::HashMap::new();
@@ -1119,7 +1147,7 @@ impl PacketSimulator {
             wires: vec![VecDeque::new(); ports.len()],
             link_delay_s: if topo.has_link_delays() { (0..ports.len()).map(|l| topo.link_delay_s(l)).collect() } else { Vec::new() },
             ports,
-            receivers: vec![Receiver::default(); n],
+            receivers: vec![Receiver::new(cfg.sack); n],
             senders,
             route,
             route_off,
@@ -1829,7 +1857,9 @@ impl PacketSimulator {
         if retx {
             flags |= RETX;
         }
-        let a = Packet { flow: f as u32, seq, prio: self.rate_echo(f), tx_ps, wire_bytes: self.hdr, hop: 0, flags, enq_tx: 0 };
+        // with SACK, the ACK's `enq_tx` carries the length of its receiver's SACK log
+        let log = self.receivers[f].sack_log.len() as u32;
+        let a = Packet { flow: f as u32, seq, prio: self.rate_echo(f), tx_ps, wire_bytes: self.hdr, hop: 0, flags, enq_tx: log };
         self.stats.ack_packets += 1;
         self.send_first(a);
     }
@@ -2045,7 +2075,10 @@ impl PacketSimulator {
         if self.senders[f].done() || self.terminated[f] {
             return;
         }
-        let act = self.senders[f].on_ack(&a, self.now, &self.cc);
+        let act = self.senders[f].on_ack(&a, self.now, &self.cc, &self.receivers[f].sack_log);
+        if self.cc.sack && self.senders[f].done() {
+            self.receivers[f].sack_log = Vec::new();
+        }
         if self.rate.on() {
             self.rate_feedback(f, a.prio);
         }

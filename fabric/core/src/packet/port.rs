@@ -22,9 +22,10 @@ pub struct Packet {
     pub hop: u8,
     /// `ACK`, `CE`, `ECE`, `RETX` bits.
     pub flags: u8,
-    /// Set by the port it waits at under [`EcnMarking::Sojourn`]: that port's count of
-    /// bytes sent from its queue when the packet joined it (wrapping; in the struct's
-    /// padding, so a packet stays 32 bytes).
+    /// Data: set by the port it waits at (read under [`EcnMarking::Sojourn`]): that
+    /// port's count of bytes sent from its queue when the packet joined it (wrapping; in
+    /// the struct's padding, so a packet stays 32 bytes). ACK: with SACK, the length of
+    /// its receiver's log of out-of-order packets when it was sent (`tcp::Receiver`).
     pub enq_tx: u32,
 }
 
@@ -334,7 +335,9 @@ impl Port {
         let size = p.wire_bytes as u64;
         // marking at arrival, or (sojourn) the count its departure is compared with
         let at_arrival = self.marking != EcnMarking::Sojourn;
-        p.enq_tx = self.tx_bytes;
+        if p.is_data() {
+            p.enq_tx = self.tx_bytes; // an ACK's carries its SACK information (tcp.rs)
+        }
         let res = match &mut self.queue {
             Queue::Fifo(q) => {
                 if self.queued_bytes + size > self.buffer_bytes {

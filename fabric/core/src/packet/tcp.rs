@@ -10,8 +10,31 @@
 //!   additive increase up to `max_cwnd`, no fast retransmit, a fixed RTO, and on each
 //!   timeout ssthresh = cwnd/2 and a window of one packet, go-back-N).
 //!
-//! The receiver keeps out-of-order packets and acknowledges with a cumulative ACK (no
-//! SACK): every packet, or with delayed ACKs as `delack` decides.
+//! The receiver keeps out-of-order packets and acknowledges with a cumulative ACK: every
+//! packet, or with delayed ACKs as `delack` decides.
+//!
+//! With `CcParams::sack` (`tcp`, `dctcp`, `pfabric`), ACKs carry selective
+//! acknowledgments (RFC 2018) and the sender keeps a scoreboard of the packets SACKed:
+//! - every ACK tells the sender every out-of-order packet its receiver held when it sent the
+//!   ACK (the receiver's log of them, `Receiver::sack_log`; the ACK carries the log's
+//!   length). RFC 2018's option has room for 3 or 4 blocks and repeats the most recent
+//!   ones, so a real sender can miss a block when ACKs are lost and more than 3 blocks
+//!   are newer: the one way this scoreboard knows more than SACK can;
+//! - `tcp`, `dctcp`: loss recovery as RFC 6675 (conservative SACK-based recovery): a
+//!   duplicate ACK is one that SACKs new data; recovery starts at DupThresh of them or
+//!   when DupThresh packets above the first unacknowledged one are SACKed (IsLost), with
+//!   ssthresh = cwnd = FlightSize / 2 and the first unacknowledged packet sent again;
+//!   during recovery the sender keeps `pipe` (SetPipe) and sends while cwnd - pipe >= 1
+//!   the packets NextSeg gives (rules 1 to 3; no rescue retransmission, rule 4 is a MAY);
+//!   recovery ends at the first ACK at or past RecoveryPoint (`recover`), with cwnd =
+//!   ssthresh (RFC 5681 3.2 step 6);
+//! - on a timeout (all three) the sender goes back to the first unacknowledged packet, as
+//!   without SACK, but skips the packets SACKed, and until the cumulative ACK reaches the
+//!   highest packet sent at the timeout (RFC 6675 5.1's RecoveryPoint, no fast recovery
+//!   before) its flight leaves them out. The scoreboard is kept across the timeout, as
+//!   Linux and ns-3 do (and the aSCC authors' ns-2 senders, `clear_on_timeout_ false`):
+//!   RFC 2018 section 8 has the sender clear it in case the receiver reneged, which these
+//!   receivers never do.
 use super::port::{Packet, ECE, RETX};
 use super::Transport;
 
@@ -51,6 +74,13 @@ pub struct CcParams {
     /// no exponential backoff (pFabric's minimal TCP, `MinTcpAgent::rtt_timeout`, as the
     /// aSCC paper's senders), instead of RFC 6298's.
     pub fixed_rto: bool,
+    /// Selective acknowledgments (RFC 2018) and, for `tcp` and `dctcp`, RFC 6675's loss
+    /// recovery (see the module doc).
+    pub sack: bool,
+    /// With `sack` (`tcp`, `dctcp`): the window in fast recovery as RFC 6937's proportional
+    /// rate reduction (PRR-SSRB), Linux's and ns-3's default, instead of RFC 6675's
+    /// cwnd = ssthresh from the start of recovery.
+    pub prr: bool,
 }
 
 /// RFC 6298 (2.5): an upper bound on the RTO may be placed, at least 60 s.
@@ -111,6 +141,31 @@ pub struct Sender {
     marked_in_win: u32,
     /// No further ECN cut until `snd_una` passes this (once per window).
     cwr_end: Option<u32>,
+    // SACK (with `CcParams::sack`)
+    /// The scoreboard: bit i set when packet i was SACKed; allocated at the first SACK.
+    sacked: Vec<u64>,
+    /// Entries of the receiver's SACK log already read.
+    sack_seen: u32,
+    /// One past the highest packet SACKed (0: none yet).
+    high_sacked: u32,
+    /// RFC 6675's HighRxt, as one past the highest packet retransmitted in this recovery.
+    high_rxt: u32,
+    /// RFC 6675's pipe, during fast recovery.
+    pipe: u32,
+    /// After a timeout, until `snd_una` reaches `recover`: SACKed packets are skipped and
+    /// left out of the flight.
+    rto_recovery: bool,
+    /// `CcParams::sack`.
+    sack: bool,
+    /// `CcParams::prr`.
+    prr: bool,
+    /// RFC 6937: packets delivered to the receiver since recovery started (`prr_delivered`),
+    /// packets sent since (`prr_out`), and the flight when it started (`RecoverFS`).
+    prr_delivered: u32,
+    prr_out: u32,
+    recover_fs: u32,
+    /// RFC 6675's DupThresh (`CcParams::dupack_threshold`).
+    dupthresh: u32,
 }
 
 impl Sender {
@@ -145,6 +200,18 @@ impl Sender {
             acked_in_win: 0,
             marked_in_win: 0,
             cwr_end: None,
+            sacked: Vec::new(),
+            sack_seen: 0,
+            high_sacked: 0,
+            high_rxt: 0,
+            pipe: 0,
+            rto_recovery: false,
+            sack: p.sack,
+            prr: p.prr,
+            prr_delivered: 0,
+            prr_out: 0,
+            recover_fs: 0,
+            dupthresh: p.dupack_threshold,
         };
         if p.transport == Transport::PFabric {
             s.ssthresh = f64::INFINITY;
@@ -192,21 +259,190 @@ impl Sender {
     /// a new segment may go up to 2 beyond the window after duplicate ACKs).
     #[inline]
     pub fn can_send(&self) -> bool {
+        if self.sack {
+            return self.sack_can_send();
+        }
         let flight = (self.snd_nxt - self.snd_una) as f64;
         let window = self.cwnd.floor().max(1.0);
         self.snd_nxt < self.avail && (flight < window || (self.snd_nxt >= self.high && flight < window + self.lt_allowed as f64))
     }
 
     /// The next packet to send (`snd_nxt`, then advanced), once `can_send` allowed it;
-    /// counts a limited-transmit segment.
+    /// counts a limited-transmit segment. With SACK: the next packet not SACKed, or in
+    /// fast recovery RFC 6675's NextSeg.
     #[inline]
     pub fn take_next(&mut self) -> u32 {
+        if self.sack {
+            return self.sack_take_next();
+        }
         let seq = self.snd_nxt;
         if (seq - self.snd_una) as f64 >= self.cwnd.floor().max(1.0) {
             self.lt_sent += 1;
         }
         self.snd_nxt += 1;
         seq
+    }
+
+    /// Whether packet `s` is SACKed.
+    #[inline]
+    fn is_sacked(&self, s: u32) -> bool {
+        let i = s as usize;
+        !self.sacked.is_empty() && self.sacked[i / 64] >> (i % 64) & 1 == 1
+    }
+
+    /// The packets SACKed in [a, b).
+    fn sacked_in(&self, a: u32, b: u32) -> u32 {
+        let b = b.min(self.n);
+        if self.sacked.is_empty() || a >= b {
+            return 0;
+        }
+        let (a, b) = (a as usize, b as usize);
+        let (wa, wb) = (a / 64, (b - 1) / 64);
+        let mut c = 0;
+        for w in wa..=wb {
+            let mut x = self.sacked[w];
+            if w == wa {
+                x &= !0u64 << (a % 64);
+            }
+            if w == wb {
+                let e = (b - 1) % 64 + 1;
+                if e < 64 {
+                    x &= (1u64 << e) - 1;
+                }
+            }
+            c += x.count_ones();
+        }
+        c
+    }
+
+    /// The first packet in [a, b) not SACKed.
+    fn first_unsacked(&self, a: u32, b: u32) -> Option<u32> {
+        if self.sacked.is_empty() {
+            return (a < b).then_some(a);
+        }
+        let mut i = a;
+        while i < b {
+            let off = i % 64;
+            let run = (!(self.sacked[i as usize / 64] >> off)).trailing_zeros();
+            if run < 64 - off {
+                let s = i + run;
+                return (s < b).then_some(s);
+            }
+            i += 64 - off;
+        }
+        None
+    }
+
+    /// `snd_nxt`, or past it the first packet below `high` not SACKed (a go-back-N after
+    /// a timeout skips what the receiver holds).
+    #[inline]
+    fn skip_sacked(&self, s: u32) -> u32 {
+        if s >= self.high || self.sacked.is_empty() {
+            return s;
+        }
+        self.first_unsacked(s, self.high).unwrap_or(self.high)
+    }
+
+    /// The flight outside fast recovery: RFC 5681's FlightSize, less the packets SACKed
+    /// below `snd_nxt` after a timeout (they are not sent again).
+    #[inline]
+    fn sack_flight(&self) -> f64 {
+        let mut flight = self.snd_nxt - self.snd_una;
+        if self.rto_recovery {
+            flight -= self.sacked_in(self.snd_una, self.snd_nxt);
+        }
+        flight as f64
+    }
+
+    fn sack_can_send(&self) -> bool {
+        let window = self.cwnd.floor().max(1.0);
+        if self.in_recovery {
+            return (self.pipe as f64) < window && self.next_seg().is_some();
+        }
+        let nxt = self.skip_sacked(self.snd_nxt);
+        let flight = self.sack_flight();
+        nxt < self.avail && (flight < window || (nxt >= self.high && flight < window + self.lt_allowed as f64))
+    }
+
+    fn sack_take_next(&mut self) -> u32 {
+        if self.in_recovery {
+            let s = self.next_seg().unwrap_or(self.snd_nxt); // can_send found one
+            if s < self.high {
+                self.high_rxt = self.high_rxt.max(s + 1); // (C.3)
+            } else {
+                self.snd_nxt = s + 1;
+            }
+            self.pipe += 1; // (C.4)
+            self.prr_out += 1;
+            return s;
+        }
+        let seq = self.skip_sacked(self.snd_nxt);
+        if self.sack_flight() >= self.cwnd.floor().max(1.0) {
+            self.lt_sent += 1;
+        }
+        self.snd_nxt = seq + 1;
+        seq
+    }
+
+    /// RFC 6675's NextSeg (rules 1 to 3) in fast recovery: the first hole at or past HighRxt
+    /// below the highest SACKed packet if it is lost (IsLost: DupThresh packets SACKed
+    /// above it), else new data, else that hole.
+    fn next_seg(&self) -> Option<u32> {
+        let from = self.high_rxt.max(self.snd_una);
+        let hole = self.first_unsacked(from, self.high_sacked);
+        if let Some(h) = hole {
+            if self.sacked_in(h + 1, self.high) >= self.dupthresh {
+                return Some(h); // rule 1
+            }
+        }
+        let new = self.high.max(self.snd_nxt);
+        if new < self.avail {
+            return Some(new); // rule 2
+        }
+        hole // rule 3
+    }
+
+    /// RFC 6675's SetPipe: per packet from `snd_una` to `high` not SACKed, 1 unless it is
+    /// lost (IsLost), and 1 more if it was retransmitted in this recovery (below HighRxt).
+    fn set_pipe(&mut self) {
+        let (mut pipe, mut above) = (0u32, 0u32);
+        for s in (self.snd_una..self.high).rev() {
+            if self.is_sacked(s) {
+                above += 1;
+                continue;
+            }
+            if above < self.dupthresh {
+                pipe += 1;
+            }
+            if s < self.high_rxt {
+                pipe += 1;
+            }
+        }
+        self.pipe = pipe;
+    }
+
+    /// Reads the SACK information of ACK `a` (the receiver's log up to the length it
+    /// carries) into the scoreboard; returns how many packets it SACKed that were not
+    /// SACKed before (all at or past the cumulative ACK).
+    fn read_sack(&mut self, a: &Packet, log: &[u32], ack: u32) -> u32 {
+        let upto = (a.enq_tx as usize).min(log.len());
+        if upto <= self.sack_seen as usize {
+            return 0;
+        }
+        let floor = ack.max(self.snd_una);
+        let mut new = 0;
+        for &s in &log[self.sack_seen as usize..upto] {
+            if s >= floor && s < self.n && !self.is_sacked(s) {
+                if self.sacked.is_empty() {
+                    self.sacked = vec![0u64; (self.n as usize).div_ceil(64)];
+                }
+                self.sacked[s as usize / 64] |= 1 << (s % 64);
+                self.high_sacked = self.high_sacked.max(s + 1);
+                new += 1;
+            }
+        }
+        self.sack_seen = upto as u32;
+        new
     }
 
     /// Records that a packet was sent at `now` (RFC 6298 5.1: start the timer if it is off).
@@ -221,10 +457,12 @@ impl Sender {
         self.snd_una >= self.n
     }
 
-    /// An ACK arrives at `now`.
-    pub fn on_ack(&mut self, a: &Packet, now: u64, p: &CcParams) -> Action {
+    /// An ACK arrives at `now`; `sack_log` is its receiver's log of out-of-order packets
+    /// (`Receiver::sack_log`, read with SACK only).
+    pub fn on_ack(&mut self, a: &Packet, now: u64, p: &CcParams, sack_log: &[u32]) -> Action {
         let mut act = Action::default();
         let ack = a.seq.min(self.n);
+        let new_sack = if self.sack { self.read_sack(a, sack_log, ack) } else { 0 };
         // ASCC: the marks of packets sent while the flow was incomplete do not count
         let ece = a.flags & ECE != 0 && a.tx_ps >= self.ignore_ece_before_ps;
         // RFC 7661: a sender waiting for its data (`data_span_s`) with its window not in
@@ -246,6 +484,9 @@ impl Sender {
         }
         if newly > 0 {
             self.snd_una = ack;
+            if self.rto_recovery && ack >= self.recover {
+                self.rto_recovery = false;
+            }
             self.consecutive_timeouts = 0;
             self.lt_allowed = 0;
             self.lt_sent = 0;
@@ -261,6 +502,26 @@ impl Sender {
                 Transport::PFabric if may_grow => self.grow(1, p),
                 Transport::PFabric => {}
                 Transport::Rcp | Transport::Racs => {} // paced at the routers' rate: no window, no fast recovery (rate.rs)
+                _ if self.sack => {
+                    if self.in_recovery {
+                        if ack >= self.recover {
+                            // RFC 6675 (A): recovery ends; RFC 5681 3.2 step 6
+                            self.cwnd = self.ssthresh;
+                            self.in_recovery = false;
+                            self.dupacks = 0;
+                        } else {
+                            // (B); `newly` less what was SACKed before, plus the new SACKs
+                            let old_una = ack - newly;
+                            let delivered = newly - self.sacked_in(old_una, ack) + new_sack;
+                            self.recovery_ack(delivered);
+                        }
+                    } else {
+                        self.dupacks = 0;
+                        if may_grow {
+                            self.grow(newly, p);
+                        }
+                    }
+                }
                 _ => {
                     if self.in_recovery {
                         if ack >= self.recover {
@@ -288,6 +549,7 @@ impl Sender {
             }
             if self.done() {
                 self.timer_ps = u64::MAX; // RFC 6298 5.2
+                self.sacked = Vec::new();
             } else if !(self.in_recovery && act.retransmit.is_some() && self.partial_seen) || self.timer_ps == u64::MAX {
                 self.timer_ps = now + self.rto_ps(p); // 5.3
             }
@@ -302,6 +564,9 @@ impl Sender {
         }
         if matches!(p.transport, Transport::PFabric | Transport::Rcp | Transport::Racs) || ack < self.snd_una || self.snd_nxt == self.snd_una {
             return act; // pFabric, RCP: no fast retransmit; an old or idle ACK
+        }
+        if self.sack {
+            return self.sack_dupack(new_sack, ack, p, act);
         }
         self.dupacks += 1;
         if self.in_recovery {
@@ -326,6 +591,68 @@ impl Sender {
             }
         }
         act
+    }
+
+    /// An ACK that acknowledges no new data, with SACK: a duplicate ACK if it SACKs new
+    /// data (RFC 6675 section 2); fast recovery starts at DupThresh of them or when the
+    /// first unacknowledged packet is lost (IsLost), steps (4.1) to (4.4).
+    fn sack_dupack(&mut self, new_sack: u32, ack: u32, p: &CcParams, mut act: Action) -> Action {
+        if new_sack == 0 {
+            return act;
+        }
+        self.dupacks += 1;
+        if self.in_recovery {
+            self.recovery_ack(new_sack); // (B)
+            return act;
+        }
+        let t = p.dupack_threshold;
+        if t > 0 && ack >= self.recover && (self.dupacks >= t || self.sacked_in(self.snd_una + 1, self.high) >= t) {
+            let flight = (self.snd_nxt - self.snd_una - self.lt_sent) as f64;
+            self.lt_allowed = 0;
+            self.lt_sent = 0;
+            self.ssthresh = (flight / 2.0).max(2.0); // (4.2): ssthresh = cwnd = FlightSize / 2
+            self.cwnd = self.ssthresh;
+            self.recover = self.high; // (4.1) RecoveryPoint = HighData
+            self.in_recovery = true;
+            self.high_rxt = self.snd_una + 1; // (4.3)
+            self.set_pipe(); // (4.4)
+            if self.prr {
+                // RFC 6937: the retransmission is the first packet sent in recovery
+                self.recover_fs = self.snd_nxt - self.snd_una;
+                (self.prr_delivered, self.prr_out) = (new_sack, 1);
+                self.prr_window(new_sack);
+            }
+            act.retransmit = Some(self.snd_una);
+            act.fast_retransmit = true;
+        } else if self.dupacks <= 2 && p.limited_transmit {
+            self.lt_allowed = self.dupacks;
+        }
+        act
+    }
+
+    /// An ACK in fast recovery that delivered `delivered` packets (newly acknowledged or
+    /// SACKed): SetPipe, and with PRR the window for this ACK.
+    fn recovery_ack(&mut self, delivered: u32) {
+        self.set_pipe();
+        if self.prr {
+            self.prr_delivered += delivered;
+            self.prr_window(delivered);
+        }
+    }
+
+    /// RFC 6937 on an ACK that delivered `delivered` packets: while pipe is above ssthresh,
+    /// send ceil(prr_delivered ssthresh / RecoverFS) - prr_out (the proportional part);
+    /// else up to ssthresh - pipe, at most what was delivered and not yet sent again plus
+    /// one (slow start reduction bound, PRR-SSRB); cwnd = pipe + that.
+    fn prr_window(&mut self, delivered: u32) {
+        let pipe = self.pipe as f64;
+        let sndcnt = if pipe > self.ssthresh {
+            (self.prr_delivered as f64 * self.ssthresh / self.recover_fs.max(1) as f64).ceil() - self.prr_out as f64
+        } else {
+            let limit = (self.prr_delivered as f64 - self.prr_out as f64).max(delivered as f64) + 1.0;
+            (self.ssthresh - pipe).min(limit)
+        };
+        self.cwnd = pipe + sndcnt.max(0.0);
     }
 
     /// Slow start (cwnd += min(N, 1) per ACK, RFC 5681 3.1) or congestion avoidance
@@ -413,6 +740,13 @@ impl Sender {
         self.lt_allowed = 0;
         self.lt_sent = 0;
         self.consecutive_timeouts += 1;
+        if self.sack {
+            // RFC 6675 5.1: recovery ends, RecoveryPoint = HighData (`recover` above); the
+            // scoreboard is kept (module doc)
+            self.rto_recovery = true;
+            self.high_rxt = self.snd_una;
+            self.pipe = 0;
+        }
         if p.transport != Transport::PFabric {
             self.backoff += 1;
         }
@@ -431,9 +765,20 @@ pub struct Receiver {
     pub duplicates: u32,
     /// Out-of-order packets held now (bits set in `ooo`).
     pub held: u32,
+    /// With SACK: log the out-of-order packets in `sack_log`.
+    pub sack: bool,
+    /// With SACK: every out-of-order packet held, in the order they arrived. An ACK
+    /// carries the log's length when it was sent, and so reports every block the receiver
+    /// held then (module doc).
+    pub sack_log: Vec<u32>,
 }
 
 impl Receiver {
+    /// A receiver; with `sack`, it logs its out-of-order packets for SACK.
+    pub fn new(sack: bool) -> Self {
+        Receiver { sack, ..Receiver::default() }
+    }
+
     /// A data packet `seq` of a flow of `n` packets arrives. Returns whether it was new.
     pub fn on_data(&mut self, seq: u32, n: u32) -> bool {
         if seq < self.rcv_nxt || seq >= n {
@@ -452,6 +797,9 @@ impl Receiver {
             }
             self.ooo[w] |= 1 << b;
             self.held += 1;
+            if self.sack {
+                self.sack_log.push(seq);
+            }
             return true;
         }
         self.rcv_nxt += 1;
@@ -477,7 +825,7 @@ mod tests {
     use super::*;
 
     fn params(t: Transport) -> CcParams {
-        CcParams { transport: t, init_cwnd: 10.0, max_cwnd: f64::INFINITY, min_rto_ps: 1_000_000_000, max_rto_ps: MAX_RTO_PS, pfabric_rto_rtts: 0.0, dctcp_g: DCTCP_G, dctcp_alpha_init: 1.0, clock_g_ps: G_MIN_PS, dupack_threshold: 3, limited_transmit: false, count_acked_segments: false, fixed_rto: false }
+        CcParams { transport: t, init_cwnd: 10.0, max_cwnd: f64::INFINITY, min_rto_ps: 1_000_000_000, max_rto_ps: MAX_RTO_PS, pfabric_rto_rtts: 0.0, dctcp_g: DCTCP_G, dctcp_alpha_init: 1.0, clock_g_ps: G_MIN_PS, dupack_threshold: 3, limited_transmit: false, count_acked_segments: false, fixed_rto: false, sack: false, prr: false }
     }
     fn ack(seq: u32, flags: u8) -> Packet {
         Packet { flow: 0, seq, prio: 0, tx_ps: 0, wire_bytes: 40, hop: 0, flags: super::super::port::ACK | flags, enq_tx: 0 }
@@ -490,13 +838,13 @@ mod tests {
         s.snd_nxt = 10;
         s.high = 10;
         for a in 1..=10 {
-            s.on_ack(&ack(a, 0), 100, &p);
+            s.on_ack(&ack(a, 0), 100, &p, &[]);
         }
         assert_eq!(s.cwnd, 20.0);
         s.ssthresh = 20.0;
         s.snd_nxt = 30;
         s.high = 30;
-        s.on_ack(&ack(11, 0), 200, &p);
+        s.on_ack(&ack(11, 0), 200, &p, &[]);
         assert!((s.cwnd - 20.05).abs() < 1e-12);
     }
 
@@ -510,14 +858,14 @@ mod tests {
             s.ssthresh = 20.0;
             s.snd_nxt = 10;
             s.high = 10;
-            s.on_ack(&ack(4, 0), 100, &p);
-            s.on_ack(&ack(8, 0), 101, &p);
+            s.on_ack(&ack(4, 0), 100, &p, &[]);
+            s.on_ack(&ack(8, 0), 101, &p, &[]);
             assert!((s.cwnd - after_ss).abs() < 1e-12, "{count}: {}", s.cwnd);
             // 4 more segments: 2 of slow start to ssthresh 20, then 2 in congestion avoidance
             s.cwnd = if count { 18.0 } else { 20.0 };
             s.snd_nxt = 40;
             s.high = 40;
-            s.on_ack(&ack(12, 0), 102, &p);
+            s.on_ack(&ack(12, 0), 102, &p, &[]);
             assert!((s.cwnd - after_ca).abs() < 1e-12, "{count}: {}", s.cwnd);
         }
     }
@@ -529,21 +877,21 @@ mod tests {
         s.snd_nxt = 10;
         s.high = 10;
         // packet 0 lost: packets 1..=3 give three duplicate ACKs of 0
-        assert_eq!(s.on_ack(&ack(0, 0), 1, &p), Action::default());
-        assert_eq!(s.on_ack(&ack(0, 0), 2, &p), Action::default());
-        let a = s.on_ack(&ack(0, 0), 3, &p);
+        assert_eq!(s.on_ack(&ack(0, 0), 1, &p, &[]), Action::default());
+        assert_eq!(s.on_ack(&ack(0, 0), 2, &p, &[]), Action::default());
+        let a = s.on_ack(&ack(0, 0), 3, &p, &[]);
         assert_eq!(a.retransmit, Some(0));
         assert!(s.in_recovery);
         assert_eq!(s.ssthresh, 5.0);
         assert_eq!(s.cwnd, 8.0);
-        s.on_ack(&ack(0, 0), 4, &p);
+        s.on_ack(&ack(0, 0), 4, &p, &[]);
         assert_eq!(s.cwnd, 9.0);
         // partial ACK up to 5 (packet 5 was lost too): retransmit 5, deflate by 5, add 1
-        let a = s.on_ack(&ack(5, RETX), 5, &p);
+        let a = s.on_ack(&ack(5, RETX), 5, &p, &[]);
         assert_eq!(a.retransmit, Some(5));
         assert_eq!(s.cwnd, 5.0);
         // full ACK: leave recovery with cwnd = min(ssthresh, flight + 1)
-        s.on_ack(&ack(10, RETX), 6, &p);
+        s.on_ack(&ack(10, RETX), 6, &p, &[]);
         assert!(!s.in_recovery);
         assert_eq!(s.cwnd, 2.0); // min(ssthresh, max(flight, 1) + 1)
     }
@@ -559,7 +907,7 @@ mod tests {
             // packet 0 lost: the first two duplicate ACKs each release one new segment
             // with limited transmit (flight at most cwnd + 2), none without; cwnd unchanged
             for k in 1..=2u32 {
-                assert_eq!(s.on_ack(&ack(0, 0), k as u64, &p), Action::default());
+                assert_eq!(s.on_ack(&ack(0, 0), k as u64, &p, &[]), Action::default());
                 assert_eq!(s.can_send(), lt);
                 if lt {
                     assert_eq!(s.take_next(), 9 + k);
@@ -570,13 +918,13 @@ mod tests {
             }
             // the third: fast retransmit; ssthresh from the flight without the two
             // limited-transmit segments (RFC 5681 3.2 step 2): 10 / 2 either way
-            let a = s.on_ack(&ack(0, 0), 3, &p);
+            let a = s.on_ack(&ack(0, 0), 3, &p, &[]);
             assert_eq!(a.retransmit, Some(0));
             assert_eq!(s.ssthresh, 5.0);
             assert_eq!(s.cwnd, 8.0);
             assert_eq!(s.snd_nxt, if lt { 12 } else { 10 });
             // a fourth duplicate ACK inflates (RFC 6582), no limited transmit in recovery
-            s.on_ack(&ack(0, 0), 4, &p);
+            s.on_ack(&ack(0, 0), 4, &p, &[]);
             assert_eq!(s.cwnd, 9.0);
             assert!(!s.can_send()); // flight 12 (or 10) against 9
         }
@@ -590,7 +938,7 @@ mod tests {
         assert_eq!(s.rto_ps(&p), 2_000_000_000);
         s.snd_nxt = 10;
         s.high = 10;
-        s.on_ack(&ack(1, 0), 5_000_000_000, &p); // a 5 ms sample (tx_ps 0)
+        s.on_ack(&ack(1, 0), 5_000_000_000, &p, &[]); // a 5 ms sample (tx_ps 0)
         assert_eq!(s.rto_ps(&p), 2_000_000_000);
         for k in 1..=6u64 {
             s.on_timeout(k * 2_000_000_000, &p);
@@ -616,10 +964,10 @@ mod tests {
         assert_eq!(s.rto_ps(&p), 4_000_000_000);
         assert_eq!(s.cwnd, 1.0);
         // an ACK of a retransmission gives no sample and keeps the backoff (Karn)
-        s.on_ack(&ack(1, RETX), 10, &p);
+        s.on_ack(&ack(1, RETX), 10, &p, &[]);
         assert_eq!(s.rto_ps(&p), 4_000_000_000);
         s.snd_nxt = 5;
-        s.on_ack(&ack(2, 0), 10, &p);
+        s.on_ack(&ack(2, 0), 10, &p, &[]);
         assert_eq!(s.rto_ps(&p), 1_000_000_000);
     }
 
@@ -643,7 +991,7 @@ mod tests {
             assert_eq!(s.ssthresh, 20.0);
             // packet 0 gets through: new data acknowledged; then packet 1 times out, a new packet
             s.snd_nxt = 7;
-            s.on_ack(&ack(1, RETX), 10, &p);
+            s.on_ack(&ack(1, RETX), 10, &p, &[]);
             assert_eq!(s.consecutive_timeouts, 0);
             s.on_timeout(20, &p);
             assert_eq!(s.ssthresh, 3.0, "{t:?}: eq. (4) again: FlightSize 6 / 2");
@@ -666,17 +1014,17 @@ mod tests {
         s.cwnd = 10.0;
         s.ssthresh = 10.0;
         // every packet of the first window marked: F = 1, alpha stays 1
-        s.on_ack(&ack(1, ECE), 1, &p);
+        s.on_ack(&ack(1, ECE), 1, &p, &[]);
         assert_eq!(s.alpha, 1.0);
         let c = s.cwnd;
         assert!((c - 5.05).abs() < 1e-12, "{c}"); // 10 + 1/10 (AI), then cut by alpha/2 = 1/2
-        s.on_ack(&ack(2, ECE), 2, &p);
+        s.on_ack(&ack(2, ECE), 2, &p, &[]);
         assert!(s.cwnd >= c, "cut at most once per window");
         // the next window ends when snd_una passes 10: acks 2..=11, one of ten marked
         s.snd_nxt = 40;
         s.high = 40;
         for a in 3..=11 {
-            s.on_ack(&ack(a, 0), 3, &p);
+            s.on_ack(&ack(a, 0), 3, &p, &[]);
         }
         let want = 15.0 / 16.0 + 0.1 / 16.0;
         assert!((s.alpha - want).abs() < 1e-12, "{}", s.alpha);
@@ -690,14 +1038,14 @@ mod tests {
         let mut s = Sender::new(1000, &p, 10_000);
         assert_eq!(s.alpha, 0.0);
         (s.snd_nxt, s.high, s.cwnd, s.ssthresh) = (10, 10, 10.0, 10.0);
-        s.on_ack(&ack(1, ECE), 1, &p);
+        s.on_ack(&ack(1, ECE), 1, &p, &[]);
         assert_eq!(s.alpha, 1.0 / 16.0);
         assert!((s.cwnd - 10.1 * (1.0 - 1.0 / 32.0)).abs() < 1e-12, "{}", s.cwnd);
         // the default (1, Linux and ns-3) halves it
         let q = params(Transport::Dctcp);
         let mut t = Sender::new(1000, &q, 10_000);
         (t.snd_nxt, t.high, t.cwnd, t.ssthresh) = (10, 10, 10.0, 10.0);
-        t.on_ack(&ack(1, ECE), 1, &q);
+        t.on_ack(&ack(1, ECE), 1, &q, &[]);
         assert!((t.cwnd - 5.05).abs() < 1e-12, "{}", t.cwnd);
     }
 
@@ -710,13 +1058,184 @@ mod tests {
             s.ignore_ece_before_ps = 500; // the flow became complete at 500 ps
             let mut a = ack(1, ECE);
             a.tx_ps = tx_ps;
-            s.on_ack(&a, 1_000, &p);
+            s.on_ack(&a, 1_000, &p, &[]);
             s.cwnd
         };
         // the echo of a packet sent before: no cut (10 + 1/10, congestion avoidance)
         assert_eq!(run(400), 10.1);
         // after: DCTCP's cut (alpha 1: by half)
         assert!((run(600) - 5.05).abs() < 1e-12);
+    }
+
+    /// An ACK of `seq` that carries a SACK log of length `log`.
+    fn sack_ack(seq: u32, log: u32) -> Packet {
+        Packet { enq_tx: log, ..ack(seq, 0) }
+    }
+
+    #[test]
+    fn sack_recovers_two_losses_of_a_window_without_a_partial_ack_rfc6675() {
+        // packets 0..10 sent with cwnd 10; 0 and 5 lost; 1-4 and 6-9 arrive, each SACKed
+        let p = CcParams { sack: true, ..params(Transport::Tcp) };
+        let mut s = Sender::new(100, &p, 10_000);
+        let sent: Vec<u32> = std::iter::from_fn(|| s.can_send().then(|| s.take_next())).collect();
+        assert_eq!(sent, (0..10).collect::<Vec<_>>());
+        s.high = 10;
+        let log = [1u32, 2, 3, 4, 6, 7, 8, 9];
+        // two duplicate ACKs (each SACKs new data): nothing yet
+        for k in 1..=2u32 {
+            assert_eq!(s.on_ack(&sack_ack(0, k), k as u64, &p, &log), Action::default());
+        }
+        // an ACK that SACKs nothing new is not a duplicate ACK (RFC 6675 section 2)
+        assert_eq!(s.on_ack(&sack_ack(0, 2), 3, &p, &log), Action::default());
+        // the third: recovery, ssthresh = cwnd = FlightSize / 2, packet 0 again
+        let a = s.on_ack(&sack_ack(0, 3), 4, &p, &log);
+        assert_eq!(a, Action { retransmit: Some(0), fast_retransmit: true });
+        assert!(s.in_recovery);
+        assert_eq!((s.ssthresh, s.cwnd), (5.0, 5.0));
+        // pipe: 4..=9 not lost (fewer than 3 SACKed above) + packet 0 retransmitted
+        assert_eq!(s.pipe, 7);
+        assert!(!s.can_send());
+        // 4, 6, 7 SACKed: pipe 4 (5, 8, 9, and 0 again): one new packet (NextSeg rule 2: 5
+        // is not lost yet, 2 SACKed above it)
+        for k in 4..=6u32 {
+            s.on_ack(&sack_ack(0, k), 4 + k as u64, &p, &log);
+        }
+        assert_eq!(s.pipe, 4);
+        assert!(s.can_send());
+        assert_eq!(s.take_next(), 10);
+        s.high = 11;
+        assert!(!s.can_send());
+        // 8 SACKed: 5 is lost now (3 SACKed above): NextSeg rule 1 sends it, without the
+        // partial ACK NewReno would wait for; then new data
+        s.on_ack(&sack_ack(0, 7), 20, &p, &log);
+        assert_eq!(s.pipe, 3);
+        assert_eq!(s.take_next(), 5);
+        assert_eq!(s.high_rxt, 6);
+        assert_eq!(s.take_next(), 11);
+        s.high = 12;
+        assert!(!s.can_send());
+        // the ACK of 0's copy (cumulative 5, partial): still in recovery; then the ACK of
+        // 5's copy covers RecoveryPoint (10): recovery ends with cwnd = ssthresh
+        s.on_ack(&sack_ack(5, 8), 30, &p, &log);
+        assert!(s.in_recovery);
+        s.on_ack(&sack_ack(10, 8), 31, &p, &log);
+        assert!(!s.in_recovery);
+        assert_eq!(s.cwnd, 5.0);
+        assert_eq!(s.snd_una, 10);
+    }
+
+    #[test]
+    fn prr_spreads_the_window_reduction_over_the_recovery_rfc6937() {
+        // 20 packets sent with cwnd 20, packet 0 lost, 1..=19 arrive: 19 duplicate ACKs that
+        // each SACK one packet; recovery starts at the third. After the k-th, the packets
+        // sent in recovery so far (the fast retransmission included): PRR sends
+        // ceil(prr_delivered * ssthresh / RecoverFS) = ceil((k - 2) / 2) while pipe (19 - k +
+        // sent) is above ssthresh = 10, then one per packet delivered, holding pipe at
+        // ssthresh (PRR-SSRB); RFC 6675 sends nothing until pipe falls below cwnd = ssthresh,
+        // then one per ACK. Both have sent 10 by the end.
+        let run = |prr: bool| -> Vec<u32> {
+            let p = CcParams { sack: true, prr, init_cwnd: 20.0, ..params(Transport::Tcp) };
+            let mut s = Sender::new(1000, &p, 10_000);
+            while s.can_send() {
+                s.take_next();
+            }
+            s.high = 20;
+            let log: Vec<u32> = (1..20).collect();
+            let mut sent = 0u32;
+            let mut out = Vec::new();
+            for k in 1..=19u32 {
+                let a = s.on_ack(&sack_ack(0, k), k as u64, &p, &log);
+                if a.retransmit.is_some() {
+                    sent += 1;
+                }
+                while s.can_send() {
+                    let q = s.take_next();
+                    if q >= s.high {
+                        s.high = q + 1;
+                    }
+                    sent += 1;
+                }
+                if k >= 3 {
+                    out.push(sent);
+                }
+            }
+            assert!(s.in_recovery);
+            assert_eq!(s.ssthresh, 10.0);
+            out
+        };
+        let prr: Vec<u32> = (3..=19).map(|k: u32| if k <= 14 { (k - 2).div_ceil(2) } else { k - 9 }).collect();
+        assert_eq!(run(true), prr);
+        let rfc6675: Vec<u32> = (3..=19).map(|k: u32| 1 + k.saturating_sub(10)).collect();
+        assert_eq!(run(false), rfc6675);
+    }
+
+    #[test]
+    fn sack_after_a_timeout_sends_only_what_the_receiver_lacks() {
+        // 0..10 sent; 0, 3 and 7 lost; the others SACKed; no fast retransmit (DupThresh 0,
+        // as under packet spraying): the timer fires
+        for t in [Transport::Tcp, Transport::PFabric] {
+            let p = CcParams { sack: true, dupack_threshold: 0, ..params(t) };
+            let mut s = Sender::new(100, &p, 10_000);
+            while s.can_send() {
+                s.take_next();
+            }
+            s.high = 10;
+            let log = [1u32, 2, 4, 5, 6, 8, 9];
+            for k in 1..=7u32 {
+                assert_eq!(s.on_ack(&sack_ack(0, k), k as u64, &p, &log), Action::default());
+            }
+            s.on_timeout(100, &p);
+            assert_eq!(s.cwnd, 1.0);
+            // window 1: packet 0 only
+            assert_eq!(std::iter::from_fn(|| s.can_send().then(|| s.take_next())).collect::<Vec<_>>(), vec![0]);
+            // its ACK (cumulative 3): the window grows to 2 and the holes 3 and 7 go, not
+            // 4-6 (SACKed); the flight leaves those out
+            s.on_ack(&sack_ack(3, 7), 200, &p, &log);
+            assert_eq!(s.cwnd, 2.0);
+            assert_eq!(std::iter::from_fn(|| s.can_send().then(|| s.take_next())).collect::<Vec<_>>(), vec![3, 7], "{t:?}");
+            // both arrive: the cumulative ACK passes the highest packet sent at the timeout
+            s.on_ack(&sack_ack(8, 7), 300, &p, &log);
+            s.on_ack(&sack_ack(10, 7), 301, &p, &log);
+            assert!(!s.rto_recovery);
+            assert_eq!(s.snd_nxt, 10);
+            assert_eq!(s.take_next(), 10, "{t:?}: new data after the holes");
+        }
+        // without SACK, the same timeout sends 4, 5, 6 again
+        let p = CcParams { dupack_threshold: 0, ..params(Transport::Tcp) };
+        let mut s = Sender::new(100, &p, 10_000);
+        while s.can_send() {
+            s.take_next();
+        }
+        s.high = 10;
+        s.on_timeout(100, &p);
+        s.take_next();
+        s.on_ack(&ack(3, 0), 200, &p, &[]);
+        assert_eq!(std::iter::from_fn(|| s.can_send().then(|| s.take_next())).collect::<Vec<_>>(), vec![3, 4]);
+    }
+
+    #[test]
+    fn scoreboard_counts_and_holes() {
+        let p = CcParams { sack: true, ..params(Transport::Tcp) };
+        let mut s = Sender::new(300, &p, 10_000);
+        s.high = 300;
+        s.snd_nxt = 300;
+        let log: Vec<u32> = (0..300).filter(|i| i % 3 != 0 && *i != 130).collect();
+        s.on_ack(&sack_ack(0, log.len() as u32), 1, &p, &log);
+        for (a, b) in [(0, 300), (1, 2), (60, 200), (63, 65), (0, 64), (64, 128), (127, 131), (299, 300)] {
+            let want = (a..b).filter(|i| log.contains(i)).count() as u32;
+            assert_eq!(s.sacked_in(a, b), want, "[{a}, {b})");
+        }
+        assert_eq!(s.first_unsacked(1, 300), Some(3));
+        assert_eq!(s.first_unsacked(127, 300), Some(129));
+        assert_eq!(s.first_unsacked(130, 300), Some(130));
+        assert_eq!(s.first_unsacked(298, 299), None);
+        assert_eq!(s.high_sacked, 300); // one past 299, the highest SACKed
+        // an older ACK (a shorter log) adds nothing; entries below the cumulative ACK are not SACKs
+        let mut r = Sender::new(10, &p, 10_000);
+        (r.high, r.snd_nxt) = (10, 10);
+        assert_eq!(r.read_sack(&sack_ack(0, 0), &[4, 5], 0), 0);
+        assert_eq!(r.read_sack(&sack_ack(5, 2), &[4, 6], 5), 1);
+        assert!(!r.is_sacked(4) && r.is_sacked(6));
     }
 
     #[test]
