@@ -5,9 +5,9 @@
 //! and core rates and per-hop delays), one of the scheduler x transport pairs the packet
 //! model runs (`packet::SUPPORTED`), and options at and past their usual ranges (segment
 //! and header sizes, buffers down to one packet, initial and maximum windows, minimum RTO,
-//! delayed ACKs, the handshake, limited transmit, the fast-retransmit threshold, packet
-//! spraying, PIAS thresholds and reserved queue space, destination admission with request
-//! and grant delays, termination at deadlines),
+//! delayed ACKs, the handshake, limited transmit, the fast-retransmit threshold, SACK and
+//! PRR, packet spraying, PIAS thresholds and reserved queue space, destination admission
+//! with request and grant delays, termination at deadlines),
 //! and checks:
 //! - no panic, and the run ends within an event budget (`PacketConfig::max_events`) with
 //!   no error: a run that neither ends nor makes progress is a bug, not a slow case;
