@@ -92,10 +92,11 @@ VARIATIONS = {
 }
 #: The packet models of the calibration: the ns-3-era setting (the Artemis id's defaults), the same
 #: without the link jitter (same-instant arrivals tie, taken in the order they were sent), without
-#: limited transmit, and with SACK and PRR (beside ns-3's SACK-on runs); ``--calibration-jitter-ns``
+#: limited transmit, and with SACK (RFC 6675, beside ns-3's SACK-on runs, whose recovery is ns-3's classic one:
+#: the program's default); ``--calibration-jitter-ns``
 #: sets the jitter of the models that keep one (docs/papers.md).
 CALIB_PACKET = {"packet": {}, "packet no jitter": {"link_jitter_ns": 0.0}, "packet no-LT": {"limited_transmit": False},
-                "packet SACK": {"sack": True, "prr": True}}
+                "packet SACK": {"sack": True}}
 CALIB_JITTER_NS = float(NS3_ERA["link_jitter_ns"])
 
 #: The thesis' numbers (ns-3, one run each), variant -> rule -> value.
