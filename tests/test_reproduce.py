@@ -110,6 +110,20 @@ def test_ascc_spray_is_a_packet_setting(capsys):
         assert "--spray is a setting of the packet model" in capsys.readouterr().err
 
 
+def test_ascc_packet_options_reach_every_packet_run(capsys):
+    """--packet-option KEY=VALUE (e.g. sack=true, the authors' senders' SACK) is passed to every CC's packet
+    run over the setting's options: a bad value fails in the simulator's own check, a good one runs; the fluid
+    model refuses the flag."""
+    mod = _load("ascc")
+    with pytest.raises(ValueError, match="sack must be True or False"):
+        mod.run_model("packet", 40, [0.8], [1.0], [0], spray=True, mintcp=True, packet_extra={"sack": 1})
+    r = mod.run_model("packet", 40, [0.8], [1.0], [0], spray=True, mintcp=True, packet_extra={"sack": True})
+    assert len(r) == len(mod.WLS) * len(mod.CCS)
+    with pytest.raises(SystemExit):
+        mod.main(["--quick", "--packet-option", "sack=true"])
+    assert "--packet-option sets options of the packet model" in capsys.readouterr().err
+
+
 def test_ascc_quick(tmp_path, capsys):
     data, _ = _run("ascc", tmp_path, capsys)
     df = _frame(data["numbers"]["fluid"])

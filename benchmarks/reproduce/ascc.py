@@ -59,6 +59,9 @@ retransmit at 3 duplicate ACKs. ``--mintcp``: the senders' timer of the authors'
 the 2 ms minimum, no backoff; ``PACKET_OPTS_MINTCP``). ``--chunks`` (both models): each flow's
 data complete at the last of its chunks as the authors' code draws them (``CHUNKS``,
 ``workloads.add_data_span(chunks=...)``), instead of at the end of alpha Delta t.
+``--packet-option KEY=VALUE`` (repeatable): a packet option over the setting's for every CC, e.g.
+``sack=true`` for the SACK of the authors' senders (``MinTCP-Sack``; docs/papers.md, "aSCC against its
+authors' ns-2").
 """
 
 from __future__ import annotations
@@ -69,7 +72,9 @@ from pathlib import Path
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import reproduce_common as C  # noqa: E402
+from compare_packet import parse_overrides  # noqa: E402
 
 import flowsched  # noqa: E402
 from flowsched import workloads  # noqa: E402
@@ -225,7 +230,8 @@ class Pooled(dict):
 
 def run_model(model: str, n: int, loads: list[float], alphas: list[float], seeds: list[int],
               delays: bool = True, incomplete_sharing: str = "fair", spray: bool = False,
-              chunks: bool = False, mintcp: bool = False, jobs: int = 1) -> Pooled:
+              chunks: bool = False, mintcp: bool = False, jobs: int = 1,
+              packet_extra: dict | None = None) -> Pooled:
     """Every point of the grid on ``model``, ``n`` flows per point and seed (one trace per
     seed, workload and load, shared by the CCs and the alphas); with the paper's link delays
     and FCTs (``paper_fabric``, ``paper_fct``) and its load and Delta t with headers, or, with
@@ -234,8 +240,17 @@ def run_model(model: str, n: int, loads: list[float], alphas: list[float], seeds
     4 spines (``PACKET_OPTS_SPRAY``; the packet model with the delays only). ``chunks``: each
     flow's data span ends at its last chunk as in the authors' code (``CHUNKS``). ``mintcp``: the
     packet model's senders time out as the authors' (``PACKET_OPTS_MINTCP``). ``jobs``: the
-    (seed, workload, load) traces run in that many processes; the results do not depend on it."""
-    tasks = [(model, n, loads, alphas, seed, wl, load, delays, incomplete_sharing, spray, chunks, mintcp)
+    (seed, workload, load) traces run in that many processes; the results do not depend on it.
+    ``packet_extra``: packet options over the setting's, for every CC (``--packet-option``)."""
+    extra = dict(packet_extra or {})
+    if extra and model == "packet" and C.packet_available():
+        # checked once before the grid (a bad option would otherwise turn every run into an n/a row)
+        from flowsched.sim import native_packet_options
+
+        for cc in CCS:
+            native_packet_options(paper_fabric(delays, spines=spray), "dctcp", False,
+                                  **{**packet_options(cc, delays, spray, mintcp), **extra})
+    tasks = [(model, n, loads, alphas, seed, wl, load, delays, incomplete_sharing, spray, chunks, mintcp, extra)
              for seed in seeds for wl in WLS for load in sorted({p[0] for p in points(loads, alphas)})]
     if jobs > 1 and len(tasks) > 1:
         from concurrent.futures import ProcessPoolExecutor
@@ -262,13 +277,15 @@ def run_model(model: str, n: int, loads: list[float], alphas: list[float], seeds
 def _run_trace(task: tuple) -> list[tuple]:
     """One seed's trace of one workload at one load through every alpha and CC of the grid
     (``run_model``'s unit of work): [(key, AFCT by bucket or C.Unavailable, per-flow FCTs or None)]."""
-    model, n, loads, alphas, seed, wl, load, delays, incomplete_sharing, spray, chunks, mintcp = task
+    model, n, loads, alphas, seed, wl, load, delays, incomplete_sharing, spray, chunks, mintcp, extra = task
     dist = WLS[wl]
     topo = paper_fabric(delays, spines=spray and model == "packet")
     packet_opts = {cc: packet_options(cc, delays, spray, mintcp) for cc in CCS}
     if model == "packet" and C.packet_available() and not delays:
         for opts in packet_opts.values():
             opts["min_rto_s"] = RTO_RTTS * _rtt0_s(topo)
+    for opts in packet_opts.values():
+        opts.update(extra)
     # the paper's load counts headers (1500 wire bytes per 1460 of payload: its code's
     # arrival rate, congestion_runner/config.py); so does its Delta t, "the minimum
     # possible time that it takes to send all packets of a flow ... out of the sender's
@@ -544,7 +561,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--jobs", type=int, default=1,
                    help="run the grid's traces (one per seed, workload and load) in this many processes; the "
                         "results are the same (default 1)")
+    p.add_argument("--packet-option", action="append", default=[], metavar="KEY=VALUE",
+                   help="packet model: an option over the setting's for every CC (JSON values, repeatable), e.g. "
+                        "sack=true for the SACK of the authors' senders")
     args = p.parse_args(argv)
+    packet_extra = parse_overrides(args.packet_option, "--packet-option")
+    if packet_extra and args.model == "fluid":
+        p.error("--packet-option sets options of the packet model: add --model packet or both")
     if args.jobs < 1:
         p.error(f"--jobs must be >= 1, got {args.jobs}")
     for flag in ("spray", "mintcp"):
@@ -558,6 +581,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.packet_flows is not None and args.model == "fluid":
         p.error("--packet-flows sets the packet model's flows: add --model packet or --model both")
     C.header(PAPER, args)
+    if packet_extra:
+        print(f"# packet options over the setting's, every CC: {packet_extra}")
     n, loads, alphas = grid(C.mode(args))
     seeds = list(range(args.seed, args.seed + args.seeds))
     results: dict = {}
@@ -571,7 +596,8 @@ def main(argv: list[str] | None = None) -> int:
         else:
             results[m] = run_model(m, nm, loads, alphas, seeds, delays=not args.zero_delay,
                                    incomplete_sharing="fifo" if args.incomplete_fifo else "fair", spray=args.spray,
-                                   chunks=args.chunks, mintcp=args.mintcp, jobs=args.jobs)
+                                   chunks=args.chunks, mintcp=args.mintcp, jobs=args.jobs,
+                                   packet_extra=packet_extra if m == "packet" else None)
         print(f"{m}: {len(points(loads, alphas)) * len(WLS) * len(CCS) * len(seeds)} runs of {nm:,} flows in {t}")
     numbers = {}
     for m, r in results.items():
