@@ -247,9 +247,9 @@ def run_model(model: str, n: int, loads: list[float], alphas: list[float], seeds
         # checked once before the grid (a bad option would otherwise turn every run into an n/a row)
         from flowsched.sim import native_packet_options
 
+        topo = paper_fabric(delays, spines=spray)
         for cc in CCS:
-            native_packet_options(paper_fabric(delays, spines=spray), "dctcp", False,
-                                  **{**packet_options(cc, delays, spray, mintcp), **extra})
+            native_packet_options(topo, "dctcp", False, **{**packet_options(cc, delays, spray, mintcp), **extra})
     tasks = [(model, n, loads, alphas, seed, wl, load, delays, incomplete_sharing, spray, chunks, mintcp, extra)
              for seed in seeds for wl in WLS for load in sorted({p[0] for p in points(loads, alphas)})]
     if jobs > 1 and len(tasks) > 1:

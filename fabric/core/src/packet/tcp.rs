@@ -572,25 +572,32 @@ impl Sender {
         if self.in_recovery {
             self.cwnd += 1.0; // RFC 6582 step 2 / RFC 5681: inflate
         } else if self.dupacks == p.dupack_threshold && ack >= self.recover {
-            // fast retransmit (RFC 6582 3.2 step 1); RFC 5681 3.2 step 2: the segments of
-            // limited transmit are not in FlightSize (a threshold of 0 never gets here)
-            let flight = (self.snd_nxt - self.snd_una - self.lt_sent) as f64;
-            self.lt_allowed = 0;
-            self.lt_sent = 0;
-            self.ssthresh = (flight / 2.0).max(2.0);
+            // fast retransmit (RFC 6582 3.2 step 1; a threshold of 0 never gets here)
+            self.enter_fast_recovery(&mut act);
             // step 3: inflated by the segments the duplicate ACKs say have left (3 by default)
             self.cwnd = self.ssthresh + p.dupack_threshold as f64;
-            self.recover = self.high;
-            self.in_recovery = true;
             self.partial_seen = false;
-            act.retransmit = Some(self.snd_una);
-            act.fast_retransmit = true;
         } else if self.dupacks <= 2 {
             if p.limited_transmit {
                 self.lt_allowed = self.dupacks; // RFC 3042: one new segment per duplicate ACK
             }
         }
         act
+    }
+
+    /// Fast retransmit, with or without SACK: ssthresh = max(FlightSize / 2, 2) with the
+    /// segments of limited transmit left out of FlightSize (RFC 5681 3.2 step 2), recovery
+    /// until `recover` = the highest packet sent (RFC 6582's recover, RFC 6675's
+    /// RecoveryPoint), and the first unacknowledged packet sent again. The caller sets cwnd.
+    fn enter_fast_recovery(&mut self, act: &mut Action) {
+        let flight = (self.snd_nxt - self.snd_una - self.lt_sent) as f64;
+        self.lt_allowed = 0;
+        self.lt_sent = 0;
+        self.ssthresh = (flight / 2.0).max(2.0);
+        self.recover = self.high;
+        self.in_recovery = true;
+        act.retransmit = Some(self.snd_una);
+        act.fast_retransmit = true;
     }
 
     /// An ACK that acknowledges no new data, with SACK: a duplicate ACK if it SACKs new
@@ -607,13 +614,8 @@ impl Sender {
         }
         let t = p.dupack_threshold;
         if t > 0 && ack >= self.recover && (self.dupacks >= t || self.sacked_in(self.snd_una + 1, self.high) >= t) {
-            let flight = (self.snd_nxt - self.snd_una - self.lt_sent) as f64;
-            self.lt_allowed = 0;
-            self.lt_sent = 0;
-            self.ssthresh = (flight / 2.0).max(2.0); // (4.2): ssthresh = cwnd = FlightSize / 2
-            self.cwnd = self.ssthresh;
-            self.recover = self.high; // (4.1) RecoveryPoint = HighData
-            self.in_recovery = true;
+            self.enter_fast_recovery(&mut act); // (4.1), (4.2), the retransmission of (4.3)
+            self.cwnd = self.ssthresh; // (4.2): ssthresh = cwnd = FlightSize / 2
             self.high_rxt = self.snd_una + 1; // (4.3)
             self.set_pipe(); // (4.4)
             if self.prr {
@@ -622,8 +624,6 @@ impl Sender {
                 (self.prr_delivered, self.prr_out) = (new_sack, 1);
                 self.prr_window(new_sack);
             }
-            act.retransmit = Some(self.snd_una);
-            act.fast_retransmit = true;
         } else if self.dupacks <= 2 && p.limited_transmit {
             self.lt_allowed = self.dupacks;
         }
