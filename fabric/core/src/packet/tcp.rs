@@ -354,6 +354,18 @@ impl Sender {
         flight as f64
     }
 
+    /// With SACK, the packets the sender reckons are in the network: in fast recovery RFC
+    /// 6675's pipe (SetPipe: not SACKed and not lost, plus the retransmissions); outside it
+    /// the packets sent (since the last timeout, while its recovery lasts) that are neither
+    /// cumulatively acknowledged nor SACKed.
+    fn sack_in_network(&mut self) -> f64 {
+        if self.in_recovery {
+            self.set_pipe();
+            return self.pipe as f64;
+        }
+        (self.snd_nxt - self.snd_una - self.sacked_in(self.snd_una, self.snd_nxt)) as f64
+    }
+
     fn sack_can_send(&self) -> bool {
         let window = self.cwnd.floor().max(1.0);
         if self.in_recovery {
@@ -724,9 +736,14 @@ impl Sender {
     ///
     /// RFC 5681 section 3.1: ssthresh = max(FlightSize / 2, 2) when the first unacknowledged
     /// packet has not yet been retransmitted by the timer; when it has (a second timeout with
-    /// no new data acknowledged in between), ssthresh is held constant.
+    /// no new data acknowledged in between), ssthresh is held constant. With SACK, FlightSize
+    /// is what the scoreboard says is still in the network (`sack_in_network`), as ns-3
+    /// (its BytesInFlight); the packets sent and not yet cumulatively acknowledged, which
+    /// include the SACKed and the lost ones, set ssthresh after a timeout in fast recovery
+    /// to several times the window the recovery had cut to, and the next slow start
+    /// overshot into the same full queue.
     pub fn on_timeout(&mut self, now: u64, p: &CcParams) {
-        let flight = (self.snd_nxt - self.snd_una) as f64;
+        let flight = if self.sack { self.sack_in_network() } else { (self.snd_nxt - self.snd_una) as f64 };
         match p.transport {
             Transport::PFabric => self.ssthresh = (self.cwnd / 2.0).max(2.0),
             _ if self.consecutive_timeouts == 0 => self.ssthresh = (flight / 2.0).max(2.0),
@@ -1185,7 +1202,9 @@ mod tests {
                 assert_eq!(s.on_ack(&sack_ack(0, k), k as u64, &p, &log), Action::default());
             }
             s.on_timeout(100, &p);
-            assert_eq!(s.cwnd, 1.0);
+            // TCP: ssthresh from the 3 packets not SACKed (pFabric: cwnd / 2)
+            let ssthresh = if t == Transport::Tcp { 2.0 } else { 5.0 };
+            assert_eq!((s.cwnd, s.ssthresh), (1.0, ssthresh), "{t:?}");
             // window 1: packet 0 only
             assert_eq!(std::iter::from_fn(|| s.can_send().then(|| s.take_next())).collect::<Vec<_>>(), vec![0]);
             // its ACK (cumulative 3): the window grows to 2 and the holes 3 and 7 go, not
@@ -1211,6 +1230,42 @@ mod tests {
         s.take_next();
         s.on_ack(&ack(3, 0), 200, &p, &[]);
         assert_eq!(std::iter::from_fn(|| s.can_send().then(|| s.take_next())).collect::<Vec<_>>(), vec![3, 4]);
+    }
+
+    #[test]
+    fn sack_timeout_in_recovery_sets_ssthresh_from_what_is_in_the_network() {
+        // 0..20 sent with cwnd 20; the even packets lost, the odd ones SACKed
+        let p = CcParams { sack: true, ..params(Transport::Tcp) };
+        let mut s = Sender::new(100, &p, 10_000);
+        s.cwnd = 20.0;
+        let sent: Vec<u32> = std::iter::from_fn(|| s.can_send().then(|| s.take_next())).collect();
+        assert_eq!(sent.len(), 20);
+        s.high = 20;
+        let log: Vec<u32> = (1..20).step_by(2).collect();
+        for k in 1..=10u32 {
+            s.on_ack(&sack_ack(0, k), k as u64, &p, &log);
+        }
+        assert!(s.in_recovery);
+        assert_eq!((s.ssthresh, s.cwnd), (10.0, 10.0));
+        // pipe: 16 and 18 (fewer than 3 SACKed above: not lost) and 0's copy; 7 more holes
+        // go again (NextSeg rule 1), all of them lost too
+        assert_eq!(s.pipe, 3);
+        let again: Vec<u32> = std::iter::from_fn(|| s.can_send().then(|| s.take_next())).collect();
+        assert_eq!(again, vec![2, 4, 6, 8, 10, 12, 14]);
+        // the timer fires: 10 packets in the network (16, 18 and 8 copies), not the 20
+        // sent and not cumulatively acknowledged
+        s.on_timeout(100, &p);
+        assert_eq!((s.ssthresh, s.cwnd), (5.0, 1.0));
+        // without SACK the same timeout takes FlightSize as RFC 5681 counts it
+        let p = params(Transport::Tcp);
+        let mut s = Sender::new(100, &p, 10_000);
+        s.cwnd = 20.0;
+        while s.can_send() {
+            s.take_next();
+        }
+        s.high = 20;
+        s.on_timeout(100, &p);
+        assert_eq!(s.ssthresh, 10.0);
     }
 
     #[test]
