@@ -93,6 +93,14 @@ SETTINGS: dict[str, dict[str, Any]] = {
 
 REF_COLUMNS = ["id", "size_bytes", "fct_s", "finished"]
 
+#: ns-3's FCT with its handshake (its flow's arrival to its last byte), an optional fifth column of the
+#: ns-3 references (``fct_s`` counts from the connection, as the packet model without a handshake starts).
+HANDSHAKE_COLUMN = "fct_handshake_s"
+
+#: The packet options that play ns-3's handshake (``compare_packet.py run --handshake``): a SYN and SYN-ACK before
+#: the data, the SYN sent again after trace_fct's ConnTimeout, max(min RTO, 1 ms) = 1 ms for every ns-3 reference.
+HANDSHAKE_OPTIONS: dict[str, Any] = {"handshake": True, "syn_timeout_s": 1e-3}
+
 
 # --------------------------------------------------------------------------- reading
 
@@ -113,8 +121,11 @@ def _from_ns3(text: str) -> pd.DataFrame:
     raw = pd.read_csv(io.StringIO("\n".join(lines)))
     fct = raw["fct_s"].astype(float)
     done = fct >= 0
-    return pd.DataFrame({"id": raw["id"].astype(np.int64), "size_bytes": raw["size_bytes"].astype(np.int64),
-                         "fct_s": fct.where(done), "finished": done})
+    out = pd.DataFrame({"id": raw["id"].astype(np.int64), "size_bytes": raw["size_bytes"].astype(np.int64),
+                        "fct_s": fct.where(done), "finished": done})
+    if "fct_with_handshake_s" in raw:
+        out[HANDSHAKE_COLUMN] = raw["fct_with_handshake_s"].astype(float).where(done)
+    return out
 
 
 def _from_yaps(text: str, trace: pd.DataFrame | None) -> pd.DataFrame:
@@ -140,7 +151,8 @@ def load_reference(path: str | Path, trace: str | Path | pd.DataFrame | None = N
     """Read a reference: the ``id, size_bytes, fct_s, finished`` format, or a peer's raw output.
 
     ``trace`` (a path or frame) is needed for YAPS's raw output to know the flows it did not
-    finish; without it those flows are simply absent.
+    finish; without it those flows are simply absent. An ns-3 reference keeps ns-3's FCT with its
+    handshake as a fifth column, ``fct_handshake_s``, where it has it (see :func:`with_handshake`).
     """
     with _open_text(path) as f:
         text = f.read()
@@ -151,24 +163,45 @@ def load_reference(path: str | Path, trace: str | Path | pd.DataFrame | None = N
         ref = pd.read_csv(io.StringIO(text))
         ref["finished"] = ref["finished"].astype(str).str.lower().isin(["1", "true"])
         ref.loc[~ref["finished"], "fct_s"] = np.nan
+        if HANDSHAKE_COLUMN in ref:
+            ref.loc[~ref["finished"], HANDSHAKE_COLUMN] = np.nan
     else:
         tr = read_trace(trace) if isinstance(trace, (str, Path)) else trace
         ref = _from_yaps(text, tr)
-    ref = ref[REF_COLUMNS].copy()
+    ref = ref[REF_COLUMNS + ([HANDSHAKE_COLUMN] if HANDSHAKE_COLUMN in ref else [])].copy()
     ref["id"] = ref["id"].astype(np.int64)
     ref["finished"] = ref["finished"].astype(bool) & ref["fct_s"].notna()
     return ref
 
 
 def write_reference(ref: pd.DataFrame, path: str | Path) -> None:
-    """Write ``ref`` in the reference format (xz-compressed if ``path`` ends in .xz)."""
-    lines = ["id,size_bytes,fct_s,finished"]
-    for i, s, t, done in zip(ref["id"], ref["size_bytes"], ref["fct_s"], ref["finished"], strict=True):
-        lines.append(f"{int(i)},{int(s)},{t:.9e},1" if done else f"{int(i)},{int(s)},,0")
+    """Write ``ref`` in the reference format (xz-compressed if ``path`` ends in .xz), with its
+    ``fct_handshake_s`` column if it has one."""
+    hs = HANDSHAKE_COLUMN in ref
+    lines = ["id,size_bytes,fct_s,finished" + (f",{HANDSHAKE_COLUMN}" if hs else "")]
+    fh = ref[HANDSHAKE_COLUMN] if hs else np.full(len(ref), np.nan)
+    for i, s, t, done, h in zip(ref["id"], ref["size_bytes"], ref["fct_s"], ref["finished"], fh, strict=True):
+        row = f"{int(i)},{int(s)},{t:.9e},1" if done else f"{int(i)},{int(s)},,0"
+        lines.append(row + ((f",{h:.9e}" if done else ",") if hs else ""))
     data = ("\n".join(lines) + "\n").encode()
     if str(path).endswith(".xz"):
         data = lzma.compress(data, preset=9 | lzma.PRESET_EXTREME)
     Path(path).write_bytes(data)
+
+
+def with_handshake(ref: pd.DataFrame) -> pd.DataFrame:
+    """``ref`` with ns-3's FCT counted from the flow's arrival, its handshake included, as ``fct_s``: the one to
+    compare with the packet model run with :data:`HANDSHAKE_OPTIONS` (whose FCT counts from the arrival too).
+
+    Raises ``ValueError`` for a reference without that column (YAPS's, and the ns-3 references stored before it).
+    """
+    if HANDSHAKE_COLUMN not in ref:
+        raise ValueError(f"this reference has no {HANDSHAKE_COLUMN} column (ns-3's FCT with its handshake): only "
+                         "ns-3 references converted from trace_fct's output with it have one")
+    out = ref[REF_COLUMNS].copy()
+    out["fct_s"] = ref[HANDSHAKE_COLUMN].to_numpy(np.float64)
+    out["finished"] = out["finished"] & out["fct_s"].notna()
+    return out
 
 
 def as_flows(ours: Any) -> pd.DataFrame:
@@ -507,16 +540,25 @@ def _cmd_run(a: argparse.Namespace) -> int:
         setting = SETTINGS[key]
         if a.setting:
             setting = SETTINGS[a.setting]
+        ref = load_reference(path)
+        overrides = parse_overrides(a.opt)
+        if a.handshake:
+            if a.model != "packet":
+                raise SystemExit("run --handshake: the packet model only (the fluid model has no handshake)")
+            try:
+                ref = with_handshake(ref)
+            except ValueError as e:
+                raise SystemExit(f"run --handshake: {path.name}: {e}") from None
+            overrides = {**HANDSHAKE_OPTIONS, **overrides}
         trace = read_trace(a.trace) if a.trace else trace_for(trace_name)
         t0 = time.perf_counter()
-        res = run_flowsched(trace, setting, model=a.model, hosts=hosts_of(trace_name, trace),
-                            overrides=parse_overrides(a.opt))
+        res = run_flowsched(trace, setting, model=a.model, hosts=hosts_of(trace_name, trace), overrides=overrides)
         wall = time.perf_counter() - t0
         transport = setting["transport"]
         crit = _criteria_arg(a.criteria, transport)
-        cmp = compare(res, load_reference(path), criteria=crit, require_all_finished=not a.allow_unfinished)
+        cmp = compare(res, ref, criteria=crit, require_all_finished=not a.allow_unfinished)
         what = (f"fluid {setting['scheduler']}" if a.model == "fluid"
-                else f"packet {setting['scheduler']}/{transport}")
+                else f"packet {setting['scheduler']}/{transport}" + (" with handshakes" if a.handshake else ""))
         print(f"== {path.name}: flowsched {what} on {trace_name} ({len(trace)} flows, {wall:.1f} s)")
         print(json.dumps(cmp.to_dict()) if a.json else cmp.format())
         if a.out_dir:
@@ -590,6 +632,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                    help="override a packet option (JSON value), e.g. --opt buffer_bytes=200000")
     r.add_argument("--trace", help="a saved copy of the trace instead of regenerating it")
     r.add_argument("--criteria", nargs="?", const="auto", default=None, help=crit_help)
+    r.add_argument("--handshake", action="store_true",
+                   help="both sides with their handshake: the packet model with HANDSHAKE_OPTIONS against ns-3's FCT "
+                   "from the flow's arrival (the reference's fct_handshake_s column)")
     r.add_argument("--allow-unfinished", action="store_true")
     r.add_argument("--out-dir", help="also write flowsched's per-flow results here")
     r.add_argument("--json", action="store_true")

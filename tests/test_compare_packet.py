@@ -146,6 +146,11 @@ def test_reads_ns3_raw_output(tmp_path):
     ref = cp.load_reference(p)
     assert ref["finished"].tolist() == [True, False]
     assert ref["fct_s"].iloc[0] == pytest.approx(1e-5) and math.isnan(ref["fct_s"].iloc[1])
+    # ns-3's FCT from the arrival, its handshake included, comes along (run --handshake compares with it)
+    assert ref[cp.HANDSHAKE_COLUMN].iloc[0] == pytest.approx(1.1e-5) and math.isnan(ref[cp.HANDSHAKE_COLUMN].iloc[1])
+    hs = cp.with_handshake(ref)
+    assert list(hs.columns) == cp.REF_COLUMNS
+    assert hs["fct_s"].iloc[0] == pytest.approx(1.1e-5) and hs["finished"].tolist() == [True, False]
 
 
 def test_reads_yaps_raw_output_with_the_trace(tmp_path):
@@ -168,6 +173,20 @@ def test_reference_format_round_trip(tmp_path):
     back = cp.load_reference(p)
     pd.testing.assert_series_equal(back["finished"], ref["finished"], check_names=False)
     np.testing.assert_allclose(back["fct_s"], ref["fct_s"], rtol=1e-9)
+
+
+def test_reference_format_keeps_the_handshake_column(tmp_path):
+    ref = ref_frame([1_000, 2_000_000], [1.25e-5, None]).assign(**{cp.HANDSHAKE_COLUMN: [2.5e-5, np.nan]})
+    p = tmp_path / "r.csv.xz"
+    cp.write_reference(ref, p)
+    header = lzma.decompress(p.read_bytes()).decode().splitlines()[0]
+    assert header == f"id,size_bytes,fct_s,finished,{cp.HANDSHAKE_COLUMN}"
+    back = cp.load_reference(p)
+    np.testing.assert_allclose(back[cp.HANDSHAKE_COLUMN], [2.5e-5, np.nan], rtol=1e-9)
+    assert cp.with_handshake(back)["fct_s"].iloc[0] == pytest.approx(2.5e-5)
+    # a reference without it (YAPS's, ns-3's stored before the column) is refused, saying what is missing
+    with pytest.raises(ValueError, match=cp.HANDSHAKE_COLUMN):
+        cp.with_handshake(ref_frame([1_000], [1e-5]))
 
 
 def test_accepts_results_frames_and_csv(tmp_path):
@@ -266,6 +285,25 @@ def test_packet_model_within_10_percent_of_the_references(key):
     res = cp.run_flowsched(trace, cp.SETTINGS[key], model="packet", hosts=16)
     c = cp.compare(res, cp.load_reference(DATA / f"{key}_{FIXTURE_TRACE}.csv.xz"), criteria=(0.10, math.inf))
     assert c.passed, c.format()
+
+
+@pytest.mark.skipif(not cp.has_packet_model(), reason="flowsched has no packet model yet (issue 19)")
+@pytest.mark.parametrize("key", ["ns3_tcpsack", "ns3_dctcpsack"])
+def test_packet_model_with_handshakes_meets_the_criteria_against_ns3(key):
+    # both sides with their handshake and the FCT from the flow's arrival: the comparison of the same experiment
+    # (ns-3's fct_s starts at its connection, one round trip after the flow's arrival)
+    trace = fixture_trace()
+    res = cp.run_flowsched(trace, cp.SETTINGS[key], model="packet", hosts=16, overrides=cp.HANDSHAKE_OPTIONS)
+    assert res.packet["syn_packets"] >= len(trace)
+    ref = cp.with_handshake(cp.load_reference(DATA / f"{key}_{FIXTURE_TRACE}.csv.xz"))
+    c = cp.compare(res, ref, criteria=FIXTURES[key])
+    assert c.passed, c.format()
+
+
+def test_cli_run_with_handshakes_needs_the_column(capsys):
+    with pytest.raises(SystemExit, match="fct_handshake_s"):
+        cp.main(["run", str(DATA / f"ns3_tcp_{FIXTURE_TRACE}.csv.xz"), "--handshake",
+                 "--trace", str(DATA / f"{FIXTURE_TRACE}.csv.xz")])
 
 
 def test_make_traces_regenerates_the_fixture_trace():
