@@ -34,7 +34,9 @@
 //!   before) its flight leaves them out. The scoreboard is kept across the timeout, as
 //!   Linux and ns-3 do (and the aSCC authors' ns-2 senders, `clear_on_timeout_ false`):
 //!   RFC 2018 section 8 has the sender clear it in case the receiver reneged, which these
-//!   receivers never do.
+//!   receivers never do. The timeout's ssthresh (`tcp`, `dctcp`) is half of what the
+//!   scoreboard says is in the network (pipe in fast recovery), as ns-3's, not half of
+//!   everything unacknowledged (`Sender::on_timeout`).
 use super::port::{Packet, ECE, RETX};
 use super::Transport;
 
@@ -743,10 +745,12 @@ impl Sender {
     /// to several times the window the recovery had cut to, and the next slow start
     /// overshot into the same full queue.
     pub fn on_timeout(&mut self, now: u64, p: &CcParams) {
-        let flight = if self.sack { self.sack_in_network() } else { (self.snd_nxt - self.snd_una) as f64 };
         match p.transport {
             Transport::PFabric => self.ssthresh = (self.cwnd / 2.0).max(2.0),
-            _ if self.consecutive_timeouts == 0 => self.ssthresh = (flight / 2.0).max(2.0),
+            _ if self.consecutive_timeouts == 0 => {
+                let flight = if self.sack { self.sack_in_network() } else { (self.snd_nxt - self.snd_una) as f64 };
+                self.ssthresh = (flight / 2.0).max(2.0);
+            }
             _ => {} // the same packet timed out again: ssthresh is held
         }
         self.cwnd = 1.0;
