@@ -125,6 +125,9 @@ def _parser() -> argparse.ArgumentParser:
     pk.add_argument("--buffer-bytes", type=int, default=None,
                     help="buffer of every output port (360000 for tcp/dctcp/rcp, 36864 for pfabric)")
     pk.add_argument("--ecn-threshold-bytes", type=int, default=None, help="DCTCP's marking threshold K (97500)")
+    pk.add_argument("--ecn-threshold-packets", type=int, default=None,
+                    help="K in packets waiting, ACKs included, as ns-2's and ns-3's RED in packet mode "
+                    "(dctcp with ps or gtcp; replaces --ecn-threshold-bytes)")
     pk.add_argument("--ecn-marking", choices=ECN_MARKINGS, default=None,
                     help="dctcp's queues mark on arrival by the bytes waiting (enqueue; default) or on departure by "
                          "the bytes sent while the packet waited (sojourn; the aSCC paper's), or, in the priority "

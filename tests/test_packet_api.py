@@ -148,6 +148,22 @@ def test_dctcp_marks_and_pfabric_evicts():
     assert w.ports["ecn_marks"].sum() == w.packet["ecn_marks"] != e.packet["ecn_marks"]
 
 
+def test_ecn_threshold_in_packets_counts_the_acks_waiting():
+    """K in packets (ns-2's and ns-3's RED in packet mode): the ACKs waiting in a port count as packets, so
+    where flows both ways share ports a queue reaches 65 packets sooner than 65 x 1,500 B and marks more data
+    packets; with no ACK sharing a data queue the two are the same (a one-way incast of whole 1,500 B packets)."""
+    tr = flowsched.workloads.poisson_all_to_all("websearch", 0.8, 16, 10.0, 600, seed=2)
+    topo = flowsched.BigSwitch(16, 10)
+    by_bytes = simulate(tr, topo, "ps", model="packet", transport="dctcp")
+    by_packets = simulate(tr, topo, "ps", model="packet", transport="dctcp", ecn_threshold_packets=65)
+    assert by_packets.packet["ecn_marks"] > by_bytes.packet["ecn_marks"] > 0
+    incast = pd.DataFrame({"arrival_s": 0.0, "src": range(1, 9), "dst": 0, "size_bytes": 1370 * 1460})
+    kw = dict(model="packet", transport="dctcp", ecn_threshold_bytes=20 * 1500)
+    a = simulate(incast, flowsched.BigSwitch(9, 10), "ps", **kw)
+    b = simulate(incast, flowsched.BigSwitch(9, 10), "ps", ecn_threshold_packets=20, **kw)
+    assert a.flows.equals(b.flows) and a.packet["ecn_marks"] == b.packet["ecn_marks"] > 0
+
+
 def test_sojourn_marking_is_enqueue_marking_in_fifos_and_not_in_priority_queues():
     """ecn_marking="sojourn" (the aSCC paper's DCTCP marking: on departure, by the bytes the
     port sent while the packet waited): in a first-in-first-out queue those are the bytes
@@ -287,6 +303,11 @@ def test_terminate_missed_in_the_packet_model():
     ({"scheduler": "pias", "ecn_marking": "worst"}, "not the queues of 'pias'"),
     ({"scheduler": "ps", "transport": "tcp", "dctcp_alpha_init": 0.0},
      "dctcp_alpha_init is read by the dctcp senders .*, not by tcp"),
+    ({"scheduler": "ps", "ecn_threshold_packets": 0}, "ecn_threshold_packets must be an integer >= 1"),
+    ({"scheduler": "ps", "transport": "tcp", "ecn_threshold_packets": 65},
+     r"ecn_threshold_packets counts the packets of one FIFO queue .* \(this run: tcp with ps"),
+    ({"scheduler": "srpt", "transport": "dctcp", "ecn_threshold_packets": 65}, "dctcp with ps or gtcp"),
+    ({"scheduler": "ps", "ecn_threshold_packets": 65, "ecn_marking": "sojourn"}, 'ecn_marking "sojourn"'),
 ])
 def test_refusals(kwargs, match):
     with pytest.raises(ValueError, match=match):

@@ -48,6 +48,7 @@ packet_options!(
     header_bytes,
     buffer_bytes,
     ecn_threshold_bytes,
+    ecn_threshold_packets,
     queue_reserve_bytes,
     pias_port_ecn,
     init_cwnd_packets,

@@ -170,6 +170,10 @@ pub struct PacketConfig {
     /// DCTCP's marking threshold K in bytes (97,500 = 65 packets of 1,500 B, the DCTCP
     /// paper's K at 10 Gbps).
     pub ecn_threshold_bytes: u64,
+    /// DCTCP's K counted in packets instead (`dctcp` over one FIFO per port, `ps`/`gtcp`):
+    /// every packet waiting counts one, an ACK as a data packet, as the RED queues of ns-2
+    /// and ns-3 in packet mode count (the DCTCP paper's K = 65 packets). None: bytes.
+    pub ecn_threshold_packets: Option<u32>,
     /// `pias`: bytes of each port's buffer reserved for each of its K queues; the rest is
     /// shared first come first served (pFabric section 6.1 reserves 15 KB, 10 packets, per
     /// queue of a 225 KB buffer). 0 (the default): the whole buffer is shared.
@@ -312,6 +316,7 @@ impl PacketConfig {
             header_bytes: 40,
             buffer_bytes: None,
             ecn_threshold_bytes: 97_500,
+            ecn_threshold_packets: None,
             queue_reserve_bytes: 0,
             pias_port_ecn: false,
             init_cwnd_packets: None,
@@ -781,6 +786,9 @@ impl PacketSimulator {
         if cfg.ecn_threshold_bytes == 0 {
             return bad("ecn_threshold_bytes must be > 0".into());
         }
+        if cfg.ecn_threshold_packets == Some(0) {
+            return bad("ecn_threshold_packets must be > 0".into());
+        }
         let init = cfg.init_cwnd_packets.unwrap_or(match transport {
             Transport::PFabric => 12.0,
             Transport::Sdc => 2.0, // "a send window of two packets" (Munir 4.2, of the TCPs of the time)
@@ -974,6 +982,15 @@ impl PacketSimulator {
             (Transport::Dctcp, _) => Discipline::PriorityEcn,
             (Transport::Tcp | Transport::Rcp | Transport::Sdc | Transport::Racs, _) => Discipline::DropTail,
         };
+        if cfg.ecn_threshold_packets.is_some() && (disc != Discipline::EcnFifo || cfg.ecn_marking != EcnMarking::Enqueue) {
+            return bad(format!(
+                "ecn_threshold_packets counts the packets of one FIFO queue at a packet's arrival: dctcp with ps or gtcp \
+                 and ecn_marking \"enqueue\" only (this run: {} with {}, ecn_marking \"{}\"); use ecn_threshold_bytes",
+                transport.name(),
+                s.name(),
+                cfg.ecn_marking.name()
+            ));
+        }
         let ascc = transport == Transport::Dctcp && *s == Scheduler::Ga(GaInner::Srpt);
         let ports: Vec<Port> =
             // A port's propagation: the run's delay per hop plus its link's own (a graph's
@@ -983,6 +1000,7 @@ impl PacketSimulator {
                 .enumerate()
                 .map(|(l, &c)| {
                     let mut p = Port::new(disc, buffer, cfg.ecn_threshold_bytes, PS_PER_S / c, dp + to_ps(topo.link_delay_s(l)));
+                    p.ecn_threshold_packets = cfg.ecn_threshold_packets.unwrap_or(0);
                     p.reserve_bytes = reserve;
                     p.marking = cfg.ecn_marking;
                     p.port_ecn = cfg.pias_port_ecn;

@@ -222,6 +222,9 @@ pub struct Port {
     disc: Discipline,
     pub buffer_bytes: u64,
     pub ecn_threshold_bytes: u64,
+    /// `EcnFifo`: K in packets waiting (every packet one, ACKs included) instead of bytes; 0:
+    /// bytes (`PacketConfig::ecn_threshold_packets`).
+    pub ecn_threshold_packets: u32,
     /// `MultiQueue`: bytes of the buffer each queue keeps for itself; the rest,
     /// `buffer_bytes - queues * reserve_bytes`, is shared first come first served (a
     /// queue's bytes above its reserve come from it). 0: the whole buffer is shared.
@@ -281,6 +284,7 @@ impl Port {
             disc,
             buffer_bytes,
             ecn_threshold_bytes,
+            ecn_threshold_packets: 0,
             reserve_bytes: 0,
             queued_bytes: 0,
             busy_until: 0,
@@ -344,7 +348,12 @@ impl Port {
                     self.drops += 1;
                     return Enqueued::Dropped { evicted: 0 };
                 }
-                let marked = at_arrival && self.disc == Discipline::EcnFifo && p.is_data() && self.queued_bytes >= self.ecn_threshold_bytes;
+                let over = if self.ecn_threshold_packets > 0 {
+                    q.len() >= self.ecn_threshold_packets as usize
+                } else {
+                    self.queued_bytes >= self.ecn_threshold_bytes
+                };
+                let marked = at_arrival && self.disc == Discipline::EcnFifo && p.is_data() && over;
                 if marked {
                     p.flags |= CE;
                     self.marks += 1;
@@ -591,6 +600,22 @@ mod tests {
         // 3000 B waiting = K: the next one is marked
         assert_eq!(p.enqueue(data(0, 2, 0), 0), Enqueued::Queued { marked: true, evicted: 0 });
         assert_eq!(p.marks, 1);
+    }
+
+    #[test]
+    fn ecn_threshold_in_packets_counts_acks_as_packets() {
+        // K = 2 data packets of bytes, or 2 packets: two ACKs waiting (80 B) reach the
+        // second and not the first
+        let ack = Packet { wire_bytes: 40, flags: ACK, ..data(1, 0, 0) };
+        for (packets, marked) in [(0u32, false), (2, true)] {
+            let mut p = Port::new(Discipline::EcnFifo, 100_000, 3000, 800.0, 0);
+            p.ecn_threshold_packets = packets;
+            p.enqueue(ack, 0);
+            p.enqueue(ack, 0);
+            assert_eq!(p.enqueue(data(0, 0, 0), 0), Enqueued::Queued { marked, evicted: 0 }, "K in packets: {packets}");
+            // ACKs themselves are never marked
+            assert_eq!(p.enqueue(ack, 0), Enqueued::Queued { marked: false, evicted: 0 });
+        }
     }
 
     #[test]
