@@ -64,14 +64,16 @@ CRITERIA: dict[str, tuple[float, float]] = {
 
 #: What each reference ran, as flowsched's packet-model arguments (issue 19's names). The
 #: peers' settings are in references/README.md; ``delay_us`` is per hop, as in the fluid model.
-#: ns-3's RED queue holds 360,000 B / 1,500 B = 240 packets and marks above K = 65 packets;
-#: YAPS's pFabric queue holds 36,864 B and retransmits after a fixed 45 us.
+#: ns-3's RED queue holds 360,000 B / 1,500 B = 240 packets and marks at K = 65 packets (DCTCP's step marking: RED
+#: with MinTh = MaxTh = K and Gentle off), counting packets, ACKs included, as ``ecn_threshold_packets`` does (the
+#: DCTCP references made before 2026-11-28 evening ran ns-3's default Gentle = true: a marking probability from 2%
+#: at K to 1 at 2K); YAPS's pFabric queue holds 36,864 B and retransmits after a fixed 45 us.
 SETTINGS: dict[str, dict[str, Any]] = {
     "ns3_tcp": {"scheduler": "ps", "transport": "tcp", "options": {
         "mss_bytes": 1460, "header_bytes": 40, "buffer_bytes": 360_000, "init_cwnd_packets": 10,
         "min_rto_s": 1e-3, "delay_us": 0.2}},
     "ns3_dctcp": {"scheduler": "ps", "transport": "dctcp", "options": {
-        "mss_bytes": 1460, "header_bytes": 40, "buffer_bytes": 360_000, "ecn_threshold_bytes": 65 * 1500,
+        "mss_bytes": 1460, "header_bytes": 40, "buffer_bytes": 360_000, "ecn_threshold_packets": 65,
         "init_cwnd_packets": 10, "min_rto_s": 1e-3, "delay_us": 0.2}},
     # ns-3 with SACK on (`trace_fct --sack=1`): its scoreboard and pipe (RFC 6675), its default recovery with
     # SACK (PRR, RFC 6937) and its limited transmit (on by default, in the runs above too): the same here
@@ -79,7 +81,7 @@ SETTINGS: dict[str, dict[str, Any]] = {
         "mss_bytes": 1460, "header_bytes": 40, "buffer_bytes": 360_000, "init_cwnd_packets": 10,
         "min_rto_s": 1e-3, "delay_us": 0.2, "sack": True, "prr": True, "limited_transmit": True}},
     "ns3_dctcpsack": {"scheduler": "ps", "transport": "dctcp", "options": {
-        "mss_bytes": 1460, "header_bytes": 40, "buffer_bytes": 360_000, "ecn_threshold_bytes": 65 * 1500,
+        "mss_bytes": 1460, "header_bytes": 40, "buffer_bytes": 360_000, "ecn_threshold_packets": 65,
         "init_cwnd_packets": 10, "min_rto_s": 1e-3, "delay_us": 0.2, "sack": True, "prr": True,
         "limited_transmit": True}},
     "yaps_pfabric": {"scheduler": "srpt", "transport": "pfabric", "options": {

@@ -288,7 +288,7 @@ def test_packet_model_within_10_percent_of_the_references(key):
 
 
 @pytest.mark.skipif(not cp.has_packet_model(), reason="flowsched has no packet model yet (issue 19)")
-@pytest.mark.parametrize("key", ["ns3_tcpsack", "ns3_dctcpsack"])
+@pytest.mark.parametrize("key", ["ns3_tcpsack", "ns3_dctcpsack", "ns3_dctcp"])
 def test_packet_model_with_handshakes_meets_the_criteria_against_ns3(key):
     # both sides with their handshake and the FCT from the flow's arrival: the comparison of the same experiment
     # (ns-3's fct_s starts at its connection, one round trip after the flow's arrival)

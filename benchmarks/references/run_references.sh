@@ -29,9 +29,12 @@ for job in "$@"; do
       ( cd "$d" && nice -n "$NICE" /usr/bin/time -v "$YAPS" 1 "$conf.conf" > "$W/$tag.out" 2> "$W/$tag.time" ) ;;
     ns3)
       NS3=$(bash "$PEERS/ns3/build.sh" "$BUILD/ns3ref" | tail -1)
-      # tcpsack, dctcpsack: SACK on, with ns-3's default recovery (PRR, RFC 6937)
-      case $conf in dctcp) args="--transport=ns3::TcpDctcp --queue=ecn";; tcp) args="--transport=ns3::TcpNewReno --queue=droptail";;
-                    dctcpsack) args="--transport=ns3::TcpDctcp --queue=ecn --sack=1";;
+      # tcpsack, dctcpsack: SACK on, with ns-3's default recovery (PRR, RFC 6937). dctcp*: RED with MinTh = MaxTh = K
+      # and Gentle off, i.e. DCTCP's step marking at K packets (ns-3's default Gentle = true marks with a probability
+      # from 2% at K to 1 at 2K instead; the references made before 2026-11-28 evening ran so)
+      red="--ns3::RedQueueDisc::Gentle=false"
+      case $conf in dctcp) args="--transport=ns3::TcpDctcp --queue=ecn $red";; tcp) args="--transport=ns3::TcpNewReno --queue=droptail";;
+                    dctcpsack) args="--transport=ns3::TcpDctcp --queue=ecn --sack=1 $red";;
                     tcpsack) args="--transport=ns3::TcpNewReno --queue=droptail --sack=1";;
                     *) echo "ns3: dctcp, tcp, dctcpsack or tcpsack" >&2; exit 2;; esac
       hosts=$(echo "$trace" | sed -n 's/.*_h\([0-9]*\)_.*/\1/p')
