@@ -296,6 +296,10 @@ fn config(c: &Case) -> PacketConfig {
         // its recovery as RFC 6937's PRR (bit 15; tcp and dctcp)
         cfg.prr = cfg.sack && t != "pfabric" && (o.seed >> 15) % 2 == 1;
     }
+    // K counted in packets, ACKs included (bit 16; dctcp's FIFO ports, marking on arrival)
+    if t == "dctcp" && (s == "ps" || gtcp) && cfg.ecn_marking == EcnMarking::Enqueue && (o.seed >> 16) % 2 == 1 {
+        cfg.ecn_threshold_packets = Some(1 + ((o.seed >> 17) % 80) as u32);
+    }
     // DCTCP's alpha from 0 at the start, as ns-2's (bit 12)
     if t == "dctcp" && (o.seed >> 12) % 2 == 1 {
         cfg.dctcp_alpha_init = 0.0;
