@@ -301,8 +301,9 @@ def test_packet_model_with_handshakes_meets_the_criteria_against_ns3(key):
 
 
 def test_cli_run_with_handshakes_needs_the_column(capsys):
+    # YAPS reports no handshake: its reference has no such column
     with pytest.raises(SystemExit, match="fct_handshake_s"):
-        cp.main(["run", str(DATA / f"ns3_tcp_{FIXTURE_TRACE}.csv.xz"), "--handshake",
+        cp.main(["run", str(DATA / f"yaps_pfabric_{FIXTURE_TRACE}.csv.xz"), "--handshake",
                  "--trace", str(DATA / f"{FIXTURE_TRACE}.csv.xz")])
 
 
