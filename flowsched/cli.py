@@ -172,6 +172,12 @@ def _parser() -> argparse.ArgumentParser:
     pk.add_argument("--dctcp-alpha-init", type=float, default=None,
                     help="dctcp: DCTCP's alpha when a connection starts, in [0, 1] (1, as Linux and ns-3: the first "
                          "marked window halves cwnd; 0 as ns-2's DCTCP, which the pFabric, PIAS and aSCC papers ran)")
+    pk.add_argument("--dctcp-min-cwnd-packets", type=float, default=None,
+                    help="dctcp: the least window DCTCP's cut leaves, packets (2, as Linux); below 1 no floor, as "
+                         "ns-3's TcpDctcp: a window under one packet waits for an ACK or the retransmission timer")
+    pk.add_argument("--dctcp-hold-in-cwr", action="store_const", const=True, default=None,
+                    help="dctcp: no window growth in the window after an ECN cut, as Linux's CWR state and ns-3's "
+                         "CA_CWR (off: additive increase goes on after the cut)")
     pk.add_argument("--load-balancing", choices=LOAD_BALANCINGS, default=None,
                     help="flow: every packet of a flow on its ECMP path (default); packet: packet spraying, "
                          "each packet on an equal-cost path of its own")

@@ -343,6 +343,8 @@ PACKET_OPTIONS: dict[str, Any] = {
     "sack": False,
     "prr": False,
     "dctcp_alpha_init": 1.0,
+    "dctcp_min_cwnd_packets": 2.0,
+    "dctcp_hold_in_cwr": False,
     "load_balancing": "flow",
     "link_jitter_ns": 0.0,
     "tx_complete_events": False,
@@ -471,7 +473,7 @@ def native_packet_options(topology: Topology, transport: str | None, admission: 
         if o[name] is not None and not np.isfinite(float(o[name])):
             raise ValueError(f"{name} must be finite, got {o[name]!r}")
     for flag in ("handshake", "limited_transmit", "tx_complete_events", "count_acked_segments", "fixed_rto",
-                 "sack", "prr", "pias_port_ecn"):
+                 "sack", "prr", "pias_port_ecn", "dctcp_hold_in_cwr"):
         if not isinstance(o[flag], (bool, np.bool_)):
             raise ValueError(f"{flag} must be True or False, got {o[flag]!r}")
 
@@ -491,6 +493,9 @@ def native_packet_options(topology: Topology, transport: str | None, admission: 
     alpha0 = finite("dctcp_alpha_init")
     if not 0.0 <= alpha0 <= 1.0:
         raise ValueError(f"dctcp_alpha_init must be in [0, 1], got {o['dctcp_alpha_init']!r}")
+    min_cwnd = finite("dctcp_min_cwnd_packets")
+    if min_cwnd < 0:
+        raise ValueError(f"dctcp_min_cwnd_packets must be >= 0, got {o['dctcp_min_cwnd_packets']!r}")
     jitter_s = finite("link_jitter_ns", 1e-9)
     if not 0.0 <= jitter_s <= 1e-3:
         raise ValueError(f"link_jitter_ns must be in [0, 1e6] ns (at most 1 ms), got {o['link_jitter_ns']!r}")
@@ -525,6 +530,8 @@ def native_packet_options(topology: Topology, transport: str | None, admission: 
         sack=bool(o["sack"]),
         prr=bool(o["prr"]),
         dctcp_alpha_init=alpha0,
+        dctcp_min_cwnd_packets=min_cwnd,
+        dctcp_hold_in_cwr=bool(o["dctcp_hold_in_cwr"]),
         load_balancing=str(o["load_balancing"]),
         link_jitter_s=jitter_s,
         tx_complete_events=bool(o["tx_complete_events"]),

@@ -134,6 +134,31 @@ def test_dctcp_alpha_init_zero_cuts_less_at_first_as_ns2():
     assert queue(zero) > 3 * queue(default)
 
 
+def test_dctcp_hold_in_cwr_and_no_floor_stall_windows_under_a_packet_as_ns3():
+    """A 40-to-1 incast of 200 KB flows under dctcp, K = 15 KB, a buffer that never fills.
+    Without growth in the window after a cut (Linux's CWR state, ns-3's CA_CWR), the queue is
+    shorter. ns-3's TcpDctcp also has no floor under its cut: the windows fall below one packet,
+    and a sender with nothing in flight and less than a packet of window waits for its 1 ms
+    timer, so there are timeouts without a single drop or retransmission. The defaults
+    (growth goes on, a floor of 2 packets as Linux) are the same bits as before."""
+    n = 40
+    tr = pd.DataFrame({"arrival_s": [0.0] * n, "src": range(1, n + 1), "dst": [0] * n, "size_bytes": [2e5] * n})
+    run = lambda **kw: simulate(tr, flowsched.BigSwitch(n + 1, 10), "ps", model="packet", transport="dctcp",  # noqa: E731
+                                buffer_bytes=10_000_000, ecn_threshold_bytes=15_000, init_cwnd_packets=10,
+                                delay_us=2.0, min_rto_s=1e-3, **kw)
+    default = run()
+    explicit = run(dctcp_hold_in_cwr=False, dctcp_min_cwnd_packets=2.0)
+    assert default.flows["finish_s"].tolist() == explicit.flows["finish_s"].tolist()
+    hold, ns3 = run(dctcp_hold_in_cwr=True), run(dctcp_hold_in_cwr=True, dctcp_min_cwnd_packets=0.0)
+    queue = lambda r: r.ports["mean_queue_bytes"].max()  # noqa: E731
+    assert queue(hold) < 0.97 * queue(default)
+    for r in (default, hold):
+        assert r.packet["timeouts"] == r.packet["drops_overflow"] == 0
+    assert ns3.packet["drops_overflow"] == ns3.packet["retransmissions"] == 0
+    assert ns3.packet["timeouts"] > n  # each flow waits for its timer, most more than once
+    assert ns3.flows["fct_s"].mean() > 1.1 * hold.flows["fct_s"].mean()
+
+
 def test_dctcp_marks_and_pfabric_evicts():
     tr = mixed(200)
     d = simulate(tr, flowsched.BigSwitch(8, 10), "ps", model="packet", ecn_threshold_bytes=15_000)
@@ -303,6 +328,13 @@ def test_terminate_missed_in_the_packet_model():
     ({"scheduler": "pias", "ecn_marking": "worst"}, "not the queues of 'pias'"),
     ({"scheduler": "ps", "transport": "tcp", "dctcp_alpha_init": 0.0},
      "dctcp_alpha_init is read by the dctcp senders .*, not by tcp"),
+    ({"scheduler": "ps", "dctcp_min_cwnd_packets": -1}, "dctcp_min_cwnd_packets must be >= 0, got -1"),
+    ({"scheduler": "ps", "dctcp_min_cwnd_packets": float("inf")}, "dctcp_min_cwnd_packets must be a finite number"),
+    ({"scheduler": "ps", "transport": "tcp", "dctcp_min_cwnd_packets": 0.0},
+     "dctcp_min_cwnd_packets is read by the dctcp senders .*, not by tcp"),
+    ({"scheduler": "ps", "transport": "tcp", "dctcp_hold_in_cwr": True},
+     "dctcp_hold_in_cwr is read by the dctcp senders .*, not by tcp"),
+    ({"scheduler": "ps", "dctcp_hold_in_cwr": 1}, "dctcp_hold_in_cwr must be True or False"),
     ({"scheduler": "ps", "ecn_threshold_packets": 0}, "ecn_threshold_packets must be an integer >= 1"),
     ({"scheduler": "ps", "transport": "tcp", "ecn_threshold_packets": 65},
      r"ecn_threshold_packets counts the packets of one FIFO queue .* \(this run: tcp with ps"),

@@ -39,25 +39,46 @@ static uint32_t finished = 0;
 static uint64_t drops[3] = {0, 0, 0};
 static void Dropped(uint32_t kind, Ptr<const QueueDiscItem>) { drops[kind]++; }
 static void DeviceDropped(uint32_t kind, Ptr<const Packet>) { drops[kind]++; }
+// --dropLog=1: every packet a queue disc drops, on stderr: time, port, kind of port, the queue's packets and bytes,
+// RED's reason, the packet's IP ECN field (0 not ECN-capable, 1/2 ECT, 3 CE), TCP flags, payload bytes, sequence
+static void DropLogged(uint32_t port, uint32_t kind, Ptr<const QueueDiscItem> item, const char *why) {
+  Ptr<const Ipv4QueueDiscItem> ip = DynamicCast<const Ipv4QueueDiscItem>(item);
+  TcpHeader tcp;
+  Ptr<Packet> p = item->GetPacket()->Copy();
+  p->RemoveHeader(tcp);
+  std::fprintf(stderr, "drop,%.9f,%u,%u,%u,%u,%s,%d,%u,%u,%u\n", Simulator::Now().GetSeconds(), port, kind,
+               ports[port].first->GetNPackets(), ports[port].first->GetNBytes(), why, ip ? (int)ip->GetHeader().GetEcn() : -1,
+               (unsigned)tcp.GetFlags(), p->GetSize(), tcp.GetSequenceNumber().GetValue());
+}
 static void SampleQueues() {
   for (uint32_t i = 0; i < hosts; i++) queueSum += ports[2 * i + 1].first->GetNBytes();
   queueSamples++;
   if (finished < flows.size()) Simulator::Schedule(MicroSeconds(10), &SampleQueues);
 }
 
+// --traceFlow=ID: that flow's sender's segments, ACKs, windows and states, and its receiver's deliveries, on stderr
+static int64_t traced = -1;
 static void Received(uint32_t k, Ptr<const Packet> p, const Address &) {
   Flow &f = flows[k];
+  if ((int64_t)k == traced) std::fprintf(stderr, "rx,%.9f,%u\n", Simulator::Now().GetSeconds(), p->GetSize());
   f.got += p->GetSize();
   if (f.finish < 0 && f.got >= f.size) { f.finish = Simulator::Now().GetSeconds(); finished++; }
 }
 // --counters=1: the sender's entries into fast recovery and into loss recovery (an RTO), from its CongState.
 static void CongState(uint32_t k, TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t now) {
+  if ((int64_t)k == traced) std::fprintf(stderr, "state,%.9f,%d\n", Simulator::Now().GetSeconds(), (int)now);
   if (now == TcpSocketState::CA_RECOVERY) flows[k].recoveries++;
   if (now == TcpSocketState::CA_LOSS) flows[k].timeouts++;
 }
-static void Sent(uint32_t k, Ptr<const Packet> p, const TcpHeader &, Ptr<const TcpSocketBase>) {
+static void Sent(uint32_t k, Ptr<const Packet> p, const TcpHeader &h, Ptr<const TcpSocketBase>) {
+  if ((int64_t)k == traced) std::fprintf(stderr, "tx,%.9f,%u,%u,%u\n", Simulator::Now().GetSeconds(), h.GetSequenceNumber().GetValue(), p->GetSize(), (unsigned)h.GetFlags());
   if (p->GetSize() > 0) flows[k].segments++;
 }
+static void AckIn(uint32_t k, Ptr<const Packet>, const TcpHeader &h, Ptr<const TcpSocketBase>) {
+  std::fprintf(stderr, "ack,%.9f,%u,%u\n", Simulator::Now().GetSeconds(), h.GetAckNumber().GetValue(), (unsigned)h.GetFlags());
+}
+static void Cwnd(uint32_t, uint32_t, uint32_t now) { std::fprintf(stderr, "cwnd,%.9f,%u\n", Simulator::Now().GetSeconds(), now); }
+static void Rto(uint32_t, Time, Time now) { std::fprintf(stderr, "rto,%.9f,%.9f\n", Simulator::Now().GetSeconds(), now.GetSeconds()); }
 static void Failed(uint32_t k, Ptr<Socket>) { std::cerr << "flow " << flows[k].id << ": connection failed\n"; }
 
 // Connects at the flow's arrival, then keeps the socket's send buffer full until the flow is written.
@@ -72,6 +93,11 @@ class BulkWriter : public Application {
     sock_->SetSendCallback(MakeCallback(&BulkWriter::Write, this));
     sock_->TraceConnectWithoutContext("CongState", MakeBoundCallback(&CongState, k_));
     sock_->TraceConnectWithoutContext("Tx", MakeBoundCallback(&Sent, k_));
+    if ((int64_t)k_ == traced) {
+      sock_->TraceConnectWithoutContext("Rx", MakeBoundCallback(&AckIn, k_));
+      sock_->TraceConnectWithoutContext("CongestionWindow", MakeBoundCallback(&Cwnd, k_));
+      sock_->TraceConnectWithoutContext("RTO", MakeBoundCallback(&Rto, k_));
+    }
     sock_->Connect(peer_);
   }
   void StopApplication() override {}
@@ -91,7 +117,7 @@ int main(int argc, char **argv) {
   std::string trace, cc = "ns3::TcpDctcp";
   uint32_t tors = 4, perTor = 8, spines = 2, initCwnd = 10, mss = 1460, bufferBytes = 360000, ecnK = 65;
   uint32_t dupThresh = 3, seed = 1;
-  bool spray = true, counters = false, redBytes = false;
+  bool spray = true, counters = false, redBytes = false, dropLog = false;
   double hostGbps = 10, coreGbps = 10, delayUs = 0.2, minRtoS = 1e-3, stopS = 100;
   CommandLine cmd;
   cmd.AddValue("trace", "flowsched trace CSV (id,arrival_s,src,dst,size_bytes,...)", trace);
@@ -111,6 +137,8 @@ int main(int argc, char **argv) {
   cmd.AddValue("spray", "per-packet random choice among equal-cost next hops", spray);
   cmd.AddValue("seed", "ns-3's RNG run number (the spraying's draws)", seed);
   cmd.AddValue("counters", "add each flow's fast recoveries, RTOs and data segments, the host ports' mean queue and the drops to the output", counters);
+  cmd.AddValue("dropLog", "print every packet a queue disc drops on stderr (drop,time,port,kind,queue packets,queue bytes,reason,ECN,TCP flags,payload,seq)", dropLog);
+  cmd.AddValue("traceFlow", "print that flow's (trace row) segments, ACKs, windows, RTOs and deliveries on stderr", traced);
   cmd.AddValue("stopS", "simulated time limit, s", stopS);
   cmd.Parse(argc, argv);
   RngSeedManager::SetRun(seed);
@@ -152,6 +180,9 @@ int main(int argc, char **argv) {
   Config::SetDefault("ns3::RedQueueDisc::UseHardDrop", BooleanValue(false));
   Config::SetDefault("ns3::RedQueueDisc::MeanPktSize", UintegerValue(mss + 40));
   Config::SetDefault("ns3::RedQueueDisc::QW", DoubleValue(1));
+  // DCTCP's step: mark every packet above K (ns-3's default, Gentle, marks with probability 1/LInterm at K, rising
+  // to 1 at 2K)
+  Config::SetDefault("ns3::RedQueueDisc::Gentle", BooleanValue(false));
   // RED's thresholds are in the unit of its queue: K packets, or K packets of mss + 40 B in bytes
   double redK = redBytes ? double(ecnK) * (mss + 40) : double(ecnK);
   Config::SetDefault("ns3::RedQueueDisc::MinTh", DoubleValue(redK));
@@ -217,6 +248,9 @@ int main(int argc, char **argv) {
       DynamicCast<PointToPointNetDevice>(ports[i].second)->GetQueue()->TraceConnectWithoutContext(
           "Drop", MakeBoundCallback(&DeviceDropped, kind));
     }
+  if (dropLog)
+    for (uint32_t i = 0; i < ports.size(); i++)
+      ports[i].first->TraceConnectWithoutContext("DropBeforeEnqueue", MakeBoundCallback(&DropLogged, i, i >= 2 * hosts ? 2u : i % 2));
   if (counters && !flows.empty()) {
     double first = flows[0].arrival;
     for (auto &f : flows) first = std::min(first, f.arrival);
@@ -226,7 +260,7 @@ int main(int argc, char **argv) {
   Simulator::Run();
   std::printf("# ns-3 %s, leaf-spine %u x %u hosts, %u spines, %g/%g Gbps, %g us per link, spray %d, dupThresh %u, buffer %u B, K %u, init cwnd %u, min RTO %g s, seed %u%s\n",
               cc.c_str(), tors, perTor, spines, hostGbps, coreGbps, delayUs, (int)spray, dupThresh, bufferBytes, ecnK, initCwnd, minRtoS, seed,
-              cc != "ns3::TcpDctcp" ? "" : redBytes ? ", RED queues in bytes" : ", RED queues in packets");
+              cc != "ns3::TcpDctcp" ? "" : redBytes ? ", RED queues in bytes, step marking" : ", RED queues in packets, step marking");
   std::printf("id,size_bytes,src,dst,arrival_s,connected_s,finish_s,fct_s%s\n", counters ? ",recoveries,timeouts,data_segments" : "");
   for (auto &f : flows) {
     std::printf("%llu,%llu,%u,%u,%.9f,%.9f,%.9f,%.9f", (unsigned long long)f.id, (unsigned long long)f.size, f.src, f.dst,

@@ -304,6 +304,13 @@ fn config(c: &Case) -> PacketConfig {
     if t == "dctcp" && (o.seed >> 12) % 2 == 1 {
         cfg.dctcp_alpha_init = 0.0;
     }
+    // DCTCP's cut without a floor, as ns-3's (bits 24, 25): windows under one packet wait
+    // for an ACK or the timer
+    if t == "dctcp" && (o.seed >> 24) % 4 != 0 {
+        cfg.dctcp_min_cwnd_packets = [2.0, 0.0, 0.5, 1.0][((o.seed >> 24) % 4) as usize];
+    }
+    // no growth in the window after DCTCP's cut, as Linux and ns-3 (bit 26)
+    cfg.dctcp_hold_in_cwr = t == "dctcp" && (o.seed >> 26) % 2 == 1;
     cfg.seed = o.seed;
     cfg.max_events = Some(MAX_EVENTS);
     cfg

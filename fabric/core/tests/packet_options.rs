@@ -150,6 +150,8 @@ fn clock_granularity_bounds_the_rto_from_below_by_srtt_plus_g() {
         pfabric_rto_rtts: 0.0,
         dctcp_g: 1.0 / 16.0,
         dctcp_alpha_init: 1.0,
+        dctcp_min_cwnd: 2.0,
+        dctcp_cwr_hold: false,
         clock_g_ps: 1.0,
         limited_transmit: false,
         dupack_threshold: 3,

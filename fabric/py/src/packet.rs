@@ -69,6 +69,8 @@ packet_options!(
     sack,
     prr,
     dctcp_alpha_init,
+    dctcp_min_cwnd_packets,
+    dctcp_hold_in_cwr,
     link_jitter_s,
     tx_complete_events,
     request_delay_s,

@@ -255,6 +255,13 @@ pub struct PacketConfig {
     /// (the default: Linux, ns-3; RFC 8257 leaves it open) or 0 (ns-2's DCTCP, which the
     /// pFabric, PIAS and aSCC papers' simulations use).
     pub dctcp_alpha_init: f64,
+    /// `dctcp`: the least window DCTCP's cut leaves, in packets (`CcParams::dctcp_min_cwnd`):
+    /// 2 (the default: Linux) or, below 1, no floor as ns-3's `TcpDctcp` (a window under
+    /// one packet then waits for an ACK or the retransmission timer).
+    pub dctcp_min_cwnd_packets: f64,
+    /// `dctcp`: no window growth in the window after an ECN cut (`CcParams::dctcp_cwr_hold`:
+    /// Linux's CWR state, ns-3's `CA_CWR`); off (the default): additive increase goes on.
+    pub dctcp_hold_in_cwr: bool,
     /// How a flow's packets are spread over the equal-cost paths between its hosts: `Flow`
     /// (the default) sends them all on its ECMP path, the fluid model's; `Packet` (packet
     /// spraying, as the aSCC paper's code routes; the pFabric paper cites it) picks a path for
@@ -340,6 +347,8 @@ impl PacketConfig {
             sack: false,
             prr: false,
             dctcp_alpha_init: 1.0,
+            dctcp_min_cwnd_packets: 2.0,
+            dctcp_hold_in_cwr: false,
             load_balancing: LoadBalancing::Flow,
             link_jitter_s: 0.0,
             tx_complete_events: false,
@@ -872,6 +881,15 @@ impl PacketSimulator {
         if cfg.dctcp_alpha_init != 1.0 && transport != Transport::Dctcp {
             return bad(format!("dctcp_alpha_init is read by the dctcp senders (DCTCP's alpha), not by {}", transport.name()));
         }
+        if !(cfg.dctcp_min_cwnd_packets.is_finite() && cfg.dctcp_min_cwnd_packets >= 0.0) {
+            return bad(format!("dctcp_min_cwnd_packets must be a finite number >= 0, got {}", cfg.dctcp_min_cwnd_packets));
+        }
+        if cfg.dctcp_hold_in_cwr && transport != Transport::Dctcp {
+            return bad(format!("dctcp_hold_in_cwr is read by the dctcp senders (no window growth after DCTCP's cut), not by {}", transport.name()));
+        }
+        if cfg.dctcp_min_cwnd_packets != 2.0 && transport != Transport::Dctcp {
+            return bad(format!("dctcp_min_cwnd_packets is read by the dctcp senders (the least window DCTCP's cut leaves), not by {}", transport.name()));
+        }
         if !matches!(transport, Transport::Tcp | Transport::Dctcp) {
             if let Some((name, _, what)) = tcp_only.iter().find(|o| o.1) {
                 return bad(format!("{name} is read by the tcp and dctcp senders ({what}), not by {}", transport.name()));
@@ -1036,6 +1054,8 @@ impl PacketSimulator {
             pfabric_rto_rtts: if cfg.min_rto_s.is_none() { 3.0 } else { 0.0 },
             dctcp_g: DCTCP_G,
             dctcp_alpha_init: cfg.dctcp_alpha_init,
+            dctcp_min_cwnd: cfg.dctcp_min_cwnd_packets,
+            dctcp_cwr_hold: cfg.dctcp_hold_in_cwr,
             clock_g_ps: (cfg.clock_granularity_s * PS_PER_S).round().max(G_MIN_PS),
             limited_transmit: cfg.limited_transmit,
             dupack_threshold: cfg.dupack_threshold,

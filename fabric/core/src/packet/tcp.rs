@@ -59,6 +59,17 @@ pub struct CcParams {
     /// first marked window halves cwnd); 0 as ns-2's DCTCP (`ecnhat_alpha_ 0.0`, which
     /// the pFabric, PIAS and aSCC papers' simulations run: the first marks cut little).
     pub dctcp_alpha_init: f64,
+    /// The least window DCTCP's cut leaves, in packets: 2 (the default) as Linux's
+    /// `dctcp_ssthresh` and RFC 5681's ssthresh floor; below 1 the cut can leave less than
+    /// one packet, as ns-3's `TcpDctcp` does (its ssthresh, (1 - alpha/2) cwnd, has no floor),
+    /// and a sender whose window is under one packet sends nothing until an ACK or its
+    /// retransmission timer (ns-3 sends no segment larger than the window it has).
+    pub dctcp_min_cwnd: f64,
+    /// `dctcp`: no window growth from the ACK whose ECN echo cuts the window until the
+    /// data sent before the cut is acknowledged (the cut first, then no additive increase
+    /// in that window), as Linux's CWR state (`tcp_in_cwnd_reduction`) and ns-3's `CA_CWR`;
+    /// off: the ACK grows the window before the cut and the next ACKs go on growing it.
+    pub dctcp_cwr_hold: bool,
     /// RFC 6298's clock granularity G (ps): RTO = SRTT + max(G, 4 RTTVAR); at least the
     /// core's tick of 1 ps.
     pub clock_g_ps: f64,
@@ -168,6 +179,9 @@ pub struct Sender {
     recover_fs: u32,
     /// RFC 6675's DupThresh (`CcParams::dupack_threshold`).
     dupthresh: u32,
+    /// The least window it sends with: 1 packet, or 0 when DCTCP's cut may leave less than
+    /// one packet (`CcParams::dctcp_min_cwnd` below 1, ns-3's `TcpDctcp`).
+    min_window: f64,
 }
 
 impl Sender {
@@ -214,6 +228,7 @@ impl Sender {
             prr_out: 0,
             recover_fs: 0,
             dupthresh: p.dupack_threshold,
+            min_window: if p.transport == Transport::Dctcp && p.dctcp_min_cwnd < 1.0 { 0.0 } else { 1.0 },
         };
         if p.transport == Transport::PFabric {
             s.ssthresh = f64::INFINITY;
@@ -257,6 +272,13 @@ impl Sender {
         self.srtt_ps * 1e-12
     }
 
+    /// The packets the window lets it have in flight: cwnd's whole packets, at least
+    /// `min_window` (1, or 0 where DCTCP's cut may leave less than a packet).
+    #[inline]
+    fn window(&self) -> f64 {
+        self.cwnd.floor().max(self.min_window)
+    }
+
     /// Whether the window allows sending packet `snd_nxt` now (with limited transmit,
     /// a new segment may go up to 2 beyond the window after duplicate ACKs).
     #[inline]
@@ -265,7 +287,7 @@ impl Sender {
             return self.sack_can_send();
         }
         let flight = (self.snd_nxt - self.snd_una) as f64;
-        let window = self.cwnd.floor().max(1.0);
+        let window = self.window();
         self.snd_nxt < self.avail && (flight < window || (self.snd_nxt >= self.high && flight < window + self.lt_allowed as f64))
     }
 
@@ -278,7 +300,7 @@ impl Sender {
             return self.sack_take_next();
         }
         let seq = self.snd_nxt;
-        if (seq - self.snd_una) as f64 >= self.cwnd.floor().max(1.0) {
+        if (seq - self.snd_una) as f64 >= self.window() {
             self.lt_sent += 1;
         }
         self.snd_nxt += 1;
@@ -369,7 +391,7 @@ impl Sender {
     }
 
     fn sack_can_send(&self) -> bool {
-        let window = self.cwnd.floor().max(1.0);
+        let window = self.window();
         if self.in_recovery {
             return (self.pipe as f64) < window && self.next_seg().is_some();
         }
@@ -391,7 +413,7 @@ impl Sender {
             return s;
         }
         let seq = self.skip_sacked(self.snd_nxt);
-        if self.sack_flight() >= self.cwnd.floor().max(1.0) {
+        if self.sack_flight() >= self.window() {
             self.lt_sent += 1;
         }
         self.snd_nxt = seq + 1;
@@ -512,6 +534,14 @@ impl Sender {
                 self.base_rto_ps = self.compute_rto(p);
                 self.backoff = 0;
             }
+            let may_grow = if p.transport == Transport::Dctcp && p.dctcp_cwr_hold {
+                if ece {
+                    self.dctcp_cut(p);
+                }
+                may_grow && !self.cwr_end.is_some_and(|e| ack <= e)
+            } else {
+                may_grow
+            };
             match p.transport {
                 Transport::PFabric if may_grow => self.grow(1, p),
                 Transport::PFabric => {}
@@ -567,14 +597,14 @@ impl Sender {
             } else if !(self.in_recovery && act.retransmit.is_some() && self.partial_seen) || self.timer_ps == u64::MAX {
                 self.timer_ps = now + self.rto_ps(p); // 5.3
             }
-            if p.transport == Transport::Dctcp && ece {
-                self.dctcp_cut();
+            if p.transport == Transport::Dctcp && ece && !p.dctcp_cwr_hold {
+                self.dctcp_cut(p);
             }
             return act;
         }
         // no new data acknowledged
         if p.transport == Transport::Dctcp && ece {
-            self.dctcp_cut();
+            self.dctcp_cut(p);
         }
         if matches!(p.transport, Transport::PFabric | Transport::Rcp | Transport::Racs) || ack < self.snd_una || self.snd_nxt == self.snd_una {
             return act; // pFabric, RCP: no fast retransmit; an old or idle ACK
@@ -718,8 +748,8 @@ impl Sender {
     }
 
     /// RFC 8257 3.4: on an ECN echo, cwnd = cwnd (1 - alpha/2), at most once per window
-    /// (not during loss recovery, which already cut it).
-    fn dctcp_cut(&mut self) {
+    /// (not during loss recovery, which already cut it), at least `dctcp_min_cwnd`.
+    fn dctcp_cut(&mut self, p: &CcParams) {
         if self.in_recovery {
             return;
         }
@@ -728,7 +758,7 @@ impl Sender {
                 return;
             }
         }
-        self.cwnd = (self.cwnd * (1.0 - self.alpha / 2.0)).max(2.0);
+        self.cwnd = (self.cwnd * (1.0 - self.alpha / 2.0)).max(p.dctcp_min_cwnd);
         self.ssthresh = self.cwnd;
         self.cwr_end = Some(self.snd_nxt.max(self.snd_una));
     }
@@ -846,7 +876,7 @@ mod tests {
     use super::*;
 
     fn params(t: Transport) -> CcParams {
-        CcParams { transport: t, init_cwnd: 10.0, max_cwnd: f64::INFINITY, min_rto_ps: 1_000_000_000, max_rto_ps: MAX_RTO_PS, pfabric_rto_rtts: 0.0, dctcp_g: DCTCP_G, dctcp_alpha_init: 1.0, clock_g_ps: G_MIN_PS, dupack_threshold: 3, limited_transmit: false, count_acked_segments: false, fixed_rto: false, sack: false, prr: false }
+        CcParams { transport: t, init_cwnd: 10.0, max_cwnd: f64::INFINITY, min_rto_ps: 1_000_000_000, max_rto_ps: MAX_RTO_PS, pfabric_rto_rtts: 0.0, dctcp_g: DCTCP_G, dctcp_alpha_init: 1.0, dctcp_min_cwnd: 2.0, dctcp_cwr_hold: false, clock_g_ps: G_MIN_PS, dupack_threshold: 3, limited_transmit: false, count_acked_segments: false, fixed_rto: false, sack: false, prr: false }
     }
     fn ack(seq: u32, flags: u8) -> Packet {
         Packet { flow: 0, seq, prio: 0, tx_ps: 0, wire_bytes: 40, hop: 0, flags: super::super::port::ACK | flags, enq_tx: 0 }
@@ -1068,6 +1098,65 @@ mod tests {
         (t.snd_nxt, t.high, t.cwnd, t.ssthresh) = (10, 10, 10.0, 10.0);
         t.on_ack(&ack(1, ECE), 1, &q, &[]);
         assert!((t.cwnd - 5.05).abs() < 1e-12, "{}", t.cwnd);
+    }
+
+    #[test]
+    fn dctcp_cut_without_a_floor_leaves_less_than_a_packet_and_waits_for_the_timer() {
+        // ns-3's TcpDctcp: ssthresh = (1 - alpha/2) cwnd with no floor, and no growth on the
+        // echo's ACK (CA_CWR). One packet in flight, cwnd 1.8, alpha 1: the echo that
+        // acknowledges it halves the window to 0.9 (Linux, the default floor: 2)
+        let run = |floor: f64| {
+            let p = CcParams { dctcp_min_cwnd: floor, dctcp_cwr_hold: true, ..params(Transport::Dctcp) };
+            let mut s = Sender::new(1000, &p, 10_000);
+            (s.snd_nxt, s.high, s.cwnd, s.ssthresh) = (5, 5, 1.8, 1.0);
+            s.snd_una = 4;
+            s.win_end = 5;
+            s.on_send(0, &p);
+            s.on_ack(&ack(5, ECE), 1_000, &p, &[]);
+            (s, p)
+        };
+        let (s, _) = run(2.0);
+        assert_eq!(s.cwnd, 2.0);
+        assert!(s.can_send());
+        let (mut s, p) = run(0.0);
+        assert!((s.cwnd - 0.9).abs() < 1e-12, "{}", s.cwnd);
+        // nothing in flight, a window under one packet: it sends nothing, and its timer
+        // (restarted by the ACK, RFC 6298 5.3) is what moves it on
+        assert_eq!(s.snd_nxt, s.snd_una);
+        assert!(!s.can_send());
+        assert!(s.timer_ps < u64::MAX);
+        s.on_timeout(s.timer_ps, &p);
+        assert_eq!(s.cwnd, 1.0);
+        assert!(s.can_send());
+        // a floor at 1 keeps a packet's window
+        let (s, _) = run(1.0);
+        assert_eq!(s.cwnd, 1.0);
+        assert!(s.can_send());
+    }
+
+    #[test]
+    fn dctcp_hold_in_cwr_cuts_first_and_does_not_grow_until_the_window_is_acknowledged() {
+        let hold = CcParams { dctcp_cwr_hold: true, ..params(Transport::Dctcp) };
+        let run = |p: &CcParams| {
+            let mut s = Sender::new(1000, p, 10_000);
+            (s.snd_nxt, s.high, s.cwnd, s.ssthresh) = (10, 10, 10.0, 10.0);
+            s.on_ack(&ack(1, ECE), 1, p, &[]);
+            let cut = s.cwnd;
+            // the rest of the window at the cut (packets up to 10), unmarked
+            for a in 2..=10 {
+                s.on_ack(&ack(a, 0), 2, p, &[]);
+            }
+            let held = s.cwnd;
+            s.on_ack(&ack(11, 0), 3, p, &[]); // past the cut's window: growth again
+            (cut, held, s.cwnd)
+        };
+        let (cut, held, after) = run(&hold);
+        assert_eq!((cut, held), (5.0, 5.0)); // halved without the ACK's growth first, then held
+        assert!((after - 5.2).abs() < 1e-12, "{after}"); // congestion avoidance: + 1/5
+        // off (the default): 10 + 1/10, then the cut, then additive increase on every ACK
+        let (cut, held, _) = run(&params(Transport::Dctcp));
+        assert!((cut - 5.05).abs() < 1e-12, "{cut}");
+        assert!(held > cut + 1.5, "{held}");
     }
 
     #[test]
