@@ -3,7 +3,13 @@
 Runs a trace on ``LeafSpine(tors, hosts_per_tor, spines, host_gbps, core_gbps)`` with ``ps`` over ``dctcp``,
 ``load_balancing="packet"`` and the given ``dupack_threshold`` (0 for ns-3's "never": a threshold it never
 reaches), and prints the mean FCT per size bucket beside each ns-3 output given (``leafspine_fct`` with
-``--spray=1``; the settings are read from the output's first line and must match). Outputs made with
+``--spray=1``; the settings are read from the output's first line and must match). DCTCP as ns-3's ``TcpDctcp``
+runs it: K counted as its RED queue counts (in packets, ACKs included: ``ecn_threshold_packets``; or in bytes with
+``--redBytes=1``), no window growth in the window after a cut (``dctcp_hold_in_cwr``, ns-3's CA_CWR), the window
+grown by the segments an ACK covers (``count_acked_segments``: it derives from ``TcpLinuxReno``; a cumulative ACK
+after a reordering hole covers many) and no floor under the cut (``dctcp_min_cwnd_packets=0``).
+Outputs of ``leafspine_fct`` from before it marked with RED's step (their first line without "step marking")
+are refused. Outputs made with
 ``--counters=1`` also give ns-3's retransmitted data segments, entries into fast recovery and the mean queue of
 the ToR ports towards the hosts and the packets dropped (all, and at the hosts' own ports), printed beside
 flowsched's (``Results.packet``, ``Results.packet_flows`` and ``Results.ports``).
@@ -49,6 +55,17 @@ def small_flows(sizes: pd.Series, fct: pd.Series, recoveries: pd.Series | None) 
             "small without FR": float(fct[small & ~fr].mean() * 1e6)}
 
 
+#: ns-3's TcpDctcp (module doc)
+NS3_DCTCP = {"dctcp_hold_in_cwr": True, "count_acked_segments": True, "dctcp_min_cwnd_packets": 0.0}
+
+
+def stalled(ns3: pd.DataFrame) -> np.ndarray:
+    """ns-3's flows that timed out without resending a segment (``--counters=1``): with no loss, a wait for the
+    timer with a window under one segment (ns-3's DCTCP cut has no floor; docs/packet.md)."""
+    packets = np.ceil(ns3["size_bytes"].to_numpy() / 1460.0).clip(min=1)  # the runner's MSS
+    return (ns3["timeouts"].to_numpy() > 0) & (ns3["data_segments"].to_numpy() == packets)
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--trace", required=True, help="the trace (CSV, or .csv.xz as stored here)")
@@ -67,22 +84,29 @@ def main(argv: list[str] | None = None) -> int:
         tors, per, spines, hg, cg, delay, spray, dup, buf, k, iw, rto, seed = m.groups()
         if spray != "1":
             raise SystemExit(f"{path}: ns-3 ran without spraying")
+        if "step marking" not in first:
+            raise SystemExit(f"{path}: made before leafspine_fct marked with RED's step (its RED was gentle); run it "
+                             "again with the current leafspine_fct")
+        in_bytes = "RED queues in bytes" in first
         ns3 = pd.read_csv(io.StringIO(text), comment="#")
         if (ns3["fct_s"] < 0).any():
             raise SystemExit(f"{path}: {(ns3['fct_s'] < 0).sum()} flows did not finish in ns-3")
         dup_fs = 0 if int(dup) >= 1000 else int(dup)
-        key = (tors, per, spines, hg, cg, delay, dup_fs, buf, k, iw, rto)
+        key = (tors, per, spines, hg, cg, delay, dup_fs, buf, k, iw, rto, in_bytes)
         if key not in runs:
             topo = flowsched.LeafSpine(tors=int(tors), hosts_per_tor=int(per), spines=int(spines),
                                        host_gbps=float(hg), core_gbps=float(cg))
             t = time.process_time()
             r = flowsched.simulate(trace, topo, "ps", model="packet", transport="dctcp", delay_us=float(delay),
                                    load_balancing="packet", dupack_threshold=dup_fs, buffer_bytes=int(buf),
-                                   ecn_threshold_bytes=int(k) * 1500, init_cwnd_packets=int(iw), min_rto_s=float(rto))
+                                   init_cwnd_packets=int(iw), min_rto_s=float(rto), **NS3_DCTCP,
+                                   **({"ecn_threshold_bytes": int(k) * 1500} if in_bytes
+                                      else {"ecn_threshold_packets": int(k)}))
             runs[key] = (r, time.process_time() - t)
             r_, cpu = runs[key]
             down = r_.ports[r_.ports["link"].str.startswith("down")]
-            rows.append({"run": f"flowsched, dupack_threshold {dup_fs}", "cpu_s": round(cpu, 1),
+            unit_fs = ", K in bytes" if in_bytes else ""
+            rows.append({"run": f"flowsched{unit_fs}, dupack_threshold {dup_fs}", "cpu_s": round(cpu, 1),
                          "retransmissions": int(r_.packet["retransmissions"]),
                          "fast_retransmits": int(r_.packet["fast_retransmits"]),
                          "host_port_queue_B": float(down["mean_queue_bytes"].mean()),
@@ -101,13 +125,25 @@ def main(argv: list[str] | None = None) -> int:
                      "drops at hosts": int(d.group(1)) if d else np.nan,
                      **{b: v * 1e6 for b, v in buckets(ns3["size_bytes"], ns3["fct_s"]).items()},
                      **small_flows(ns3["size_bytes"], ns3["fct_s"], ns3["recoveries"] if counted else None)})
+        if counted:
+            # the small flows but those ns-3 stalled (timed out without a loss), in both simulators
+            under = ns3["size_bytes"].to_numpy() < 100e3
+            small = under & ~stalled(ns3)
+            ours_fct = runs[key][0].flows["fct_s"].to_numpy()
+            rows[-1].update({"small stalled": int((under & stalled(ns3)).sum()),
+                             "small not stalled": float(ns3["fct_s"].to_numpy()[small].mean() * 1e6),
+                             "flowsched, same flows": float(ours_fct[small].mean() * 1e6)})
     df = pd.DataFrame(rows).set_index("run")
     print("mean FCT (us) by flow size; ps over dctcp with packet spraying")
-    print(df.drop(columns=[c for c in df.columns if c.startswith("small")]).round(1).to_string())
+    print(df.drop(columns=[c for c in df.columns if c.startswith(("small", "flowsched"))]).round(1).to_string())
     if any(c.startswith("small") for c in df.columns):
         print("\nflows under 100 KB with and without a fast recovery (mean FCT, us); ns-3 outputs made with "
               "--counters=1")
-        print(df[[c for c in df.columns if c.startswith("small")]].round(3).to_string())
+        print(df[[c for c in df.columns if c.startswith("small") and "stalled" not in c]].round(3).to_string())
+    if "small stalled" in df.columns:
+        print("\nflows under 100 KB but those ns-3 stalled (a timeout without a segment resent: a window under one "
+              "segment, ns-3's DCTCP cut having no floor), mean FCT (us) in ns-3 and in flowsched on the same flows")
+        print(df[["small stalled", "small not stalled", "flowsched, same flows"]].dropna().round(1).to_string())
     return 0
 
 
