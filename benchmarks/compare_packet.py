@@ -69,7 +69,8 @@ CRITERIA: dict[str, tuple[float, float]] = {
 #: DCTCP references made before 2026-11-28 evening ran ns-3's default Gentle = true: a marking probability from 2%
 #: at K to 1 at 2K); YAPS's pFabric queue holds 36,864 B and retransmits after a fixed 45 us. ns-3's DCTCP does not
 #: grow its window in the window after an ECN cut (its CA_CWR state, as Linux's CWR): ``dctcp_hold_in_cwr``; it grows
-#: by the segments an ACK covers (``count_acked_segments``; the same bits here, where each ACK covers one). Its cut
+#: by the segments an ACK covers (``count_acked_segments``) and reacts to an echo only on an ACK of new data
+#: (``dctcp_ignore_dupack_ece``): both the same bits here, where each ACK covers one and duplicates are rare. Its cut
 #: also has no floor (ssthresh = (1 - alpha/2) cwnd), which ``dctcp_min_cwnd_packets=0`` models; the settings keep
 #: Linux's floor of 2 packets, with which the small flows come closer (docs/packet.md, "Against ns-3 and YAPS").
 SETTINGS: dict[str, dict[str, Any]] = {
@@ -78,7 +79,7 @@ SETTINGS: dict[str, dict[str, Any]] = {
         "min_rto_s": 1e-3, "delay_us": 0.2}},
     "ns3_dctcp": {"scheduler": "ps", "transport": "dctcp", "options": {
         "mss_bytes": 1460, "header_bytes": 40, "buffer_bytes": 360_000, "ecn_threshold_packets": 65,
-        "dctcp_hold_in_cwr": True, "count_acked_segments": True,
+        "dctcp_hold_in_cwr": True, "count_acked_segments": True, "dctcp_ignore_dupack_ece": True,
         "init_cwnd_packets": 10, "min_rto_s": 1e-3, "delay_us": 0.2}},
     # ns-3 with SACK on (`trace_fct --sack=1`): its scoreboard and pipe (RFC 6675), its default recovery with
     # SACK (PRR, RFC 6937) and its limited transmit (on by default, in the runs above too): the same here
@@ -87,9 +88,9 @@ SETTINGS: dict[str, dict[str, Any]] = {
         "min_rto_s": 1e-3, "delay_us": 0.2, "sack": True, "prr": True, "limited_transmit": True}},
     "ns3_dctcpsack": {"scheduler": "ps", "transport": "dctcp", "options": {
         "mss_bytes": 1460, "header_bytes": 40, "buffer_bytes": 360_000, "ecn_threshold_packets": 65,
-        "dctcp_hold_in_cwr": True, "count_acked_segments": True,
-        "init_cwnd_packets": 10, "min_rto_s": 1e-3, "delay_us": 0.2, "sack": True,
-        "prr": True, "limited_transmit": True}},
+        "dctcp_hold_in_cwr": True, "count_acked_segments": True, "dctcp_ignore_dupack_ece": True,
+        "init_cwnd_packets": 10, "min_rto_s": 1e-3, "delay_us": 0.2, "sack": True, "prr": True,
+        "limited_transmit": True}},
     "yaps_pfabric": {"scheduler": "srpt", "transport": "pfabric", "options": {
         "mss_bytes": 1460, "header_bytes": 40, "buffer_bytes": 36_864, "init_cwnd_packets": 12,
         "max_cwnd_packets": 15, "min_rto_s": 45e-6, "delay_us": 0.2}},

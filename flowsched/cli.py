@@ -178,6 +178,8 @@ def _parser() -> argparse.ArgumentParser:
     pk.add_argument("--dctcp-hold-in-cwr", action="store_const", const=True, default=None,
                     help="dctcp: no window growth in the window after an ECN cut, as Linux's CWR state and ns-3's "
                          "CA_CWR (off: additive increase goes on after the cut)")
+    pk.add_argument("--dctcp-ignore-dupack-ece", action="store_const", const=True, default=None,
+                    help="dctcp: the ECN echo of a duplicate ACK does not cut the window, as ns-3 (off: any echo may)")
     pk.add_argument("--load-balancing", choices=LOAD_BALANCINGS, default=None,
                     help="flow: every packet of a flow on its ECMP path (default); packet: packet spraying, "
                          "each packet on an equal-cost path of its own")

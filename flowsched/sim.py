@@ -345,6 +345,7 @@ PACKET_OPTIONS: dict[str, Any] = {
     "dctcp_alpha_init": 1.0,
     "dctcp_min_cwnd_packets": 2.0,
     "dctcp_hold_in_cwr": False,
+    "dctcp_ignore_dupack_ece": False,
     "load_balancing": "flow",
     "link_jitter_ns": 0.0,
     "tx_complete_events": False,
@@ -473,7 +474,7 @@ def native_packet_options(topology: Topology, transport: str | None, admission: 
         if o[name] is not None and not np.isfinite(float(o[name])):
             raise ValueError(f"{name} must be finite, got {o[name]!r}")
     for flag in ("handshake", "limited_transmit", "tx_complete_events", "count_acked_segments", "fixed_rto",
-                 "sack", "prr", "pias_port_ecn", "dctcp_hold_in_cwr"):
+                 "sack", "prr", "pias_port_ecn", "dctcp_hold_in_cwr", "dctcp_ignore_dupack_ece"):
         if not isinstance(o[flag], (bool, np.bool_)):
             raise ValueError(f"{flag} must be True or False, got {o[flag]!r}")
 
@@ -532,6 +533,7 @@ def native_packet_options(topology: Topology, transport: str | None, admission: 
         dctcp_alpha_init=alpha0,
         dctcp_min_cwnd_packets=min_cwnd,
         dctcp_hold_in_cwr=bool(o["dctcp_hold_in_cwr"]),
+        dctcp_ignore_dupack_ece=bool(o["dctcp_ignore_dupack_ece"]),
         load_balancing=str(o["load_balancing"]),
         link_jitter_s=jitter_s,
         tx_complete_events=bool(o["tx_complete_events"]),

@@ -3,6 +3,8 @@ timing that a hand computation gives, the packet counters and queue samples, ref
 determinism, stepping, and the CLI."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -157,6 +159,27 @@ def test_dctcp_hold_in_cwr_and_no_floor_stall_windows_under_a_packet_as_ns3():
     assert ns3.packet["drops_overflow"] == ns3.packet["retransmissions"] == 0
     assert ns3.packet["timeouts"] > n  # each flow waits for its timer, most more than once
     assert ns3.flows["fct_s"].mean() > 1.1 * hold.flows["fct_s"].mean()
+
+
+def test_dctcp_ignore_dupack_ece_only_matters_with_duplicate_acks():
+    """ns-3 reacts to an ECN echo only on an ACK of new data. With no loss and no reordering (an
+    incast on a big switch) there is no duplicate ACK and the option changes nothing, bit for bit;
+    with packets sprayed over a leaf-spine's 4 spines the reordering's duplicate ACKs carry echoes
+    that the default lets cut the window: ignoring them leaves longer queues and more marks."""
+    tr = pd.DataFrame({"arrival_s": [0.0] * 4, "src": [1, 2, 3, 4], "dst": [0] * 4, "size_bytes": [3e5] * 4})
+    runs = [simulate(tr, flowsched.BigSwitch(5, 10), "ps", model="packet", transport="dctcp",
+                     ecn_threshold_bytes=15_000, init_cwnd_packets=20, delay_us=2.0, dctcp_ignore_dupack_ece=x)
+            for x in (False, True)]
+    assert runs[0].packet["drops_overflow"] == 0
+    assert runs[0].flows["finish_s"].tolist() == runs[1].flows["finish_s"].tolist()
+    ref = Path(__file__).resolve().parents[1] / "benchmarks" / "references" / "ns3_spray" / "ws32_n1500_seed1.csv.xz"
+    sprayed = pd.read_csv(ref).head(300)
+    topo = flowsched.LeafSpine(tors=4, hosts_per_tor=8, spines=4, host_gbps=10, core_gbps=10)
+    a, b = [simulate(sprayed, topo, "ps", model="packet", transport="dctcp", load_balancing="packet",
+                     dupack_threshold=0, delay_us=0.2, ecn_threshold_packets=65, dctcp_ignore_dupack_ece=x)
+            for x in (False, True)]
+    assert b.ports["mean_queue_bytes"].mean() > a.ports["mean_queue_bytes"].mean()
+    assert b.packet["ecn_marks"] > a.packet["ecn_marks"]
 
 
 def test_dctcp_marks_and_pfabric_evicts():
@@ -335,6 +358,8 @@ def test_terminate_missed_in_the_packet_model():
     ({"scheduler": "ps", "transport": "tcp", "dctcp_hold_in_cwr": True},
      "dctcp_hold_in_cwr is read by the dctcp senders .*, not by tcp"),
     ({"scheduler": "ps", "dctcp_hold_in_cwr": 1}, "dctcp_hold_in_cwr must be True or False"),
+    ({"scheduler": "ps", "transport": "tcp", "dctcp_ignore_dupack_ece": True},
+     "dctcp_ignore_dupack_ece is read by the dctcp senders .*, not by tcp"),
     ({"scheduler": "ps", "ecn_threshold_packets": 0}, "ecn_threshold_packets must be an integer >= 1"),
     ({"scheduler": "ps", "transport": "tcp", "ecn_threshold_packets": 65},
      r"ecn_threshold_packets counts the packets of one FIFO queue .* \(this run: tcp with ps"),

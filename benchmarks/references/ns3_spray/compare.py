@@ -7,7 +7,8 @@ reaches), and prints the mean FCT per size bucket beside each ns-3 output given 
 runs it: K counted as its RED queue counts (in packets, ACKs included: ``ecn_threshold_packets``; or in bytes with
 ``--redBytes=1``), no window growth in the window after a cut (``dctcp_hold_in_cwr``, ns-3's CA_CWR), the window
 grown by the segments an ACK covers (``count_acked_segments``: it derives from ``TcpLinuxReno``; a cumulative ACK
-after a reordering hole covers many) and no floor under the cut (``dctcp_min_cwnd_packets=0``).
+after a reordering hole covers many), no floor under the cut (``dctcp_min_cwnd_packets=0``) and no reaction to
+the echo of a duplicate ACK (``dctcp_ignore_dupack_ece``: ns-3 reacts only on an ACK of new data).
 Outputs of ``leafspine_fct`` from before it marked with RED's step (their first line without "step marking")
 are refused. Outputs made with
 ``--counters=1`` also give ns-3's retransmitted data segments, entries into fast recovery and the mean queue of
@@ -56,7 +57,8 @@ def small_flows(sizes: pd.Series, fct: pd.Series, recoveries: pd.Series | None) 
 
 
 #: ns-3's TcpDctcp (module doc)
-NS3_DCTCP = {"dctcp_hold_in_cwr": True, "count_acked_segments": True, "dctcp_min_cwnd_packets": 0.0}
+NS3_DCTCP = {"dctcp_hold_in_cwr": True, "count_acked_segments": True, "dctcp_min_cwnd_packets": 0.0,
+             "dctcp_ignore_dupack_ece": True}
 
 
 def stalled(ns3: pd.DataFrame) -> np.ndarray:

@@ -311,6 +311,8 @@ fn config(c: &Case) -> PacketConfig {
     }
     // no growth in the window after DCTCP's cut, as Linux and ns-3 (bit 26)
     cfg.dctcp_hold_in_cwr = t == "dctcp" && (o.seed >> 26) % 2 == 1;
+    // echoes of duplicate ACKs ignored, as ns-3 (bit 27)
+    cfg.dctcp_ignore_dupack_ece = t == "dctcp" && (o.seed >> 27) % 2 == 1;
     cfg.seed = o.seed;
     cfg.max_events = Some(MAX_EVENTS);
     cfg

@@ -152,6 +152,7 @@ fn clock_granularity_bounds_the_rto_from_below_by_srtt_plus_g() {
         dctcp_alpha_init: 1.0,
         dctcp_min_cwnd: 2.0,
         dctcp_cwr_hold: false,
+        dctcp_ignore_dupack_ece: false,
         clock_g_ps: 1.0,
         limited_transmit: false,
         dupack_threshold: 3,

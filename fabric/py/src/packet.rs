@@ -71,6 +71,7 @@ packet_options!(
     dctcp_alpha_init,
     dctcp_min_cwnd_packets,
     dctcp_hold_in_cwr,
+    dctcp_ignore_dupack_ece,
     link_jitter_s,
     tx_complete_events,
     request_delay_s,

@@ -262,6 +262,9 @@ pub struct PacketConfig {
     /// `dctcp`: no window growth in the window after an ECN cut (`CcParams::dctcp_cwr_hold`:
     /// Linux's CWR state, ns-3's `CA_CWR`); off (the default): additive increase goes on.
     pub dctcp_hold_in_cwr: bool,
+    /// `dctcp`: the ECN echo of a duplicate ACK does not cut the window, as ns-3
+    /// (`CcParams::dctcp_ignore_dupack_ece`); off (the default): any echo may.
+    pub dctcp_ignore_dupack_ece: bool,
     /// How a flow's packets are spread over the equal-cost paths between its hosts: `Flow`
     /// (the default) sends them all on its ECMP path, the fluid model's; `Packet` (packet
     /// spraying, as the aSCC paper's code routes; the pFabric paper cites it) picks a path for
@@ -349,6 +352,7 @@ impl PacketConfig {
             dctcp_alpha_init: 1.0,
             dctcp_min_cwnd_packets: 2.0,
             dctcp_hold_in_cwr: false,
+            dctcp_ignore_dupack_ece: false,
             load_balancing: LoadBalancing::Flow,
             link_jitter_s: 0.0,
             tx_complete_events: false,
@@ -884,6 +888,9 @@ impl PacketSimulator {
         if !(cfg.dctcp_min_cwnd_packets.is_finite() && cfg.dctcp_min_cwnd_packets >= 0.0) {
             return bad(format!("dctcp_min_cwnd_packets must be a finite number >= 0, got {}", cfg.dctcp_min_cwnd_packets));
         }
+        if cfg.dctcp_ignore_dupack_ece && transport != Transport::Dctcp {
+            return bad(format!("dctcp_ignore_dupack_ece is read by the dctcp senders (which ECN echoes cut the window), not by {}", transport.name()));
+        }
         if cfg.dctcp_hold_in_cwr && transport != Transport::Dctcp {
             return bad(format!("dctcp_hold_in_cwr is read by the dctcp senders (no window growth after DCTCP's cut), not by {}", transport.name()));
         }
@@ -1056,6 +1063,7 @@ impl PacketSimulator {
             dctcp_alpha_init: cfg.dctcp_alpha_init,
             dctcp_min_cwnd: cfg.dctcp_min_cwnd_packets,
             dctcp_cwr_hold: cfg.dctcp_hold_in_cwr,
+            dctcp_ignore_dupack_ece: cfg.dctcp_ignore_dupack_ece,
             clock_g_ps: (cfg.clock_granularity_s * PS_PER_S).round().max(G_MIN_PS),
             limited_transmit: cfg.limited_transmit,
             dupack_threshold: cfg.dupack_threshold,

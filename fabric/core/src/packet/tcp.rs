@@ -70,6 +70,10 @@ pub struct CcParams {
     /// in that window), as Linux's CWR state (`tcp_in_cwnd_reduction`) and ns-3's `CA_CWR`;
     /// off: the ACK grows the window before the cut and the next ACKs go on growing it.
     pub dctcp_cwr_hold: bool,
+    /// `dctcp`: an ECN echo on an ACK that acknowledges no new data (a duplicate ACK) does
+    /// not cut the window, as ns-3 (`TcpSocketBase::ReceivedAck` reacts to ECE only when
+    /// the ACK advances `snd_una`); off: any echo may cut it (at most once per window).
+    pub dctcp_ignore_dupack_ece: bool,
     /// RFC 6298's clock granularity G (ps): RTO = SRTT + max(G, 4 RTTVAR); at least the
     /// core's tick of 1 ps.
     pub clock_g_ps: f64,
@@ -603,7 +607,7 @@ impl Sender {
             return act;
         }
         // no new data acknowledged
-        if p.transport == Transport::Dctcp && ece {
+        if p.transport == Transport::Dctcp && ece && !p.dctcp_ignore_dupack_ece {
             self.dctcp_cut(p);
         }
         if matches!(p.transport, Transport::PFabric | Transport::Rcp | Transport::Racs) || ack < self.snd_una || self.snd_nxt == self.snd_una {
@@ -876,7 +880,7 @@ mod tests {
     use super::*;
 
     fn params(t: Transport) -> CcParams {
-        CcParams { transport: t, init_cwnd: 10.0, max_cwnd: f64::INFINITY, min_rto_ps: 1_000_000_000, max_rto_ps: MAX_RTO_PS, pfabric_rto_rtts: 0.0, dctcp_g: DCTCP_G, dctcp_alpha_init: 1.0, dctcp_min_cwnd: 2.0, dctcp_cwr_hold: false, clock_g_ps: G_MIN_PS, dupack_threshold: 3, limited_transmit: false, count_acked_segments: false, fixed_rto: false, sack: false, prr: false }
+        CcParams { transport: t, init_cwnd: 10.0, max_cwnd: f64::INFINITY, min_rto_ps: 1_000_000_000, max_rto_ps: MAX_RTO_PS, pfabric_rto_rtts: 0.0, dctcp_g: DCTCP_G, dctcp_alpha_init: 1.0, dctcp_min_cwnd: 2.0, dctcp_cwr_hold: false, dctcp_ignore_dupack_ece: false, clock_g_ps: G_MIN_PS, dupack_threshold: 3, limited_transmit: false, count_acked_segments: false, fixed_rto: false, sack: false, prr: false }
     }
     fn ack(seq: u32, flags: u8) -> Packet {
         Packet { flow: 0, seq, prio: 0, tx_ps: 0, wire_bytes: 40, hop: 0, flags: super::super::port::ACK | flags, enq_tx: 0 }
@@ -1157,6 +1161,25 @@ mod tests {
         let (cut, held, _) = run(&params(Transport::Dctcp));
         assert!((cut - 5.05).abs() < 1e-12, "{cut}");
         assert!(held > cut + 1.5, "{held}");
+    }
+
+    #[test]
+    fn dctcp_ignore_dupack_ece_cuts_only_on_acks_of_new_data_as_ns3() {
+        let run = |ignore: bool| {
+            let p = CcParams { dctcp_ignore_dupack_ece: ignore, ..params(Transport::Dctcp) };
+            let mut s = Sender::new(1000, &p, 10_000);
+            (s.snd_nxt, s.high, s.cwnd, s.ssthresh) = (10, 10, 10.0, 10.0);
+            s.snd_una = 1;
+            s.on_ack(&ack(1, ECE), 1, &p, &[]); // a duplicate ACK (reordering) with an echo
+            let after_dup = s.cwnd;
+            s.on_ack(&ack(2, ECE), 2, &p, &[]); // new data, with an echo
+            (after_dup, s.cwnd)
+        };
+        let (dup, _) = run(false);
+        assert_eq!(dup, 5.0); // the default: the duplicate's echo halves it (alpha 1)
+        let (dup, new) = run(true);
+        assert_eq!(dup, 10.0); // ns-3: ignored
+        assert!((new - 5.05).abs() < 1e-12, "{new}"); // the next ACK of new data cuts: 10 + 1/10, halved
     }
 
     #[test]
