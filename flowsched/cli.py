@@ -128,6 +128,9 @@ def _parser() -> argparse.ArgumentParser:
     pk.add_argument("--ecn-threshold-packets", type=int, default=None,
                     help="K in packets waiting, ACKs included, as ns-2's and ns-3's RED in packet mode "
                     "(dctcp with ps or gtcp; replaces --ecn-threshold-bytes)")
+    pk.add_argument("--buffer-packets", type=int, default=None,
+                    help="at most this many packets waiting at a port, ACKs included, beside --buffer-bytes, as "
+                    "ns-2's and ns-3's queues in packet mode (one FIFO per port: tcp, or dctcp with ps or gtcp)")
     pk.add_argument("--ecn-marking", choices=ECN_MARKINGS, default=None,
                     help="dctcp's queues mark on arrival by the bytes waiting (enqueue; default) or on departure by "
                          "the bytes sent while the packet waited (sojourn; the aSCC paper's), or, in the priority "

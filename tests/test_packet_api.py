@@ -182,6 +182,21 @@ def test_dctcp_ignore_dupack_ece_only_matters_with_duplicate_acks():
     assert b.packet["ecn_marks"] > a.packet["ecn_marks"]
 
 
+def test_buffer_packets_counts_acks_and_data_alike():
+    """A 4-to-1 incast of 300 KB tcp flows into a 1 MB buffer: no drop when the buffer counts
+    bytes only; at most 20 packets waiting, the destination's port drops (a drop-tail queue of
+    20 packets). Each flow's ACKs share its source's port with nothing else, so the limit bites
+    only where the data meet."""
+    tr = pd.DataFrame({"arrival_s": [0.0] * 4, "src": [1, 2, 3, 4], "dst": [0] * 4, "size_bytes": [3e5] * 4})
+    run = lambda **kw: simulate(tr, flowsched.BigSwitch(5, 10), "ps", model="packet", transport="tcp",  # noqa: E731
+                                buffer_bytes=1_000_000, init_cwnd_packets=10, delay_us=2.0, **kw)
+    plain, twenty = run(), run(buffer_packets=20)
+    assert plain.packet["drops_overflow"] == 0
+    assert twenty.packet["drops_overflow"] > 0
+    assert twenty.ports.set_index("link").loc["down0", "drops_overflow"] == twenty.packet["drops_overflow"]
+    assert run(buffer_packets=10_000).flows["finish_s"].tolist() == plain.flows["finish_s"].tolist()
+
+
 def test_dctcp_marks_and_pfabric_evicts():
     tr = mixed(200)
     d = simulate(tr, flowsched.BigSwitch(8, 10), "ps", model="packet", ecn_threshold_bytes=15_000)
@@ -360,6 +375,9 @@ def test_terminate_missed_in_the_packet_model():
     ({"scheduler": "ps", "dctcp_hold_in_cwr": 1}, "dctcp_hold_in_cwr must be True or False"),
     ({"scheduler": "ps", "transport": "tcp", "dctcp_ignore_dupack_ece": True},
      "dctcp_ignore_dupack_ece is read by the dctcp senders .*, not by tcp"),
+    ({"scheduler": "ps", "buffer_packets": 0}, "buffer_packets must be an integer >= 1"),
+    ({"scheduler": "pias", "buffer_packets": 240}, "buffer_packets counts the packets of one FIFO queue per port"),
+    ({"scheduler": "srpt", "transport": "pfabric", "buffer_packets": 240}, "this run: pfabric with srpt"),
     ({"scheduler": "ps", "ecn_threshold_packets": 0}, "ecn_threshold_packets must be an integer >= 1"),
     ({"scheduler": "ps", "transport": "tcp", "ecn_threshold_packets": 65},
      r"ecn_threshold_packets counts the packets of one FIFO queue .* \(this run: tcp with ps"),

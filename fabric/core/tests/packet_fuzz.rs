@@ -315,6 +315,10 @@ fn config(c: &Case) -> PacketConfig {
     }
     // no growth in the window after DCTCP's cut, as Linux and ns-3 (bit 26)
     cfg.dctcp_hold_in_cwr = t == "dctcp" && (o.seed >> 26) % 2 == 1;
+    // a buffer counted in packets too (bit 28; one FIFO per port), 2 to 64 packets
+    if matches!(t, "tcp" | "dctcp") && (s == "ps" || gtcp || (t == "tcp" && s != "pias")) && (o.seed >> 28) % 2 == 1 {
+        cfg.buffer_packets = Some(2 + ((o.seed >> 29) % 63) as u32);
+    }
     // echoes of duplicate ACKs ignored, as ns-3 (bit 27)
     cfg.dctcp_ignore_dupack_ece = t == "dctcp" && (o.seed >> 27) % 2 == 1;
     cfg.seed = o.seed;

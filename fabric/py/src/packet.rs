@@ -49,6 +49,7 @@ packet_options!(
     buffer_bytes,
     ecn_threshold_bytes,
     ecn_threshold_packets,
+    buffer_packets,
     queue_reserve_bytes,
     pias_port_ecn,
     init_cwnd_packets,

@@ -174,6 +174,11 @@ pub struct PacketConfig {
     /// every packet waiting counts one, an ACK as a data packet, as the RED queues of ns-2
     /// and ns-3 in packet mode count (the DCTCP paper's K = 65 packets). None: bytes.
     pub ecn_threshold_packets: Option<u32>,
+    /// At most this many packets waiting at a port (every packet one, an ACK as a data
+    /// packet), beside `buffer_bytes`, as the queues of ns-2 and ns-3 in packet mode hold
+    /// (the ns-3 references' 240 packets); ports with one FIFO queue only (`tcp`, or `dctcp`
+    /// under `ps`/`gtcp`). None: bytes only.
+    pub buffer_packets: Option<u32>,
     /// `pias`: bytes of each port's buffer reserved for each of its K queues; the rest is
     /// shared first come first served (pFabric section 6.1 reserves 15 KB, 10 packets, per
     /// queue of a 225 KB buffer). 0 (the default): the whole buffer is shared.
@@ -327,6 +332,7 @@ impl PacketConfig {
             buffer_bytes: None,
             ecn_threshold_bytes: 97_500,
             ecn_threshold_packets: None,
+            buffer_packets: None,
             queue_reserve_bytes: 0,
             pias_port_ecn: false,
             init_cwnd_packets: None,
@@ -799,6 +805,9 @@ impl PacketSimulator {
         if cfg.ecn_threshold_bytes == 0 {
             return bad("ecn_threshold_bytes must be > 0".into());
         }
+        if cfg.buffer_packets == Some(0) {
+            return bad("buffer_packets must be > 0".into());
+        }
         if cfg.ecn_threshold_packets == Some(0) {
             return bad("ecn_threshold_packets must be > 0".into());
         }
@@ -1016,6 +1025,14 @@ impl PacketSimulator {
                 cfg.ecn_marking.name()
             ));
         }
+        if cfg.buffer_packets.is_some() && !matches!(disc, Discipline::EcnFifo | Discipline::DropTail) {
+            return bad(format!(
+                "buffer_packets counts the packets of one FIFO queue per port: tcp, or dctcp with ps or gtcp (this run: {} \
+                 with {}); use buffer_bytes",
+                transport.name(),
+                s.name()
+            ));
+        }
         let ascc = transport == Transport::Dctcp && *s == Scheduler::Ga(GaInner::Srpt);
         let ports: Vec<Port> =
             // A port's propagation: the run's delay per hop plus its link's own (a graph's
@@ -1026,6 +1043,7 @@ impl PacketSimulator {
                 .map(|(l, &c)| {
                     let mut p = Port::new(disc, buffer, cfg.ecn_threshold_bytes, PS_PER_S / c, dp + to_ps(topo.link_delay_s(l)));
                     p.ecn_threshold_packets = cfg.ecn_threshold_packets.unwrap_or(0);
+                    p.buffer_packets = cfg.buffer_packets.unwrap_or(0);
                     p.reserve_bytes = reserve;
                     p.marking = cfg.ecn_marking;
                     p.port_ecn = cfg.pias_port_ecn;

@@ -225,6 +225,9 @@ pub struct Port {
     /// `EcnFifo`: K in packets waiting (every packet one, ACKs included) instead of bytes; 0:
     /// bytes (`PacketConfig::ecn_threshold_packets`).
     pub ecn_threshold_packets: u32,
+    /// `DropTail`, `EcnFifo`: at most this many packets waiting (every packet one, ACKs
+    /// included), beside `buffer_bytes`; 0: bytes only (`PacketConfig::buffer_packets`).
+    pub buffer_packets: u32,
     /// `MultiQueue`: bytes of the buffer each queue keeps for itself; the rest,
     /// `buffer_bytes - queues * reserve_bytes`, is shared first come first served (a
     /// queue's bytes above its reserve come from it). 0: the whole buffer is shared.
@@ -285,6 +288,7 @@ impl Port {
             buffer_bytes,
             ecn_threshold_bytes,
             ecn_threshold_packets: 0,
+            buffer_packets: 0,
             reserve_bytes: 0,
             queued_bytes: 0,
             busy_until: 0,
@@ -344,7 +348,7 @@ impl Port {
         }
         let res = match &mut self.queue {
             Queue::Fifo(q) => {
-                if self.queued_bytes + size > self.buffer_bytes {
+                if self.queued_bytes + size > self.buffer_bytes || (self.buffer_packets > 0 && q.len() >= self.buffer_packets as usize) {
                     self.drops += 1;
                     return Enqueued::Dropped { evicted: 0 };
                 }
@@ -600,6 +604,24 @@ mod tests {
         // 3000 B waiting = K: the next one is marked
         assert_eq!(p.enqueue(data(0, 2, 0), 0), Enqueued::Queued { marked: true, evicted: 0 });
         assert_eq!(p.marks, 1);
+    }
+
+    #[test]
+    fn buffer_in_packets_counts_acks_as_packets() {
+        // a 100,000 B buffer holds 60 ACKs in bytes; with buffer_packets = 3 the fourth
+        // packet waiting is dropped, a data packet as an ACK, on either FIFO discipline
+        let ack = Packet { wire_bytes: 40, flags: ACK, ..data(1, 0, 0) };
+        for disc in [Discipline::DropTail, Discipline::EcnFifo] {
+            for (limit, dropped) in [(0u32, false), (3, true)] {
+                let mut p = Port::new(disc, 100_000, 97_500, 800.0, 0);
+                p.buffer_packets = limit;
+                for _ in 0..3 {
+                    assert!(matches!(p.enqueue(ack, 0), Enqueued::Queued { .. }));
+                }
+                assert_eq!(matches!(p.enqueue(data(0, 0, 0), 0), Enqueued::Dropped { .. }), dropped, "{disc:?} limit {limit}");
+                assert_eq!(p.drops, dropped as u64);
+            }
+        }
     }
 
     #[test]
