@@ -65,21 +65,23 @@ CRITERIA: dict[str, tuple[float, float]] = {
 #: What each reference ran, as flowsched's packet-model arguments (issue 19's names). The
 #: peers' settings are in references/README.md; ``delay_us`` is per hop, as in the fluid model.
 #: ns-3's RED queue holds 360,000 B / 1,500 B = 240 packets and marks at K = 65 packets (DCTCP's step marking: RED
-#: with MinTh = MaxTh = K and Gentle off), counting packets, ACKs included, as ``ecn_threshold_packets`` does (the
-#: DCTCP references made before 2026-11-28 evening ran ns-3's default Gentle = true: a marking probability from 2%
-#: at K to 1 at 2K); YAPS's pFabric queue holds 36,864 B and retransmits after a fixed 45 us. ns-3's DCTCP does not
-#: grow its window in the window after an ECN cut (its CA_CWR state, as Linux's CWR): ``dctcp_hold_in_cwr``; it grows
-#: by the segments an ACK covers (``count_acked_segments``) and reacts to an echo only on an ACK of new data
-#: (``dctcp_ignore_dupack_ece``): both the same bits here, where each ACK covers one and duplicates are rare. Its cut
-#: also has no floor (ssthresh = (1 - alpha/2) cwnd), which ``dctcp_min_cwnd_packets=0`` models; the settings keep
-#: Linux's floor of 2 packets, with which the small flows come closer (docs/packet.md, "Against ns-3 and YAPS").
+#: with MinTh = MaxTh = K and Gentle off), counting packets, ACKs included, as ``buffer_packets`` and
+#: ``ecn_threshold_packets`` do (the DCTCP references made before 2026-11-28 evening ran ns-3's default Gentle = true:
+#: a marking probability from 2% at K to 1 at 2K); its drop-tail queue (``tcp``) counts bytes. YAPS's pFabric queue
+#: holds 36,864 B and retransmits after a fixed 45 us. ns-3's DCTCP does not grow its window in the window after an
+#: ECN cut (its CA_CWR state, as Linux's CWR): ``dctcp_hold_in_cwr``; it grows by the segments an ACK covers
+#: (``count_acked_segments``) and reacts to an echo only on an ACK of new data (``dctcp_ignore_dupack_ece``): both
+#: the same bits here, where each ACK covers one and duplicates are rare. Its cut also has no floor (ssthresh =
+#: (1 - alpha/2) cwnd), which ``dctcp_min_cwnd_packets=0`` models; the settings keep Linux's floor of 2 packets, with
+#: which the small flows come closer (docs/packet.md, "Against ns-3 and YAPS").
 SETTINGS: dict[str, dict[str, Any]] = {
     "ns3_tcp": {"scheduler": "ps", "transport": "tcp", "options": {
         "mss_bytes": 1460, "header_bytes": 40, "buffer_bytes": 360_000, "init_cwnd_packets": 10,
         "min_rto_s": 1e-3, "delay_us": 0.2}},
     "ns3_dctcp": {"scheduler": "ps", "transport": "dctcp", "options": {
-        "mss_bytes": 1460, "header_bytes": 40, "buffer_bytes": 360_000, "ecn_threshold_packets": 65,
-        "dctcp_hold_in_cwr": True, "count_acked_segments": True, "dctcp_ignore_dupack_ece": True,
+        "mss_bytes": 1460, "header_bytes": 40, "buffer_bytes": 360_000, "buffer_packets": 240,
+        "ecn_threshold_packets": 65, "dctcp_hold_in_cwr": True, "count_acked_segments": True,
+        "dctcp_ignore_dupack_ece": True,
         "init_cwnd_packets": 10, "min_rto_s": 1e-3, "delay_us": 0.2}},
     # ns-3 with SACK on (`trace_fct --sack=1`): its scoreboard and pipe (RFC 6675), its default recovery with
     # SACK (PRR, RFC 6937) and its limited transmit (on by default, in the runs above too): the same here
@@ -87,8 +89,9 @@ SETTINGS: dict[str, dict[str, Any]] = {
         "mss_bytes": 1460, "header_bytes": 40, "buffer_bytes": 360_000, "init_cwnd_packets": 10,
         "min_rto_s": 1e-3, "delay_us": 0.2, "sack": True, "prr": True, "limited_transmit": True}},
     "ns3_dctcpsack": {"scheduler": "ps", "transport": "dctcp", "options": {
-        "mss_bytes": 1460, "header_bytes": 40, "buffer_bytes": 360_000, "ecn_threshold_packets": 65,
-        "dctcp_hold_in_cwr": True, "count_acked_segments": True, "dctcp_ignore_dupack_ece": True,
+        "mss_bytes": 1460, "header_bytes": 40, "buffer_bytes": 360_000, "buffer_packets": 240,
+        "ecn_threshold_packets": 65, "dctcp_hold_in_cwr": True, "count_acked_segments": True,
+        "dctcp_ignore_dupack_ece": True,
         "init_cwnd_packets": 10, "min_rto_s": 1e-3, "delay_us": 0.2, "sack": True, "prr": True,
         "limited_transmit": True}},
     "yaps_pfabric": {"scheduler": "srpt", "transport": "pfabric", "options": {

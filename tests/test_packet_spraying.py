@@ -74,8 +74,9 @@ def test_cli_flags(tmp_path, capsys):
 
 def test_within_ten_percent_of_ns3_spraying():
     """benchmarks/references/ns3_spray: 1,500 web-search flows on a 4 x 8 leaf-spine with 4 spines (all links
-    10 Gbps), dctcp as ns-3's TcpDctcp runs it (RED's step at K = 65 packets, ACKs counted; no growth after a
-    cut, growth by the segments an ACK covers, no floor under the cut: compare.NS3_DCTCP), packets sprayed;
+    10 Gbps), dctcp as ns-3's TcpDctcp runs it (RED's step at K = 65 packets and 240 packets of buffer, ACKs
+    counted; no growth after a cut, growth by the segments an ACK covers, no floor under the cut:
+    compare.NS3_DCTCP), packets sprayed;
     ns-3 3.44 with RandomEcmpRouting, two seeds of its draws. Without fast retransmit the mean FCT of every
     size bucket is within 10% of ns-3's (mean of the seeds), the small flows' on the flows ns-3 did not
     stall (a timeout without a segment resent: ns-3's DCTCP cut has no floor, and a window under one segment
@@ -96,7 +97,8 @@ def test_within_ten_percent_of_ns3_spraying():
     means = {}
     for dup, ns3_dup in ((0, 1000000), (3, 3)):
         r = simulate(trace, topo, "ps", model="packet", transport="dctcp", delay_us=0.2, load_balancing="packet",
-                     dupack_threshold=dup, min_rto_s=1e-3, ecn_threshold_packets=65, **cmp.NS3_DCTCP)
+                     dupack_threshold=dup, min_rto_s=1e-3, ecn_threshold_packets=65, buffer_packets=240,
+                     **cmp.NS3_DCTCP)
         ours = cmp.buckets(trace["size_bytes"], r.flows["fct_s"])
         paths = [here / f"ns3_spray1_d{ns3_dup}_s{s}.csv.xz" for s in (1, 2)]
         runs = [pd.read_csv(p, comment="#") for p in paths]

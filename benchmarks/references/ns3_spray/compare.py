@@ -4,11 +4,12 @@ Runs a trace on ``LeafSpine(tors, hosts_per_tor, spines, host_gbps, core_gbps)``
 ``load_balancing="packet"`` and the given ``dupack_threshold`` (0 for ns-3's "never": a threshold it never
 reaches), and prints the mean FCT per size bucket beside each ns-3 output given (``leafspine_fct`` with
 ``--spray=1``; the settings are read from the output's first line and must match). DCTCP as ns-3's ``TcpDctcp``
-runs it: K counted as its RED queue counts (in packets, ACKs included: ``ecn_threshold_packets``; or in bytes with
-``--redBytes=1``), no window growth in the window after a cut (``dctcp_hold_in_cwr``, ns-3's CA_CWR), the window
-grown by the segments an ACK covers (``count_acked_segments``: it derives from ``TcpLinuxReno``; a cumulative ACK
-after a reordering hole covers many), no floor under the cut (``dctcp_min_cwnd_packets=0``) and no reaction to
-the echo of a duplicate ACK (``dctcp_ignore_dupack_ece``: ns-3 reacts only on an ACK of new data).
+runs it: K and the buffer counted as its RED queue counts them (in packets, ACKs included: ``ecn_threshold_packets``,
+``buffer_packets``; or in bytes with ``--redBytes=1``), no window growth in the window after a cut
+(``dctcp_hold_in_cwr``, ns-3's CA_CWR), the window grown by the segments an ACK covers (``count_acked_segments``: it
+derives from ``TcpLinuxReno``; a cumulative ACK after a reordering hole covers many), no floor under the cut
+(``dctcp_min_cwnd_packets=0``) and no reaction to the echo of a duplicate ACK (``dctcp_ignore_dupack_ece``: ns-3
+reacts only on an ACK of new data).
 Outputs of ``leafspine_fct`` from before it marked with RED's step (their first line without "step marking")
 are refused. Outputs made with
 ``--counters=1`` also give ns-3's retransmitted data segments, entries into fast recovery and the mean queue of
@@ -103,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
                                    load_balancing="packet", dupack_threshold=dup_fs, buffer_bytes=int(buf),
                                    init_cwnd_packets=int(iw), min_rto_s=float(rto), **NS3_DCTCP,
                                    **({"ecn_threshold_bytes": int(k) * 1500} if in_bytes
-                                      else {"ecn_threshold_packets": int(k)}))
+                                      else {"ecn_threshold_packets": int(k), "buffer_packets": int(buf) // 1500}))
             runs[key] = (r, time.process_time() - t)
             r_, cpu = runs[key]
             down = r_.ports[r_.ports["link"].str.startswith("down")]
