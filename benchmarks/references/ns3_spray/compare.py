@@ -62,11 +62,15 @@ NS3_DCTCP = {"dctcp_hold_in_cwr": True, "count_acked_segments": True, "dctcp_min
              "dctcp_ignore_dupack_ece": True}
 
 
+def segments(ns3: pd.DataFrame) -> np.ndarray:
+    """Each flow's data segments, sent once each (the runner's MSS, 1,460 B)."""
+    return np.ceil(ns3["size_bytes"].to_numpy() / 1460.0).clip(min=1)
+
+
 def stalled(ns3: pd.DataFrame) -> np.ndarray:
     """ns-3's flows that timed out without resending a segment (``--counters=1``): with no loss, a wait for the
     timer with a window under one segment (ns-3's DCTCP cut has no floor; docs/packet.md)."""
-    packets = np.ceil(ns3["size_bytes"].to_numpy() / 1460.0).clip(min=1)  # the runner's MSS
-    return (ns3["timeouts"].to_numpy() > 0) & (ns3["data_segments"].to_numpy() == packets)
+    return (ns3["timeouts"].to_numpy() > 0) & (ns3["data_segments"].to_numpy() == segments(ns3))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -118,10 +122,9 @@ def main(argv: list[str] | None = None) -> int:
                          **{b: v * 1e6 for b, v in buckets(trace["size_bytes"], r_.flows["fct_s"]).items()},
                          **small_flows(trace["size_bytes"], r_.flows["fct_s"], r_.packet_flows["fast_retransmits"])})
         counted = "data_segments" in ns3.columns
-        packets = np.ceil(ns3["size_bytes"] / 1460.0).clip(lower=1)  # the runner's MSS
-        unit = " (RED in bytes)" if "RED queues in bytes" in first else ""
+        unit = " (RED in bytes)" if in_bytes else ""
         rows.append({"run": f"ns-3{unit}, dupThresh {dup}, seed {seed}", "cpu_s": np.nan,
-                     "retransmissions": (ns3["data_segments"] - packets).sum() if counted else np.nan,
+                     "retransmissions": (ns3["data_segments"].to_numpy() - segments(ns3)).sum() if counted else np.nan,
                      "fast_retransmits": ns3["recoveries"].sum() if counted else np.nan,
                      "host_port_queue_B": float(q.group(1)) if q else np.nan,
                      "drops": sum(int(x) for x in d.groups()) if d else np.nan,
@@ -130,10 +133,10 @@ def main(argv: list[str] | None = None) -> int:
                      **small_flows(ns3["size_bytes"], ns3["fct_s"], ns3["recoveries"] if counted else None)})
         if counted:
             # the small flows but those ns-3 stalled (timed out without a loss), in both simulators
-            under = ns3["size_bytes"].to_numpy() < 100e3
-            small = under & ~stalled(ns3)
+            under, st = ns3["size_bytes"].to_numpy() < 100e3, stalled(ns3)
+            small = under & ~st
             ours_fct = runs[key][0].flows["fct_s"].to_numpy()
-            rows[-1].update({"small stalled": int((under & stalled(ns3)).sum()),
+            rows[-1].update({"small stalled": int((under & st).sum()),
                              "small not stalled": float(ns3["fct_s"].to_numpy()[small].mean() * 1e6),
                              "flowsched, same flows": float(ours_fct[small].mean() * 1e6)})
     df = pd.DataFrame(rows).set_index("run")

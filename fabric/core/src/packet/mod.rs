@@ -891,20 +891,20 @@ impl PacketSimulator {
         if !(0.0..=1.0).contains(&cfg.dctcp_alpha_init) {
             return bad(format!("dctcp_alpha_init must be in [0, 1], got {}", cfg.dctcp_alpha_init));
         }
-        if cfg.dctcp_alpha_init != 1.0 && transport != Transport::Dctcp {
-            return bad(format!("dctcp_alpha_init is read by the dctcp senders (DCTCP's alpha), not by {}", transport.name()));
-        }
         if !(cfg.dctcp_min_cwnd_packets.is_finite() && cfg.dctcp_min_cwnd_packets >= 0.0) {
             return bad(format!("dctcp_min_cwnd_packets must be a finite number >= 0, got {}", cfg.dctcp_min_cwnd_packets));
         }
-        if cfg.dctcp_ignore_dupack_ece && transport != Transport::Dctcp {
-            return bad(format!("dctcp_ignore_dupack_ece is read by the dctcp senders (which ECN echoes cut the window), not by {}", transport.name()));
-        }
-        if cfg.dctcp_hold_in_cwr && transport != Transport::Dctcp {
-            return bad(format!("dctcp_hold_in_cwr is read by the dctcp senders (no window growth after DCTCP's cut), not by {}", transport.name()));
-        }
-        if cfg.dctcp_min_cwnd_packets != 2.0 && transport != Transport::Dctcp {
-            return bad(format!("dctcp_min_cwnd_packets is read by the dctcp senders (the least window DCTCP's cut leaves), not by {}", transport.name()));
+        // the options of the dctcp senders alone, refused elsewhere (set: not at their default)
+        let dctcp_only = [
+            ("dctcp_alpha_init", cfg.dctcp_alpha_init != 1.0, "DCTCP's alpha"),
+            ("dctcp_min_cwnd_packets", cfg.dctcp_min_cwnd_packets != 2.0, "the least window DCTCP's cut leaves"),
+            ("dctcp_hold_in_cwr", cfg.dctcp_hold_in_cwr, "no window growth after DCTCP's cut"),
+            ("dctcp_ignore_dupack_ece", cfg.dctcp_ignore_dupack_ece, "which ECN echoes cut the window"),
+        ];
+        if transport != Transport::Dctcp {
+            if let Some((name, _, what)) = dctcp_only.iter().find(|o| o.1) {
+                return bad(format!("{name} is read by the dctcp senders ({what}), not by {}", transport.name()));
+            }
         }
         if !matches!(transport, Transport::Tcp | Transport::Dctcp) {
             if let Some((name, _, what)) = tcp_only.iter().find(|o| o.1) {
