@@ -178,9 +178,10 @@ def _parser() -> argparse.ArgumentParser:
     pk.add_argument("--dctcp-min-cwnd-packets", type=float, default=None,
                     help="dctcp: the least window DCTCP's cut leaves, packets (2, as Linux); below 1 no floor, as "
                          "ns-3's TcpDctcp: a window under one packet waits for an ACK or the retransmission timer")
-    pk.add_argument("--dctcp-hold-in-cwr", action="store_const", const=True, default=None,
+    pk.add_argument("--dctcp-hold-in-cwr", action=argparse.BooleanOptionalAction, default=None,
                     help="dctcp: no window growth in the window after an ECN cut, as Linux's CWR state and ns-3's "
-                         "CA_CWR (off: additive increase goes on after the cut)")
+                         "CA_CWR (the default; --no-dctcp-hold-in-cwr: the echo's ACK grows the window before the "
+                         "cut and additive increase goes on after it)")
     pk.add_argument("--dctcp-ignore-dupack-ece", action="store_const", const=True, default=None,
                     help="dctcp: the ECN echo of a duplicate ACK does not cut the window, as ns-3 (off: any echo may)")
     pk.add_argument("--load-balancing", choices=LOAD_BALANCINGS, default=None,

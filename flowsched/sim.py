@@ -345,7 +345,7 @@ PACKET_OPTIONS: dict[str, Any] = {
     "prr": False,
     "dctcp_alpha_init": 1.0,
     "dctcp_min_cwnd_packets": 2.0,
-    "dctcp_hold_in_cwr": False,
+    "dctcp_hold_in_cwr": True,
     "dctcp_ignore_dupack_ece": False,
     "load_balancing": "flow",
     "link_jitter_ns": 0.0,

@@ -141,20 +141,20 @@ def test_dctcp_hold_in_cwr_and_no_floor_stall_windows_under_a_packet_as_ns3():
     Without growth in the window after a cut (Linux's CWR state, ns-3's CA_CWR), the queue is
     shorter. ns-3's TcpDctcp also has no floor under its cut: the windows fall below one packet,
     and a sender with nothing in flight and less than a packet of window waits for its 1 ms
-    timer, so there are timeouts without a single drop or retransmission. The defaults
-    (growth goes on, a floor of 2 packets as Linux) are the same bits as before."""
+    timer, so there are timeouts without a single drop or retransmission. The defaults are the
+    hold and a floor of 2 packets, as Linux."""
     n = 40
     tr = pd.DataFrame({"arrival_s": [0.0] * n, "src": range(1, n + 1), "dst": [0] * n, "size_bytes": [2e5] * n})
     run = lambda **kw: simulate(tr, flowsched.BigSwitch(n + 1, 10), "ps", model="packet", transport="dctcp",  # noqa: E731
                                 buffer_bytes=10_000_000, ecn_threshold_bytes=15_000, init_cwnd_packets=10,
                                 delay_us=2.0, min_rto_s=1e-3, **kw)
-    default = run()
-    explicit = run(dctcp_hold_in_cwr=False, dctcp_min_cwnd_packets=2.0)
-    assert default.flows["finish_s"].tolist() == explicit.flows["finish_s"].tolist()
-    hold, ns3 = run(dctcp_hold_in_cwr=True), run(dctcp_hold_in_cwr=True, dctcp_min_cwnd_packets=0.0)
+    hold = run()
+    explicit = run(dctcp_hold_in_cwr=True, dctcp_min_cwnd_packets=2.0)
+    assert hold.flows["finish_s"].tolist() == explicit.flows["finish_s"].tolist()
+    grow, ns3 = run(dctcp_hold_in_cwr=False), run(dctcp_min_cwnd_packets=0.0)
     queue = lambda r: r.ports["mean_queue_bytes"].max()  # noqa: E731
-    assert queue(hold) < 0.97 * queue(default)
-    for r in (default, hold):
+    assert queue(hold) < 0.97 * queue(grow)
+    for r in (grow, hold):
         assert r.packet["timeouts"] == r.packet["drops_overflow"] == 0
     assert ns3.packet["drops_overflow"] == ns3.packet["retransmissions"] == 0
     assert ns3.packet["timeouts"] > n  # each flow waits for its timer, most more than once
@@ -370,7 +370,7 @@ def test_terminate_missed_in_the_packet_model():
     ({"scheduler": "ps", "dctcp_min_cwnd_packets": float("inf")}, "dctcp_min_cwnd_packets must be a finite number"),
     ({"scheduler": "ps", "transport": "tcp", "dctcp_min_cwnd_packets": 0.0},
      "dctcp_min_cwnd_packets is read by the dctcp senders .*, not by tcp"),
-    ({"scheduler": "ps", "transport": "tcp", "dctcp_hold_in_cwr": True},
+    ({"scheduler": "ps", "transport": "tcp", "dctcp_hold_in_cwr": False},
      "dctcp_hold_in_cwr is read by the dctcp senders .*, not by tcp"),
     ({"scheduler": "ps", "dctcp_hold_in_cwr": 1}, "dctcp_hold_in_cwr must be True or False"),
     ({"scheduler": "ps", "transport": "tcp", "dctcp_ignore_dupack_ece": True},
@@ -531,6 +531,18 @@ def test_cli_packet_model(tmp_path, capsys):
     assert main(["simulate", "--trace", str(tr), "--hosts", "8", "--scheduler", "ps", "--model", "packet",
                  "--dctcp-alpha-init", "2", "-q"]) == 2
     assert "dctcp_alpha_init must be in [0, 1]" in capsys.readouterr().err
+    # the hold after DCTCP's cut is the default; --no-dctcp-hold-in-cwr is the API's dctcp_hold_in_cwr=False
+    o1 = tmp_path / "o1.csv"
+    assert main(["simulate", "--trace", str(tr), "--hosts", "8", "--scheduler", "ps", "--model", "packet",
+                 "--no-dctcp-hold-in-cwr", "--out", str(o1), "-q"]) == 0
+    r1 = simulate(pd.read_csv(tr), flowsched.BigSwitch(8, 10), "ps", model="packet", dctcp_hold_in_cwr=False)
+    np.testing.assert_array_equal(pd.read_csv(o1)["finish_s"].to_numpy(), r1.flows["finish_s"].to_numpy())
+    assert not np.array_equal(pd.read_csv(o0)["finish_s"].to_numpy(), simulate(
+        pd.read_csv(tr), flowsched.BigSwitch(8, 10), "ps", model="packet", dctcp_alpha_init=0.0,
+        dctcp_hold_in_cwr=False).flows["finish_s"].to_numpy())  # the flag changes the run
+    assert main(["simulate", "--trace", str(tr), "--hosts", "8", "--scheduler", "ps", "--model", "packet",
+                 "--transport", "tcp", "--no-dctcp-hold-in-cwr", "-q"]) == 2
+    assert "dctcp_hold_in_cwr is read by the dctcp senders" in capsys.readouterr().err
     assert main(["simulate", "--trace", str(tr), "--hosts", "8", "--scheduler", "ps", "--model", "packet",
                  "--tx-complete-events", "-q"]) == 0
     assert "packet model, dctcp:" in capsys.readouterr().out

@@ -169,7 +169,12 @@ def paper_fct(flows: pd.DataFrame) -> pd.DataFrame:
 #: ``--zero-delay`` (the setting before the paper's delays were found) keeps the buffers and
 #: the marking only: no link delays, the default initial window, and the minimum RTO
 #: ``RTO_RTTS`` unloaded round trips.
-PACKET_OPTS_ZERO_DELAY: dict = {"buffer_bytes": 240 * 1500, "ecn_marking": "sojourn"}
+#: Its TCP is ns-2's, which grows the window on every new ACK without an echo (the authors'
+#: ``EcnProcessor::can_open_cwnd``), not Linux's or ns-3's hold after a cut (the packet model's
+#: default since 2026-11-29): ``dctcp_hold_in_cwr=False``. Against the authors' ns-2 on their
+#: 3,000-flow web-search runs (``ascc_ns2/compare.py --opt sack=true``), ns-2's own rule (a scratch
+#: build) gave what False gives (SRPT 1.008 overall, LAS 0.955 / 0.956), the hold SRPT 1.040, LAS 1.015.
+PACKET_OPTS_ZERO_DELAY: dict = {"buffer_bytes": 240 * 1500, "ecn_marking": "sojourn", "dctcp_hold_in_cwr": False}
 #: The paper's buffers ("following PIAS's evaluations: bs = 240 pkts"): 240 packets of
 #: 1,500 B per port. Its minimum RTO ("rt_min ~ 24 RTT") and initial window, from its
 #: simulation code (``scripts/config.toml``, every ``[control.*]`` section): ``min_rto =
@@ -192,7 +197,7 @@ PACKET_OPTS_PIAS: dict = {"pias_port_ecn": True, "ecn_marking": "enqueue"}
 #: rather than, as the paper's text defines, a packet that waited while K were sent (sojourn).
 PACKET_OPTS_PRIO: dict = {"ecn_marking": "worst"}
 #: The options above that only dctcp reads (a run that falls back to another transport drops them).
-DCTCP_ONLY = ("dctcp_alpha_init", "pias_port_ecn", "ecn_marking")
+DCTCP_ONLY = ("dctcp_alpha_init", "pias_port_ecn", "ecn_marking", "dctcp_hold_in_cwr")
 #: ``--spray``: the packet model sprays packets over the 4 spines (``paper_fabric(spines=True)``)
 #: as the authors' code does, and its senders, like the code's (``enable_dupack = false``: the
 #: spraying reorders packets), never retransmit on duplicate ACKs.

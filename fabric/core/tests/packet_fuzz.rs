@@ -313,8 +313,10 @@ fn config(c: &Case) -> PacketConfig {
     if t == "dctcp" && (o.seed >> 24) % 4 != 0 {
         cfg.dctcp_min_cwnd_packets = [2.0, 0.0, 0.5, 1.0][((o.seed >> 24) % 4) as usize];
     }
-    // no growth in the window after DCTCP's cut, as Linux and ns-3 (bit 26)
-    cfg.dctcp_hold_in_cwr = t == "dctcp" && (o.seed >> 26) % 2 == 1;
+    // growth in the window after DCTCP's cut (bit 26; the default holds it, as Linux and ns-3)
+    if t == "dctcp" && (o.seed >> 26) % 2 == 1 {
+        cfg.dctcp_hold_in_cwr = false;
+    }
     // a buffer counted in packets too (bit 28; one FIFO per port), 2 to 64 packets
     if matches!(t, "tcp" | "dctcp") && (s == "ps" || gtcp || (t == "tcp" && s != "pias")) && (o.seed >> 28) % 2 == 1 {
         cfg.buffer_packets = Some(2 + ((o.seed >> 29) % 63) as u32);

@@ -264,8 +264,11 @@ pub struct PacketConfig {
     /// 2 (the default: Linux) or, below 1, no floor as ns-3's `TcpDctcp` (a window under
     /// one packet then waits for an ACK or the retransmission timer).
     pub dctcp_min_cwnd_packets: f64,
-    /// `dctcp`: no window growth in the window after an ECN cut (`CcParams::dctcp_cwr_hold`:
-    /// Linux's CWR state, ns-3's `CA_CWR`); off (the default): additive increase goes on.
+    /// `dctcp`: the ACK whose echo cuts the window does not grow it, and no ACK does until the
+    /// data sent before the cut is acknowledged (`CcParams::dctcp_cwr_hold`: Linux's CWR
+    /// state, ns-3's `CA_CWR`; the default, and RFC 3168 6.1.2's "SHOULD NOT increase the
+    /// congestion window in response to" an echo); off: the echo's ACK grows the window
+    /// before the cut and additive increase goes on after it (the default before 2026-11-29).
     pub dctcp_hold_in_cwr: bool,
     /// `dctcp`: the ECN echo of a duplicate ACK does not cut the window, as ns-3
     /// (`CcParams::dctcp_ignore_dupack_ece`); off (the default): any echo may.
@@ -357,7 +360,7 @@ impl PacketConfig {
             prr: false,
             dctcp_alpha_init: 1.0,
             dctcp_min_cwnd_packets: 2.0,
-            dctcp_hold_in_cwr: false,
+            dctcp_hold_in_cwr: true,
             dctcp_ignore_dupack_ece: false,
             load_balancing: LoadBalancing::Flow,
             link_jitter_s: 0.0,
@@ -898,7 +901,7 @@ impl PacketSimulator {
         let dctcp_only = [
             ("dctcp_alpha_init", cfg.dctcp_alpha_init != 1.0, "DCTCP's alpha"),
             ("dctcp_min_cwnd_packets", cfg.dctcp_min_cwnd_packets != 2.0, "the least window DCTCP's cut leaves"),
-            ("dctcp_hold_in_cwr", cfg.dctcp_hold_in_cwr, "no window growth after DCTCP's cut"),
+            ("dctcp_hold_in_cwr", !cfg.dctcp_hold_in_cwr, "no window growth after DCTCP's cut"),
             ("dctcp_ignore_dupack_ece", cfg.dctcp_ignore_dupack_ece, "which ECN echoes cut the window"),
         ];
         if transport != Transport::Dctcp {
