@@ -215,18 +215,24 @@ def report(paper: str, claims: Sequence[Claim], results: dict[str, Any], args: a
     for c in claims:
         verdict_of(c, results)
     print(f"\n## {paper}: claims ({mode(args)} grid{': ' + grid if grid else ''})\n")
-    header = ["source", "claim", "paper"] + [f"{m} (reproduced: measured)" for m in ms]
-    rows = [[c.source, c.text, c.paper] + [_mark(c.verdicts.get(m)) for m in ms] for c in claims]
+    header = ["#", "source", "claim", "paper"] + [f"{m} (reproduced: measured)" for m in ms]
+    rows = [[str(i), c.source, c.text, c.paper] + [_mark(c.verdicts.get(m)) for m in ms]
+            for i, c in enumerate(claims, 1)]
     print(_table(header, rows))
     for m, r in results.items():
         if isinstance(r, (Unavailable, str)):
             print(f"\n{m}: not run: {r}")
-    notes = [(c, m) for c in claims for m in ms if c.verdicts[m].ok is False]
-    if notes:
+    # one line per (model, reason), naming the claims (by their number in the table) it explains
+    why_not: dict[tuple[str, str], list[int]] = {}
+    for m in ms:
+        for i, c in enumerate(claims, 1):
+            if c.verdicts[m].ok is False:
+                why = (c.why_not if m == "fluid" else c.why_not_packet) or "see the measured values"
+                why_not.setdefault((m, why), []).append(i)
+    if why_not:
         print("\nWhy not reproduced:")
-        for c, m in notes:
-            why = c.why_not if m == "fluid" else c.why_not_packet
-            print(f"- {c.source} on {m}: {why or 'see the measured values'}")
+        for (m, why), nums in why_not.items():
+            print(f"- {'claim' if len(nums) == 1 else 'claims'} {', '.join(map(str, nums))} on {m}: {why}")
     n_ok = {m: sum(c.verdicts[m].ok is True for c in claims) for m in ms}
     n_run = {m: sum(c.verdicts[m].ok is not None for c in claims) for m in ms}
     print("\n" + "; ".join(f"{m}: {n_ok[m]} of {n_run[m]} claims checked reproduced ({len(claims)} in all)"
