@@ -31,7 +31,8 @@ seeds, and each claim says in how many of the seeds alone it holds):
 The packet model runs 300 (quick) and 1,000 (default) flows per point on the same points
 (``--packet-flows N`` for more: traces of a few thousand flows last a few elephant FCTs, so
 their AFCTs are transient; 20,000 flows per point, about an hour of CPU, reproduced 8 of the
-12 claims on packets, docs/papers.md).
+12 claims on packets, and 9 with the authors' senders' SACK, ``--packet-option sack=true``, about
+77 min of CPU; docs/papers.md).
 The paper's runs are longer (its figures are averages over long ns-2 runs); the quick grid is
 a smoke test whose elephant numbers rest on a few dozen flows.
 
