@@ -1157,7 +1157,8 @@ mod tests {
         let (cut, held, after) = run(&hold);
         assert_eq!((cut, held), (5.0, 5.0)); // halved without the ACK's growth first, then held
         assert!((after - 5.2).abs() < 1e-12, "{after}"); // congestion avoidance: + 1/5
-        // off (the default): 10 + 1/10, then the cut, then additive increase on every ACK
+        // off (the earlier rule; PacketConfig holds by default, these unit params do not): 10 + 1/10,
+        // then the cut, then additive increase on every ACK
         let (cut, held, _) = run(&params(Transport::Dctcp));
         assert!((cut - 5.05).abs() < 1e-12, "{cut}");
         assert!(held > cut + 1.5, "{held}");
