@@ -46,8 +46,9 @@ fn incremental_matches_full_recomputation() {
 }
 
 /// SRPT on an oversubscribed leaf-spine: flows held back by a core link are overtaken on
-/// their host links by flows behind them, so remaining sizes cross often and the
-/// crossing path (re-sorting only the lists whose order changed) carries the run.
+/// their host links by flows behind them. Those overtakings change no rate, and neither
+/// allocator makes an event of them (the incremental one keeps a waiting flow on the list
+/// of the link that holds it back only: `incr.rs`, `park`), so both have the same events.
 #[test]
 fn srpt_crossings_match_full_recomputation() {
     let mut rng = SplitMix64::new(7);
@@ -67,20 +68,55 @@ fn srpt_crossings_match_full_recomputation() {
             let mut s = Simulator::new(topo.clone(), flows.clone(), cfg.clone()).unwrap();
             s.run().unwrap();
             let a = s.finish_s().to_vec();
-            if !spans && name == "srpt" {
-                // Events beyond arrivals and completions are crossings here.
-                let extra = s.stats().events as i64 - 2 * flows.len() as i64;
-                assert!(extra > 50, "trial {trial}: only {extra} crossing events");
+            let mut full_cfg = cfg;
+            full_cfg.allocator = AllocatorChoice::Full;
+            let mut full = Simulator::new(topo.clone(), flows.clone(), full_cfg).unwrap();
+            full.run().unwrap();
+            if !spans {
+                // (Before waiting flows were parked, the incremental run had 50 to 90 more
+                // events here: a crossing each time a flow with a rate passed a waiting one.)
+                assert_eq!(s.stats().events, full.stats().events, "{name} trial {trial}: events");
             }
-            let (b, _) = finish(&topo, &flows, cfg, true);
             // A flow counts as finished within 1e-9 of its size (finish_tol), so the two
             // can differ by 1e-9 of its time at its last rate, which for a flow slowed
             // down at the end is a few times 1e-9 of its finish time.
-            for (k, (x, y)) in a.iter().zip(&b).enumerate() {
+            for (k, (x, y)) in a.iter().zip(full.finish_s()).enumerate() {
                 assert!((x - y).abs() <= 1e-8 * y.abs().max(1e-3), "{name} trial {trial} flow {k}: incremental {x} vs full {y}");
             }
         }
     }
+}
+
+/// A crossing of two flows that both have a rate: on a big switch whose host 2 has 7 Gbps
+/// links, z (2 -> 1, 90 MB) takes 7 Gbps of host 1's down-link, x (0 -> 1, 100 MB) the 3
+/// left, and y (0 -> 3, 110 MB), behind x on host 0's up-link, the 7 left there. y's
+/// remaining size falls faster than x's and meets it at t = 10 MB / 4 Gbps = 20 ms; from
+/// then y goes first: it takes host 0's whole up-link and x waits until y is done, at
+/// 20 ms + 92.5 MB / 10 Gbps = 94 ms. x then sends at 3 Gbps until z is done (90 MB /
+/// 7 Gbps = 102.857 ms) and at 10 Gbps after, so it finishes at 174.2286 ms (computed by
+/// hand). Both allocators give these times and have the same events, the crossing's among
+/// them.
+#[test]
+fn srpt_crossing_of_two_flows_with_rates() {
+    let topo = Topology::big_switch(&[10.0, 10.0, 7.0, 10.0]).unwrap();
+    let flows = vec![FlowSpec::new(0.0, 2, 1, 90e6), FlowSpec::new(0.0, 0, 1, 100e6), FlowSpec::new(0.0, 0, 3, 110e6)];
+    let gbps = 1.25e8; // bytes per second per Gbps
+    let z_done = 90e6 / (7.0 * gbps);
+    let x_done = z_done + (92.5e6 - 3.0 * gbps * (z_done - 0.094)) / (10.0 * gbps);
+    let want = [z_done, x_done, 0.094];
+    let mut events = Vec::new();
+    for full in [false, true] {
+        let mut cfg = SimConfig::new(Scheduler::Srpt);
+        cfg.allocator = if full { AllocatorChoice::Full } else { AllocatorChoice::Incremental };
+        let mut s = Simulator::new(topo.clone(), flows.clone(), cfg).unwrap();
+        s.run().unwrap();
+        for (k, (&got, &w)) in s.finish_s().iter().zip(&want).enumerate() {
+            assert!((got - w).abs() <= 1e-9 * w, "full={full} flow {k}: finish {got}, by hand {w}");
+        }
+        events.push(s.stats().events);
+    }
+    // The arrivals (one event) and three completions, and the crossing's.
+    assert!(events[0] > 4 && events[0] == events[1], "events (incremental, full): {events:?}");
 }
 
 /// SRPT's rates at any moment are the greedy allocation in order of remaining size (ties

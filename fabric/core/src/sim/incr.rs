@@ -13,11 +13,11 @@
 //! per-link orders right through crossing events between neighbours on a link.
 //! `AllocatorChoice::Full` runs the same schedulers through the full
 //! recomputation instead; the test suite checks both give the same results.
-use std::cmp::{Ordering, Reverse};
+use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 use super::allocator::Allocator;
-use super::{evheap, filled, finish_tol_of, Core, OrdF64, Status, ALLOC_STEPS_PER_FLOW, INF};
+use super::{evheap, filled, finish_tol_of, Core, Status, ALLOC_STEPS_PER_FLOW, INF};
 use crate::error::Result;
 use crate::sched::{GaInner, Scheduler};
 
@@ -34,6 +34,9 @@ pub(super) fn applies(s: &Scheduler) -> bool {
             | Scheduler::Random
     )
 }
+
+/// `IncrementalPriority::parked_on` of a flow that is not parked.
+const NOT_PARKED: u32 = u32::MAX;
 
 /// A flow waiting to be re-evaluated, ordered by priority at the current time (min first).
 #[derive(Debug, Clone, Copy)]
@@ -214,10 +217,11 @@ pub(super) struct IncrementalPriority {
     pub(super) worklist: BinaryHeap<WorkItem>,
     /// Whether each flow is on the worklist.
     pub(super) on_worklist: Vec<bool>,
-    /// Crossing events (SRPT keys of neighbours on a link meeting): (time, link, version).
-    pub(super) crossing_heap: BinaryHeap<Reverse<(OrdF64, u32, u32)>>,
-    /// Each link's crossing version: a `crossing_heap` entry of another version is stale.
-    pub(super) crossing_version: Vec<u32>,
+    /// Crossing events (keys of neighbours on a link meeting): at most one per link, its
+    /// earliest, replaced whenever the link's list changes (an indexed heap, so that no
+    /// stale entries pile up: with a heap of versioned entries, a 1,024-host fat-tree's
+    /// run kept about 65,000 of them, most stale).
+    pub(super) crossings: evheap::EventHeap,
     /// Whether each link's list changed in this allocation (its crossing time is then
     /// recomputed), and those links.
     pub(super) link_changed: Vec<bool>,
@@ -239,6 +243,10 @@ pub(super) struct IncrementalPriority {
     pub(super) cursor_epoch: u32,
     /// The link that bounds each flow's rate (`u32::MAX`: its cap, or none).
     pub(super) binding_link: Vec<u32>,
+    /// Per flow: the link it is parked on (`NOT_PARKED`: none). A flow that waits at rate
+    /// 0 because a link has no room ahead of it is listed on that link only (see
+    /// `park`), so the scans of its other links do not pass it.
+    pub(super) parked_on: Vec<u32>,
     /// PIAS: the queue each active flow is placed in on its link lists. Its priority
     /// reads this, never the queue its bytes sent would give now, so the lists stay in
     /// priority order between the events that re-place it (empty for other schedulers).
@@ -289,8 +297,7 @@ impl IncrementalPriority {
             lazy: LazyFlows::new(n, n_links)?,
             worklist: BinaryHeap::new(),
             on_worklist: vec![false; n],
-            crossing_heap: BinaryHeap::new(),
-            crossing_version: filled(n_links, 0, "per-link state")?,
+            crossings: evheap::EventHeap::new(n_links),
             link_changed: filled(n_links, false, "per-link state")?,
             changed_links: Vec::new(),
             resort_queue: Vec::new(),
@@ -301,6 +308,7 @@ impl IncrementalPriority {
             passed_in_epoch: vec![0; n],
             cursor_epoch: 0,
             binding_link: vec![u32::MAX; n],
+            parked_on: vec![NOT_PARKED; n],
             pias_placement: vec![0; if pias { n } else { 0 }],
             las: None,
         })
@@ -484,9 +492,13 @@ impl IncrementalPriority {
         let had_rate = core.rate[i] > 0.0;
         core.rate[i] = 0.0;
         self.lazy.flow_events.remove(i as u32);
+        let parked = std::mem::replace(&mut self.parked_on[i], NOT_PARKED);
         let (a, b) = (core.path_off[i] as usize, core.path_off[i + 1] as usize);
         for p in a..b {
             let l = core.path_links[p] as usize;
+            if parked != NOT_PARKED && parked as usize != l {
+                continue; // listed on the link it is parked on only
+            }
             let pos = self.list_remove(l, i);
             if self.las.is_some() {
                 // LAS: the flows of its group, ahead of it too, may speed up.
@@ -507,6 +519,7 @@ impl IncrementalPriority {
     /// Flow i's key or cap may have changed: re-place it on its links and re-evaluate it
     /// and everything behind it there.
     pub(super) fn incr_changed(&mut self, core: &mut Core, i: usize, key_changed: bool) {
+        self.unpark(core, i);
         if key_changed {
             if !self.pias_placement.is_empty() {
                 self.pias_placement[i] = core.pias_queue(core.sent_now(i)) as u32;
@@ -572,17 +585,12 @@ impl IncrementalPriority {
             self.lazy.reschedule.push(i as u32);
         }
         // Crossings between neighbours on a link.
-        while let Some(Reverse((OrdF64(te), l, v))) = self.crossing_heap.peek().copied() {
+        while let Some((te, l)) = self.crossings.peek() {
             if te > t {
                 break;
             }
-            self.crossing_heap.pop();
-            let l = l as usize;
-            if v != self.crossing_version[l] {
-                continue;
-            }
-            self.crossing_version[l] = self.crossing_version[l].wrapping_add(1);
-            self.incr_crossing(core, l);
+            self.crossings.pop();
+            self.incr_crossing(core, l as usize);
         }
     }
 
@@ -697,6 +705,10 @@ impl IncrementalPriority {
                 self.las_eval(core, g);
                 continue;
             }
+            if self.parked_on[g] != NOT_PARKED {
+                self.eval_parked(core, g);
+                continue;
+            }
             let (a, b) = (core.path_off[g] as usize, core.path_off[g + 1] as usize);
             // Residual capacity ahead of g on each of its links, and g's position there.
             // The worklist runs in priority order, which is each list's order, so each
@@ -800,9 +812,164 @@ impl IncrementalPriority {
                     self.push_affected(core, l, pos + 1, before[k] - r);
                 }
             }
+            if r == 0.0 && bind != u32::MAX {
+                self.park(core, g, bind as usize);
+            }
         }
         self.incr_finish_allocation(core);
         Ok(())
+    }
+
+    /// Parks flow g, waiting at rate 0 with no room ahead of it on link `bind`: it leaves
+    /// the lists of its other links (at rate 0 it takes nothing from the flows behind it
+    /// there) and stays listed on `bind`, where room opening ahead of it pushes it as
+    /// before (`push_affected`: the first waiting flow that a link binds). Its key does
+    /// not move at rate 0, so its place on the other lists is found again when it is
+    /// re-evaluated (`eval_parked`). On a fabric whose links carry a backlog (a
+    /// fat-tree at load 0.8 keeps most active flows waiting), the scans of every list
+    /// otherwise pass every waiting flow of every link of its path.
+    fn park(&mut self, core: &mut Core, g: usize, bind: usize) {
+        let (a, b) = (core.path_off[g] as usize, core.path_off[g + 1] as usize);
+        for p in a..b {
+            let l = core.path_links[p] as usize;
+            if l != bind {
+                self.list_remove(l, g);
+                // Positions behind it moved: the link's scan starts again from the head.
+                self.cursors[l].epoch = 0;
+            }
+        }
+        self.parked_on[g] = bind as u32;
+    }
+
+    /// Flow g is listed on every link of its path again (if it was parked).
+    fn unpark(&mut self, core: &mut Core, g: usize) {
+        let bind = std::mem::replace(&mut self.parked_on[g], NOT_PARKED);
+        if bind == NOT_PARKED {
+            return;
+        }
+        let (a, b) = (core.path_off[g] as usize, core.path_off[g + 1] as usize);
+        for p in a..b {
+            let l = core.path_links[p] as usize;
+            if l != bind as usize {
+                self.list_insert(core, l, g);
+                self.cursors[l].epoch = 0;
+            }
+        }
+    }
+
+    /// The capacity of link l left ahead of flow g, listed on l: its capacity less the
+    /// rates of the flows before g in the list, subtracted in list order (as the cursors
+    /// of `incr_allocate` do), and 0 once it falls to 1e-12 of the capacity.
+    fn residual_listed(&self, core: &Core, l: usize, g: usize) -> (f64, usize) {
+        let cap_l = core.topo.capacity[l];
+        let mut res = cap_l;
+        for (q, &h) in self.lazy.link_flows[l].iter().enumerate() {
+            if h as usize == g {
+                return (res, q);
+            }
+            res -= core.rate[h as usize];
+            if res <= 1e-12 * cap_l {
+                return (0.0, usize::MAX);
+            }
+        }
+        unreachable!("flow {g} is on the list of link {l}")
+    }
+
+    /// The capacity of link l left ahead of flow g (priority `pg`), not listed on l: its
+    /// capacity less the rates of the listed flows ahead of g by priority, subtracted in
+    /// list order (flows at rate 0 change nothing), and 0 once it falls to 1e-12 of the
+    /// capacity.
+    fn residual_unlisted(&self, core: &Core, l: usize, pg: &WorkItem) -> f64 {
+        let cap_l = core.topo.capacity[l];
+        let mut res = cap_l;
+        for &h in &self.lazy.link_flows[l] {
+            let rh = core.rate[h as usize];
+            if rh == 0.0 {
+                continue;
+            }
+            if self.prio(core, h as usize).cmp_prio(pg) != Ordering::Less {
+                break; // the list is in priority order: the rest is behind g
+            }
+            res -= rh;
+            if res <= 1e-12 * cap_l {
+                return 0.0;
+            }
+        }
+        res
+    }
+
+    /// Re-evaluates flow g, parked (see `park`): its rate from the room ahead of it on
+    /// each link, as `incr_allocate` computes it for a listed flow. Still waiting, it
+    /// stays parked (on the link that binds it now); with a rate, it is listed on every
+    /// link again and the flows behind it are pushed.
+    fn eval_parked(&mut self, core: &mut Core, g: usize) {
+        let was = self.parked_on[g] as usize;
+        let pg = self.prio(core, g);
+        let (a, b) = (core.path_off[g] as usize, core.path_off[g + 1] as usize);
+        let cap = core.cap_now(g);
+        let (mut r, mut best, mut bind) = (cap, cap, u32::MAX);
+        // The room on the link it is parked on, and its position there.
+        let (mut before_was, mut at_was) = (0.0, usize::MAX);
+        for p in a..b {
+            let l = core.path_links[p] as usize;
+            let res = if l == was {
+                let (res, at) = self.residual_listed(core, l, g);
+                (before_was, at_was) = (res, at);
+                res
+            } else {
+                self.residual_unlisted(core, l, &pg)
+            };
+            r = r.min(res);
+            if res < best {
+                best = res;
+                bind = l as u32;
+            }
+        }
+        let r = r.max(0.0);
+        self.binding_link[g] = bind;
+        debug_assert!(core.rate[g] == 0.0, "a parked flow waits at rate 0");
+        let eps_was = 1e-12 * core.topo.capacity[was];
+        if r == 0.0 && bind != u32::MAX {
+            let bind = bind as usize;
+            if bind != was {
+                // Bound elsewhere now: parked there, off the list of `was`.
+                let pos = self.list_remove(was, g);
+                self.cursors[was].epoch = 0;
+                self.list_insert(core, bind, g);
+                self.cursors[bind].epoch = 0;
+                self.parked_on[g] = bind as u32;
+                // The room it had on `was` is left to the next waiting flow there.
+                if before_was > eps_was {
+                    self.push_affected(core, was, pos, before_was);
+                }
+            } else if at_was != usize::MAX && before_was > eps_was {
+                self.push_affected(core, was, at_was + 1, before_was);
+            }
+            return;
+        }
+        // It gets a rate (or waits on its cap): listed on every link again.
+        self.unpark(core, g);
+        if r == 0.0 {
+            // Waiting on its cap (no data yet): the room it leaves goes to the flows behind it.
+            for p in a..b {
+                let l = core.path_links[p] as usize;
+                let (res, at) = self.residual_listed(core, l, g);
+                if at != usize::MAX && res > 1e-12 * core.topo.capacity[l] {
+                    self.push_affected(core, l, at + 1, res);
+                }
+            }
+            return;
+        }
+        self.lazy.set_rate(core, g, r, &self.pias_placement);
+        for p in a..b {
+            let l = core.path_links[p] as usize;
+            self.mark_link(l);
+            let (res, at) = self.residual_listed(core, l, g);
+            let at = if at == usize::MAX { self.lazy.link_flows[l].iter().position(|&x| x as usize == g).unwrap() } else { at };
+            // (res is the room ahead of it; below its rate only by rounding: it is 0 or at
+            // least r, as computed above from the same flows.)
+            self.push_affected(core, l, at + 1, res - r);
+        }
     }
 
     /// The flow events of the flows re-evaluated without a rate change, the crossing
@@ -814,17 +981,18 @@ impl IncrementalPriority {
             let l = l as usize;
             self.link_changed[l] = false;
             if self.las.is_some() {
-                self.crossing_version[l] = self.crossing_version[l].wrapping_add(1);
                 let best = self.las_link_crossing(core, l);
                 if best < INF {
-                    self.crossing_heap.push(Reverse((OrdF64(best), l as u32, self.crossing_version[l])));
+                    self.crossings.set(l as u32, best);
+                } else {
+                    self.crossings.remove(l as u32);
                 }
                 continue;
             }
             if !dynamic {
                 continue;
             }
-            self.crossing_version[l] = self.crossing_version[l].wrapping_add(1);
+            self.crossings.remove(l as u32);
             let mut best = INF;
             let soon = 1e-12 * core.now.max(1.0);
             let list = &self.lazy.link_flows[l];
@@ -853,18 +1021,13 @@ impl IncrementalPriority {
                 }
             }
             if best < INF {
-                self.crossing_heap.push(Reverse((OrdF64(best), l as u32, self.crossing_version[l])));
+                self.crossings.set(l as u32, best);
             }
         }
         // Next event.
         let mut next = self.lazy.next_event(core);
-        while let Some(Reverse((OrdF64(te), l, v))) = self.crossing_heap.peek().copied() {
-            if v != self.crossing_version[l as usize] {
-                self.crossing_heap.pop();
-                continue;
-            }
+        if let Some((te, _)) = self.crossings.peek() {
             next = next.min(te);
-            break;
         }
         core.next_event = next;
     }
