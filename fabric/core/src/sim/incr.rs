@@ -11,6 +11,9 @@
 //! has one pending "flow event" (completion, catching up with its data, a PIAS
 //! threshold) in a heap. Keys that move with time (SRPT's remaining size) keep the
 //! per-link orders right through crossing events between neighbours on a link.
+//! A flow waiting at rate 0 because a link has no room ahead of it is parked: it leaves
+//! the lists and waits in that link's heap of parked flows until room opens there
+//! (see `park`), so that a backlog of waiting flows costs the scans nothing.
 //! `AllocatorChoice::Full` runs the same schedulers through the full
 //! recomputation instead; the test suite checks both give the same results.
 use std::cmp::Ordering;
@@ -69,6 +72,30 @@ impl PartialOrd for WorkItem {
 impl Ord for WorkItem {
     fn cmp(&self, o: &Self) -> Ordering {
         o.cmp_prio(self) // BinaryHeap is a max-heap: reverse for highest priority first
+    }
+}
+
+/// A flow parked on a link (`IncrementalPriority::park`): its priority (which does not
+/// move while it waits) and the version of its parking.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Parked {
+    item: WorkItem,
+    version: u32,
+}
+impl PartialEq for Parked {
+    fn eq(&self, o: &Self) -> bool {
+        self.cmp(o) == Ordering::Equal
+    }
+}
+impl Eq for Parked {}
+impl PartialOrd for Parked {
+    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Parked {
+    fn cmp(&self, o: &Self) -> Ordering {
+        self.item.cmp(&o.item).then(self.version.cmp(&o.version)) // highest priority first
     }
 }
 
@@ -243,10 +270,14 @@ pub(super) struct IncrementalPriority {
     pub(super) cursor_epoch: u32,
     /// The link that bounds each flow's rate (`u32::MAX`: its cap, or none).
     pub(super) binding_link: Vec<u32>,
-    /// Per flow: the link it is parked on (`NOT_PARKED`: none). A flow that waits at rate
-    /// 0 because a link has no room ahead of it is listed on that link only (see
-    /// `park`), so the scans of its other links do not pass it.
+    /// Per flow: the link it is parked on (`NOT_PARKED`: none), and the version of its
+    /// entry in that link's `parked` heap. A flow that waits at rate 0 because a link has
+    /// no room ahead of it leaves every list (see `park`), so no scan passes it.
     pub(super) parked_on: Vec<u32>,
+    pub(super) park_version: Vec<u32>,
+    /// Per link: the flows parked on it, by priority (an entry whose flow is no longer
+    /// parked there, or parked there again later, is stale and dropped when it comes up).
+    pub(super) parked: Vec<BinaryHeap<Parked>>,
     /// PIAS: the queue each active flow is placed in on its link lists. Its priority
     /// reads this, never the queue its bytes sent would give now, so the lists stay in
     /// priority order between the events that re-place it (empty for other schedulers).
@@ -309,6 +340,8 @@ impl IncrementalPriority {
             cursor_epoch: 0,
             binding_link: vec![u32::MAX; n],
             parked_on: vec![NOT_PARKED; n],
+            park_version: vec![0; n],
+            parked: filled(n_links, BinaryHeap::new(), "per-link state")?,
             pias_placement: vec![0; if pias { n } else { 0 }],
             las: None,
         })
@@ -467,6 +500,22 @@ impl IncrementalPriority {
             }
             res -= rh;
         }
+        // The first flow parked on l may take room ahead of it: room behind every listed
+        // flow, or, if a listed flow with a rate is behind it (moved back, a PIAS
+        // demotion), room at its place.
+        if let Some((x, px)) = self.parked_head(l) {
+            if res > eps || (self.rate_behind(core, l, &px) && self.residual_unlisted(core, l, &px) > eps) {
+                self.push_work(core, x);
+            }
+        }
+    }
+
+    /// Whether a flow listed on link l with a rate is behind priority `p` (the last one is).
+    fn rate_behind(&self, core: &Core, l: usize, p: &WorkItem) -> bool {
+        match self.lazy.link_flows[l].iter().rev().find(|&&h| core.rate[h as usize] > 0.0) {
+            Some(&h) => self.prio(core, h as usize).cmp_prio(p) == Ordering::Greater,
+            None => false,
+        }
     }
 
     pub(super) fn incr_activate(&mut self, core: &mut Core, i: usize) {
@@ -496,8 +545,8 @@ impl IncrementalPriority {
         let (a, b) = (core.path_off[i] as usize, core.path_off[i + 1] as usize);
         for p in a..b {
             let l = core.path_links[p] as usize;
-            if parked != NOT_PARKED && parked as usize != l {
-                continue; // listed on the link it is parked on only
+            if parked != NOT_PARKED {
+                break; // parked: on no list, at rate 0
             }
             let pos = self.list_remove(l, i);
             if self.las.is_some() {
@@ -537,6 +586,8 @@ impl IncrementalPriority {
                     let j = self.lazy.link_flows[l][k] as usize;
                     self.push_work(core, j);
                 }
+                // Moved back (a PIAS demotion), it may now be behind flows parked on l.
+                self.push_parked_head(core, l);
             }
         }
         self.push_work(core, i);
@@ -821,45 +872,75 @@ impl IncrementalPriority {
     }
 
     /// Parks flow g, waiting at rate 0 with no room ahead of it on link `bind`: it leaves
-    /// the lists of its other links (at rate 0 it takes nothing from the flows behind it
-    /// there) and stays listed on `bind`, where room opening ahead of it pushes it as
-    /// before (`push_affected`: the first waiting flow that a link binds). Its key does
-    /// not move at rate 0, so its place on the other lists is found again when it is
-    /// re-evaluated (`eval_parked`). On a fabric whose links carry a backlog (a
-    /// fat-tree at load 0.8 keeps most active flows waiting), the scans of every list
-    /// otherwise pass every waiting flow of every link of its path.
+    /// every list (at rate 0 it takes nothing from the flows behind it) and waits in
+    /// `bind`'s heap of parked flows, in priority order. Its key does not move at rate 0,
+    /// so its place is found again when it is re-evaluated (`eval_parked`). Room opening
+    /// on `bind` behind the listed flows pushes the first flow parked there
+    /// (`push_affected`); a flow released this way that another link holds back moves
+    /// there and passes the room on to the next. The flows listed on a link are mostly
+    /// ahead of those parked on it: a flow behind a parked one had no room there either,
+    /// and keys move only forward while flows send (SRPT), or not at all (FIFO, EDF,
+    /// ...). A flow moved back (a PIAS demotion) pushes the first parked flow of its
+    /// links, and the room left at the first parked flow's place is checked when a
+    /// listed flow with a rate is behind it. On
+    /// a fabric with a backlog (a fat-tree at load 0.8 keeps most of its active flows
+    /// waiting) the scans of the lists otherwise passed every waiting flow on every link
+    /// of its path, at every event that touched it.
     fn park(&mut self, core: &mut Core, g: usize, bind: usize) {
         let (a, b) = (core.path_off[g] as usize, core.path_off[g + 1] as usize);
         for p in a..b {
             let l = core.path_links[p] as usize;
-            if l != bind {
-                self.list_remove(l, g);
-                // Positions behind it moved: the link's scan starts again from the head.
-                self.cursors[l].epoch = 0;
-            }
+            self.list_remove(l, g);
+            // Positions behind it moved: the link's scan starts again from the head.
+            self.cursors[l].epoch = 0;
         }
+        self.park_on(core, g, bind);
+    }
+
+    /// Flow g, on no list, waits in link `bind`'s heap of parked flows.
+    fn park_on(&mut self, core: &Core, g: usize, bind: usize) {
         self.parked_on[g] = bind as u32;
+        self.park_version[g] = self.park_version[g].wrapping_add(1);
+        let item = self.prio(core, g);
+        self.parked[bind].push(Parked { item, version: self.park_version[g] });
+    }
+
+    /// The first flow parked on link l and its priority, if any (stale entries dropped).
+    fn parked_head(&mut self, l: usize) -> Option<(usize, WorkItem)> {
+        while let Some(e) = self.parked[l].peek() {
+            let x = e.item.idx as usize;
+            if self.parked_on[x] as usize == l && self.park_version[x] == e.version {
+                return Some((x, e.item));
+            }
+            self.parked[l].pop();
+        }
+        None
+    }
+
+    /// Pushes the first flow parked on link l onto the worklist, if any.
+    fn push_parked_head(&mut self, core: &mut Core, l: usize) {
+        if let Some((x, _)) = self.parked_head(l) {
+            self.push_work(core, x);
+        }
     }
 
     /// Flow g is listed on every link of its path again (if it was parked).
     fn unpark(&mut self, core: &mut Core, g: usize) {
-        let bind = std::mem::replace(&mut self.parked_on[g], NOT_PARKED);
-        if bind == NOT_PARKED {
+        if std::mem::replace(&mut self.parked_on[g], NOT_PARKED) == NOT_PARKED {
             return;
         }
         let (a, b) = (core.path_off[g] as usize, core.path_off[g + 1] as usize);
         for p in a..b {
             let l = core.path_links[p] as usize;
-            if l != bind as usize {
-                self.list_insert(core, l, g);
-                self.cursors[l].epoch = 0;
-            }
+            self.list_insert(core, l, g);
+            self.cursors[l].epoch = 0;
         }
     }
 
     /// The capacity of link l left ahead of flow g, listed on l: its capacity less the
     /// rates of the flows before g in the list, subtracted in list order (as the cursors
-    /// of `incr_allocate` do), and 0 once it falls to 1e-12 of the capacity.
+    /// of `incr_allocate` do), and 0 once it falls to 1e-12 of the capacity; and g's
+    /// position (`usize::MAX` then).
     fn residual_listed(&self, core: &Core, l: usize, g: usize) -> (f64, usize) {
         let cap_l = core.topo.capacity[l];
         let mut res = cap_l;
@@ -900,25 +981,22 @@ impl IncrementalPriority {
 
     /// Re-evaluates flow g, parked (see `park`): its rate from the room ahead of it on
     /// each link, as `incr_allocate` computes it for a listed flow. Still waiting, it
-    /// stays parked (on the link that binds it now); with a rate, it is listed on every
-    /// link again and the flows behind it are pushed.
+    /// stays parked, on the link that holds it back now, and passes the room it had where
+    /// it was parked to the next flow parked there; with a rate (or waiting on its cap),
+    /// it is listed on every link again and the flows behind it are pushed.
     fn eval_parked(&mut self, core: &mut Core, g: usize) {
         let was = self.parked_on[g] as usize;
         let pg = self.prio(core, g);
         let (a, b) = (core.path_off[g] as usize, core.path_off[g + 1] as usize);
         let cap = core.cap_now(g);
         let (mut r, mut best, mut bind) = (cap, cap, u32::MAX);
-        // The room on the link it is parked on, and its position there.
-        let (mut before_was, mut at_was) = (0.0, usize::MAX);
+        let mut before_was = 0.0;
         for p in a..b {
             let l = core.path_links[p] as usize;
-            let res = if l == was {
-                let (res, at) = self.residual_listed(core, l, g);
-                (before_was, at_was) = (res, at);
-                res
-            } else {
-                self.residual_unlisted(core, l, &pg)
-            };
+            let res = self.residual_unlisted(core, l, &pg);
+            if l == was {
+                before_was = res;
+            }
             r = r.min(res);
             if res < best {
                 best = res;
@@ -928,22 +1006,15 @@ impl IncrementalPriority {
         let r = r.max(0.0);
         self.binding_link[g] = bind;
         debug_assert!(core.rate[g] == 0.0, "a parked flow waits at rate 0");
-        let eps_was = 1e-12 * core.topo.capacity[was];
         if r == 0.0 && bind != u32::MAX {
             let bind = bind as usize;
             if bind != was {
-                // Bound elsewhere now: parked there, off the list of `was`.
-                let pos = self.list_remove(was, g);
-                self.cursors[was].epoch = 0;
-                self.list_insert(core, bind, g);
-                self.cursors[bind].epoch = 0;
-                self.parked_on[g] = bind as u32;
-                // The room it had on `was` is left to the next waiting flow there.
-                if before_was > eps_was {
-                    self.push_affected(core, was, pos, before_was);
+                // Held back elsewhere now: parked there. The room it had on `was` goes
+                // to the next flow parked there.
+                self.park_on(core, g, bind);
+                if before_was > 1e-12 * core.topo.capacity[was] {
+                    self.push_parked_head(core, was);
                 }
-            } else if at_was != usize::MAX && before_was > eps_was {
-                self.push_affected(core, was, at_was + 1, before_was);
             }
             return;
         }
@@ -966,8 +1037,8 @@ impl IncrementalPriority {
             self.mark_link(l);
             let (res, at) = self.residual_listed(core, l, g);
             let at = if at == usize::MAX { self.lazy.link_flows[l].iter().position(|&x| x as usize == g).unwrap() } else { at };
-            // (res is the room ahead of it; below its rate only by rounding: it is 0 or at
-            // least r, as computed above from the same flows.)
+            // res is the room ahead of it, as computed above from the same flows in the
+            // same order (at least r).
             self.push_affected(core, l, at + 1, res - r);
         }
     }
@@ -996,14 +1067,24 @@ impl IncrementalPriority {
             let mut best = INF;
             let soon = 1e-12 * core.now.max(1.0);
             let list = &self.lazy.link_flows[l];
-            let mut py = match list.first() {
-                Some(&y) => self.prio(core, y as usize),
-                None => continue,
-            };
+            // The priority of the flow before y, if computed.
+            let mut prev: Option<WorkItem> = None;
             for k in 1..list.len() {
                 let (x, y) = (list[k - 1] as usize, list[k] as usize);
-                let px = py;
-                py = self.prio(core, y);
+                let (sx, sy) = (self.key_slope(core, x), self.key_slope(core, y));
+                if sx == 0.0 && sy == 0.0 {
+                    // Neither key moves (both wait on their caps, or under ga:srpt both
+                    // wait for their data): they keep the order they had when one of
+                    // them last moved, which this check saw then.
+                    prev = None;
+                    continue;
+                }
+                let px = match prev {
+                    Some(p) => p,
+                    None => self.prio(core, x),
+                };
+                let py = self.prio(core, y);
+                prev = Some(py);
                 if px.cmp_prio(&py) == Ordering::Greater {
                     // Already out of order: the keys met between two events (a crossing
                     // computed a rounding error late). Re-sort at once.
@@ -1014,7 +1095,6 @@ impl IncrementalPriority {
                     continue;
                 }
                 // Keys converge when the one ahead rises faster (or falls slower).
-                let (sx, sy) = (self.key_slope(core, x), self.key_slope(core, y));
                 if sx > sy {
                     let dt = (py.k2 - px.k2) / (sx - sy);
                     best = best.min(core.now + dt.max(soon));
