@@ -894,14 +894,14 @@ impl IncrementalPriority {
             // Positions behind it moved: the link's scan starts again from the head.
             self.cursors[l].epoch = 0;
         }
-        self.park_on(core, g, bind);
+        let item = self.prio(core, g);
+        self.park_as(g, bind, item);
     }
 
-    /// Flow g, on no list, waits in link `bind`'s heap of parked flows.
-    fn park_on(&mut self, core: &Core, g: usize, bind: usize) {
+    /// Flow g, on no list, of priority `item`, waits in link `bind`'s heap of parked flows.
+    fn park_as(&mut self, g: usize, bind: usize, item: WorkItem) {
         self.parked_on[g] = bind as u32;
         self.park_version[g] = self.park_version[g].wrapping_add(1);
-        let item = self.prio(core, g);
         self.parked[bind].push(Parked { item, version: self.park_version[g] });
     }
 
@@ -990,7 +990,7 @@ impl IncrementalPriority {
         let (a, b) = (core.path_off[g] as usize, core.path_off[g + 1] as usize);
         let cap = core.cap_now(g);
         let (mut r, mut best, mut bind) = (cap, cap, u32::MAX);
-        let mut before_was = 0.0;
+        let mut before_was = f64::NAN;
         for p in a..b {
             let l = core.path_links[p] as usize;
             let res = self.residual_unlisted(core, l, &pg);
@@ -1001,6 +1001,11 @@ impl IncrementalPriority {
             if res < best {
                 best = res;
                 bind = l as u32;
+                if res == 0.0 {
+                    // No room (the residuals are 0 or above 1e-12 of the capacity): the
+                    // first such link binds it, whatever the others have.
+                    break;
+                }
             }
         }
         let r = r.max(0.0);
@@ -1011,7 +1016,10 @@ impl IncrementalPriority {
             if bind != was {
                 // Held back elsewhere now: parked there. The room it had on `was` goes
                 // to the next flow parked there.
-                self.park_on(core, g, bind);
+                self.park_as(g, bind, pg);
+                if before_was.is_nan() {
+                    before_was = self.residual_unlisted(core, was, &pg);
+                }
                 if before_was > 1e-12 * core.topo.capacity[was] {
                     self.push_parked_head(core, was);
                 }
