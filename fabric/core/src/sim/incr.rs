@@ -50,7 +50,7 @@ fn prefetch<T: ?Sized>(x: &T) {
     let _ = x;
 }
 
-/// `IncrementalPriority::parked_on` of a flow that is not parked.
+/// `IncrementalPriority::parked_on`'s link of a flow that is not parked.
 const NOT_PARKED: u32 = u32::MAX;
 
 /// A flow waiting to be re-evaluated, ordered by priority at the current time (min first).
@@ -283,10 +283,10 @@ pub(super) struct IncrementalPriority {
     /// The link that bounds each flow's rate (`u32::MAX`: its cap, or none).
     pub(super) binding_link: Vec<u32>,
     /// Per flow: the link it is parked on (`NOT_PARKED`: none), and the version of its
-    /// entry in that link's `parked` heap. A flow that waits at rate 0 because a link has
-    /// no room ahead of it leaves every list (see `park`), so no scan passes it.
-    pub(super) parked_on: Vec<u32>,
-    pub(super) park_version: Vec<u32>,
+    /// entry in that link's `parked` heap (side by side: one cache line to check an
+    /// entry). A flow that waits at rate 0 because a link has no room ahead of it leaves
+    /// every list (see `park`), so no scan passes it.
+    pub(super) parked_on: Vec<[u32; 2]>,
     /// Per link: the flows parked on it, by priority (an entry whose flow is no longer
     /// parked there, or parked there again later, is stale and dropped when it comes up).
     pub(super) parked: Vec<BinaryHeap<Parked>>,
@@ -351,8 +351,7 @@ impl IncrementalPriority {
             passed_in_epoch: vec![0; n],
             cursor_epoch: 0,
             binding_link: vec![u32::MAX; n],
-            parked_on: vec![NOT_PARKED; n],
-            park_version: vec![0; n],
+            parked_on: vec![[NOT_PARKED, 0]; n],
             parked: filled(n_links, BinaryHeap::new(), "per-link state")?,
             pias_placement: vec![0; if pias { n } else { 0 }],
             las: None,
@@ -558,7 +557,7 @@ impl IncrementalPriority {
         let had_rate = core.rate[i] > 0.0;
         core.rate[i] = 0.0;
         self.lazy.flow_events.remove(i as u32);
-        let parked = std::mem::replace(&mut self.parked_on[i], NOT_PARKED);
+        let parked = std::mem::replace(&mut self.parked_on[i][0], NOT_PARKED);
         let (a, b) = (core.path_off[i] as usize, core.path_off[i + 1] as usize);
         for p in a..b {
             let l = core.path_links[p] as usize;
@@ -773,7 +772,7 @@ impl IncrementalPriority {
                 self.las_eval(core, g);
                 continue;
             }
-            if self.parked_on[g] != NOT_PARKED {
+            if self.parked_on[g][0] != NOT_PARKED {
                 self.eval_parked(core, g);
                 continue;
             }
@@ -917,16 +916,16 @@ impl IncrementalPriority {
 
     /// Flow g, on no list, of priority `item`, waits in link `bind`'s heap of parked flows.
     fn park_as(&mut self, g: usize, bind: usize, item: WorkItem) {
-        self.parked_on[g] = bind as u32;
-        self.park_version[g] = self.park_version[g].wrapping_add(1);
-        self.parked[bind].push(Parked { item, version: self.park_version[g] });
+        let version = self.parked_on[g][1].wrapping_add(1);
+        self.parked_on[g] = [bind as u32, version];
+        self.parked[bind].push(Parked { item, version });
     }
 
     /// The first flow parked on link l and its priority, if any (stale entries dropped).
     fn parked_head(&mut self, l: usize) -> Option<(usize, WorkItem)> {
         while let Some(e) = self.parked[l].peek() {
             let x = e.item.idx as usize;
-            if self.parked_on[x] as usize == l && self.park_version[x] == e.version {
+            if self.parked_on[x] == [l as u32, e.version] {
                 return Some((x, e.item));
             }
             self.parked[l].pop();
@@ -943,7 +942,7 @@ impl IncrementalPriority {
 
     /// Flow g is listed on every link of its path again (if it was parked).
     fn unpark(&mut self, core: &mut Core, g: usize) {
-        if std::mem::replace(&mut self.parked_on[g], NOT_PARKED) == NOT_PARKED {
+        if std::mem::replace(&mut self.parked_on[g][0], NOT_PARKED) == NOT_PARKED {
             return;
         }
         let (a, b) = (core.path_off[g] as usize, core.path_off[g + 1] as usize);
@@ -1002,7 +1001,7 @@ impl IncrementalPriority {
     /// it was parked to the next flow parked there; with a rate (or waiting on its cap),
     /// it is listed on every link again and the flows behind it are pushed.
     fn eval_parked(&mut self, core: &mut Core, g: usize) {
-        let was = self.parked_on[g] as usize;
+        let was = self.parked_on[g][0] as usize;
         let pg = self.prio(core, g);
         let (a, b) = (core.path_off[g] as usize, core.path_off[g + 1] as usize);
         let cap = core.cap_now(g);
