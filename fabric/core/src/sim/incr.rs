@@ -898,10 +898,10 @@ impl IncrementalPriority {
     /// and keys move only forward while flows send (SRPT), or not at all (FIFO, EDF,
     /// ...). A flow moved back (a PIAS demotion) pushes the first parked flow of its
     /// links, and the room left at the first parked flow's place is checked when a
-    /// listed flow with a rate is behind it. On
-    /// a fabric with a backlog (a fat-tree at load 0.8 keeps most of its active flows
-    /// waiting) the scans of the lists otherwise passed every waiting flow on every link
-    /// of its path, at every event that touched it.
+    /// listed flow with a rate is behind it. On a fabric with a backlog (a fat-tree at
+    /// load 0.8 keeps most of its active flows waiting) the scans of the lists otherwise
+    /// passed every waiting flow on every link of its path, at every event that touched
+    /// it.
     fn park(&mut self, core: &mut Core, g: usize, bind: usize) {
         let (a, b) = (core.path_off[g] as usize, core.path_off[g + 1] as usize);
         for p in a..b {
