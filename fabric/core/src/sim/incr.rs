@@ -88,28 +88,9 @@ impl Ord for WorkItem {
 }
 
 /// A flow parked on a link (`IncrementalPriority::park`): its priority (which does not
-/// move while it waits) and the version of its parking.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Parked {
-    item: WorkItem,
-    version: u32,
-}
-impl PartialEq for Parked {
-    fn eq(&self, o: &Self) -> bool {
-        self.cmp(o) == Ordering::Equal
-    }
-}
-impl Eq for Parked {}
-impl PartialOrd for Parked {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-        Some(self.cmp(o))
-    }
-}
-impl Ord for Parked {
-    fn cmp(&self, o: &Self) -> Ordering {
-        self.item.cmp(&o.item).then(self.version.cmp(&o.version)) // highest priority first
-    }
-}
+/// move while it waits) and the version of its parking. In a `BinaryHeap`, the highest
+/// priority comes first (`WorkItem`'s order).
+pub(crate) type Parked = (WorkItem, u32);
 
 /// Where an allocation's scan of a link's list has got to: the flows at positions below
 /// `pos` are behind it, and `res` is the link's capacity minus their rates (`full`: it
@@ -918,15 +899,15 @@ impl IncrementalPriority {
     fn park_as(&mut self, g: usize, bind: usize, item: WorkItem) {
         let version = self.parked_on[g][1].wrapping_add(1);
         self.parked_on[g] = [bind as u32, version];
-        self.parked[bind].push(Parked { item, version });
+        self.parked[bind].push((item, version));
     }
 
     /// The first flow parked on link l and its priority, if any (stale entries dropped).
     fn parked_head(&mut self, l: usize) -> Option<(usize, WorkItem)> {
-        while let Some(e) = self.parked[l].peek() {
-            let x = e.item.idx as usize;
-            if self.parked_on[x] == [l as u32, e.version] {
-                return Some((x, e.item));
+        while let Some(&(item, version)) = self.parked[l].peek() {
+            let x = item.idx as usize;
+            if self.parked_on[x] == [l as u32, version] {
+                return Some((x, item));
             }
             self.parked[l].pop();
         }
