@@ -538,20 +538,19 @@ impl IncrementalPriority {
         let had_rate = core.rate[i] > 0.0;
         core.rate[i] = 0.0;
         self.lazy.flow_events.remove(i as u32);
-        let parked = std::mem::replace(&mut self.parked_on[i][0], NOT_PARKED);
-        let (a, b) = (core.path_off[i] as usize, core.path_off[i + 1] as usize);
-        for p in a..b {
-            let l = core.path_links[p] as usize;
-            if parked != NOT_PARKED {
-                break; // parked: on no list, at rate 0
-            }
-            let pos = self.list_remove(l, i);
-            if self.las.is_some() {
-                // LAS: the flows of its group, ahead of it too, may speed up.
-                self.push_affected(core, l, 0, core.topo.capacity[l]);
-            } else if had_rate {
-                let ahead: f64 = self.lazy.link_flows[l][..pos].iter().map(|&h| core.rate[h as usize]).sum();
-                self.push_affected(core, l, pos, core.topo.capacity[l] - ahead);
+        // A parked flow is on no list (its heap entry goes stale), at rate 0.
+        if std::mem::replace(&mut self.parked_on[i][0], NOT_PARKED) == NOT_PARKED {
+            let (a, b) = (core.path_off[i] as usize, core.path_off[i + 1] as usize);
+            for p in a..b {
+                let l = core.path_links[p] as usize;
+                let pos = self.list_remove(l, i);
+                if self.las.is_some() {
+                    // LAS: the flows of its group, ahead of it too, may speed up.
+                    self.push_affected(core, l, 0, core.topo.capacity[l]);
+                } else if had_rate {
+                    let ahead: f64 = self.lazy.link_flows[l][..pos].iter().map(|&h| core.rate[h as usize]).sum();
+                    self.push_affected(core, l, pos, core.topo.capacity[l] - ahead);
+                }
             }
         }
         let k = core.active_pos[i] as usize;
