@@ -2,11 +2,12 @@
 //! size_bytes per line without a header) and prints the
 //! wall time, the event count, the mean FCT and a hash of the finish times' bits.
 //!
-//!     cargo run --release --example bench_trace -- trace.csv ps [bigswitch|leafspine|parkinglot] [full|incremental]
+//!     cargo run --release --example bench_trace -- trace.csv ps [bigswitch|leafspine|parkinglot|fattree] [full|incremental]
 //!
 //! `bigswitch` and `leafspine` have 144 hosts at 10 Gbps (the leaf-spine 9 x 16 with 4
 //! spines at 40 Gbps); `parkinglot` is `ParkingLot(8, 10, 40)` (8 hosts, each on its own
-//! switch, the switches in a line at 40 Gbps: m3's flowSim's two-layer parking lot).
+//! switch, the switches in a line at 40 Gbps: m3's flowSim's two-layer parking lot);
+//! `fattree` is `FatTree(16, 10, 10)` (1,024 hosts, every link at 10 Gbps).
 //!
 //! With `check DT` in place of `full` (srpt, ps), it also pauses every DT seconds of
 //! simulated time and checks that every active flow's rate is the allocation
@@ -26,6 +27,7 @@ fn main() {
     let topo = match a.get(3).map(String::as_str) {
         Some("leafspine") => Topology::leaf_spine(9, 16, 4, &[10.0; 144], 40.0, 0).unwrap(),
         Some("parkinglot") => graphs::parking_lot(8, 10.0, 40.0),
+        Some("fattree") => graphs::fat_tree(16, 10.0),
         _ => Topology::big_switch(&[10.0; 144]).unwrap(),
     };
     let mut cfg = SimConfig::new(Scheduler::parse(&a[2]).unwrap());

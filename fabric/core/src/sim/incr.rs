@@ -271,6 +271,9 @@ pub(super) struct IncrementalPriority {
     /// Per link: the flows parked on it, by priority (an entry whose flow is no longer
     /// parked there, or parked there again later, is stale and dropped when it comes up).
     pub(super) parked: Vec<BinaryHeap<Parked>>,
+    /// Per link: how many entries of its `parked` heap are stale (while none is, its
+    /// first entry is read without checking its flow's `parked_on`).
+    pub(super) parked_stale: Vec<u32>,
     /// PIAS: the queue each active flow is placed in on its link lists. Its priority
     /// reads this, never the queue its bytes sent would give now, so the lists stay in
     /// priority order between the events that re-place it (empty for other schedulers).
@@ -334,6 +337,7 @@ impl IncrementalPriority {
             binding_link: vec![u32::MAX; n],
             parked_on: vec![[NOT_PARKED, 0]; n],
             parked: filled(n_links, BinaryHeap::new(), "per-link state")?,
+            parked_stale: filled(n_links, 0, "per-link state")?,
             pias_placement: vec![0; if pias { n } else { 0 }],
             las: None,
         })
@@ -538,8 +542,8 @@ impl IncrementalPriority {
         let had_rate = core.rate[i] > 0.0;
         core.rate[i] = 0.0;
         self.lazy.flow_events.remove(i as u32);
-        // A parked flow is on no list (its heap entry goes stale), at rate 0.
-        if std::mem::replace(&mut self.parked_on[i][0], NOT_PARKED) == NOT_PARKED {
+        // A parked flow is on no list, at rate 0.
+        if !self.leave_parking(i) {
             let (a, b) = (core.path_off[i] as usize, core.path_off[i + 1] as usize);
             for p in a..b {
                 let l = core.path_links[p] as usize;
@@ -753,7 +757,16 @@ impl IncrementalPriority {
                 continue;
             }
             if self.parked_on[g][0] != NOT_PARKED {
-                self.eval_parked(core, g);
+                // A chain of parked flows evaluated one after another (`eval_parked`).
+                let mut cur = (g, w);
+                while let Some(next) = self.eval_parked(core, cur.0, &cur.1) {
+                    steps += 1;
+                    if steps > bound {
+                        self.push_work(core, next.0);
+                        break; // the worklist check above reports it
+                    }
+                    cur = next;
+                }
                 continue;
             }
             let (a, b) = (core.path_off[g] as usize, core.path_off[g + 1] as usize);
@@ -896,19 +909,44 @@ impl IncrementalPriority {
 
     /// Flow g, on no list, of priority `item`, waits in link `bind`'s heap of parked flows.
     fn park_as(&mut self, g: usize, bind: usize, item: WorkItem) {
+        self.leave_parking(g);
         let version = self.parked_on[g][1].wrapping_add(1);
         self.parked_on[g] = [bind as u32, version];
         self.parked[bind].push((item, version));
+    }
+
+    /// Flow g leaves the link it is parked on, if any (returns whether it was parked):
+    /// its entry there is dropped if it is the first one (a flow leaves its parking
+    /// mostly when it comes up first, `eval_parked`), else counted stale.
+    fn leave_parking(&mut self, g: usize) -> bool {
+        let [l, version] = self.parked_on[g];
+        if l == NOT_PARKED {
+            return false;
+        }
+        self.parked_on[g][0] = NOT_PARKED;
+        let l = l as usize;
+        match self.parked[l].peek() {
+            Some(&(item, v)) if item.idx as usize == g && v == version => {
+                self.parked[l].pop();
+            }
+            _ => self.parked_stale[l] += 1,
+        }
+        true
     }
 
     /// The first flow parked on link l and its priority, if any (stale entries dropped).
     fn parked_head(&mut self, l: usize) -> Option<(usize, WorkItem)> {
         while let Some(&(item, version)) = self.parked[l].peek() {
             let x = item.idx as usize;
+            if self.parked_stale[l] == 0 {
+                debug_assert!(self.parked_on[x] == [l as u32, version], "a stale entry not counted");
+                return Some((x, item));
+            }
             if self.parked_on[x] == [l as u32, version] {
                 return Some((x, item));
             }
             self.parked[l].pop();
+            self.parked_stale[l] -= 1;
         }
         None
     }
@@ -922,7 +960,7 @@ impl IncrementalPriority {
 
     /// Flow g is listed on every link of its path again (if it was parked).
     fn unpark(&mut self, core: &mut Core, g: usize) {
-        if std::mem::replace(&mut self.parked_on[g][0], NOT_PARKED) == NOT_PARKED {
+        if !self.leave_parking(g) {
             return;
         }
         let (a, b) = (core.path_off[g] as usize, core.path_off[g + 1] as usize);
@@ -980,9 +1018,15 @@ impl IncrementalPriority {
     /// stays parked, on the link that holds it back now, and passes the room it had where
     /// it was parked to the next flow parked there; with a rate (or waiting on its cap),
     /// it is listed on every link again and the flows behind it are pushed.
-    fn eval_parked(&mut self, core: &mut Core, g: usize) {
+    ///
+    /// `pg` is its priority (it waits at rate 0, so the priority it was pushed with).
+    /// Returns the next flow parked where it was, with its priority, when that one is to
+    /// be evaluated next (ahead of everything on the worklist, and not on it): the caller
+    /// evaluates it at once, as popping it from the worklist would.
+    fn eval_parked(&mut self, core: &mut Core, g: usize, pg: &WorkItem) -> Option<(usize, WorkItem)> {
         let was = self.parked_on[g][0] as usize;
-        let pg = self.prio(core, g);
+        let pg = *pg;
+        debug_assert!(pg.cmp_prio(&self.prio(core, g)) == Ordering::Equal, "a parked flow's priority stands still");
         let (a, b) = (core.path_off[g] as usize, core.path_off[g + 1] as usize);
         let cap = core.cap_now(g);
         let (mut r, mut best, mut bind) = (cap, cap, u32::MAX);
@@ -1017,10 +1061,15 @@ impl IncrementalPriority {
                     before_was = self.residual_unlisted(core, was, &pg);
                 }
                 if before_was > 1e-12 * core.topo.capacity[was] {
-                    self.push_parked_head(core, was);
+                    if let Some((x, px)) = self.parked_head(was) {
+                        if !self.on_worklist[x] && self.worklist.peek().is_none_or(|w| px.cmp_prio(w) == Ordering::Less) {
+                            return Some((x, px));
+                        }
+                        self.push_work(core, x);
+                    }
                 }
             }
-            return;
+            return None;
         }
         // It gets a rate (or waits on its cap): listed on every link again.
         self.unpark(core, g);
@@ -1033,7 +1082,7 @@ impl IncrementalPriority {
                     self.push_affected(core, l, at + 1, res);
                 }
             }
-            return;
+            return None;
         }
         self.lazy.set_rate(core, g, r, &self.pias_placement);
         for p in a..b {
@@ -1045,6 +1094,7 @@ impl IncrementalPriority {
             // same order (at least r).
             self.push_affected(core, l, at + 1, res - r);
         }
+        None
     }
 
     /// The flow events of the flows re-evaluated without a rate change, the crossing

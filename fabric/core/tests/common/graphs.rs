@@ -25,3 +25,32 @@ pub fn parking_lot(n: usize, host_gbps: f64, switch_gbps: f64) -> Topology {
     edges.extend((0..n - 1).map(|s| ((n + s) as u32, (n + s + 1) as u32, switch_gbps)));
     graph(2 * n, (0..n as u32).collect(), &edges, 0)
 }
+
+/// The k-ary fat-tree of Al-Fares et al. (`flowsched.topology.FatTree(k, gbps, gbps)`):
+/// k pods of k/2 edge and k/2 aggregation switches, (k/2)^2 core switches, k^3/4 hosts,
+/// every link at `gbps`. Nodes: hosts first, then edge, aggregation and core switches.
+#[allow(dead_code)]
+pub fn fat_tree(k: usize, gbps: f64) -> Topology {
+    let h = k / 2;
+    let n_hosts = k * h * h;
+    let edge = |pod: usize, e: usize| (n_hosts + pod * h + e) as u32;
+    let agg = |pod: usize, a: usize| (n_hosts + k * h + pod * h + a) as u32;
+    let core = |a: usize, c: usize| (n_hosts + 2 * k * h + a * h + c) as u32;
+    let mut edges = Vec::new();
+    for pod in 0..k {
+        for e in 0..h {
+            for x in 0..h {
+                edges.push((((pod * h + e) * h + x) as u32, edge(pod, e), gbps));
+            }
+            for a in 0..h {
+                edges.push((edge(pod, e), agg(pod, a), gbps));
+            }
+        }
+        for a in 0..h {
+            for c in 0..h {
+                edges.push((agg(pod, a), core(a, c), gbps));
+            }
+        }
+    }
+    graph(n_hosts + 2 * k * h + h * h, (0..n_hosts as u32).collect(), &edges, 0)
+}
