@@ -526,7 +526,7 @@ impl Core {
     }
 
     /// Bytes sent by flow i by now (the incremental allocator advances flows lazily).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn sent_now(&self, i: usize) -> f64 {
         if !self.lazy || self.rate[i] == 0.0 {
             return self.sent[i];
@@ -894,7 +894,9 @@ impl Simulator {
         } else if las_incr {
             Allocators::Priority(incr::IncrementalPriority::new_las(n, &topo.capacity, key_abs_tol)?)
         } else if incremental {
-            Allocators::Priority(incr::IncrementalPriority::new(n, n_links, matches!(cfg.scheduler, Scheduler::Pias))?)
+            let mut a = incr::IncrementalPriority::new(n, n_links, matches!(cfg.scheduler, Scheduler::Pias))?;
+            a.srpt = matches!(cfg.scheduler, Scheduler::Srpt);
+            Allocators::Priority(a)
         } else if las_fast {
             Allocators::Las(las::LasRecords::new(&order, &topo.capacity, key_abs_tol)?)
         } else {

@@ -50,8 +50,25 @@ fn prefetch<T: ?Sized>(x: &T) {
     let _ = x;
 }
 
-/// `IncrementalPriority::parked_on`'s link of a flow that is not parked.
+/// `FlowSlot::parked_on`'s link of a flow that is not parked.
 const NOT_PARKED: u32 = u32::MAX;
+
+/// What the priority allocator keeps per flow, in one record (20 bytes) rather than one
+/// array each: an evaluation reads most of it, and on a large trace every array read
+/// is a cache miss of its own.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct FlowSlot {
+    /// The link it is parked on (`NOT_PARKED`: none), and the version of its entry in
+    /// that link's `parked` heap. A flow that waits at rate 0 because a link has no room
+    /// ahead of it leaves every list (see `park`), so no scan passes it.
+    parked_on: [u32; 2],
+    /// The link that bounds its rate (`u32::MAX`: its cap, or none).
+    binding_link: u32,
+    /// The cursor epoch in which a scan passed it.
+    passed_in_epoch: u32,
+    /// Whether it is on the worklist.
+    on_worklist: bool,
+}
 
 /// A flow waiting to be re-evaluated, ordered by priority at the current time (min first).
 #[derive(Debug, Clone, Copy)]
@@ -235,8 +252,9 @@ pub(super) struct IncrementalPriority {
     pub(super) lazy: LazyFlows,
     /// The worklist: flows to re-evaluate, in priority order (highest first).
     pub(super) worklist: BinaryHeap<WorkItem>,
-    /// Whether each flow is on the worklist.
-    pub(super) on_worklist: Vec<bool>,
+    /// Per flow: whether it is on the worklist, its binding link, its parking, and the
+    /// cursor epoch in which a scan passed it, side by side (see `FlowSlot`).
+    pub(super) fl: Vec<FlowSlot>,
     /// Crossing events (keys of neighbours on a link meeting): at most one per link, its
     /// earliest, replaced whenever the link's list changes (an indexed heap, so that no
     /// stale entries pile up: with a heap of versioned entries, a 1,024-host fat-tree's
@@ -257,17 +275,8 @@ pub(super) struct IncrementalPriority {
     pub(super) resort_order: Vec<WorkItem>,
     /// Per-link scan positions of an allocation (see `Cursor`).
     pub(super) cursors: Vec<Cursor>,
-    /// The cursor epoch in which a scan passed each flow.
-    pub(super) passed_in_epoch: Vec<u32>,
     /// The current cursor epoch (one per allocation).
     pub(super) cursor_epoch: u32,
-    /// The link that bounds each flow's rate (`u32::MAX`: its cap, or none).
-    pub(super) binding_link: Vec<u32>,
-    /// Per flow: the link it is parked on (`NOT_PARKED`: none), and the version of its
-    /// entry in that link's `parked` heap (side by side: one cache line to check an
-    /// entry). A flow that waits at rate 0 because a link has no room ahead of it leaves
-    /// every list (see `park`), so no scan passes it.
-    pub(super) parked_on: Vec<[u32; 2]>,
     /// Per link: the flows parked on it, by priority (an entry whose flow is no longer
     /// parked there, or parked there again later, is stale and dropped when it comes up).
     pub(super) parked: Vec<BinaryHeap<Parked>>,
@@ -281,6 +290,8 @@ pub(super) struct IncrementalPriority {
     /// LAS (`AllocatorChoice::Incremental` only): flows of equal attained service on a
     /// link are filled together (see `las_eval`), and crossings are LAS's.
     pub(super) las: Option<Box<LasGroups>>,
+    /// The scheduler is `srpt` (`prio` computes its key directly).
+    pub(super) srpt: bool,
 }
 
 /// The state of LAS's groups of equal attained service in the incremental allocator.
@@ -323,7 +334,7 @@ impl IncrementalPriority {
         Ok(IncrementalPriority {
             lazy: LazyFlows::new(n, n_links)?,
             worklist: BinaryHeap::new(),
-            on_worklist: vec![false; n],
+            fl: filled(n, FlowSlot { parked_on: [NOT_PARKED, 0], binding_link: u32::MAX, passed_in_epoch: 0, on_worklist: false }, "per-flow state")?,
             crossings: evheap::EventHeap::new(n_links),
             link_changed: filled(n_links, false, "per-link state")?,
             changed_links: Vec::new(),
@@ -332,14 +343,12 @@ impl IncrementalPriority {
             resort_stamp: 0,
             resort_order: Vec::new(),
             cursors: filled(n_links, Cursor::default(), "per-link state")?,
-            passed_in_epoch: vec![0; n],
             cursor_epoch: 0,
-            binding_link: vec![u32::MAX; n],
-            parked_on: vec![[NOT_PARKED, 0]; n],
             parked: filled(n_links, BinaryHeap::new(), "per-link state")?,
             parked_stale: filled(n_links, 0, "per-link state")?,
             pias_placement: vec![0; if pias { n } else { 0 }],
             las: None,
+            srpt: false,
         })
     }
 
@@ -381,12 +390,21 @@ impl IncrementalPriority {
             for c in self.cursors.iter_mut() {
                 c.epoch = 0;
             }
-            self.passed_in_epoch.fill(0);
+            for f in self.fl.iter_mut() {
+                f.passed_in_epoch = 0;
+            }
             self.cursor_epoch = 1;
         }
     }
 
+    #[inline]
     fn prio(&self, core: &Core, i: usize) -> WorkItem {
+        if self.srpt {
+            // `key_by`'s SRPT key (the same bits), without its dispatch on the scheduler:
+            // the most frequent call of the allocator's scans.
+            let f = &core.flows[i];
+            return WorkItem { k1: 0.0, k2: f.size_bytes - core.sent_now(i), arrival: f.arrival_s, idx: i as u32 };
+        }
         // PIAS: the queue the flow is placed in on its link lists (`pias_placement`), not
         // the one its bytes sent give now: they differ between its reaching a threshold
         // and its re-placement.
@@ -415,15 +433,15 @@ impl IncrementalPriority {
         if let Some(g) = self.las.as_mut() {
             g.done[i] = 0;
         }
-        if !self.on_worklist[i] && core.status[i] == Status::Active {
-            self.on_worklist[i] = true;
+        if !self.fl[i].on_worklist && core.status[i] == Status::Active {
+            self.fl[i].on_worklist = true;
             let w = self.prio(core, i);
             self.worklist.push(w);
             // Its evaluation reads its path and parking next: fetched now, alongside
             // the reads of its key (flows' state is in arrays over the whole trace).
             prefetch(&core.path_off[i]);
             prefetch(&core.path_links[core.path_off[i] as usize..]);
-            prefetch(&self.parked_on[i]);
+            prefetch(&self.fl[i].parked_on);
         }
     }
 
@@ -490,13 +508,13 @@ impl IncrementalPriority {
                 // Of the flows at rate 0 that l bound, only the first with room: it may
                 // take the room. If it does, its own push_affected goes on from it; if
                 // it stays at 0, incr_allocate goes on from it (waiting_stays_waiting).
-                if !waiting_pushed && self.binding_link[h] as usize == l && res > eps {
+                if !waiting_pushed && self.fl[h].binding_link as usize == l && res > eps {
                     waiting_pushed = true;
                     self.push_work(core, h);
                 }
                 continue;
             }
-            if res < rh - eps || (self.binding_link[h] as usize == l && res > rh + eps) {
+            if res < rh - eps || (self.fl[h].binding_link as usize == l && res > rh + eps) {
                 self.push_work(core, h);
             }
             res -= rh;
@@ -735,7 +753,7 @@ impl IncrementalPriority {
         let inject = core.cfg.inject_stall_at_s.is_some_and(|ts| core.now >= ts);
         while let Some(w) = self.worklist.pop() {
             let g = w.idx as usize;
-            self.on_worklist[g] = false;
+            self.fl[g].on_worklist = false;
             steps += 1;
             if steps > bound {
                 let mut flows: Vec<u32> = self.worklist.iter().map(|w| w.idx).collect();
@@ -756,7 +774,7 @@ impl IncrementalPriority {
                 self.las_eval(core, g);
                 continue;
             }
-            if self.parked_on[g][0] != NOT_PARKED {
+            if self.fl[g].parked_on[0] != NOT_PARKED {
                 // A chain of parked flows evaluated one after another (`eval_parked`).
                 let mut cur = (g, w);
                 while let Some(next) = self.eval_parked(core, cur.0, &cur.1) {
@@ -776,7 +794,7 @@ impl IncrementalPriority {
             // instead of from the head: the same subtractions in the same order. A flow
             // that a cursor already passed (a list out of priority order by rounding, or a
             // flow evaluated again) may change rate under the cursors, so they all restart.
-            if self.passed_in_epoch[g] == self.cursor_epoch {
+            if self.fl[g].passed_in_epoch == self.cursor_epoch {
                 self.reset_cursors();
             }
             let ep = self.cursor_epoch;
@@ -815,7 +833,7 @@ impl IncrementalPriority {
                             break;
                         }
                         c.res -= core.rate[h];
-                        self.passed_in_epoch[h] = ep;
+                        self.fl[h].passed_in_epoch = ep;
                         q += 1;
                         if c.res <= 1e-12 * cap_l {
                             // Nothing left for g here; its position is looked up if needed.
@@ -848,7 +866,7 @@ impl IncrementalPriority {
                     bind = core.path_links[p];
                 }
             }
-            self.binding_link[g] = bind;
+            self.fl[g].binding_link = bind;
             let old = core.rate[g];
             if r == 0.0 && old == 0.0 {
                 // Still waiting: the flows waiting behind it where it had room may take
@@ -910,8 +928,8 @@ impl IncrementalPriority {
     /// Flow g, on no list, of priority `item`, waits in link `bind`'s heap of parked flows.
     fn park_as(&mut self, g: usize, bind: usize, item: WorkItem) {
         self.leave_parking(g);
-        let version = self.parked_on[g][1].wrapping_add(1);
-        self.parked_on[g] = [bind as u32, version];
+        let version = self.fl[g].parked_on[1].wrapping_add(1);
+        self.fl[g].parked_on = [bind as u32, version];
         self.parked[bind].push((item, version));
     }
 
@@ -919,11 +937,11 @@ impl IncrementalPriority {
     /// its entry there is dropped if it is the first one (a flow leaves its parking
     /// mostly when it comes up first, `eval_parked`), else counted stale.
     fn leave_parking(&mut self, g: usize) -> bool {
-        let [l, version] = self.parked_on[g];
+        let [l, version] = self.fl[g].parked_on;
         if l == NOT_PARKED {
             return false;
         }
-        self.parked_on[g][0] = NOT_PARKED;
+        self.fl[g].parked_on[0] = NOT_PARKED;
         let l = l as usize;
         match self.parked[l].peek() {
             Some(&(item, v)) if item.idx as usize == g && v == version => {
@@ -935,14 +953,15 @@ impl IncrementalPriority {
     }
 
     /// The first flow parked on link l and its priority, if any (stale entries dropped).
+    #[inline]
     fn parked_head(&mut self, l: usize) -> Option<(usize, WorkItem)> {
         while let Some(&(item, version)) = self.parked[l].peek() {
             let x = item.idx as usize;
             if self.parked_stale[l] == 0 {
-                debug_assert!(self.parked_on[x] == [l as u32, version], "a stale entry not counted");
+                debug_assert!(self.fl[x].parked_on == [l as u32, version], "a stale entry not counted");
                 return Some((x, item));
             }
-            if self.parked_on[x] == [l as u32, version] {
+            if self.fl[x].parked_on == [l as u32, version] {
                 return Some((x, item));
             }
             self.parked[l].pop();
@@ -1024,7 +1043,7 @@ impl IncrementalPriority {
     /// be evaluated next (ahead of everything on the worklist, and not on it): the caller
     /// evaluates it at once, as popping it from the worklist would.
     fn eval_parked(&mut self, core: &mut Core, g: usize, pg: &WorkItem) -> Option<(usize, WorkItem)> {
-        let was = self.parked_on[g][0] as usize;
+        let was = self.fl[g].parked_on[0] as usize;
         let pg = *pg;
         debug_assert!(pg.cmp_prio(&self.prio(core, g)) == Ordering::Equal, "a parked flow's priority stands still");
         let (a, b) = (core.path_off[g] as usize, core.path_off[g + 1] as usize);
@@ -1049,7 +1068,7 @@ impl IncrementalPriority {
             }
         }
         let r = r.max(0.0);
-        self.binding_link[g] = bind;
+        self.fl[g].binding_link = bind;
         debug_assert!(core.rate[g] == 0.0, "a parked flow waits at rate 0");
         if r == 0.0 && bind != u32::MAX {
             let bind = bind as usize;
@@ -1062,7 +1081,7 @@ impl IncrementalPriority {
                 }
                 if before_was > 1e-12 * core.topo.capacity[was] {
                     if let Some((x, px)) = self.parked_head(was) {
-                        if !self.on_worklist[x] && self.worklist.peek().is_none_or(|w| px.cmp_prio(w) == Ordering::Less) {
+                        if !self.fl[x].on_worklist && self.worklist.peek().is_none_or(|w| px.cmp_prio(w) == Ordering::Less) {
                             return Some((x, px));
                         }
                         self.push_work(core, x);
