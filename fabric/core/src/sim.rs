@@ -894,9 +894,7 @@ impl Simulator {
         } else if las_incr {
             Allocators::Priority(incr::IncrementalPriority::new_las(n, &topo.capacity, key_abs_tol)?)
         } else if incremental {
-            let mut a = incr::IncrementalPriority::new(n, n_links, matches!(cfg.scheduler, Scheduler::Pias))?;
-            a.srpt = matches!(cfg.scheduler, Scheduler::Srpt);
-            Allocators::Priority(a)
+            Allocators::Priority(incr::IncrementalPriority::new(n, n_links, &cfg.scheduler)?)
         } else if las_fast {
             Allocators::Las(las::LasRecords::new(&order, &topo.capacity, key_abs_tol)?)
         } else {

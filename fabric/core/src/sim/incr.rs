@@ -291,7 +291,7 @@ pub(super) struct IncrementalPriority {
     /// link are filled together (see `las_eval`), and crossings are LAS's.
     pub(super) las: Option<Box<LasGroups>>,
     /// The scheduler is `srpt` (`prio` computes its key directly).
-    pub(super) srpt: bool,
+    srpt: bool,
 }
 
 /// The state of LAS's groups of equal attained service in the incremental allocator.
@@ -329,8 +329,9 @@ pub(super) struct LasGroups {
 }
 
 impl IncrementalPriority {
-    /// The allocator of a run of `n` flows on `n_links` links (`pias`: under PIAS).
-    pub(super) fn new(n: usize, n_links: usize, pias: bool) -> Result<Self> {
+    /// The allocator of a run of `n` flows on `n_links` links under `scheduler`.
+    pub(super) fn new(n: usize, n_links: usize, scheduler: &Scheduler) -> Result<Self> {
+        let pias = matches!(scheduler, Scheduler::Pias);
         Ok(IncrementalPriority {
             lazy: LazyFlows::new(n, n_links)?,
             worklist: BinaryHeap::new(),
@@ -348,7 +349,7 @@ impl IncrementalPriority {
             parked_stale: filled(n_links, 0, "per-link state")?,
             pias_placement: vec![0; if pias { n } else { 0 }],
             las: None,
-            srpt: false,
+            srpt: matches!(scheduler, Scheduler::Srpt),
         })
     }
 
@@ -356,7 +357,7 @@ impl IncrementalPriority {
     /// second of t), on `n` flows and links of capacities `capacity`.
     pub(super) fn new_las(n: usize, capacity: &[f64], key_abs_tol: f64) -> Result<Self> {
         let n_links = capacity.len();
-        let mut a = Self::new(n, n_links, false)?;
+        let mut a = Self::new(n, n_links, &Scheduler::Las)?;
         a.las = Some(Box::new(LasGroups {
             key_abs_tol,
             done: vec![0; n],
@@ -777,7 +778,7 @@ impl IncrementalPriority {
             if self.fl[g].parked_on[0] != NOT_PARKED {
                 // A chain of parked flows evaluated one after another (`eval_parked`).
                 let mut cur = (g, w);
-                while let Some(next) = self.eval_parked(core, cur.0, &cur.1) {
+                while let Some(next) = self.eval_parked(core, cur.0, cur.1) {
                     steps += 1;
                     if steps > bound {
                         self.push_work(core, next.0);
@@ -1042,9 +1043,8 @@ impl IncrementalPriority {
     /// Returns the next flow parked where it was, with its priority, when that one is to
     /// be evaluated next (ahead of everything on the worklist, and not on it): the caller
     /// evaluates it at once, as popping it from the worklist would.
-    fn eval_parked(&mut self, core: &mut Core, g: usize, pg: &WorkItem) -> Option<(usize, WorkItem)> {
+    fn eval_parked(&mut self, core: &mut Core, g: usize, pg: WorkItem) -> Option<(usize, WorkItem)> {
         let was = self.fl[g].parked_on[0] as usize;
-        let pg = *pg;
         debug_assert!(pg.cmp_prio(&self.prio(core, g)) == Ordering::Equal, "a parked flow's priority stands still");
         let (a, b) = (core.path_off[g] as usize, core.path_off[g + 1] as usize);
         let cap = core.cap_now(g);
