@@ -9,6 +9,9 @@
 //! switch, the switches in a line at 40 Gbps: m3's flowSim's two-layer parking lot);
 //! `fattree` is `FatTree(16, 10, 10)` (1,024 hosts, every link at 10 Gbps).
 //!
+//! `BENCH_PROGRESS=DT` prints the wall time, events and active flows every DT seconds of
+//! simulated time.
+//!
 //! With `check DT` in place of `full` (srpt, ps), it also pauses every DT seconds of
 //! simulated time and checks that every active flow's rate is the allocation
 //! recomputed from scratch (`fabric_core::verify`: greedy SRPT, or max-min fair sharing
@@ -62,6 +65,25 @@ fn main() {
             }
         }
         println!("checks {checks} mismatches {bad}");
+    } else if let Ok(dt) = std::env::var("BENCH_PROGRESS") {
+        // BENCH_PROGRESS=DT: pause every DT s of simulated time and print the wall time,
+        // the events and allocations so far, and the active flows and how many have a rate.
+        let dt: f64 = dt.parse().expect("BENCH_PROGRESS: seconds of simulated time");
+        let mut until = dt;
+        while !matches!(s.step(until).unwrap(), Outcome::Done) {
+            let act = s.active();
+            let with_rate = act.iter().filter(|&&i| s.rate_bytes_per_s(i as usize) > 0.0).count();
+            let st = s.stats();
+            println!(
+                "t={:.3} wall {:.3} events {} allocations {} active {} with rate {with_rate}",
+                s.now(),
+                t0.elapsed().as_secs_f64(),
+                st.events,
+                st.allocations,
+                act.len()
+            );
+            until = s.now() + dt;
+        }
     } else {
         s.run().unwrap();
     }
