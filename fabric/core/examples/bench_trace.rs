@@ -69,6 +69,7 @@ fn main() {
         // BENCH_PROGRESS=DT: pause every DT s of simulated time and print the wall time,
         // the events and allocations so far, and the active flows and how many have a rate.
         let dt: f64 = dt.parse().expect("BENCH_PROGRESS: seconds of simulated time");
+        assert!(dt.is_finite() && dt > 0.0, "BENCH_PROGRESS: a positive number of seconds, got {dt}");
         let mut until = dt;
         while !matches!(s.step(until).unwrap(), Outcome::Done) {
             let act = s.active();
