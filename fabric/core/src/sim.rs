@@ -84,6 +84,17 @@ impl Default for SdcParams {
     }
 }
 
+/// Under `AllocatorChoice::Auto`, `las` on a fabric with a path longer than its records
+/// take (`las::MAX_PATH` links) runs the incremental allocator on at least this many hosts,
+/// else the full recomputation. The full recomputation's cost per event follows the
+/// active flows, the incremental allocator's the flows an event reaches: on fat-trees
+/// with 30,000 web-search flows (CPU s, full against incremental) `FatTree(4)` (16 hosts)
+/// at load 0.8 4.4 against 14.4, `FatTree(8)` (128) 33.5 against 44.7 at 0.8 and 5.4
+/// against 5.0 at 0.5, `FatTree(12)` (432) 75.2 against 32.2 and 17.8 against 5.9,
+/// `FatTree(16)` (1,024; 50,000 flows) 296 against 49 and 21.9 against 1.5 at 0.3
+/// (docs/benchmarks.md).
+pub const LAS_INCREMENTAL_MIN_HOSTS: usize = 256;
+
 /// Which allocator a run uses to recompute the rates at its events. Every choice gives
 /// the same allocation up to rounding, within `incremental_tolerance` of `Full`'s.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -91,8 +102,9 @@ pub enum AllocatorChoice {
     /// The scheduler's own allocator: incremental priority (fifo, srpt, asrpt/ga:*, pias,
     /// edf, ssdf, lsdf, random), fair sharing (ps, wps, and the shadow run of fair and
     /// gtcp:*: the incremental fill, or on fabrics of at most 32 links in the fill the
-    /// direct fill, fair.rs), LAS records (las, on paths of up to 4 links), else the full
-    /// recomputation. `Simulator::allocator_name` says which.
+    /// direct fill, fair.rs), LAS records (las, on paths of up to 4 links; on longer paths
+    /// the incremental priority allocator on at least `LAS_INCREMENTAL_MIN_HOSTS` hosts),
+    /// else the full recomputation. `Simulator::allocator_name` says which.
     #[default]
     Auto,
     /// The full recomputation at every event, for every scheduler: the reference the
@@ -851,12 +863,14 @@ impl Simulator {
         };
         let n_links = topo.n_links();
         let full = cfg.allocator == AllocatorChoice::Full;
-        let las_fast = !full
-            && cfg.allocator == AllocatorChoice::Auto
-            && matches!(cfg.scheduler, Scheduler::Las)
-            && (0..n).all(|i| (path_off[i + 1] - path_off[i]) as usize <= las::MAX_PATH);
-        // LAS on the incremental priority allocator (with its groups of equal keys): asked for only.
-        let las_incr = cfg.allocator == AllocatorChoice::Incremental && matches!(cfg.scheduler, Scheduler::Las);
+        let short_paths = (0..n).all(|i| (path_off[i + 1] - path_off[i]) as usize <= las::MAX_PATH);
+        let las_fast = !full && cfg.allocator == AllocatorChoice::Auto && matches!(cfg.scheduler, Scheduler::Las) && short_paths;
+        // LAS on the incremental priority allocator (with its groups of equal keys): asked
+        // for, or under Auto on a fabric too large for the full recomputation (paths
+        // beyond the records' reach and at least LAS_INCREMENTAL_MIN_HOSTS hosts).
+        let las_incr = matches!(cfg.scheduler, Scheduler::Las)
+            && (cfg.allocator == AllocatorChoice::Incremental
+                || (cfg.allocator == AllocatorChoice::Auto && !short_paths && topo.n_hosts >= LAS_INCREMENTAL_MIN_HOSTS));
         // LAS shares with equal weights (the generic path sets them at every allocation).
         let weight = flows.iter().map(|f| if las_fast || las_incr { 1.0 } else { f.weight }).collect();
         let fair = !full && fair::applies(&cfg.scheduler);

@@ -139,3 +139,36 @@ fn same_pias_thresholds_again_change_nothing() {
     let b = pias_with_changes(AllocatorChoice::Auto, &topo, &flows, &[]);
     assert!(a.iter().zip(&b).all(|(x, y)| x.to_bits() == y.to_bits()), "re-setting the same thresholds changed a finish time");
 }
+
+#[test]
+fn las_auto_is_incremental_on_large_fabrics_with_long_paths() {
+    // LAS's records take paths of up to 4 links; on longer paths Auto runs the full
+    // recomputation on a small fabric and the incremental allocator on a large one.
+    let name = |topo: Topology, choice: AllocatorChoice| {
+        let mut cfg = SimConfig::new(Scheduler::Las);
+        cfg.allocator = choice;
+        let flows = random_flows(&mut SplitMix64::new(3), topo.n_hosts, 200, 2e-5, false, false, false);
+        Simulator::new(topo, flows, cfg).unwrap().allocator_name()
+    };
+    let min = fabric_core::sim::LAS_INCREMENTAL_MIN_HOSTS;
+    // FatTree(8): 128 hosts, paths of up to 6 links; FatTree(12): 432 hosts.
+    assert!(128 < min && min <= 432);
+    assert_eq!(name(common::graphs::fat_tree(8, 10.0), AllocatorChoice::Auto), "full recomputation");
+    assert_eq!(name(common::graphs::fat_tree(12, 10.0), AllocatorChoice::Auto), "incremental priority allocator");
+    assert_eq!(name(common::graphs::fat_tree(12, 10.0), AllocatorChoice::Full), "full recomputation");
+    // Paths of at most 4 links keep the records, whatever the size.
+    assert_eq!(name(Topology::big_switch(&[10.0; 300]).unwrap(), AllocatorChoice::Auto), "LAS fast path of the full recomputation");
+    assert_eq!(name(Topology::leaf_spine(20, 16, 4, &[10.0; 320], 40.0, 0).unwrap(), AllocatorChoice::Auto), "LAS fast path of the full recomputation");
+    // Where Auto picks the incremental allocator it is that allocator, bit for bit, and
+    // within LAS's tolerance of the full recomputation on a short trace.
+    let topo = common::graphs::fat_tree(12, 10.0);
+    let flows = random_flows(&mut SplitMix64::new(11), topo.n_hosts, 400, 2e-6, true, false, true);
+    let auto = run_on(topo.clone(), "las", AllocatorChoice::Auto, &flows).unwrap();
+    let incr = run_on(topo.clone(), "las", AllocatorChoice::Incremental, &flows).unwrap();
+    let full = run_on(topo, "las", AllocatorChoice::Full, &flows).unwrap();
+    assert!(auto.iter().zip(&incr).all(|(x, y)| x.to_bits() == y.to_bits()), "las: Auto differs from Incremental on FatTree(12)");
+    let tol = fabric_core::sim::incremental_tolerance(&Scheduler::Las);
+    for (k, (x, y)) in auto.iter().zip(&full).enumerate() {
+        assert!((x - y).abs() <= tol * y.abs().max(1e-3), "las flow {k}: Auto {x} vs Full {y}");
+    }
+}
