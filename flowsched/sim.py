@@ -149,9 +149,9 @@ PIAS_SHARING = ("fifo", "fair")
 #: scratch (the reference the incremental allocators are tested against; slower),
 #: ``incremental`` insists on an incremental allocator (an error for a scheduler that has
 #: none: racs, sdc, fair, external, gtcp:*). For ``las``, ``auto`` is its records fast path
-#: on paths of up to 4 links (bit-identical to ``full``; on longer paths ``auto`` is
-#: ``full`` on fabrics of fewer than 256 hosts and ``incremental`` on larger ones) and
-#: ``incremental`` an incremental allocator with groups of equal attained service. Every
+#: (bit-identical to ``full``) on paths of up to 4 links, and on fabrics of fewer than 256
+#: hosts on paths of up to 6 (else ``full`` there); on a larger fabric with longer paths
+#: it is ``incremental``, an incremental allocator with groups of equal attained service. Every
 #: choice gives the same rates up to rounding; completion times agree within 1e-9 on short
 #: traces and statistically on long ones (docs/reliability.md).
 ALLOCATORS = ("auto", "full", "incremental")

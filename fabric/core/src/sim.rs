@@ -85,14 +85,14 @@ impl Default for SdcParams {
 }
 
 /// Under `AllocatorChoice::Auto`, `las` on a fabric with a path longer than its records
-/// take (`las::MAX_PATH` links) runs the incremental allocator on at least this many hosts,
-/// else the full recomputation. The full recomputation's cost per event follows the
-/// active flows, the incremental allocator's the flows an event reaches: on fat-trees
-/// with 30,000 web-search flows (CPU s, full against incremental) `FatTree(4)` (16 hosts)
-/// at load 0.8 4.4 against 14.4, `FatTree(8)` (128) 33.5 against 44.7 at 0.8 and 5.4
-/// against 5.0 at 0.5, `FatTree(12)` (432) 75.2 against 32.2 and 17.8 against 5.9,
-/// `FatTree(16)` (1,024; 50,000 flows) 296 against 49 and 21.9 against 1.5 at 0.3
-/// (docs/benchmarks.md).
+/// take (`las::MAX_PATH` links) runs the incremental allocator on at least this many
+/// hosts, else its wide records (paths of up to `las::WIDE_PATH` links) or the full
+/// recomputation. The full recomputation's cost per event follows the active flows, the
+/// incremental allocator's the flows an event reaches. On fat-trees with 30,000 web-search
+/// flows (CPU s; full recomputation, wide records, incremental): `FatTree(4)` (16 hosts)
+/// at load 0.8 4.4, 1.7, 14.4; `FatTree(8)` (128) at 0.8 33.6, 14.2, 44.7 and at 0.5 5.4,
+/// 2.6, 5.0; `FatTree(12)` (432) at 0.5 17.8, 9.0, 5.9 and at 0.8 75.2, -, 32.2;
+/// `FatTree(16)` (1,024; 50,000 flows) at 0.8 296, -, 49 (docs/benchmarks.md).
 pub const LAS_INCREMENTAL_MIN_HOSTS: usize = 256;
 
 /// Which allocator a run uses to recompute the rates at its events. Every choice gives
@@ -103,8 +103,9 @@ pub enum AllocatorChoice {
     /// edf, ssdf, lsdf, random), fair sharing (ps, wps, and the shadow run of fair and
     /// gtcp:*: the incremental fill, or on fabrics of at most 32 links in the fill the
     /// direct fill, fair.rs), LAS records (las, on paths of up to 4 links; on longer paths
-    /// the incremental priority allocator on at least `LAS_INCREMENTAL_MIN_HOSTS` hosts),
-    /// else the full recomputation. `Simulator::allocator_name` says which.
+    /// the incremental priority allocator on at least `LAS_INCREMENTAL_MIN_HOSTS` hosts,
+    /// else wider records on paths of up to 6 links), else the full recomputation.
+    /// `Simulator::allocator_name` says which.
     #[default]
     Auto,
     /// The full recomputation at every event, for every scheduler: the reference the
@@ -863,16 +864,19 @@ impl Simulator {
         };
         let n_links = topo.n_links();
         let full = cfg.allocator == AllocatorChoice::Full;
-        let short_paths = (0..n).all(|i| (path_off[i + 1] - path_off[i]) as usize <= las::MAX_PATH);
-        let las_fast = !full && cfg.allocator == AllocatorChoice::Auto && matches!(cfg.scheduler, Scheduler::Las) && short_paths;
-        // LAS on the incremental priority allocator (with its groups of equal keys): asked
-        // for, or under Auto on a fabric too large for the full recomputation (paths
-        // beyond the records' reach and at least LAS_INCREMENTAL_MIN_HOSTS hosts).
+        // LAS under Auto: its records on paths of up to 4 links; on longer paths the
+        // incremental allocator on a fabric of at least LAS_INCREMENTAL_MIN_HOSTS hosts,
+        // else the wide records (paths of up to 6 links), else the full recomputation.
+        let longest_path = (0..n).map(|i| (path_off[i + 1] - path_off[i]) as usize).max().unwrap_or(0);
+        let las_auto = cfg.allocator == AllocatorChoice::Auto && matches!(cfg.scheduler, Scheduler::Las);
+        let large = topo.n_hosts >= LAS_INCREMENTAL_MIN_HOSTS;
+        let las_fast = las_auto && longest_path <= las::MAX_PATH;
+        let las_wide = las_auto && !las_fast && !large && longest_path <= las::WIDE_PATH;
+        // LAS on the incremental priority allocator (with its groups of equal keys).
         let las_incr = matches!(cfg.scheduler, Scheduler::Las)
-            && (cfg.allocator == AllocatorChoice::Incremental
-                || (cfg.allocator == AllocatorChoice::Auto && !short_paths && topo.n_hosts >= LAS_INCREMENTAL_MIN_HOSTS));
+            && (cfg.allocator == AllocatorChoice::Incremental || (las_auto && !las_fast && large));
         // LAS shares with equal weights (the generic path sets them at every allocation).
-        let weight = flows.iter().map(|f| if las_fast || las_incr { 1.0 } else { f.weight }).collect();
+        let weight = flows.iter().map(|f| if las_fast || las_wide || las_incr { 1.0 } else { f.weight }).collect();
         let fair = !full && fair::applies(&cfg.scheduler);
         if fair && n >= 1 << 30 {
             return Err(SimError::InvalidConfig(format!("fair sharing takes at most 2^30 - 1 flows, got {n}")));
@@ -911,6 +915,8 @@ impl Simulator {
             Allocators::Priority(incr::IncrementalPriority::new(n, n_links, &cfg.scheduler)?)
         } else if las_fast {
             Allocators::Las(las::LasRecords::new(&order, &topo.capacity, key_abs_tol)?)
+        } else if las_wide {
+            Allocators::LasWide(las::LasRecords::new(&order, &topo.capacity, key_abs_tol)?)
         } else {
             Allocators::Full(full::FullRecomputation::new(n, n_paths, &topo.capacity, key_abs_tol)?)
         };

@@ -11,7 +11,8 @@
 //!   the flows an event can affect;
 //! - `IncrementalFairSharing` (fair.rs): max-min fair sharing (`ps`, `wps`, the shadow
 //!   run of `fair` and `gtcp:*`), re-filling only where an event changes the rates;
-//! - `LasRecords` (las.rs): LAS's full recomputation on packed per-flow records.
+//! - `LasRecords` (las.rs): LAS's full recomputation on packed per-flow records (two
+//!   widths: paths of up to 4 links, and of up to 6).
 //!
 //! `Allocators` holds the one a run uses and implements the trait by one `match` per
 //! call (static dispatch: the allocators' own loops are compiled for their type); the
@@ -19,7 +20,7 @@
 use super::fair::IncrementalFairSharing;
 use super::full::FullRecomputation;
 use super::incr::IncrementalPriority;
-use super::las::LasRecords;
+use super::las::{LasRecords, MAX_PATH, WIDE_PATH};
 use super::Core;
 use crate::error::Result;
 
@@ -153,8 +154,10 @@ allocators! {
         Priority(IncrementalPriority),
         /// Max-min fair sharing, incrementally (fair.rs).
         FairSharing(IncrementalFairSharing),
-        /// LAS on packed records (las.rs).
-        Las(LasRecords),
+        /// LAS on packed records (las.rs), paths of up to 4 links.
+        Las(LasRecords<MAX_PATH>),
+        /// LAS on wider packed records, paths of up to 6 links (a small fat-tree).
+        LasWide(LasRecords<WIDE_PATH>),
         /// The full recomputation, for every scheduler (full.rs).
         Full(FullRecomputation),
     }
@@ -193,10 +196,14 @@ impl Allocator for FullRecomputation {
     }
 }
 
-impl Allocator for LasRecords {
+impl<const N: usize> Allocator for LasRecords<N> {
     #[inline]
     fn name(&self) -> &'static str {
-        "LAS fast path of the full recomputation"
+        if N <= MAX_PATH {
+            "LAS fast path of the full recomputation"
+        } else {
+            "LAS fast path of the full recomputation, wide records"
+        }
     }
     #[inline]
     fn advances_lazily(&self) -> bool {
