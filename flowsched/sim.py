@@ -150,7 +150,7 @@ PIAS_SHARING = ("fifo", "fair")
 #: ``incremental`` insists on an incremental allocator (an error for a scheduler that has
 #: none: racs, sdc, fair, external, gtcp:*). For ``las``, ``auto`` is its records fast path
 #: (bit-identical to ``full``) on paths of up to 4 links, and on fabrics of fewer than 256
-#: hosts on paths of up to 6 (else ``full`` there); on a larger fabric with longer paths
+#: hosts on paths of up to 10 (else ``full`` there); on a larger fabric with longer paths
 #: it is ``incremental``, an incremental allocator with groups of equal attained service. Every
 #: choice gives the same rates up to rounding; completion times agree within 1e-9 on short
 #: traces and statistically on long ones (docs/reliability.md).

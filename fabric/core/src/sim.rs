@@ -89,7 +89,7 @@ impl Default for SdcParams {
 /// hosts, else its wide records (paths of up to `las::WIDE_PATH` links) or the full
 /// recomputation. The full recomputation's cost per event follows the active flows, the
 /// incremental allocator's the flows an event reaches. On fat-trees with 30,000 web-search
-/// flows (CPU s; full recomputation, wide records, incremental): `FatTree(4)` (16 hosts)
+/// flows (CPU s; full recomputation, wide records of 64 bytes, incremental): `FatTree(4)` (16 hosts)
 /// at load 0.8 4.4, 1.7, 14.4; `FatTree(8)` (128) at 0.8 33.6, 14.2, 44.7 and at 0.5 5.4,
 /// 2.6, 5.0; `FatTree(12)` (432) at 0.5 17.8, 9.0, 5.9 and at 0.8 75.2, -, 32.2;
 /// `FatTree(16)` (1,024; 50,000 flows) at 0.8 296, -, 49 (docs/benchmarks.md).
@@ -104,7 +104,7 @@ pub enum AllocatorChoice {
     /// gtcp:*: the incremental fill, or on fabrics of at most 32 links in the fill the
     /// direct fill, fair.rs), LAS records (las, on paths of up to 4 links; on longer paths
     /// the incremental priority allocator on at least `LAS_INCREMENTAL_MIN_HOSTS` hosts,
-    /// else wider records on paths of up to 6 links), else the full recomputation.
+    /// else wider records on paths of up to 10 links), else the full recomputation.
     /// `Simulator::allocator_name` says which.
     #[default]
     Auto,
@@ -866,7 +866,7 @@ impl Simulator {
         let full = cfg.allocator == AllocatorChoice::Full;
         // LAS under Auto: its records on paths of up to 4 links; on longer paths the
         // incremental allocator on a fabric of at least LAS_INCREMENTAL_MIN_HOSTS hosts,
-        // else the wide records (paths of up to 6 links), else the full recomputation.
+        // else the wide records (paths of up to 10 links), else the full recomputation.
         let longest_path = (0..n).map(|i| (path_off[i + 1] - path_off[i]) as usize).max().unwrap_or(0);
         let las_auto = cfg.allocator == AllocatorChoice::Auto && matches!(cfg.scheduler, Scheduler::Las);
         let large = topo.n_hosts >= LAS_INCREMENTAL_MIN_HOSTS;

@@ -143,7 +143,7 @@ fn same_pias_thresholds_again_change_nothing() {
 #[test]
 fn las_auto_is_incremental_on_large_fabrics_with_long_paths() {
     // LAS's records take paths of up to 4 links; on longer paths Auto runs the incremental
-    // allocator on a large fabric, and on a small one the wide records (paths of up to 6
+    // allocator on a large fabric, and on a small one the wide records (paths of up to 10
     // links) or the full recomputation.
     let name = |topo: Topology, choice: AllocatorChoice| {
         let mut cfg = SimConfig::new(Scheduler::Las);
@@ -155,8 +155,9 @@ fn las_auto_is_incremental_on_large_fabrics_with_long_paths() {
     // FatTree(8): 128 hosts, paths of up to 6 links; FatTree(12): 432 hosts.
     assert!(128 < min && min <= 432);
     assert_eq!(name(common::graphs::fat_tree(8, 10.0), AllocatorChoice::Auto), "LAS fast path of the full recomputation, wide records");
-    // ParkingLot(8): paths of up to 9 links.
-    assert_eq!(name(common::graphs::parking_lot(8, 10.0, 10.0), AllocatorChoice::Auto), "full recomputation");
+    // ParkingLot(8): paths of up to 9 links; ParkingLot(12): 13.
+    assert_eq!(name(common::graphs::parking_lot(8, 10.0, 10.0), AllocatorChoice::Auto), "LAS fast path of the full recomputation, wide records");
+    assert_eq!(name(common::graphs::parking_lot(12, 10.0, 10.0), AllocatorChoice::Auto), "full recomputation");
     assert_eq!(name(common::graphs::fat_tree(12, 10.0), AllocatorChoice::Auto), "incremental priority allocator");
     assert_eq!(name(common::graphs::fat_tree(12, 10.0), AllocatorChoice::Full), "full recomputation");
     // Paths of at most 4 links keep the records, whatever the size.

@@ -1,7 +1,7 @@
 //! The LAS fast path (sim/las.rs) against the generic priority path
 //! (`AllocatorChoice::Full`), on random traces: the same floating-point operations, so the
 //! finish times must be bit-identical. The big switch and the leaf-spine run the narrow
-//! records (paths of up to 4 links), a 4-ary fat-tree the wide ones (up to 6).
+//! records (paths of up to 4 links), a 4-ary fat-tree the wide ones (up to 10).
 use fabric_core::rng::SplitMix64;
 use fabric_core::*;
 

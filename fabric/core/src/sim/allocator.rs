@@ -12,7 +12,7 @@
 //! - `IncrementalFairSharing` (fair.rs): max-min fair sharing (`ps`, `wps`, the shadow
 //!   run of `fair` and `gtcp:*`), re-filling only where an event changes the rates;
 //! - `LasRecords` (las.rs): LAS's full recomputation on packed per-flow records (two
-//!   widths: paths of up to 4 links, and of up to 6).
+//!   widths: paths of up to 4 links, and of up to 10).
 //!
 //! `Allocators` holds the one a run uses and implements the trait by one `match` per
 //! call (static dispatch: the allocators' own loops are compiled for their type); the
@@ -156,7 +156,7 @@ allocators! {
         FairSharing(IncrementalFairSharing),
         /// LAS on packed records (las.rs), paths of up to 4 links.
         Las(LasRecords<MAX_PATH>),
-        /// LAS on wider packed records, paths of up to 6 links (a small fat-tree).
+        /// LAS on wider packed records, paths of up to 10 links (small fat-trees and parking lots).
         LasWide(LasRecords<WIDE_PATH>),
         /// The full recomputation, for every scheduler (full.rs).
         Full(FullRecomputation),

@@ -30,12 +30,14 @@ use crate::fill::{fill_small_core, Paths, SMALL_N};
 /// Longest path the narrow records hold (big switch: 2 links, leaf-spine: up to 4).
 pub(super) const MAX_PATH: usize = 4;
 
-/// Longest path the wide records hold (a fat-tree: up to 6 links; 64-byte records). The
-/// narrow ones stay 56 bytes: the big switch's LAS ran 3 to 5% slower on 64-byte records.
-pub(super) const WIDE_PATH: usize = 6;
+/// Longest path the wide records hold (80-byte records: a fat-tree's 6 links, m3's 8-host
+/// parking lot's 9). The narrow ones stay 56 bytes: the big switch's LAS ran 3 to 5%
+/// slower on 64-byte records. On `FatTree(8)` 80-byte records ran within 1 to 5% of
+/// 64-byte ones (3 alternated rounds).
+pub(super) const WIDE_PATH: usize = 10;
 
 /// One active flow, in priority order: its key (bytes sent), its tie-break, and what the
-/// per-event passes need (56 bytes with paths of up to 4 links, 64 with 6). Flows with a
+/// per-event passes need (56 bytes with paths of up to 4 links, 80 with 10). Flows with a
 /// data span (`spanned`) read their arrival, span and cap from the simulator's arrays.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct LasRec<const N: usize> {
