@@ -1,7 +1,8 @@
 //! The LAS fast path (sim/las.rs) against the generic priority path
 //! (`AllocatorChoice::Full`), on random traces: the same floating-point operations, so the
 //! finish times must be bit-identical. The big switch and the leaf-spine run the narrow
-//! records (paths of up to 4 links), a 4-ary fat-tree the wide ones (up to 10).
+//! records (paths of up to 4 links), a 4-ary fat-tree and a 6-host parking lot (paths of
+//! up to 6 and 7 links) the wide ones (up to 10).
 use fabric_core::rng::SplitMix64;
 use fabric_core::*;
 
@@ -22,9 +23,10 @@ fn las_fast_path_matches_generic_path() {
     let ls = Topology::leaf_spine(3, 2, 2, &[10.0; 6], 7.5, 3).unwrap();
     // Hosts 0 to 5 of FatTree(4): paths of 2, 4 and 6 links (hosts 4 and 5 in another pod).
     let ft = common::graphs::fat_tree(4, 10.0);
+    let pl = common::graphs::parking_lot(6, 10.0, 10.0);
     let mut cases = 0;
     for trial in 0..200u64 {
-        for topo in [&big, &ls, &ft] {
+        for topo in [&big, &ls, &ft, &pl] {
             let spans = trial % 2 == 1;
             let deadlines = trial % 4 >= 2;
             let n = if trial % 10 == 9 { 300 } else { 60 };
@@ -40,10 +42,11 @@ fn las_fast_path_matches_generic_path() {
             cases += 1;
         }
     }
-    assert_eq!(cases, 600);
+    assert_eq!(cases, 800);
     let name = |topo: &Topology| Simulator::new(topo.clone(), vec![FlowSpec::new(0.0, 0, 5, 1e4)], SimConfig::new(Scheduler::Las)).unwrap().allocator_name();
     assert_eq!(name(&ls), "LAS fast path of the full recomputation");
     assert_eq!(name(&ft), "LAS fast path of the full recomputation, wide records");
+    assert_eq!(name(&pl), "LAS fast path of the full recomputation, wide records");
 }
 
 /// Drives a run through `step` in slices of time (the `TimeReached` path advances the
