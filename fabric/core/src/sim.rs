@@ -89,10 +89,10 @@ impl Default for SdcParams {
 /// hosts, else its wide records (paths of up to `las::WIDE_PATH` links) or the full
 /// recomputation. The full recomputation's cost per event follows the active flows, the
 /// incremental allocator's the flows an event reaches. On fat-trees with 30,000 web-search
-/// flows (CPU s; full recomputation, wide records of 64 bytes, incremental): `FatTree(4)` (16 hosts)
-/// at load 0.8 4.4, 1.7, 14.4; `FatTree(8)` (128) at 0.8 33.6, 14.2, 44.7 and at 0.5 5.4,
-/// 2.6, 5.0; `FatTree(12)` (432) at 0.5 17.8, 9.0, 5.9 and at 0.8 75.2, -, 32.2;
-/// `FatTree(16)` (1,024; 50,000 flows) at 0.8 296, -, 49 (docs/benchmarks.md).
+/// flows (CPU s; full recomputation, wide records of 64 bytes, incremental): `FatTree(4)`
+/// (16 hosts) at load 0.8 4.4, 1.7, 14.4; `FatTree(8)` (128) at 0.8 33.6, 14.2, 44.7 and
+/// at 0.5 5.4, 2.6, 5.0; `FatTree(12)` (432) at 0.5 17.8, 9.0, 5.9 and at 0.8 75.2, -,
+/// 32.2; `FatTree(16)` (1,024; 50,000 flows) at 0.8 296, -, 49 (docs/benchmarks.md).
 pub const LAS_INCREMENTAL_MIN_HOSTS: usize = 256;
 
 /// Which allocator a run uses to recompute the rates at its events. Every choice gives
@@ -867,8 +867,9 @@ impl Simulator {
         // LAS under Auto: its records on paths of up to 4 links; on longer paths the
         // incremental allocator on a fabric of at least LAS_INCREMENTAL_MIN_HOSTS hosts,
         // else the wide records (paths of up to 10 links), else the full recomputation.
-        let longest_path = (0..n).map(|i| (path_off[i + 1] - path_off[i]) as usize).max().unwrap_or(0);
         let las_auto = cfg.allocator == AllocatorChoice::Auto && matches!(cfg.scheduler, Scheduler::Las);
+        // A pass over every flow's path: only where the choice needs it.
+        let longest_path = if las_auto { (0..n).map(|i| (path_off[i + 1] - path_off[i]) as usize).max().unwrap_or(0) } else { 0 };
         let large = topo.n_hosts >= LAS_INCREMENTAL_MIN_HOSTS;
         let las_fast = las_auto && longest_path <= las::MAX_PATH;
         let las_wide = las_auto && !las_fast && !large && longest_path <= las::WIDE_PATH;
