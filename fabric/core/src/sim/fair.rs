@@ -91,6 +91,8 @@ const TOL: f64 = 1e-11;
 /// links in the fill (see the module doc): its scan for the lowest link level costs a
 /// pass over the links per saturating link.
 pub(super) const DIRECT_MAX_LINKS: usize = 32;
+// (the direct fill numbers its links with a `u8`, `u8::MAX` for none)
+const _: () = assert!(DIRECT_MAX_LINKS < u8::MAX as usize);
 
 /// The fill state of an active flow (at its dense index) that the fill reads for every
 /// flow on a link it visits, in half a cache line: its committed rate, its new rate, the
@@ -115,6 +117,9 @@ pub(crate) struct FairFlow {
     path_len: u16,
     /// Whether it has a data span (only then can it have a cap).
     has_data_span: bool,
+    /// Under the direct fill, on a path of two links: the XOR of their indices in
+    /// `fill_links` (the other link of the two is this XOR the one).
+    direct_pair: u8,
 }
 impl FairFlow {
     /// Whether its new rate differs from the committed one by more than 1e-12 relative
@@ -131,7 +136,7 @@ impl FairFlow {
 
 impl Default for FairFlow {
     fn default() -> Self {
-        FairFlow { rate: 0.0, new_rate: 0.0, real_stamp: 0, frozen_stamp: 0, tracked_stamp: 0, path_len: 0, has_data_span: false }
+        FairFlow { rate: 0.0, new_rate: 0.0, real_stamp: 0, frozen_stamp: 0, tracked_stamp: 0, path_len: 0, has_data_span: false, direct_pair: 0 }
     }
 }
 
@@ -211,25 +216,46 @@ impl FairLink {
         self.unfrozen_count -= 1;
         self.unfrozen_weight = if self.unfrozen_count > 0 { self.unfrozen_weight - w } else { 0.0 };
     }
+}
 
-    /// `freeze` for the direct fill: under `ps` (every weight 1, `weighted` false) only the
-    /// residual and the unfrozen count, which stands for the unfrozen weight there
-    /// (`direct_level`).
-    #[inline]
-    fn direct_freeze(&mut self, r: f64, w: f64, weighted: bool) {
-        if weighted {
-            self.freeze(r, w);
-        } else {
-            self.residual -= r;
-            self.unfrozen_count -= 1;
+/// The direct fill's link state, by the link's index in `fill_links` (at most
+/// `DIRECT_MAX_LINKS`; arrays of 256 so that a `u8` index needs no bounds check): residual
+/// capacity, unfrozen count and (under `wps`) unfrozen weight. The same arithmetic, in
+/// the same order, as `FairLink::freeze`, in a few cache lines instead of one per link.
+#[derive(Clone, Debug)]
+pub(crate) struct DirectLinks {
+    residual: [f64; 256],
+    unfrozen_count: [u32; 256],
+    unfrozen_weight: [f64; 256],
+    /// The level where it saturates (`set_level`), updated with each change: the scan
+    /// for the lowest then divides nothing.
+    level: [f64; 256],
+}
+impl Default for DirectLinks {
+    fn default() -> Self {
+        DirectLinks { residual: [0.0; 256], unfrozen_count: [0; 256], unfrozen_weight: [0.0; 256], level: [0.0; 256] }
+    }
+}
+impl DirectLinks {
+    /// One unfrozen flow of weight `w` on link j freezes at rate `r` (under `ps`, `W`
+    /// false, the count stands for the weight: see `set_level`).
+    #[inline(always)]
+    fn freeze<const W: bool>(&mut self, j: u8, r: f64, w: f64) {
+        let j = j as usize;
+        self.residual[j] -= r;
+        self.unfrozen_count[j] -= 1;
+        if W {
+            self.unfrozen_weight[j] = if self.unfrozen_count[j] > 0 { self.unfrozen_weight[j] - w } else { 0.0 };
         }
+        self.set_level::<W>(j);
     }
 
-    /// The level where the direct fill saturates it: residual over unfrozen weight (the
-    /// unfrozen count under `ps`, the same value; see `FairLink::direct_freeze`).
-    #[inline]
-    fn direct_level(&self, weighted: bool) -> f64 {
-        self.residual.max(0.0) / if weighted { self.unfrozen_weight } else { self.unfrozen_count as f64 }
+    /// Sets the level where link j saturates: residual over unfrozen weight (the
+    /// unfrozen count under `ps`, the same value; a link without unfrozen flows leaves
+    /// the scan before its level is read).
+    #[inline(always)]
+    fn set_level<const W: bool>(&mut self, j: usize) {
+        self.level[j] = self.residual[j].max(0.0) / if W { self.unfrozen_weight[j] } else { self.unfrozen_count[j] as f64 };
     }
 }
 
@@ -411,8 +437,15 @@ pub(super) struct IncrementalFairSharing {
     pub(super) direct_n_changed: usize,
     /// The links of the fill (not left out); the direct fill visits these.
     pub(super) fill_links: Vec<u32>,
-    /// Scratch of the direct fill: the links with unfrozen flows.
-    pub(super) live_links: Vec<u32>,
+    /// Scratch of the direct fill: the links with unfrozen flows, by their index in
+    /// `fill_links`.
+    pub(super) live_links: Vec<u8>,
+    /// The direct fill's link state, by index in `fill_links` (`DirectLinks`).
+    pub(super) direct_links: Box<DirectLinks>,
+    /// Per slot, under the direct fill: the link's index in `fill_links`.
+    pub(super) slot_fill: Vec<u8>,
+    /// Per link: its index in `fill_links` under the direct fill (`u8::MAX`: none).
+    pub(super) link_fill: Vec<u8>,
     /// Scratch of the direct fill: (level of its cap, dense index) of each flow with a
     /// finite cap, lowest first.
     pub(super) capped: Vec<(f64, u32)>,
@@ -435,6 +468,12 @@ impl IncrementalFairSharing {
             .max(1);
         let fill_links: Vec<u32> = (0..n_links as u32).filter(|&l| !left_out[l as usize]).collect();
         let direct = direct_allowed && fill_links.len() <= DIRECT_MAX_LINKS;
+        let mut link_fill = vec![u8::MAX; if direct { n_links } else { 0 }];
+        if direct {
+            for (j, &l) in fill_links.iter().enumerate() {
+                link_fill[l as usize] = j as u8;
+            }
+        }
         Ok(IncrementalFairSharing {
             lazy: LazyFlows::new(n, n_links)?,
             left_out,
@@ -461,8 +500,11 @@ impl IncrementalFairSharing {
             floor_scratch: Vec::new(),
             floor_links: Vec::new(),
             direct,
+            link_fill,
             fill_links,
             live_links: Vec::new(),
+            direct_links: Box::new(DirectLinks::default()),
+            slot_fill: Vec::new(),
             capped: Vec::new(),
         })
     }
@@ -488,6 +530,9 @@ impl IncrementalFairSharing {
             self.slot_link.resize(n * self.slots_per_flow, 0);
             self.slot_pos.resize(n * self.slots_per_flow, 0);
             self.slot_parked.resize(n * self.slots_per_flow, 0);
+            if self.direct {
+                self.slot_fill.resize(n * self.slots_per_flow, 0);
+            }
         }
         self.flows_hot[a].rate = 0.0;
         self.flows_cold[a].level = 0.0;
@@ -506,11 +551,18 @@ impl IncrementalFairSharing {
             let s = a * self.slots_per_flow + k;
             k += 1;
             self.slot_link[s] = l as u32;
+            if self.direct {
+                self.slot_fill[s] = self.link_fill[l];
+            }
             self.slot_pos[s] = self.lazy.link_flows[l].len() as u32;
             // At rate 0 it changes neither the link's used capacity nor its highest level.
             self.lazy.link_flows[l].push(a as u32);
         }
         self.flows_hot[a].path_len = k as u16;
+        if self.direct && k == 2 {
+            let s = a * self.slots_per_flow;
+            self.flows_hot[a].direct_pair = self.slot_fill[s] ^ self.slot_fill[s + 1];
+        }
         self.seed_flows.push(i as u32);
     }
 
@@ -550,6 +602,9 @@ impl IncrementalFairSharing {
             for k in 0..self.flows_hot[a].path_len as usize {
                 let (s, last_slot) = (a * slots + k, last * slots + k);
                 self.slot_link[s] = self.slot_link[last_slot];
+                if self.direct {
+                    self.slot_fill[s] = self.slot_fill[last_slot];
+                }
                 self.slot_pos[s] = self.slot_pos[last_slot];
                 self.lazy.link_flows[self.slot_link[s] as usize][self.slot_pos[s] as usize] = a as u32;
             }
@@ -1210,6 +1265,15 @@ impl IncrementalFairSharing {
     /// The direct fill (see the module doc): progressive filling of every active flow
     /// from level 0, then the commit of the rates that changed and the next event time.
     fn fair_direct(&mut self, core: &mut Core) -> Result<()> {
+        if self.weighted {
+            self.fair_direct_w::<true>(core)
+        } else {
+            self.fair_direct_w::<false>(core)
+        }
+    }
+
+    /// `fair_direct` under `wps` (`W`) or `ps` (every weight 1: none is read).
+    fn fair_direct_w<const W: bool>(&mut self, core: &mut Core) -> Result<()> {
         self.stamp = self.stamp.wrapping_add(1);
         let stamp = self.stamp;
         // The incremental fill's seeds and floor mean nothing here.
@@ -1223,18 +1287,19 @@ impl IncrementalFairSharing {
         self.direct_n_changed = 0;
         let mut live = std::mem::take(&mut self.live_links);
         live.clear();
-        for k in 0..self.fill_links.len() {
-            let l = self.fill_links[k] as usize;
-            let n_flows = self.lazy.link_flows[l].len();
-            if n_flows == 0 {
+        for (j, &l) in self.fill_links.iter().enumerate() {
+            let flows = &self.lazy.link_flows[l as usize];
+            if flows.is_empty() {
                 continue;
             }
-            let weight = if self.weighted { self.lazy.link_flows[l].iter().map(|&g| self.flows_cold[g as usize].weight).sum() } else { n_flows as f64 };
-            let link = &mut self.link_state[l];
-            link.residual = core.topo.capacity[l];
-            link.unfrozen_weight = weight;
-            link.unfrozen_count = n_flows as u32;
-            live.push(l as u32);
+            let dl = &mut *self.direct_links;
+            dl.residual[j] = core.topo.capacity[l as usize];
+            dl.unfrozen_count[j] = flows.len() as u32;
+            if W {
+                dl.unfrozen_weight[j] = flows.iter().map(|&g| self.flows_cold[g as usize].weight).sum();
+            }
+            dl.set_level::<W>(j);
+            live.push(j as u8);
         }
         self.capped.clear();
         // (no flow can have a cap without a data span)
@@ -1260,19 +1325,18 @@ impl IncrementalFairSharing {
                 return Err(core.no_progress(self.name(), &what, &[]));
             }
             // The link that saturates first (links without unfrozen flows leave the scan).
-            let (mut best, mut best_level) = (usize::MAX, INF);
-            let (link_state, weighted) = (&self.link_state[..], self.weighted);
+            let (mut best, mut best_level) = (u8::MAX, INF);
+            let dl = &*self.direct_links;
             let mut k = 0;
             while k < live.len() {
-                let l = live[k] as usize;
-                let link = &link_state[l];
-                if link.unfrozen_count == 0 {
+                let j = live[k];
+                if dl.unfrozen_count[j as usize] == 0 {
                     live.swap_remove(k);
                     continue;
                 }
-                let level = link.direct_level(weighted);
+                let level = dl.level[j as usize];
                 if level < best_level {
-                    (best, best_level) = (l, level);
+                    (best, best_level) = (j, level);
                 }
                 k += 1;
             }
@@ -1283,13 +1347,13 @@ impl IncrementalFairSharing {
                 // A flow reaches its cap first.
                 let g = self.capped[next_capped].1 as usize;
                 next_capped += 1;
-                self.direct_freeze(g, self.flows_cold[g].cap);
+                self.direct_freeze::<W>(g, self.flows_cold[g].cap);
                 continue;
             }
-            if best == usize::MAX {
+            if best == u8::MAX {
                 break;
             }
-            self.direct_freeze_link(best, best_level);
+            self.direct_freeze_link::<W>(best, best_level);
         }
         self.live_links = live;
         // The flows whose rate changes, noted as they froze (`direct_freeze_link`,
@@ -1306,60 +1370,58 @@ impl IncrementalFairSharing {
         Ok(())
     }
 
-    /// The direct fill freezes the unfrozen flows of link l at `level` (each at its weight
-    /// times the level), in the link's list order: `direct_freeze` of each, with the
-    /// state borrowed once for the loop (the same operations in the same order on every
-    /// other link), except that link l itself is only marked as having no unfrozen flow:
-    /// it leaves the fill, and its residual is not read again in this fill (per-flow
-    /// updates of it made one long chain of dependent stores).
-    fn direct_freeze_link(&mut self, l: usize, level: f64) {
-        let (stamp, weighted, spf) = (self.stamp, self.weighted, self.slots_per_flow);
+    /// The direct fill freezes the unfrozen flows of link j (its index in `fill_links`) at
+    /// `level` (each at its weight times the level), in the link's list order: each flow's
+    /// other links as `DirectLinks::freeze`, with the state borrowed once for the loop,
+    /// except that link j itself is only marked as having no unfrozen flow: it leaves the
+    /// fill, and its residual is not read again in this fill (per-flow updates of it made
+    /// one long chain of dependent stores).
+    fn direct_freeze_link<const W: bool>(&mut self, j: u8, level: f64) {
+        let (stamp, spf) = (self.stamp, self.slots_per_flow);
         let (flows_hot, flows_cold) = (&mut self.flows_hot[..], &self.flows_cold[..]);
-        let (slot_link, link_state) = (&self.slot_link[..], &mut self.link_state[..]);
+        let (slot_fill, dl) = (&self.slot_fill[..], &mut *self.direct_links);
         let (changed, mut n_changed) = (&mut self.direct_changed[..], self.direct_n_changed);
-        for &g in &self.lazy.link_flows[l] {
+        for &g in &self.lazy.link_flows[self.fill_links[j as usize] as usize] {
             let g = g as usize;
             let f = &mut flows_hot[g];
             if f.frozen_stamp == stamp {
                 continue;
             }
-            let w = if weighted { flows_cold[g].weight } else { 1.0 };
+            let w = if W { flows_cold[g].weight } else { 1.0 };
             let r = w * level;
             f.frozen_stamp = stamp;
             f.new_rate = r;
             // (without a branch: about a third of the flows change, unpredictably)
             changed[n_changed] = g as u32;
             n_changed += f.rate_changes() as usize;
-            let p = g * spf;
             if f.path_len == 2 {
                 // a host's two links (a big switch, a parking lot's host links): the other one
-                let (a, b) = (slot_link[p] as usize, slot_link[p + 1] as usize);
-                link_state[if a == l { b } else { a }].direct_freeze(r, w, weighted);
+                dl.freeze::<W>(f.direct_pair ^ j, r, w);
                 continue;
             }
-            for &sl in &slot_link[p..p + f.path_len as usize] {
-                if sl as usize == l {
+            let p = g * spf;
+            for &sj in &slot_fill[p..p + f.path_len as usize] {
+                if sj == j {
                     continue;
                 }
-                link_state[sl as usize].direct_freeze(r, w, weighted);
+                dl.freeze::<W>(sj, r, w);
             }
         }
         self.direct_n_changed = n_changed;
-        let link = &mut link_state[l];
-        link.unfrozen_count = 0;
-        link.unfrozen_weight = 0.0;
+        dl.unfrozen_count[j as usize] = 0;
+        dl.unfrozen_weight[j as usize] = 0.0;
     }
 
     /// The direct fill freezes the flow at dense index g at rate r.
     #[inline]
-    fn direct_freeze(&mut self, g: usize, r: f64) {
+    fn direct_freeze<const W: bool>(&mut self, g: usize, r: f64) {
         self.flows_hot[g].frozen_stamp = self.stamp;
         self.flows_hot[g].new_rate = r;
         self.direct_changed[self.direct_n_changed] = g as u32;
         self.direct_n_changed += self.flows_hot[g].rate_changes() as usize;
         let w = self.weight_of(g);
         for p in self.fair_slots(g) {
-            self.link_state[self.slot_link[p] as usize].direct_freeze(r, w, self.weighted);
+            self.direct_links.freeze::<W>(self.slot_fill[p], r, w);
         }
     }
 }
