@@ -91,8 +91,9 @@ const TOL: f64 = 1e-11;
 /// links in the fill (see the module doc): its scan for the lowest link level costs a
 /// pass over the links per saturating link.
 pub(super) const DIRECT_MAX_LINKS: usize = 32;
-// (the direct fill numbers its links with a `u8`, `u8::MAX` for none)
-const _: () = assert!(DIRECT_MAX_LINKS < u8::MAX as usize);
+// (the direct fill numbers its links with a `u8`, `u8::MAX` for none, and indexes its
+// arrays of `DIRECT_MAX_LINKS` with a mask: `DirectLinks`)
+const _: () = assert!(DIRECT_MAX_LINKS < u8::MAX as usize && DIRECT_MAX_LINKS.is_power_of_two());
 
 /// The fill state of an active flow (at its dense index) that the fill reads for every
 /// flow on a link it visits, in half a cache line: its committed rate, its new rate, the
@@ -218,30 +219,37 @@ impl FairLink {
     }
 }
 
-/// The direct fill's link state, by the link's index in `fill_links` (at most
-/// `DIRECT_MAX_LINKS`; arrays of 256 so that a `u8` index needs no bounds check): residual
-/// capacity, unfrozen count and (under `wps`) unfrozen weight. The same arithmetic, in
-/// the same order, as `FairLink::freeze`, in a few cache lines instead of one per link.
+/// The direct fill's link state, by the link's index in `fill_links` (below
+/// `DIRECT_MAX_LINKS`, a power of two: `ix` masks an index into range, which changes none
+/// and spares the bounds checks): residual capacity, unfrozen count and (under `wps`)
+/// unfrozen weight. The same arithmetic, in the same order, as `FairLink::freeze`, in a
+/// few cache lines instead of one per link.
 #[derive(Clone, Debug)]
 pub(crate) struct DirectLinks {
-    residual: [f64; 256],
-    unfrozen_count: [u32; 256],
-    unfrozen_weight: [f64; 256],
+    residual: [f64; DIRECT_MAX_LINKS],
+    unfrozen_count: [u32; DIRECT_MAX_LINKS],
+    unfrozen_weight: [f64; DIRECT_MAX_LINKS],
     /// The level where it saturates (`set_level`), updated with each change: the scan
     /// for the lowest then divides nothing.
-    level: [f64; 256],
+    level: [f64; DIRECT_MAX_LINKS],
 }
 impl Default for DirectLinks {
     fn default() -> Self {
-        DirectLinks { residual: [0.0; 256], unfrozen_count: [0; 256], unfrozen_weight: [0.0; 256], level: [0.0; 256] }
+        let z = [0.0; DIRECT_MAX_LINKS];
+        DirectLinks { residual: z, unfrozen_count: [0; DIRECT_MAX_LINKS], unfrozen_weight: z, level: z }
     }
+}
+/// An index of `DirectLinks`' arrays (see there).
+#[inline(always)]
+fn ix(j: usize) -> usize {
+    j & (DIRECT_MAX_LINKS - 1)
 }
 impl DirectLinks {
     /// One unfrozen flow of weight `w` on link j freezes at rate `r` (under `ps`, `W`
     /// false, the count stands for the weight: see `set_level`).
     #[inline(always)]
     fn freeze<const W: bool>(&mut self, j: u8, r: f64, w: f64) {
-        let j = j as usize;
+        let j = ix(j as usize);
         self.residual[j] -= r;
         self.unfrozen_count[j] -= 1;
         if W {
@@ -255,6 +263,7 @@ impl DirectLinks {
     /// the scan before its level is read).
     #[inline(always)]
     fn set_level<const W: bool>(&mut self, j: usize) {
+        let j = ix(j);
         self.level[j] = self.residual[j].max(0.0) / if W { self.unfrozen_weight[j] } else { self.unfrozen_count[j] as f64 };
     }
 }
@@ -1293,10 +1302,10 @@ impl IncrementalFairSharing {
                 continue;
             }
             let dl = &mut *self.direct_links;
-            dl.residual[j] = core.topo.capacity[l as usize];
-            dl.unfrozen_count[j] = flows.len() as u32;
+            dl.residual[ix(j)] = core.topo.capacity[l as usize];
+            dl.unfrozen_count[ix(j)] = flows.len() as u32;
             if W {
-                dl.unfrozen_weight[j] = flows.iter().map(|&g| self.flows_cold[g as usize].weight).sum();
+                dl.unfrozen_weight[ix(j)] = flows.iter().map(|&g| self.flows_cold[g as usize].weight).sum();
             }
             dl.set_level::<W>(j);
             live.push(j as u8);
@@ -1330,11 +1339,11 @@ impl IncrementalFairSharing {
             let mut k = 0;
             while k < live.len() {
                 let j = live[k];
-                if dl.unfrozen_count[j as usize] == 0 {
+                if dl.unfrozen_count[ix(j as usize)] == 0 {
                     live.swap_remove(k);
                     continue;
                 }
-                let level = dl.level[j as usize];
+                let level = dl.level[ix(j as usize)];
                 if level < best_level {
                     (best, best_level) = (j, level);
                 }
@@ -1408,8 +1417,8 @@ impl IncrementalFairSharing {
             }
         }
         self.direct_n_changed = n_changed;
-        dl.unfrozen_count[j as usize] = 0;
-        dl.unfrozen_weight[j as usize] = 0.0;
+        dl.unfrozen_count[ix(j as usize)] = 0;
+        dl.unfrozen_weight[ix(j as usize)] = 0.0;
     }
 
     /// The direct fill freezes the flow at dense index g at rate r.
