@@ -239,8 +239,8 @@ pub const ALLOC_STEPS_PER_FLOW: u64 = 64;
 
 /// How far the finish times of a scheduler's own allocator may lie from those of the
 /// full recomputation (`AllocatorChoice::Full`), relative to the finish time
-/// (|a - b| <= tol * max(|b|, 1e-3 s): at small times, SRPT's crossing events are
-/// looked at up to 1e-12 s late, which the floor of 1 ms covers). One place for all of
+/// (|a - b| <= tol * max(|b|, 1e-3 s): at small times, SRPT's crossing events may be
+/// looked at up to 1e-12 s late (`pass_again_at`), which the floor of 1 ms covers). One place for all of
 /// them; the fuzzer
 /// (`tests/fuzz.rs`) and the differential tests check against these.
 /// - `las`: 1e-9. `Auto` (its records fast path, las.rs) is bit-identical to the
@@ -280,6 +280,23 @@ fn tol_of(x: f64) -> f64 {
 #[inline]
 pub(crate) fn finish_tol_of(size: f64, rate: f64, t: f64) -> f64 {
     (1e-9 * size).max(rate * t.abs() * 8.0 * f64::EPSILON)
+}
+
+/// How long after `now` a flow y that its key ties (or nearly ties) with the flow x ahead
+/// of it, falling `slope_gap` bytes per second faster, is looked at again, to pass x with
+/// a key strictly below: at least `dt` (when the keys meet, if later); else long enough
+/// for the gap to exceed the keys' rounding (16 ulps of `scale`, the larger of the two
+/// flows' sizes and keys), at least 4 ulps of `now` (so that time moves); and never more
+/// than 1e-12 s (1e-12 of `now` from 1 s on), the fixed delay this used to be. Until then
+/// y keeps its place behind x, so the shorter the delay, the nearer the exact schedule
+/// (the fuzzer found the 1e-12 s showing up as finish times 1e-12 s apart between the two
+/// allocators, docs/reliability.md); a delay too short for the rounding would only make
+/// another look again, as the fixed one did whenever the gap grew too slowly.
+#[inline]
+pub(crate) fn pass_again_at(now: f64, dt: f64, slope_gap: f64, scale: f64) -> f64 {
+    let most = 1e-12 * now.max(1.0);
+    let enough = (16.0 * f64::EPSILON * scale / slope_gap).max(4.0 * f64::EPSILON * now);
+    now + dt.max(enough.min(most))
 }
 
 /// Aggregate counters of a run.

@@ -6,7 +6,7 @@
 //! priority. The next event is the earliest completion, catch-up, threshold or key
 //! crossing. It is the reference the other allocators are tested against
 //! (`AllocatorChoice::Full`; tests/allocator_choice.rs, tests/incremental.rs).
-use super::{filled, tol_of, total_order_bits, Core, INF};
+use super::{filled, pass_again_at, tol_of, total_order_bits, Core, INF};
 use crate::error::Result;
 use crate::fill::{Filler, Paths};
 use crate::sched::{GaInner, PiasSharing, Scheduler};
@@ -466,7 +466,8 @@ impl FullRecomputation {
                 }
                 // Equal keys in a strict order (y behind by the tie-break) that y is about
                 // to pass: look again a moment later, when y's key is strictly smaller.
-                return core.now + dt.max(1e-12 * core.now.max(1.0));
+                let scale = self.key_value[x].abs().max(self.key_value[y].abs()).max(core.flows[x].size_bytes).max(core.flows[y].size_bytes);
+                return pass_again_at(core.now, dt, sx - sy, scale);
             }
         }
         INF

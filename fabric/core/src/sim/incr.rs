@@ -20,7 +20,7 @@ use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 use super::allocator::Allocator;
-use super::{evheap, filled, finish_tol_of, Core, Status, ALLOC_STEPS_PER_FLOW, INF};
+use super::{evheap, filled, finish_tol_of, pass_again_at, Core, Status, ALLOC_STEPS_PER_FLOW, INF};
 use crate::error::Result;
 use crate::sched::{GaInner, Scheduler};
 
@@ -1170,7 +1170,8 @@ impl IncrementalPriority {
                 // Keys converge when the one ahead rises faster (or falls slower).
                 if sx > sy {
                     let dt = (py.k2 - px.k2) / (sx - sy);
-                    best = best.min(core.now + dt.max(soon));
+                    let scale = px.k2.abs().max(py.k2.abs()).max(core.flows[x].size_bytes).max(core.flows[y].size_bytes);
+                    best = best.min(pass_again_at(core.now, dt, sx - sy, scale));
                 }
             }
             if best < INF {
