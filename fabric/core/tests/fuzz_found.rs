@@ -364,3 +364,27 @@ fn srpt_a_faster_flow_at_an_equal_key_passes_within_the_keys_rounding() {
         assert!((a - b).abs() <= 1e-15, "flow {i}: own allocator {a} vs full recomputation {b}");
     }
 }
+
+/// `FUZZ_SEED=108`, case 157,051 (shrunk; 2026-11-29; still open): flow 1 (1,913 bytes)
+/// ends 2.9e-12 s apart under the two allocators, at 4.6 us. Flow 0's data arrives over
+/// 4.9 ms, and it counts as caught up with its data (capped at the data rate) within 1e-9
+/// of its size (`tol_of`: 4 milli-bytes, 5 ps at its rate) short of the exact time, so an
+/// allocator with an event in those picoseconds caps it earlier than one without. With
+/// that tolerance at 1e-13 of the size (tried; not kept) this case passes, but `FUZZ_SEED=10`
+/// then fails by 4e-4 relative: a flow capped at a data rate of 1,676 B/s drifts from its
+/// available bytes by the rounding of one update per event, passes the tighter tolerance
+/// and is uncapped for an instant, which `srpt` serves. A tolerance that bounds both
+/// needs a capped flow to stay caught up while it sends at the data rate.
+#[test]
+#[ignore]
+fn pias_a_flow_catches_up_with_its_data_at_the_same_time_in_both_allocators() {
+    let host = [1.0, 10.0, 10.0, 10.0, 10.0, 10.0];
+    let topo = Topology::leaf_spine(2, 3, 1, &host, 40.0, 0).unwrap();
+    let flows = vec![
+        flow(0.0, 3, 2, 4106455.0, 0.004924757051604063),
+        flow(0.0, 4, 2, 1913.0, 0.0),
+        flow(0.0, 4, 3, 13080381.0, 0.0),
+        flow(0.0, 4, 3, 74.0, 0.0),
+    ];
+    agree_with(&topo, &flows, "pias", &|cfg| cfg.pias_thresholds_bytes = vec![1.0]);
+}
