@@ -282,16 +282,18 @@ pub(crate) fn finish_tol_of(size: f64, rate: f64, t: f64) -> f64 {
     (1e-9 * size).max(rate * t.abs() * 8.0 * f64::EPSILON)
 }
 
-/// How long after `now` a flow y that its key ties (or nearly ties) with the flow x ahead
-/// of it, falling `slope_gap` bytes per second faster, is looked at again, to pass x with
-/// a key strictly below: at least `dt` (when the keys meet, if later); else long enough
-/// for the gap to exceed the keys' rounding (16 ulps of `scale`, the larger of the two
-/// flows' sizes and keys), at least 4 ulps of `now` (so that time moves); and never more
-/// than 1e-12 s (1e-12 of `now` from 1 s on), the fixed delay this used to be. Until then
-/// y keeps its place behind x, so the shorter the delay, the nearer the exact schedule
-/// (the fuzzer found the 1e-12 s showing up as finish times 1e-12 s apart between the two
-/// allocators, docs/reliability.md); a delay too short for the rounding would only make
-/// another look again, as the fixed one did whenever the gap grew too slowly.
+/// When to look again at a flow y that is behind a flow x at an equal (or nearly equal)
+/// key and whose key falls `slope_gap` bytes per second faster, so that y passes x with a
+/// key strictly below: at `now + dt` when the keys meet later than that; else once the
+/// gap between the keys exceeds their rounding (16 ulps of `scale`, the largest of the
+/// two keys and the two flows' sizes), at least 4 ulps of `now` later (so that time
+/// moves), and at most 1e-12 s later (1e-12 of `now` from 1 s on: the fixed delay this
+/// replaced). Until then y keeps its place behind x, so the shorter the delay, the nearer
+/// the exact schedule: with the fixed picosecond the two allocators' finish times lay
+/// 1e-12 s apart where one of them looked again and the other did not (the fuzzer's
+/// seeds 4, 76, 93, 145, 149, 165, 172 and 175; docs/reliability.md). A delay too short
+/// for the rounding only makes one more look again, as the fixed one did whenever the
+/// gap grew slowly.
 #[inline]
 pub(crate) fn pass_again_at(now: f64, dt: f64, slope_gap: f64, scale: f64) -> f64 {
     let most = 1e-12 * now.max(1.0);
