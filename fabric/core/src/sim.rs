@@ -1612,3 +1612,36 @@ mod dense_rank_tests {
         }
     }
 }
+
+#[cfg(test)]
+mod pass_again_tests {
+    use super::pass_again_at;
+    use crate::rng::SplitMix64;
+
+    /// The look-again time moves time, never waits longer than the fixed 1e-12 s it
+    /// replaced (or than the keys' meeting time dt), and, where that bound leaves room,
+    /// waits long enough for keys falling `gap` B/s apart to be 12 to 16 ulps of `scale`
+    /// apart (16, less the rounding of `now + delay`): more than the rounding of keys
+    /// recomputed from bytes sent, so that their order is then strict.
+    #[test]
+    fn moves_time_waits_at_most_the_old_picosecond_and_long_enough_for_the_rounding() {
+        let mut rng = SplitMix64::new(11);
+        for trial in 0..20_000 {
+            let now = if trial % 7 == 0 { 0.0 } else { 10f64.powf(-9.0 + 10.0 * rng.next_f64()) };
+            let dt = if trial % 3 == 0 { 10f64.powf(-15.0 + 6.0 * rng.next_f64()) } else { 0.0 };
+            let gap = 10f64.powf(-3.0 + 13.0 * rng.next_f64());
+            let scale = 10f64.powf(8.0 * rng.next_f64());
+            let at = pass_again_at(now, dt, gap, scale);
+            assert!(at > now, "trial {trial}: {at} does not move from {now}");
+            let most = 1e-12 * now.max(1.0);
+            // (plus the rounding of `now + delay`: half an ulp of `now`)
+            assert!(at - now <= dt.max(most) + f64::EPSILON * now, "trial {trial}: waits {} past {} and {most}", at - now, dt);
+            let enough = 16.0 * f64::EPSILON * scale / gap;
+            if enough <= most && dt <= enough {
+                // 16 ulps of `scale` apart, less what `now + delay` loses to rounding (half
+                // an ulp of `now`, at most a quarter of a delay of 4 ulps of `now`)
+                assert!((at - now) * gap >= 0.75 * 16.0 * f64::EPSILON * scale, "trial {trial}: keys only {} apart", (at - now) * gap);
+            }
+        }
+    }
+}
