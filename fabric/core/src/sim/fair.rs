@@ -232,11 +232,17 @@ pub(crate) struct DirectLinks {
     /// The level where it saturates (`set_level`), updated with each change: the scan
     /// for the lowest then divides nothing.
     level: [f64; DIRECT_MAX_LINKS],
+    /// Bit j: link j is in this fill and has not saturated (the links the scan for the
+    /// lowest level reads). A link whose last unfrozen flow froze through another link
+    /// stays, at a level the scan never picks (see `set_level`): clearing its bit at each
+    /// freeze cost more than the scan's visits of it.
+    live: u32,
 }
+const _: () = assert!(DIRECT_MAX_LINKS <= u32::BITS as usize);
 impl Default for DirectLinks {
     fn default() -> Self {
         let z = [0.0; DIRECT_MAX_LINKS];
-        DirectLinks { residual: z, unfrozen_count: [0; DIRECT_MAX_LINKS], unfrozen_weight: z, level: z }
+        DirectLinks { residual: z, unfrozen_count: [0; DIRECT_MAX_LINKS], unfrozen_weight: z, level: z, live: 0 }
     }
 }
 /// An index of `DirectLinks`' arrays (see there).
@@ -259,8 +265,8 @@ impl DirectLinks {
     }
 
     /// Sets the level where link j saturates: residual over unfrozen weight (the
-    /// unfrozen count under `ps`, the same value; a link without unfrozen flows leaves
-    /// the scan before its level is read).
+    /// unfrozen count under `ps`, the same value). A link without unfrozen flows (weight
+    /// and count 0) gets +inf or NaN, which the scan's `level < best` never picks.
     #[inline(always)]
     fn set_level<const W: bool>(&mut self, j: usize) {
         let j = ix(j);
@@ -446,9 +452,6 @@ pub(super) struct IncrementalFairSharing {
     pub(super) direct_n_changed: usize,
     /// The links of the fill (not left out); the direct fill visits these.
     pub(super) fill_links: Vec<u32>,
-    /// Scratch of the direct fill: the links with unfrozen flows, by their index in
-    /// `fill_links`.
-    pub(super) live_links: Vec<u8>,
     /// The direct fill's link state, by index in `fill_links` (`DirectLinks`).
     pub(super) direct_links: Box<DirectLinks>,
     /// Per slot, under the direct fill: the link's index in `fill_links`.
@@ -511,7 +514,6 @@ impl IncrementalFairSharing {
             direct,
             link_fill,
             fill_links,
-            live_links: Vec::new(),
             direct_links: Box::new(DirectLinks::default()),
             slot_fill: Vec::new(),
             capped: Vec::new(),
@@ -1294,8 +1296,7 @@ impl IncrementalFairSharing {
             self.direct_changed.resize(n_active, 0);
         }
         self.direct_n_changed = 0;
-        let mut live = std::mem::take(&mut self.live_links);
-        live.clear();
+        self.direct_links.live = 0;
         for (j, &l) in self.fill_links.iter().enumerate() {
             let flows = &self.lazy.link_flows[l as usize];
             if flows.is_empty() {
@@ -1308,7 +1309,7 @@ impl IncrementalFairSharing {
                 dl.unfrozen_weight[ix(j)] = flows.iter().map(|&g| self.flows_cold[g as usize].weight).sum();
             }
             dl.set_level::<W>(j);
-            live.push(j as u8);
+            dl.live |= 1 << j;
         }
         self.capped.clear();
         // (no flow can have a cap without a data span)
@@ -1330,24 +1331,20 @@ impl IncrementalFairSharing {
             rounds += 1;
             if rounds > bound {
                 let what = format!("{rounds} rounds of one direct fill over {n_active} active flows, each of which should freeze one");
-                self.live_links = live;
                 return Err(core.no_progress(self.name(), &what, &[]));
             }
-            // The link that saturates first (links without unfrozen flows leave the scan).
+            // The link that saturates first (the lowest index on a tie; links without
+            // unfrozen flows have levels this never picks: `set_level`).
             let (mut best, mut best_level) = (u8::MAX, INF);
             let dl = &*self.direct_links;
-            let mut k = 0;
-            while k < live.len() {
-                let j = live[k];
-                if dl.unfrozen_count[ix(j as usize)] == 0 {
-                    live.swap_remove(k);
-                    continue;
-                }
-                let level = dl.level[ix(j as usize)];
+            let mut live = dl.live;
+            while live != 0 {
+                let j = live.trailing_zeros() as usize;
+                live &= live - 1;
+                let level = dl.level[ix(j)];
                 if level < best_level {
-                    (best, best_level) = (j, level);
+                    (best, best_level) = (j as u8, level);
                 }
-                k += 1;
             }
             while next_capped < self.capped.len() && self.flows_hot[self.capped[next_capped].1 as usize].frozen_stamp == stamp {
                 next_capped += 1;
@@ -1364,7 +1361,6 @@ impl IncrementalFairSharing {
             }
             self.direct_freeze_link::<W>(best, best_level);
         }
-        self.live_links = live;
         // The flows whose rate changes, noted as they froze (`direct_freeze_link`,
         // `direct_freeze`), committed in that order (a commit changes only its own flow's
         // state, so the order changes no result).
@@ -1419,6 +1415,7 @@ impl IncrementalFairSharing {
         self.direct_n_changed = n_changed;
         dl.unfrozen_count[ix(j as usize)] = 0;
         dl.unfrozen_weight[ix(j as usize)] = 0.0;
+        dl.live &= !(1 << j);
     }
 
     /// The direct fill freezes the flow at dense index g at rate r.
