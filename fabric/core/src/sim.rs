@@ -550,11 +550,34 @@ impl Core {
     pub(crate) fn cap_now(&self, i: usize) -> f64 {
         let f = &self.flows[i];
         let t = self.now;
-        if f.data_span_s > 0.0 && t < f.arrival_s + f.data_span_s && self.sent_now(i) >= self.avail(i, t) - tol_of(f.size_bytes) {
+        if f.data_span_s > 0.0 && t < f.arrival_s + f.data_span_s && self.caught_up(i, t, self.sent_now(i)) {
             f.size_bytes / f.data_span_s
         } else {
             INF
         }
+    }
+
+    /// Whether flow i, with a data span not over at t and `sent` bytes sent by t, has
+    /// caught up with its data (so that it sends at its data rate). Every allocator asks
+    /// this at its own events, so the answer must not depend on which events it has:
+    /// - a flow sending at its data rate (up to rounding: capped at the last allocation)
+    ///   stays caught up within 1e-9 of its size (`tol_of`): its bytes sent, advanced at
+    ///   that rate, drift from the available bytes by a rounding per update;
+    /// - any other flow has caught up once its bytes sent reach the available bytes up to
+    ///   the rounding of the two (16 ulps of its size, or what it and its data send in 8
+    ///   ulps of t): at its catch-up event, which every allocator schedules, and not 1e-9
+    ///   of its size earlier, at whichever event an allocator happened to have then
+    ///   (`FUZZ_SEED=108`).
+    #[inline]
+    pub(crate) fn caught_up(&self, i: usize, t: f64, sent: f64) -> bool {
+        let f = &self.flows[i];
+        let (dr, r) = (f.size_bytes / f.data_span_s, self.rate[i]);
+        let tol = if (r - dr).abs() <= 1e-12 * dr {
+            tol_of(f.size_bytes)
+        } else {
+            (16.0 * f64::EPSILON * f.size_bytes).max((r + dr) * t.abs() * 8.0 * f64::EPSILON)
+        };
+        sent >= self.avail(i, t) - tol
     }
 
     /// Bytes sent by flow i by now (the incremental allocator advances flows lazily).

@@ -77,7 +77,7 @@ impl FullRecomputation {
         for &i in &core.active {
             let i = i as usize;
             let f = &core.flows[i];
-            core.cap[i] = if f.data_span_s > 0.0 && t < f.arrival_s + f.data_span_s && core.sent[i] >= core.avail(i, t) - tol_of(f.size_bytes) {
+            core.cap[i] = if f.data_span_s > 0.0 && t < f.arrival_s + f.data_span_s && core.caught_up(i, t, core.sent[i]) {
                 f.size_bytes / f.data_span_s
             } else {
                 INF

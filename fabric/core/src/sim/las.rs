@@ -343,7 +343,7 @@ impl<const N: usize> LasRecords<N> {
             if r.spanned {
                 let i = r.idx as usize;
                 let f = &core.flows[i];
-                core.cap[i] = if t < f.arrival_s + f.data_span_s && r.sent >= core.avail(i, t) - tol_of(f.size_bytes) {
+                core.cap[i] = if t < f.arrival_s + f.data_span_s && core.caught_up(i, t, r.sent) {
                     f.size_bytes / f.data_span_s
                 } else {
                     INF
