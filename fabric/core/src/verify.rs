@@ -70,17 +70,19 @@ pub fn maxmin_rates(s: &Simulator, weighted: bool) -> Vec<f64> {
 fn maxmin_fill(s: &Simulator, act: &[usize], weighted: bool, res: &mut [f64]) -> Vec<f64> {
     let nl = res.len();
     let w = |k: usize| if weighted { s.flow(act[k]).weight } else { 1.0 };
-    let mut wsum = vec![0.0f64; nl];
+    // Compensated sums (`WeightSum`): weights 1e12 apart leave a plain running sum the
+    // rounding of the heavy ones where a light one is left.
+    let mut wsum = vec![crate::fill::WeightSum::ZERO; nl];
     let mut n = vec![0usize; nl];
     let mut on: Vec<Vec<usize>> = vec![Vec::new(); nl];
     for (k, &i) in act.iter().enumerate() {
         for &l in s.path(i) {
-            wsum[l as usize] += w(k);
+            wsum[l as usize].add(w(k));
             n[l as usize] += 1;
             on[l as usize].push(k);
         }
     }
-    let share = |l: usize, res: &[f64], wsum: &[f64]| res[l].max(0.0) / wsum[l];
+    let share = |l: usize, res: &[f64], wsum: &[crate::fill::WeightSum]| res[l].max(0.0) / wsum[l].value();
     let mut rate = vec![f64::NAN; act.len()];
     loop {
         let best = (0..nl).filter(|&l| n[l] > 0).min_by(|&a, &b| share(a, res, &wsum).total_cmp(&share(b, res, &wsum)));
@@ -94,7 +96,7 @@ fn maxmin_fill(s: &Simulator, act: &[usize], weighted: bool, res: &mut [f64]) ->
             for &m in s.path(act[k]) {
                 let m = m as usize;
                 res[m] -= rate[k];
-                wsum[m] -= w(k);
+                wsum[m].add(-w(k));
                 n[m] -= 1;
             }
         }

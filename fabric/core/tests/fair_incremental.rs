@@ -178,3 +178,44 @@ fn the_max_min_check_flags_an_allocation_that_is_not() {
     assert!(max_min_checks(&big, &flows, Scheduler::Srpt).1.is_some());
     assert!(max_min_checks(&big, &flows, Scheduler::Ps).1.is_none());
 }
+
+/// Weights 1e12 apart (the trace contract's 1e-6 to 1e6): host 0 sends `n` flows of weight
+/// 1e6 to host 1 and one of weight 1e-6 to host 2; host 2 sends 2n flows of weight 1e6 to
+/// host 1. Host 1's downlink saturates first (3n heavy flows, C / 3n each), which leaves
+/// host 0's uplink 2C/3 for the light flow alone (host 2's downlink carries nothing
+/// else): its max-min rate is 2C/3 whatever n. A plain running sum of host 0's weights,
+/// less the n heavy ones, left the rounding of n x 1e6 in place of 1e-6, and every
+/// allocator (and `verify`) gave the light flow 7.6e-6 (n = 2), 2.4e-4 (10), 1.6e-3 (100)
+/// and 0.48 (10,000) relative off; the sums are compensated now (`fill::WeightSum`).
+#[test]
+fn weights_a_trillion_apart_leave_a_light_flow_its_max_min_rate() {
+    let c = 10.0 * 1e9 / 8.0;
+    for n in [2usize, 10, 100, 3000] {
+        for topo in [Topology::big_switch(&[10.0; 3]).unwrap(), Topology::big_switch(&[10.0; 40]).unwrap()] {
+            let mut flows = Vec::new();
+            for (src, k) in [(0, n), (2, 2 * n)] {
+                for _ in 0..k {
+                    let mut f = FlowSpec::new(0.0, src, 1, 1e9);
+                    f.weight = 1e6;
+                    flows.push(f);
+                }
+            }
+            let mut light = FlowSpec::new(0.0, 0, 2, 1e9);
+            light.weight = 1e-6;
+            flows.push(light);
+            let i = flows.len() - 1;
+            // direct fill (3 hosts), incremental fill, full recomputation
+            for choice in [AllocatorChoice::Auto, AllocatorChoice::Incremental, AllocatorChoice::Full] {
+                let mut cfg = SimConfig::new(Scheduler::Wps);
+                cfg.allocator = choice;
+                let mut s = Simulator::new(topo.clone(), flows.clone(), cfg).unwrap();
+                s.step(1e-6).unwrap();
+                let got = s.rate_bytes_per_s(i);
+                assert!((got - 2.0 * c / 3.0).abs() <= 1e-12 * c, "n = {n}, {} hosts, {choice:?}: light flow at {got} B/s, max-min gives {}", topo.n_hosts, 2.0 * c / 3.0);
+                let pos = s.active().iter().position(|&x| x as usize == i).unwrap();
+                let want = verify::maxmin_rates(&s, true)[pos];
+                assert!((want - 2.0 * c / 3.0).abs() <= 1e-12 * c, "n = {n}: verify gives {want}");
+            }
+        }
+    }
+}

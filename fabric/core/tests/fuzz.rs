@@ -129,7 +129,13 @@ fn flow_strategy() -> impl Strategy<Value = (f64, usize, usize, f64, Option<f64>
         1usize..64,
         size_strategy(),
         prop::option::weighted(0.3, 1e-6f64..2e-2),
-        prop::sample::select(&[1.0, 1.0, 2.0, 0.5, 3.7][..]),
+        // weights near 1; with FUZZ_EXTREME_WEIGHTS set, now and then the trace contract's
+        // ends (1e-6, 1e6) too (open: see docs/reliability.md)
+        prop::sample::select(if std::env::var_os("FUZZ_EXTREME_WEIGHTS").is_some() {
+            &[1.0, 1.0, 2.0, 0.5, 3.7, 1.0, 2.0, 0.5, 1e-6, 1e6][..]
+        } else {
+            &[1.0, 1.0, 2.0, 0.5, 3.7][..]
+        }),
         prop_oneof![3 => Just(0.0), 1 => 0.0f64..5e-3],
         prop::bool::weighted(0.85),
     )

@@ -81,6 +81,7 @@ use super::allocator::Allocator;
 use super::incr::LazyFlows;
 use super::{filled, total_order_bits, Core, Status, ALLOC_STEPS_PER_FLOW, INF};
 use crate::error::Result;
+use crate::fill::{add_compensated, compensated};
 use crate::sched::Scheduler;
 
 /// Relative slack of the level comparisons (saturation, a virtual flow at its old
@@ -210,12 +211,32 @@ impl Default for FairLink {
 }
 
 impl FairLink {
-    /// One of its unfrozen flows, of weight `w`, freezes at rate `r`.
-    #[inline]
-    fn freeze(&mut self, r: f64, w: f64) {
+    /// One of its unfrozen flows, of weight `w`, freezes at rate `r`. `lo`: the rounding
+    /// its unfrozen weight has lost (`IncrementalFairSharing::link_weight_lo`), under
+    /// `wps` (`W`); under `ps` the weights of 1 sum exactly and `lo` is not touched.
+    #[inline(always)]
+    fn freeze<const W: bool>(&mut self, r: f64, w: f64, lo: &mut f64) {
         self.residual -= r;
         self.unfrozen_count -= 1;
-        self.unfrozen_weight = if self.unfrozen_count > 0 { self.unfrozen_weight - w } else { 0.0 };
+        if !W {
+            self.unfrozen_weight = if self.unfrozen_count > 0 { self.unfrozen_weight - w } else { 0.0 };
+        } else if self.unfrozen_count > 0 {
+            add_compensated(&mut self.unfrozen_weight, lo, -w);
+        } else {
+            (self.unfrozen_weight, *lo) = (0.0, 0.0);
+        }
+    }
+}
+
+/// Adds a flow's weight to a link's unfrozen weight in a join: the plain sum (`ps`, whose
+/// weights of 1 sum exactly, as before), and under `wps` its rounding in `lo` as well
+/// (`crate::fill::add_compensated`: the same `hi`).
+#[inline(always)]
+fn add_weight(hi: &mut f64, lo: &mut f64, w: f64, weighted: bool) {
+    if weighted {
+        add_compensated(hi, lo, w);
+    } else {
+        *hi += w;
     }
 }
 
@@ -229,6 +250,8 @@ pub(crate) struct DirectLinks {
     residual: [f64; DIRECT_MAX_LINKS],
     unfrozen_count: [u32; DIRECT_MAX_LINKS],
     unfrozen_weight: [f64; DIRECT_MAX_LINKS],
+    /// Under `wps`: the rounding the unfrozen weight has lost (`crate::fill::WeightSum`).
+    weight_lo: [f64; DIRECT_MAX_LINKS],
     /// The level where it saturates (`set_level`), updated with each change: the scan
     /// for the lowest then divides nothing.
     level: [f64; DIRECT_MAX_LINKS],
@@ -242,7 +265,7 @@ const _: () = assert!(DIRECT_MAX_LINKS <= u32::BITS as usize);
 impl Default for DirectLinks {
     fn default() -> Self {
         let z = [0.0; DIRECT_MAX_LINKS];
-        DirectLinks { residual: z, unfrozen_count: [0; DIRECT_MAX_LINKS], unfrozen_weight: z, level: z, live: 0 }
+        DirectLinks { residual: z, unfrozen_count: [0; DIRECT_MAX_LINKS], unfrozen_weight: z, weight_lo: z, level: z, live: 0 }
     }
 }
 /// An index of `DirectLinks`' arrays (see there).
@@ -259,7 +282,11 @@ impl DirectLinks {
         self.residual[j] -= r;
         self.unfrozen_count[j] -= 1;
         if W {
-            self.unfrozen_weight[j] = if self.unfrozen_count[j] > 0 { self.unfrozen_weight[j] - w } else { 0.0 };
+            if self.unfrozen_count[j] > 0 {
+                add_compensated(&mut self.unfrozen_weight[j], &mut self.weight_lo[j], -w);
+            } else {
+                (self.unfrozen_weight[j], self.weight_lo[j]) = (0.0, 0.0);
+            }
         }
         self.set_level::<W>(j);
     }
@@ -270,7 +297,7 @@ impl DirectLinks {
     #[inline(always)]
     fn set_level<const W: bool>(&mut self, j: usize) {
         let j = ix(j);
-        self.level[j] = self.residual[j].max(0.0) / if W { self.unfrozen_weight[j] } else { self.unfrozen_count[j] as f64 };
+        self.level[j] = self.residual[j].max(0.0) / if W { compensated(self.unfrozen_weight[j], self.weight_lo[j]) } else { self.unfrozen_count[j] as f64 };
     }
 }
 
@@ -427,6 +454,10 @@ pub(super) struct IncrementalFairSharing {
     pub(super) slot_parked: Vec<u32>,
     /// Per link: its fill state (`FairLink`).
     pub(super) link_state: Vec<FairLink>,
+    /// Per link, under `wps`: the rounding its unfrozen weight has lost in this fill
+    /// (`crate::fill::WeightSum`; weights 1e12 apart would otherwise leave a light flow
+    /// the rounding of the heavy ones' sum). Empty under `ps`, whose sums are exact.
+    pub(super) link_weight_lo: Vec<f64>,
     /// Scratch of a link's join: the flows it tracks.
     pub(super) tracked_scratch: Vec<u32>,
     /// Tracked flows on two-link paths to turn real at once (see the module doc).
@@ -504,6 +535,7 @@ impl IncrementalFairSharing {
             stamp: 0,
             slot_parked: Vec::new(),
             link_state: filled(n_links, FairLink::default(), "per-link state")?,
+            link_weight_lo: if weighted { filled(n_links, 0.0, "per-link state")? } else { Vec::new() },
             tracked_scratch: Vec::new(),
             promote_now: Vec::new(),
             fill_events: BinaryHeap::new(),
@@ -682,11 +714,12 @@ impl IncrementalFairSharing {
             let l = l as usize;
             // Water level of l: the others at min(old rate, weight * level).
             self.floor_scratch.clear();
-            let mut weight_above = 0.0;
+            // (compensated under `wps`: see `link_weight_lo`)
+            let (mut weight_above, mut above_lo) = (0.0, 0.0);
             for &g in &self.lazy.link_flows[l] {
                 let g = g as usize;
                 let w = self.weight_of(g);
-                weight_above += w;
+                add_weight(&mut weight_above, &mut above_lo, w, self.weighted);
                 if self.flows_hot[g].real_stamp != stamp {
                     self.floor_scratch.push((self.committed_level(g), self.flows_hot[g].rate, w));
                 }
@@ -696,16 +729,16 @@ impl IncrementalFairSharing {
             let mut frozen = 0.0;
             let mut water_level = INF;
             for &(old_level, r, w) in &self.floor_scratch {
-                let candidate = (capacity - frozen).max(0.0) / weight_above;
+                let candidate = (capacity - frozen).max(0.0) / compensated(weight_above, above_lo);
                 if candidate <= old_level {
                     water_level = candidate;
                     break;
                 }
                 frozen += r;
-                weight_above -= w;
+                add_weight(&mut weight_above, &mut above_lo, -w, self.weighted);
             }
             if water_level == INF {
-                water_level = (capacity - frozen).max(0.0) / weight_above;
+                water_level = (capacity - frozen).max(0.0) / compensated(weight_above, above_lo);
             }
             floor = floor.min(water_level);
         }
@@ -762,6 +795,16 @@ impl IncrementalFairSharing {
         }
     }
 
+    /// The unfrozen weight of link l in this fill (with its lost rounding under `wps`).
+    #[inline]
+    fn link_weight(&self, l: usize) -> f64 {
+        if self.weighted {
+            compensated(self.link_state[l].unfrozen_weight, self.link_weight_lo[l])
+        } else {
+            self.link_state[l].unfrozen_weight
+        }
+    }
+
     /// The cap of this fill of the flow at dense index g (none without a data span).
     #[inline]
     fn fill_cap(&self, g: usize) -> f64 {
@@ -799,12 +842,17 @@ impl IncrementalFairSharing {
     fn fair_join(&mut self, core: &mut Core, l: usize, fill_level: f64, track_all: bool) {
         // Most calls find the link joined already: that test stays at the caller.
         if self.link_state[l].stamp != self.stamp {
-            self.fair_join_new(core, l, fill_level, track_all);
+            if self.weighted {
+                self.fair_join_new::<true>(core, l, fill_level, track_all);
+            } else {
+                self.fair_join_new::<false>(core, l, fill_level, track_all);
+            }
         }
     }
 
+    /// `fair_join` of a link not yet in this fill, under `wps` (`W`) or `ps`.
     #[inline(never)]
-    fn fair_join_new(&mut self, core: &mut Core, l: usize, fill_level: f64, track_all: bool) {
+    fn fair_join_new<const W: bool>(&mut self, core: &mut Core, l: usize, fill_level: f64, track_all: bool) {
         let stamp = self.stamp;
         self.link_state[l].stamp = stamp;
         // On a link of the event every virtual flow is tracked: no need for its old state.
@@ -819,13 +867,13 @@ impl IncrementalFairSharing {
             }
         };
         let mut residual = core.topo.capacity[l];
-        let mut unfrozen_weight = 0.0;
+        let (mut unfrozen_weight, mut weight_lo) = (0.0, 0.0);
         let mut unfrozen = 0u32;
         let mut parked = 0u32;
         let mut parked_max = 0.0f64;
         // Local borrows: the loop reads and writes disjoint fields.
         let (flows_hot, slot_parked, slot_link) = (&mut self.flows_hot[..], &mut self.slot_parked[..], &self.slot_link[..]);
-        let (flows_cold, weighted) = (&self.flows_cold[..], self.weighted);
+        let (flows_cold, weighted) = (&self.flows_cold[..], W);
         let (tracked_scratch, slots_per_flow) = (&mut self.tracked_scratch, self.slots_per_flow);
         for &g in &self.lazy.link_flows[l] {
             let g = g as usize;
@@ -835,7 +883,7 @@ impl IncrementalFairSharing {
                 if f.frozen_stamp == stamp {
                     residual -= f.new_rate;
                 } else {
-                    unfrozen_weight += weight;
+                    add_weight(&mut unfrozen_weight, &mut weight_lo, weight, weighted);
                     unfrozen += 1;
                 }
             } else if f.frozen_stamp == stamp {
@@ -845,7 +893,7 @@ impl IncrementalFairSharing {
                     f.frozen_stamp = stamp;
                     residual -= f.rate;
                 } else if old_level >= bottleneck_level {
-                    unfrozen_weight += weight;
+                    add_weight(&mut unfrozen_weight, &mut weight_lo, weight, weighted);
                     unfrozen += 1;
                     if f.tracked_stamp != stamp {
                         tracked_scratch.push(g as u32);
@@ -865,6 +913,9 @@ impl IncrementalFairSharing {
         }
         self.link_state[l].residual = residual;
         self.link_state[l].unfrozen_weight = unfrozen_weight;
+        if W {
+            self.link_weight_lo[l] = weight_lo;
+        }
         self.link_state[l].unfrozen_count = unfrozen;
         self.unfrozen_total += unfrozen;
         self.link_state[l].parked_count = parked;
@@ -877,7 +928,7 @@ impl IncrementalFairSharing {
         // event at its old level.
         let mut min_deferred = INF;
         if unfrozen > 0 {
-            let saturation = residual.max(0.0) / unfrozen_weight;
+            let saturation = residual.max(0.0) / compensated(unfrozen_weight, weight_lo);
             for k in 0..self.tracked_scratch.len() {
                 let g = self.tracked_scratch[k] as usize;
                 let old_level = self.committed_level(g);
@@ -923,6 +974,16 @@ impl IncrementalFairSharing {
 
     /// Flow g (unfrozen, or parked, on the links of the fill) freezes at rate r.
     fn fair_freeze(&mut self, g: usize, r: f64) {
+        if self.weighted {
+            self.fair_freeze_w::<true>(g, r)
+        } else {
+            self.fair_freeze_w::<false>(g, r)
+        }
+    }
+
+    /// `fair_freeze` under `wps` (`W`) or `ps`.
+    #[inline(always)]
+    fn fair_freeze_w<const W: bool>(&mut self, g: usize, r: f64) {
         let stamp = self.stamp;
         self.flows_hot[g].frozen_stamp = stamp;
         let w = self.weight_of(g);
@@ -936,7 +997,9 @@ impl IncrementalFairSharing {
                 self.link_state[l].parked_count -= 1;
                 self.link_state[l].residual += self.flows_hot[g].rate - r;
             } else {
-                self.link_state[l].freeze(r, w);
+                let mut unused = 0.0;
+                let lo = if W { &mut self.link_weight_lo[l] } else { &mut unused };
+                self.link_state[l].freeze::<W>(r, w, lo);
                 self.unfrozen_total -= 1;
             }
             self.link_state[l].version = self.link_state[l].version.wrapping_add(1);
@@ -951,11 +1014,15 @@ impl IncrementalFairSharing {
         self.slot_parked[p] = stamp.wrapping_sub(1);
         self.link_state[l].parked_count -= 1;
         self.link_state[l].residual += self.flows_hot[g].rate;
-        self.link_state[l].unfrozen_weight += self.weight_of(g);
+        if self.weighted {
+            add_compensated(&mut self.link_state[l].unfrozen_weight, &mut self.link_weight_lo[l], self.flows_cold[g].weight);
+        } else {
+            self.link_state[l].unfrozen_weight += 1.0;
+        }
         self.link_state[l].unfrozen_count += 1;
         self.unfrozen_total += 1;
         self.link_state[l].version = self.link_state[l].version.wrapping_add(1);
-        self.fill_events.push(Item::new(self.link_state[l].residual.max(0.0) / self.link_state[l].unfrozen_weight, 0, l, self.link_state[l].version));
+        self.fill_events.push(Item::new(self.link_state[l].residual.max(0.0) / self.link_weight(l), 0, l, self.link_state[l].version));
     }
 
     /// Flow g turns real: its cap, and its other links join the fill.
@@ -1002,14 +1069,14 @@ impl IncrementalFairSharing {
         for p in self.fair_slots(g) {
             let l = self.slot_link[p] as usize;
             if self.link_state[l].stamp == stamp {
-                if self.link_state[l].unfrozen_count > 0 && self.slot_parked[p] != stamp && self.link_state[l].residual.max(0.0) <= self.link_state[l].unfrozen_weight * fill_level * (1.0 + TOL) {
+                if self.link_state[l].unfrozen_count > 0 && self.slot_parked[p] != stamp && self.link_state[l].residual.max(0.0) <= self.link_weight(l) * fill_level * (1.0 + TOL) {
                     let upper = fill_level * (1.0 + TOL);
                     let parked_above = self.link_state[l].parked_count > 0 && self.lazy.link_flows[l].iter().any(|&h| {
                         let h = h as usize;
                         self.flows_hot[h].frozen_stamp != stamp && self.flows_hot[h].real_stamp != stamp && self.flows_hot[h].rate > self.weight_of(h) * upper && self.slot_parked[self.fair_slot(h, l)] == stamp
                     });
                     if !parked_above {
-                        lowest_level = lowest_level.min(self.link_state[l].residual.max(0.0) / self.link_state[l].unfrozen_weight);
+                        lowest_level = lowest_level.min(self.link_state[l].residual.max(0.0) / self.link_weight(l));
                     }
                 }
             } else {
@@ -1159,7 +1226,7 @@ impl IncrementalFairSharing {
             if top.kind() == 0 && self.link_state[id].unfrozen_count > 0 && top.version() != self.link_state[id].version {
                 // Levels only rise as flows freeze: the stale top moves to the current one
                 // (in place: one sift instead of a pop and a push).
-                let level = self.link_state[id].residual.max(0.0) / self.link_state[id].unfrozen_weight;
+                let level = self.link_state[id].residual.max(0.0) / self.link_weight(id);
                 *self.fill_events.peek_mut().unwrap() = Item::new(level, 0, id, self.link_state[id].version);
                 if level > self.link_state[id].min_deferred_level {
                     self.fair_undefer(id, level);
@@ -1306,7 +1373,11 @@ impl IncrementalFairSharing {
             dl.residual[ix(j)] = core.topo.capacity[l as usize];
             dl.unfrozen_count[ix(j)] = flows.len() as u32;
             if W {
-                dl.unfrozen_weight[ix(j)] = flows.iter().map(|&g| self.flows_cold[g as usize].weight).sum();
+                let (mut hi, mut lo) = (0.0, 0.0);
+                for &g in flows {
+                    add_compensated(&mut hi, &mut lo, self.flows_cold[g as usize].weight);
+                }
+                (dl.unfrozen_weight[ix(j)], dl.weight_lo[ix(j)]) = (hi, lo);
             }
             dl.set_level::<W>(j);
             dl.live |= 1 << j;
@@ -1415,6 +1486,7 @@ impl IncrementalFairSharing {
         self.direct_n_changed = n_changed;
         dl.unfrozen_count[ix(j as usize)] = 0;
         dl.unfrozen_weight[ix(j as usize)] = 0.0;
+        dl.weight_lo[ix(j as usize)] = 0.0;
         dl.live &= !(1 << j);
     }
 
