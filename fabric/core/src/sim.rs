@@ -95,6 +95,13 @@ impl Default for SdcParams {
 /// 32.2; `FatTree(16)` (1,024; 50,000 flows) at 0.8 296, -, 49 (docs/benchmarks.md).
 pub const LAS_INCREMENTAL_MIN_HOSTS: usize = 256;
 
+/// Under `AllocatorChoice::Auto`, `wps` whose weights span more than this ratio (largest
+/// over smallest) runs the full recomputation where the direct fill does not apply: the
+/// incremental fill treats link levels within its slack (1e-11 relative) as one, and a
+/// light flow beside a heavy one misses that gap times their weight ratio (1e-6 relative
+/// with weights 1e6 apart: docs/reliability.md). Up to 100 the slack stays within 1e-9.
+pub const WPS_INCREMENTAL_MAX_WEIGHT_RATIO: f64 = 100.0;
+
 /// Which allocator a run uses to recompute the rates at its events. Every choice gives
 /// the same allocation up to rounding, within `incremental_tolerance` of `Full`'s.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -102,9 +109,11 @@ pub enum AllocatorChoice {
     /// The scheduler's own allocator: incremental priority (fifo, srpt, asrpt/ga:*, pias,
     /// edf, ssdf, lsdf, random), fair sharing (ps, wps, and the shadow run of fair and
     /// gtcp:*: the incremental fill, or on fabrics of at most 32 links in the fill the
-    /// direct fill, fair.rs), LAS records (las, on paths of up to 4 links; on longer paths
-    /// the incremental priority allocator on at least `LAS_INCREMENTAL_MIN_HOSTS` hosts,
-    /// else wider records on paths of up to 10 links), else the full recomputation.
+    /// direct fill, fair.rs; `wps` with weights more than `WPS_INCREMENTAL_MAX_WEIGHT_RATIO`
+    /// apart on the full recomputation where the direct fill does not apply), LAS records
+    /// (las, on paths of up to 4 links; on longer paths the incremental priority allocator
+    /// on at least `LAS_INCREMENTAL_MIN_HOSTS` hosts, else wider records on paths of up to
+    /// 10 links), else the full recomputation.
     /// `Simulator::allocator_name` says which.
     #[default]
     Auto,
@@ -951,7 +960,16 @@ impl Simulator {
         };
         let allocator = if fair {
             let weighted = matches!(cfg.scheduler, Scheduler::Wps);
-            Allocators::FairSharing(fair::IncrementalFairSharing::new(&path_off, &path_links, &topo.capacity, weighted, cfg.allocator == AllocatorChoice::Auto)?)
+            let a = fair::IncrementalFairSharing::new(&path_off, &path_links, &topo.capacity, weighted, cfg.allocator == AllocatorChoice::Auto)?;
+            let spread = || {
+                let (lo, hi) = flows.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), f| (lo.min(f.weight), hi.max(f.weight)));
+                hi / lo
+            };
+            if weighted && cfg.allocator == AllocatorChoice::Auto && !a.direct && spread() > WPS_INCREMENTAL_MAX_WEIGHT_RATIO {
+                Allocators::Full(full::FullRecomputation::new(n, n_paths, &topo.capacity, key_abs_tol)?)
+            } else {
+                Allocators::FairSharing(a)
+            }
         } else if las_incr {
             Allocators::Priority(incr::IncrementalPriority::new_las(n, &topo.capacity, key_abs_tol)?)
         } else if incremental {

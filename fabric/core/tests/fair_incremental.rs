@@ -219,3 +219,66 @@ fn weights_a_trillion_apart_leave_a_light_flow_its_max_min_rate() {
         }
     }
 }
+
+/// `FUZZ_EXTREME_WEIGHTS=1 FUZZ_SEED=6` (shrunk): on a leaf-spine with 2.5 Gbps core links,
+/// a flow of weight 1e6 shares one core link with flows of weight 1 and 1e-6, and another
+/// with flow 3 (weight 1) alone. The two links' levels are 1e-12 apart, within the
+/// incremental fill's slack, so that fill gives flow 3 the first link's level, 312.4996875
+/// B/s; exactly it gets what the heavy flow leaves, C - 1e6 x C / (1e6 + 1 + 1e-6),
+/// 312.4999999997 B/s, as the full recomputation and the direct fill (no slack) give.
+/// `Auto` runs such weights (more than `WPS_INCREMENTAL_MAX_WEIGHT_RATIO` apart) on the
+/// full recomputation where the direct fill does not apply; milder weights keep the
+/// incremental fill.
+#[test]
+fn auto_runs_weights_a_million_apart_on_an_exact_fill() {
+    let fl = |t: f64, s: usize, d: usize, size: f64, w: f64| {
+        let mut f = FlowSpec::new(t, s, d, size);
+        f.weight = w;
+        f
+    };
+    // hosts per ToR: the fuzzer's 2 (the direct fill's), or 8 (the incremental fill's: see
+    // below); the case's hosts are the first two of each ToR
+    for hpt in [2usize, 8] {
+        let mut rates = vec![10.0; 3 * hpt];
+        for tor in 0..3 {
+            rates[tor * hpt] = 1.0;
+        }
+        let topo = Topology::leaf_spine(3, hpt, 1, &rates, 2.5, 0).unwrap();
+        let h = |x: usize| (x / 2) * hpt + x % 2;
+        let mut flows = vec![
+            fl(0.0, h(2), h(0), 32895.0, 1.0),
+            fl(0.0, h(5), h(1), 10196944.0, 3.7),
+            fl(0.0, h(3), h(5), 1e8, 1e6),
+            fl(0.0, h(0), h(4), 1.0, 1.0),
+            fl(1e-12, h(2), h(0), 1.0, 1e-6),
+            fl(1e-12, h(1), h(0), 1.0, 1.0),
+            fl(1e-12, h(0), h(1), 1.0, 1.0),
+        ];
+        // With 8 hosts per ToR, flows much later between the other hosts put more than
+        // 32 links in the fill (the direct fill's limit) and change nothing before.
+        for tor in 0..3 {
+            for k in 2..hpt {
+                flows.push(fl(1.0, tor * hpt + k, tor * hpt + (k + 1 - 2) % (hpt - 2) + 2, 1.0, 1.0));
+            }
+        }
+        let c = 2.5e9 / 8.0;
+        let exact = c - 1e6 * (c / (1e6 + 1.0 + 1e-6));
+        let rate_of_3 = |flows: &[FlowSpec], choice: AllocatorChoice| {
+            let mut cfg = SimConfig::new(Scheduler::Wps);
+            cfg.allocator = choice;
+            let mut s = Simulator::new(topo.clone(), flows.to_vec(), cfg).unwrap();
+            s.step(1e-9).unwrap();
+            (s.rate_bytes_per_s(3), s.allocator_name())
+        };
+        let (auto, name) = rate_of_3(&flows, AllocatorChoice::Auto);
+        assert_eq!(name, if hpt == 2 { "fair-sharing allocator, direct fill" } else { "full recomputation" });
+        assert!((auto - exact).abs() <= 1e-9 * exact, "{hpt} hosts per ToR, auto: {auto} B/s, exactly {exact}");
+        if hpt == 8 {
+            let (incr, _) = rate_of_3(&flows, AllocatorChoice::Incremental);
+            assert!((incr - exact).abs() > 1e-7 * exact, "the incremental fill's slack ({incr} B/s) is what Auto avoids");
+            // Weights within the ratio: the incremental fill.
+            let mild: Vec<FlowSpec> = flows.iter().map(|f| fl(f.arrival_s, f.src, f.dst, f.size_bytes, f.weight.clamp(0.1, 10.0))).collect();
+            assert_eq!(rate_of_3(&mild, AllocatorChoice::Auto).1, "incremental fair-sharing allocator");
+        }
+    }
+}
