@@ -58,6 +58,12 @@ impl WeightSum {
     pub fn value(&self) -> f64 {
         compensated(self.hi, self.lo)
     }
+
+    /// A flow of weight w leaves the sum, `left` flows staying (`leave_compensated`).
+    #[inline(always)]
+    pub fn leave(&mut self, w: f64, left: u32) {
+        leave_compensated(&mut self.hi, &mut self.lo, w, left);
+    }
 }
 
 /// `WeightSum::add` for a sum whose two parts are stored apart: hi += x, with the
@@ -67,6 +73,19 @@ pub fn add_compensated(hi: &mut f64, lo: &mut f64, x: f64) {
     let t = *hi + x;
     *lo += if hi.abs() >= x.abs() { (*hi - t) + x } else { (x - t) + *hi };
     *hi = t;
+}
+
+/// `WeightSum::leave` for a sum whose two parts are stored apart: a flow of weight w
+/// leaves, `left` flows staying; with none left the sum is exactly 0, not what the
+/// subtractions' roundings would leave. (A plain sum below 0 with flows left is the
+/// rounding of large weights gone: `compensated` adds it back.)
+#[inline(always)]
+pub fn leave_compensated(hi: &mut f64, lo: &mut f64, w: f64, left: u32) {
+    if left > 0 {
+        add_compensated(hi, lo, -w);
+    } else {
+        (*hi, *lo) = (0.0, 0.0);
+    }
 }
 
 /// `WeightSum::value` for a sum whose two parts are stored apart.
@@ -396,13 +415,7 @@ impl Filler {
             self.version[j] += 1;
             // With res >= W * level on every link, removing a flow frozen at rate
             // r <= w * level raises (or keeps) the link's level res / W.
-            if self.count[j] > 0 {
-                // (a plain sum below 0 is the rounding of large weights gone: `value`
-                // then adds it back, or the read above takes the least positive)
-                self.wsum[j].add(-w);
-            } else {
-                self.wsum[j] = WeightSum::ZERO;
-            }
+            self.wsum[j].leave(w, self.count[j]);
         }
     }
 }
@@ -537,11 +550,7 @@ pub fn fill_small<'a, const N: usize, const L: usize, const E: usize>(
             res[l] = (res[l] - r).max(0.0);
             count[j] -= 1;
             stale[j] = true;
-            if count[j] > 0 {
-                wsum[j].add(-w);
-            } else {
-                wsum[j] = WeightSum::ZERO;
-            }
+            wsum[j].leave(w, count[j]);
         }
     };
     while left > 0 {

@@ -81,7 +81,7 @@ use super::allocator::Allocator;
 use super::incr::LazyFlows;
 use super::{filled, total_order_bits, Core, Status, ALLOC_STEPS_PER_FLOW, INF};
 use crate::error::Result;
-use crate::fill::{add_compensated, compensated};
+use crate::fill::{add_compensated, compensated, leave_compensated, WeightSum};
 use crate::sched::Scheduler;
 
 /// Relative slack of the level comparisons (saturation, a virtual flow at its old
@@ -218,12 +218,10 @@ impl FairLink {
     fn freeze<const W: bool>(&mut self, r: f64, w: f64, lo: &mut f64) {
         self.residual -= r;
         self.unfrozen_count -= 1;
-        if !W {
-            self.unfrozen_weight = if self.unfrozen_count > 0 { self.unfrozen_weight - w } else { 0.0 };
-        } else if self.unfrozen_count > 0 {
-            add_compensated(&mut self.unfrozen_weight, lo, -w);
+        if W {
+            leave_compensated(&mut self.unfrozen_weight, lo, w, self.unfrozen_count);
         } else {
-            (self.unfrozen_weight, *lo) = (0.0, 0.0);
+            self.unfrozen_weight = if self.unfrozen_count > 0 { self.unfrozen_weight - w } else { 0.0 };
         }
     }
 }
@@ -249,9 +247,8 @@ fn add_weight(hi: &mut f64, lo: &mut f64, w: f64, weighted: bool) {
 pub(crate) struct DirectLinks {
     residual: [f64; DIRECT_MAX_LINKS],
     unfrozen_count: [u32; DIRECT_MAX_LINKS],
-    unfrozen_weight: [f64; DIRECT_MAX_LINKS],
-    /// Under `wps`: the rounding the unfrozen weight has lost (`crate::fill::WeightSum`).
-    weight_lo: [f64; DIRECT_MAX_LINKS],
+    /// Under `wps` only (compensated: `crate::fill::WeightSum`).
+    unfrozen_weight: [WeightSum; DIRECT_MAX_LINKS],
     /// The level where it saturates (`set_level`), updated with each change: the scan
     /// for the lowest then divides nothing.
     level: [f64; DIRECT_MAX_LINKS],
@@ -265,7 +262,7 @@ const _: () = assert!(DIRECT_MAX_LINKS <= u32::BITS as usize);
 impl Default for DirectLinks {
     fn default() -> Self {
         let z = [0.0; DIRECT_MAX_LINKS];
-        DirectLinks { residual: z, unfrozen_count: [0; DIRECT_MAX_LINKS], unfrozen_weight: z, weight_lo: z, level: z, live: 0 }
+        DirectLinks { residual: z, unfrozen_count: [0; DIRECT_MAX_LINKS], unfrozen_weight: [WeightSum::ZERO; DIRECT_MAX_LINKS], level: z, live: 0 }
     }
 }
 /// An index of `DirectLinks`' arrays (see there).
@@ -282,11 +279,7 @@ impl DirectLinks {
         self.residual[j] -= r;
         self.unfrozen_count[j] -= 1;
         if W {
-            if self.unfrozen_count[j] > 0 {
-                add_compensated(&mut self.unfrozen_weight[j], &mut self.weight_lo[j], -w);
-            } else {
-                (self.unfrozen_weight[j], self.weight_lo[j]) = (0.0, 0.0);
-            }
+            self.unfrozen_weight[j].leave(w, self.unfrozen_count[j]);
         }
         self.set_level::<W>(j);
     }
@@ -297,7 +290,7 @@ impl DirectLinks {
     #[inline(always)]
     fn set_level<const W: bool>(&mut self, j: usize) {
         let j = ix(j);
-        self.level[j] = self.residual[j].max(0.0) / if W { compensated(self.unfrozen_weight[j], self.weight_lo[j]) } else { self.unfrozen_count[j] as f64 };
+        self.level[j] = self.residual[j].max(0.0) / if W { self.unfrozen_weight[j].value() } else { self.unfrozen_count[j] as f64 };
     }
 }
 
@@ -1373,11 +1366,11 @@ impl IncrementalFairSharing {
             dl.residual[ix(j)] = core.topo.capacity[l as usize];
             dl.unfrozen_count[ix(j)] = flows.len() as u32;
             if W {
-                let (mut hi, mut lo) = (0.0, 0.0);
+                let mut sum = WeightSum::ZERO;
                 for &g in flows {
-                    add_compensated(&mut hi, &mut lo, self.flows_cold[g as usize].weight);
+                    sum.add(self.flows_cold[g as usize].weight);
                 }
-                (dl.unfrozen_weight[ix(j)], dl.weight_lo[ix(j)]) = (hi, lo);
+                dl.unfrozen_weight[ix(j)] = sum;
             }
             dl.set_level::<W>(j);
             dl.live |= 1 << j;
@@ -1485,8 +1478,7 @@ impl IncrementalFairSharing {
         }
         self.direct_n_changed = n_changed;
         dl.unfrozen_count[ix(j as usize)] = 0;
-        dl.unfrozen_weight[ix(j as usize)] = 0.0;
-        dl.weight_lo[ix(j as usize)] = 0.0;
+        dl.unfrozen_weight[ix(j as usize)] = WeightSum::ZERO;
         dl.live &= !(1 << j);
     }
 
