@@ -31,6 +31,8 @@ class MaskedRule(ABC):
     mask_key = "action_mask"
     #: whether an observation must have at least one valid action
     needs_valid_action = True
+    #: the keys of the Dict observation (``obs_format="dict"``) that the rule reads
+    obs_keys: tuple[str, ...] = ()
 
     def predict(
         self,
@@ -43,6 +45,12 @@ class MaskedRule(ABC):
         if not isinstance(observation, Mapping):
             raise TypeError(f"{type(self).__name__} reads the env's Dict observation (a mapping of arrays), "
                             f"got {type(observation).__name__}")
+        missing = [k for k in (*self.obs_keys, *(() if action_masks is not None else (self.mask_key,)))
+                   if k not in observation]
+        if missing:
+            raise TypeError(f"{type(self).__name__} reads the env's Dict observation (obs_format='dict', keys "
+                            f"{sorted({*self.obs_keys, self.mask_key})}), got a mapping without {missing} (keys "
+                            f"{sorted(observation)}): make the env with obs_format='dict' for the rules")
         mask = np.asarray(observation[self.mask_key] if action_masks is None else action_masks) > 0
         single = mask.ndim == 1
         if single:

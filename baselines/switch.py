@@ -44,6 +44,7 @@ class SwitchRule(MaskedRule):
     #: (``hide_sizes=True``; ``srpt`` and ``fair`` also ``size_known=False``).
     READS_SIZES = ("srpt", "asrpt", "fair")
     mask_key = "flow_mask"
+    obs_keys = ("flows",)
     needs_valid_action = False  # no flow in the system: any scores do
 
     def __init__(self, rule: str, thresholds_bytes: Sequence[float] | None = None) -> None:
@@ -55,7 +56,12 @@ class SwitchRule(MaskedRule):
                 from flowsched.sim import default_pias_thresholds
 
                 thresholds_bytes = default_pias_thresholds()
-            self.thresholds_mb = np.asarray(thresholds_bytes, np.float64) * 1e-6
+            th = np.asarray(thresholds_bytes, np.float64)
+            ok = th.ndim == 1 and th.size >= 1 and bool(np.isfinite(th).all() and (th > 0).all())
+            if not (ok and (np.diff(th) > 0).all()):
+                raise ValueError(f"switch baseline 'pias': thresholds_bytes must be positive, finite and strictly "
+                                 f"increasing byte counts, got {list(thresholds_bytes)!r}")
+            self.thresholds_mb = th * 1e-6
 
     def _keys(self, f: np.ndarray, mask: np.ndarray) -> list[np.ndarray]:
         """Sort keys, most significant first (the slot index, oldest first, breaks ties)."""

@@ -64,6 +64,7 @@ class TokenRule(MaskedRule):
     """
 
     RULES = ("fifo", "edf", "ssdf", "lsdf", "srpt", "llf", "fair_slack", "random")
+    obs_keys = ("requests",)
 
     def __init__(self, rule: str, seed: int | None = 0) -> None:
         if rule not in self.RULES:

@@ -8,6 +8,8 @@ from typing import Any, NamedTuple
 import numpy as np
 from gymnasium import spaces
 
+from flowsched.topology import BigSwitch, Topology
+
 RENDER_MODES = ["ansi", "rgb_array"]
 RENDER_FPS = 4
 OBS_FORMATS = ("dict", "flat")
@@ -23,6 +25,73 @@ def check_obs_format(cls_name: str, obs_format: str, allowed: tuple[str, ...] = 
     if obs_format not in allowed:
         raise ValueError(f"{cls_name}: obs_format must be one of {', '.join(map(repr, allowed))}, got {obs_format!r}")
     return obs_format
+
+
+def check_flag(name: str, value: Any) -> bool:
+    """``value`` if it is a bool (Python or numpy), else a ``ValueError`` naming ``name``:
+    a string such as ``"False"`` would otherwise count as true."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
+def check_int(name: str, value: Any, low: int = 1) -> int:
+    """``value`` as an int if it is an integer (not a bool, not a float such as 2.5)
+    >= ``low``, else a ``ValueError`` naming ``name``."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < low:
+        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
+    return int(value)
+
+
+def check_number(name: str, value: Any, *, low: float = -np.inf, low_open: bool = False,
+                 high: float = np.inf, high_open: bool = False) -> float:
+    """``value`` as a float if it is a finite real number (not a bool, not a string) within
+    ``low``..``high`` (each bound excluded when ``*_open``), else a ``ValueError`` naming
+    ``name`` and the range."""
+    ok = not isinstance(value, (bool, np.bool_)) and isinstance(value, (int, float, np.integer, np.floating))
+    if ok:
+        v = float(value)
+        ok = bool(np.isfinite(v)) and (v > low if low_open else v >= low) and (v < high if high_open else v <= high)
+    if not ok:
+        parts = []
+        if low > -np.inf:
+            parts.append(f"{'>' if low_open else '>='} {low:g}")
+        if high < np.inf:
+            parts.append(f"{'<' if high_open else '<='} {high:g}")
+        what = " and ".join(parts)
+        raise ValueError(f"{name} must be a finite number{' ' + what if what else ''}, got {value!r}")
+    return float(value)
+
+
+def env_fabric(env: str, hosts: Any, link_gbps: Any, topology: Topology | None, default_hosts: int,
+               default_gbps: float) -> tuple[Topology, float]:
+    """An env's fabric and the host-link rate (Gbps) that its ``load`` and data spans are
+    relative to. Without ``topology``: ``BigSwitch(hosts, link_gbps)``, each defaulting to
+    ``default_hosts`` and ``default_gbps``. With one: ``hosts``, if given, must be its host
+    count, and the rate is its host links' (``link_gbps`` may then be left out, or give
+    that rate again; a fabric whose hosts run at several rates needs ``link_gbps``, the
+    rate the load is relative to). A conflict raises: neither argument is ignored."""
+    if hosts is not None:
+        hosts = check_int("hosts", hosts, 2)
+    if link_gbps is not None:
+        link_gbps = check_number("link_gbps", link_gbps, low=0.0, low_open=True)
+    if topology is None:
+        gbps = default_gbps if link_gbps is None else link_gbps
+        return BigSwitch(default_hosts if hosts is None else hosts, gbps), gbps
+    n = int(topology.n_hosts)
+    if hosts is not None and hosts != n:
+        raise ValueError(f"{env}: hosts={hosts} conflicts with the topology's {n} hosts ({topology!r}): "
+                         "leave hosts out when you give a topology")
+    rates = np.unique(np.asarray(topology.native_config()["host_gbps"], dtype=np.float64))
+    if link_gbps is None:
+        if rates.size != 1:
+            raise ValueError(f"{env}: the topology's host links run at several rates ({rates.min():g} to "
+                             f"{rates.max():g} Gbps): give link_gbps=, the host-link rate that the load is relative to")
+        return topology, float(rates[0])
+    if rates.size == 1 and float(rates[0]) != link_gbps:
+        raise ValueError(f"{env}: link_gbps={link_gbps:g} conflicts with the topology's host links ({rates[0]:g} "
+                         "Gbps); leave link_gbps out (the load is then relative to the topology's host links)")
+    return topology, link_gbps
 
 
 def check_box_action(action: Any, space: spaces.Box, what: str) -> np.ndarray:
@@ -105,9 +174,7 @@ class NativeVecMixin:
         return self.call("render")
 
     def _init_limit(self, max_episode_steps: int | None) -> None:
-        if max_episode_steps is not None and (isinstance(max_episode_steps, bool) or int(max_episode_steps) < 1):
-            raise ValueError(f"max_episode_steps must be an integer >= 1 or None, got {max_episode_steps!r}")
-        self._limit = None if max_episode_steps is None else int(max_episode_steps)
+        self._limit = None if max_episode_steps is None else check_int("max_episode_steps", max_episode_steps)
         self._steps = np.zeros(self.num_envs, np.int64)
 
     def _count_steps(self, was_reset: np.ndarray, terminated: np.ndarray) -> np.ndarray:

@@ -1,6 +1,7 @@
 """Priority scheduling in the switch (pFabric / aSCC), single and vectorized."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, SupportsFloat, cast
 
 import gymnasium as gym
@@ -22,8 +23,14 @@ from flowsched.envs._common import (
     Canvas,
     Feature,
     NativeVecMixin,
+    check_box_action,
+    check_flag,
+    check_int,
+    check_lane_actions,
+    check_number,
     check_obs_format,
     check_render_mode,
+    env_fabric,
     feature_bounds,
     fmt,
     log_frac,
@@ -38,7 +45,7 @@ from flowsched.envs.token import (
     packet_native,
 )
 from flowsched.sim import env_flow_table
-from flowsched.topology import BigSwitch, Topology
+from flowsched.topology import Topology
 
 FLOW_FEATURES, SWITCH_STATS = _fabric.switch_layout()
 #: The features of each flow slot: they build the Box bounds, and the docstring's
@@ -99,12 +106,9 @@ class _EpisodeSource:
         if trace is not None:
             self.fixed, _, self.time_origin_s = native_trace(trace, topology, link_gbps)
         if self.fixed is None:
-            if not 0 < load < 1:
-                raise ValueError(f"load must be in (0, 1), got {load!r}")
-            if isinstance(n_flows, bool) or not isinstance(n_flows, (int, np.integer)) or n_flows < 1:
-                raise ValueError(f"n_flows must be an integer >= 1, got {n_flows!r}")
-            if not (np.isfinite(alpha) and alpha >= 0):
-                raise ValueError(f"alpha must be >= 0, got {alpha!r}")
+            load = check_number("load", load, low=0.0, low_open=True, high=1.0, high_open=True)
+            n_flows = check_int("n_flows", n_flows)
+            alpha = check_number("alpha", alpha, low=0.0)
             self.dist = wl.get_distribution(workload)
         self.load, self.n_flows, self.link_gbps = load, int(n_flows), link_gbps
         self.size_known, self.alpha = bool(size_known), float(alpha)
@@ -147,8 +151,8 @@ def switch_config(
     workload: Any = "websearch",
     load: float = 0.8,
     n_flows: int = 500,
-    hosts: int = 16,
-    link_gbps: float = 10.0,
+    hosts: int | None = None,
+    link_gbps: float | None = None,
     topology: Topology | None = None,
     max_flows: int = 128,
     decision_interval_s: float | None = None,
@@ -166,19 +170,18 @@ def switch_config(
 ) -> tuple[_fabric.SwitchConfig, _EpisodeSource]:
     if reward not in REWARDS:
         raise ValueError(f"unknown reward {reward!r}; known: {', '.join(REWARDS)}")
-    if isinstance(max_flows, bool) or not isinstance(max_flows, (int, np.integer)) or max_flows < 1:
-        raise ValueError(f"max_flows must be an integer >= 1, got {max_flows!r}")
-    if not (np.isfinite(delay_us) and delay_us >= 0):
-        raise ValueError(f"delay_us must be >= 0, got {delay_us!r}")
-    if not isinstance(hide_sizes, (bool, np.bool_)):
-        raise ValueError(f"hide_sizes must be True or False, got {hide_sizes!r}")
-    topology = BigSwitch(hosts, link_gbps) if topology is None else topology
+    max_flows = check_int("max_flows", max_flows)
+    delay_us = check_number("delay_us", delay_us, low=0.0)
+    if decision_interval_s is not None:
+        decision_interval_s = check_number("decision_interval_s", decision_interval_s, low=0.0, low_open=True)
+    hide_sizes, size_known = check_flag("hide_sizes", hide_sizes), check_flag("size_known", size_known)
+    terminate_missed = check_flag("terminate_missed", terminate_missed)
+    topology, link_gbps = env_fabric("the switch env", hosts, link_gbps, topology, 16, 10.0)
     packet = switch_packet_native(model, topology, transport, packet_options)
     source = _EpisodeSource(workload, load, n_flows, topology, link_gbps, size_known, alpha, trace)
     cfg = _fabric.SwitchConfig(
-        **topology.native_config(), max_flows=int(max_flows),
-        decision_interval_s=None if decision_interval_s is None else float(decision_interval_s), reward=reward,
-        delay_per_hop_s=float(delay_us) * 1e-6, terminate_missed=bool(terminate_missed),
+        **topology.native_config(), max_flows=max_flows, decision_interval_s=decision_interval_s, reward=reward,
+        delay_per_hop_s=delay_us * 1e-6, terminate_missed=terminate_missed,
         obs_max_mb=float(obs_limits[0]), obs_max_ms=float(obs_limits[1]), obs_max_count=float(obs_limits[2]),
         hide_sizes=bool(hide_sizes), packet=packet,
     )
@@ -187,13 +190,26 @@ def switch_config(
 
 
 
-def as_scores(action: Any, shape: tuple[int, ...], what: str, where: str) -> np.ndarray:
+def as_scores(action: Any, shape: tuple[int, ...], what: str, where: str,
+              live: Callable[[], np.ndarray] | None = None, what_lane: str = "") -> np.ndarray:
     """``action`` as C-contiguous float32 scores if it has ``shape`` (and numbers), else
-    a ``ValueError``; the bounds are checked by the core (on the float32 values)."""
+    a ``ValueError``. The bounds are checked by the core, on the float32 values; scores of
+    another dtype are checked here first, on their own values, since the cast can round a
+    value just outside [-1, 1] onto a bound (a batch: only the lanes ``live()`` gives,
+    the others are about to reset and their scores are unused; ``what_lane`` names a
+    lane's action in the error)."""
     a = np.asarray(action)
     if a.shape != shape or a.dtype.kind not in "fiu":
         raise ValueError(f"{what} must be numbers of shape {shape} {where}, got dtype {a.dtype} and shape {a.shape}")
-    return a if a.dtype == np.float32 and a.flags.c_contiguous else np.ascontiguousarray(a, dtype=np.float32)
+    if a.dtype == np.float32:
+        return a if a.flags.c_contiguous else np.ascontiguousarray(a)
+    if a.dtype.kind == "f" and ((a > 1.0) | (a < -1.0)).any():
+        box = spaces.Box(-1.0, 1.0, shape, dtype=np.float32)  # bounds exact in float32; the values stay float64
+        if live is None:
+            check_box_action(a, box, what)
+        else:
+            check_lane_actions(a, box, live(), what_lane)
+    return np.ascontiguousarray(a, dtype=np.float32)
 
 
 class SwitchSchedulingEnv(gym.Env[Any, np.ndarray]):
@@ -260,7 +276,10 @@ class SwitchSchedulingEnv(gym.Env[Any, np.ndarray]):
     ## Arguments
     * ``workload``: flow-size distribution (name or ``SizeDistribution``; default web search).
     * ``load``, ``n_flows``: Poisson all-to-all load and flows per episode.
-    * ``hosts``, ``link_gbps``, ``topology``: the fabric (default ``BigSwitch(16, 10)``).
+    * ``hosts``, ``link_gbps``, ``topology``: the fabric (default ``BigSwitch(16, 10)``). With a
+      ``topology``, ``load`` (and ``alpha``'s data spans) are relative to its host links: leave
+      ``hosts`` and ``link_gbps`` out, or give values that agree with it; a fabric whose hosts run
+      at several rates needs ``link_gbps``, the rate the load refers to.
     * ``max_flows``: flow slots in the observation and action.
     * ``decision_interval_s``: also decide at least this often (simulated seconds).
     * ``reward``: ``"fct"`` or ``"slowdown"``.
@@ -411,9 +430,10 @@ class SwitchSchedulingVecEnv(NativeVecMixin, VectorEnv):
         cfg, self._source = switch_config(**kwargs, obs_limits=obs_limits(max_size_mb, max_time_ms))
         self.max_flows = cfg.max_flows
         self.bounds = SwitchBounds(self.max_flows, float(max_size_mb), float(max_time_ms))
-        self.num_envs, self.copy = int(num_envs), copy
+        self.num_envs, self.copy = check_int("num_envs", num_envs), check_flag("copy", copy)
         self._init_limit(max_episode_steps)
-        self._native = _fabric.SwitchVecEnv(cfg, self.num_envs, threads=int(threads), max_episode_steps=self._limit)
+        self._native = _fabric.SwitchVecEnv(cfg, self.num_envs, threads=check_int("threads", threads),
+                                            max_episode_steps=self._limit)
         self.single_observation_space = self.bounds.observation_space(self.obs_format)
         self.single_action_space = spaces.Box(-1.0, 1.0, (self.max_flows,), dtype=np.float32)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
@@ -442,7 +462,9 @@ class SwitchSchedulingVecEnv(NativeVecMixin, VectorEnv):
 
     def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         # the bounds of the live lanes (nothing is clipped), autoreset and the step limit: in the core
-        self._native.step(as_scores(actions, self.action_space.shape, "actions", "(one row per lane)"))
+        self._native.step(as_scores(actions, self.action_space.shape, "actions", "(one row per lane)",
+                                    live=lambda: ~np.asarray(self._native.needs_reset(), bool),
+                                    what_lane="action (one score per flow slot)"))
         reward, terminated, truncated = self._reward.copy(), self._terminated.copy(), self._truncated.copy()
         infos: dict[str, Any] = {}
         if terminated.any():

@@ -21,8 +21,11 @@ from flowsched.envs._common import (
     Canvas,
     NativeVecMixin,
     check_box_action,
+    check_int,
     check_lane_actions,
+    check_number,
     check_render_mode,
+    env_fabric,
 )
 from flowsched.envs.token import lane_seeds, packet_native
 from flowsched.sim import (
@@ -33,7 +36,7 @@ from flowsched.sim import (
     prepare_trace,
     simulate,
 )
-from flowsched.topology import BigSwitch, Topology
+from flowsched.topology import Topology
 
 if TYPE_CHECKING:
     from flowsched import _fabric
@@ -94,8 +97,13 @@ def action_from_thresholds(thresholds_bytes: list[float] | np.ndarray, lo_bytes:
 
 
 def reference_thresholds(workload: Any, load: float) -> list[float]:
-    """PIAS thresholds of the PIAS-NS2 tables (8 queues) for ``workload`` at the nearest load."""
-    return list(wl.pias_thresholds(workload, load, nearest=True))
+    """PIAS thresholds of the PIAS-NS2 tables (8 queues) for ``workload`` at the nearest load
+    (a load the tables do not cover raises, saying to give ``reference=``)."""
+    try:
+        return list(wl.pias_thresholds(workload, load, nearest=True))
+    except ValueError as e:
+        raise ValueError(f"{e}; the default reference thresholds come from that table: for another load or "
+                         "workload give reference=[...] (n_queues - 1 thresholds in bytes, increasing)") from e
 
 
 class QueueThresholdsEnv(gym.Env[np.ndarray, np.ndarray]):
@@ -141,11 +149,15 @@ class QueueThresholdsEnv(gym.Env[np.ndarray, np.ndarray]):
     ## Arguments
     * ``workload``, ``load``, ``n_flows``: the episode's trace (``load`` may be a
       ``(low, high)`` range, drawn uniformly per episode).
-    * ``hosts``, ``link_gbps``, ``topology``: the fabric (default ``BigSwitch(16, 10)``).
+    * ``hosts``, ``link_gbps``, ``topology``: the fabric (default ``BigSwitch(16, 10)``). With a
+      ``topology``, ``load`` is relative to its host links: leave ``hosts`` and ``link_gbps``
+      out, or give values that agree with it; a fabric whose hosts run at several rates needs
+      ``link_gbps``, the rate the load refers to.
     * ``n_queues``: K (default 8, as in PIAS).
     * ``interval_flows``, ``interval_s``: the control interval.
     * ``reference``: thresholds of the reference run (default: the PIAS table of the
-      workload at the nearest load; needs ``n_queues = 8`` unless given).
+      workload at the nearest load, for loads the table covers, 0.45 to 0.95; needs
+      ``n_queues = 8`` unless given).
     * ``min_threshold_bytes``, ``max_threshold_bytes``: the action's scale.
     * ``trace``: a fixed trace replayed every episode.
     * ``pias_sharing``: how the flows of one queue share it, in the episode's run and the
@@ -208,8 +220,8 @@ class QueueThresholdsEnv(gym.Env[np.ndarray, np.ndarray]):
         workload: Any = "websearch",
         load: float | tuple[float, float] = 0.8,
         n_flows: int = 5000,
-        hosts: int = 16,
-        link_gbps: float = 10.0,
+        hosts: int | None = None,
+        link_gbps: float | None = None,
         topology: Topology | None = None,
         n_queues: int = 8,
         interval_flows: int = 500,
@@ -225,7 +237,7 @@ class QueueThresholdsEnv(gym.Env[np.ndarray, np.ndarray]):
         **packet_options: Any,
     ) -> None:
         self.render_mode = check_render_mode(type(self).__name__, render_mode)
-        self.topology = BigSwitch(hosts, link_gbps) if topology is None else topology
+        self.topology, link_gbps = env_fabric("the thresholds env", hosts, link_gbps, topology, 16, 10.0)
         thresholds_packet_native(model, self.topology, transport, packet_options)
         #: ``"fluid"`` or ``"packet"``: the simulator behind the env.
         self.model = model
@@ -240,25 +252,27 @@ class QueueThresholdsEnv(gym.Env[np.ndarray, np.ndarray]):
         if pias_sharing is not None:
             pias_sharing = check_sharing("pias_sharing", pias_sharing, "pias")
         self.pias_sharing = pias_sharing
-        for name, v in (("n_queues", n_queues), ("interval_flows", interval_flows), ("n_flows", n_flows)):
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < (2 if name == "n_queues" else 1):
-                raise ValueError(f"{name} must be an integer >= {2 if name == 'n_queues' else 1}, got {v!r}")
-        if interval_s is not None and not (np.isfinite(interval_s) and interval_s > 0):
-            raise ValueError(f"interval_s must be > 0, got {interval_s!r}")
-        if not (0 < min_threshold_bytes < max_threshold_bytes < np.inf):
-            raise ValueError(f"need 0 < min_threshold_bytes < max_threshold_bytes, got {min_threshold_bytes!r}, "
+        n_queues, interval_flows = check_int("n_queues", n_queues, 2), check_int("interval_flows", interval_flows)
+        n_flows = check_int("n_flows", n_flows)
+        if interval_s is not None:
+            interval_s = check_number("interval_s", interval_s, low=0.0, low_open=True)
+        lo = check_number("min_threshold_bytes", min_threshold_bytes, low=0.0, low_open=True)
+        hi = check_number("max_threshold_bytes", max_threshold_bytes, low=0.0, low_open=True)
+        if not lo < hi:
+            raise ValueError(f"need min_threshold_bytes < max_threshold_bytes, got {min_threshold_bytes!r}, "
                              f"{max_threshold_bytes!r}")
-        loads = np.atleast_1d(np.asarray(load, dtype=np.float64))
-        if loads.ndim != 1 or loads.size not in (1, 2):
+        loads = list(load) if isinstance(load, (tuple, list, np.ndarray)) else [load]
+        if len(loads) not in (1, 2):
             raise ValueError(f"load must be a number or a range (low, high), got {load!r}")
-        self._loads = (float(loads[0]), float(loads[-1]))
-        if not (0 < self._loads[0] <= self._loads[1] < 1):
-            raise ValueError(f"load must be in (0, 1) (or a range within it), got {load!r}")
+        checked = [check_number("load", x, low=0.0, low_open=True, high=1.0, high_open=True) for x in loads]
+        self._loads = (checked[0], checked[-1])
+        if not self._loads[0] <= self._loads[1]:
+            raise ValueError(f"load: a range (low, high) needs low <= high, got {load!r}")
         self.workload = workload
         self.dist = wl.get_distribution(workload) if trace is None else None
         self.link_gbps, self.n_flows, self.n_queues = float(link_gbps), int(n_flows), int(n_queues)
         self.interval_flows, self.interval_s = int(interval_flows), interval_s
-        self.lo, self.hi = float(min_threshold_bytes), float(max_threshold_bytes)
+        self.lo, self.hi = lo, hi
         if reference is None:
             if n_queues != 8 or not isinstance(workload, str):
                 raise ValueError("the default reference is the 8-queue PIAS table of a named workload: give "
@@ -429,7 +443,8 @@ class QueueThresholdsVecEnv(NativeVecMixin, VectorEnv):
     def __init__(self, num_envs: int = 4, *, max_episode_steps: int | None = None, render_mode: str | None = None,
                  **kwargs: Any) -> None:
         self.render_mode = check_render_mode(type(self).__name__, render_mode)
-        self.envs = [QueueThresholdsEnv(render_mode=render_mode, **kwargs) for _ in range(int(num_envs))]
+        n = check_int("num_envs", num_envs)
+        self.envs = [QueueThresholdsEnv(render_mode=render_mode, **kwargs) for _ in range(n)]
         self.num_envs = len(self.envs)
         self.single_observation_space = self.envs[0].observation_space
         self.single_action_space = self.envs[0].action_space

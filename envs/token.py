@@ -23,8 +23,12 @@ from flowsched.envs._common import (
     Canvas,
     Feature,
     NativeVecMixin,
+    check_flag,
+    check_int,
+    check_number,
     check_obs_format,
     check_render_mode,
+    env_fabric,
     feature_bounds,
     fmt,
     log_frac,
@@ -37,7 +41,7 @@ from flowsched.sim import (
     prepare_columns,
     prepare_trace,
 )
-from flowsched.topology import BigSwitch, Topology
+from flowsched.topology import Topology
 from flowsched.workloads.arrivals import fixed_classes
 
 REQ_FEATURES, ACTIVE_FEATURES, STAT_NAMES = _fabric.token_layout()
@@ -217,7 +221,7 @@ def token_config(
     burst_rate_hz: float = 10.0,
     n_bursts: int = 20,
     hosts: int | None = None,
-    link_gbps: float = 1.0,
+    link_gbps: float | None = None,
     topology: Topology | None = None,
     delay_us: float = 250.0,
     scheduler: str = "ps",
@@ -237,26 +241,33 @@ def token_config(
     ``model``, ``transport`` and ``packet_options`` choose the simulator (:func:`packet_native`)."""
     if reward not in REWARDS:
         raise ValueError(f"unknown reward {reward!r}; known: {', '.join(REWARDS)}")
-    for name, v in (("k", k), ("window", window), ("burst_size", burst_size), ("n_bursts", n_bursts)):
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
-            raise ValueError(f"{name} must be an integer >= 1, got {v!r}")
-    if not (np.isfinite(delay_us) and delay_us >= 0):
-        raise ValueError(f"delay_us must be >= 0, got {delay_us!r}")
+    k, window = check_int("k", k), check_int("window", window)
+    burst_size, n_bursts = check_int("burst_size", burst_size), check_int("n_bursts", n_bursts)
+    burst_rate_hz = check_number("burst_rate_hz", burst_rate_hz, low=0.0, low_open=True)
+    delay_us = check_number("delay_us", delay_us, low=0.0)
+    terminate_missed = check_flag("terminate_missed", terminate_missed)
+    exact_composition = check_flag("exact_composition", exact_composition)
+    if isinstance(scheduler, str) and scheduler.strip().lower() in ("pias", "gtcp:pias"):
+        raise ValueError(f"scheduler={scheduler!r}: the token env takes no PIAS thresholds, so it cannot run pias; "
+                         "for PIAS with destination admission use flowsched.simulate (admission=, "
+                         "pias_thresholds_bytes=)")
     fixed, origin = None, 0.0
-    if trace is not None:
-        fixed, topology, origin = native_trace(trace, topology, link_gbps)
-    if topology is None:
-        topology = BigSwitch(burst_size + 1 if hosts is None else hosts, link_gbps)
+    if trace is not None and topology is None and hosts is None:
+        fixed, topology, origin = native_trace(trace, None, 1.0 if link_gbps is None else link_gbps)
+    else:
+        topology, _ = env_fabric("the token env", hosts, link_gbps, topology, burst_size + 1, 1.0)
+        if trace is not None:
+            fixed, topology, origin = native_trace(trace, topology, 1.0)
     packet = packet_native(model, topology, transport, packet_options)
     weights, sizes, deadlines = _classes(wl.artemis_workload_a(variant) if workload is None else workload)
     if fixed is not None:
         # the trace replaces the gather generator (set_trace): its burst shape is unused
         burst_size, exact_composition, weights = 1, False, [1.0] * len(weights)
     cfg = _fabric.TokenConfig(
-        **topology.native_config(), scheduler=scheduler, k=int(k), window=int(window),
-        delay_per_hop_s=float(delay_us) * 1e-6, terminate_missed=bool(terminate_missed), reward=reward,
-        class_weights=weights, class_sizes_bytes=sizes, class_deadlines_s=deadlines, exact=bool(exact_composition),
-        burst_size=int(burst_size), burst_rate_hz=float(burst_rate_hz), n_bursts=int(n_bursts), dst=0,
+        **topology.native_config(), scheduler=scheduler, k=k, window=window,
+        delay_per_hop_s=delay_us * 1e-6, terminate_missed=terminate_missed, reward=reward,
+        class_weights=weights, class_sizes_bytes=sizes, class_deadlines_s=deadlines, exact=exact_composition,
+        burst_size=burst_size, burst_rate_hz=burst_rate_hz, n_bursts=n_bursts, dst=0,
         obs_max_mb=float(obs_limits[0]), obs_max_ms=float(obs_limits[1]), obs_max_count=float(obs_limits[2]),
         masked_action=masked_action, packet=packet,
     )
@@ -269,11 +280,23 @@ def lane_seeds(seed: int | list[int] | None, num_envs: int) -> list[int | None]:
     None (continue each lane's stream) for None."""
     if seed is None:
         return [None] * num_envs
-    if isinstance(seed, (int, np.integer)):
+    if isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)):
         return [int(seed) + i for i in range(num_envs)]
+    if not isinstance(seed, (list, tuple, np.ndarray)):
+        raise ValueError(f"seed must be None, an integer or a list of {num_envs} integers, got {seed!r}")
     if len(seed) != num_envs:
         raise ValueError(f"expected {num_envs} seeds, got {len(seed)}")
     return [int(x) for x in seed]
+
+
+def native_seed(seed: int) -> int:
+    """A seed as the core takes it, an unsigned 64-bit integer: the seed itself below
+    2**64, else a 64-bit hash of it (numpy's ``SeedSequence``), since Gymnasium accepts any
+    integer >= 0; a negative seed raises, as Gymnasium's seeding does."""
+    s = int(seed)
+    if s < 0:
+        raise ValueError(f"Seed must be greater or equal to zero, got {seed!r}")
+    return s if s < 2**64 else int(np.random.SeedSequence(s).generate_state(1, np.uint64)[0])
 
 
 def _as_action(action: Any) -> int:
@@ -374,10 +397,13 @@ class TokenSchedulingEnv(gym.Env[Any, np.int64]):
       its name (``"artemis_a1"``, ``"artemis_a2"``).
     * ``k``, ``window``: max active flows per destination, and f.
     * ``burst_size``, ``burst_rate_hz``, ``n_bursts``: the gather bursts of an episode.
-    * ``hosts``, ``link_gbps``, ``topology``: the fabric (default ``BigSwitch(burst_size + 1, link_gbps)``;
-      any ``BigSwitch``/``LeafSpine``).
+    * ``hosts``, ``link_gbps``, ``topology``: the fabric (default ``BigSwitch(burst_size + 1, link_gbps)``, 1 Gbps unless given;
+      any ``BigSwitch``/``LeafSpine``); with a ``topology``, leave ``hosts`` and ``link_gbps`` out
+      or give values that agree with it.
     * ``delay_us``: fixed delay per link, added to FCT (250 us in the thesis).
-    * ``scheduler``: how admitted flows share the fabric (any native scheduler name).
+    * ``scheduler``: how admitted flows share the fabric (a native scheduler name that runs with
+      destination admission: not ``pias``, whose thresholds the env does not take, nor ``gtcp:*``
+      on the fluid model; refused when the env is made).
     * ``reward``: ``"deadline"``, ``"neg_fct"`` or ``"neg_slowdown"``.
     * ``terminate_missed``: terminate a flow when its deadline passes.
     * ``exact_composition``: every burst holds exactly ``burst_size * weight`` flows of each class.
@@ -467,7 +493,7 @@ class TokenSchedulingEnv(gym.Env[Any, np.int64]):
         if seed is None and not self._seeded:
             seed = int(self.np_random.integers(2**63))
         self._seeded = True
-        self._native.reset(None if seed is None else np.array([seed], np.uint64))
+        self._native.reset(None if seed is None else np.array([native_seed(seed)], np.uint64))
         return self._obs(), {}
 
     def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
@@ -599,12 +625,13 @@ class TokenSchedulingVecEnv(NativeVecMixin, VectorEnv):
                                         masked_action=masked_action)
         self.window, self.k = cfg.window, int(kwargs.get("k", 10))
         self.bounds = TokenBounds(self.window, self.k, float(max_size_mb), float(max_time_ms))
-        self.num_envs = int(num_envs)
+        self.num_envs = check_int("num_envs", num_envs)
         self._init_limit(max_episode_steps)
-        self._native = _fabric.TokenVecEnv(cfg, self.num_envs, threads=int(threads), max_episode_steps=self._limit)
+        self._native = _fabric.TokenVecEnv(cfg, self.num_envs, threads=check_int("threads", threads),
+                                           max_episode_steps=self._limit)
         if fixed is not None:
             self._native.set_trace(fixed)
-        self.copy = copy
+        self.copy = check_flag("copy", copy)
         self.single_observation_space = self.bounds.observation_space(self.obs_format)
         self.single_action_space = spaces.Discrete(self.window)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
@@ -627,7 +654,8 @@ class TokenSchedulingVecEnv(NativeVecMixin, VectorEnv):
     ) -> tuple[Any, dict[str, Any]]:
         if seed is None and not self._seeded:
             seed = int(np.random.SeedSequence().generate_state(1, np.uint64)[0] >> 1)
-        seeds = None if seed is None else np.asarray(lane_seeds(seed, self.num_envs), dtype=np.uint64)
+        seeds = None if seed is None else np.asarray(
+            [native_seed(x) for x in lane_seeds(seed, self.num_envs) if x is not None], dtype=np.uint64)
         self._seeded = True
         self._native.reset(seeds)
         return self._out()

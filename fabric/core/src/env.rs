@@ -170,19 +170,42 @@ impl TokenEnvConfig {
         if let TokenWorkload::Gather { classes, exact, burst_size, burst_rate_hz, n_bursts, dst } = &self.workload {
             check_gather(classes, *exact, *burst_size, *burst_rate_hz, *n_bursts, *dst, self.topo.n_hosts)?;
         }
-        if let Some(pc) = self.packet_config() {
-            // the packet options are checked by the packet model: on one flow here, so that
-            // a bad option fails now rather than at the first reset
-            let n = self.topo.n_hosts;
-            let dst = match &self.workload {
-                TokenWorkload::Gather { dst, .. } => *dst,
-                TokenWorkload::Trace(f) => f.first().map_or(0, |f| f.dst),
-            };
-            if n >= 2 && dst < n {
-                PacketSimulator::new(&self.topo, &[FlowSpec::new(0.0, (dst + 1) % n, dst, 1000.0)], pc)?;
+        // The simulator's options (the scheduler with destination admission, the packet
+        // options) are checked by the simulator: on one flow here, so that a bad one fails
+        // now rather than at the first reset (e.g. `pias`, whose thresholds the env does not
+        // take, or a `gtcp:` scheduler, which takes no admission).
+        let n = self.topo.n_hosts;
+        let dst = match &self.workload {
+            TokenWorkload::Gather { dst, .. } => *dst,
+            TokenWorkload::Trace(f) => f.first().map_or(0, |f| f.dst),
+        };
+        if n >= 2 && dst < n {
+            let probe = FlowSpec::new(0.0, (dst + 1) % n, dst, 1000.0);
+            match self.packet_config() {
+                Some(pc) => {
+                    PacketSimulator::new(&self.topo, &[probe], pc)?;
+                }
+                None => {
+                    Simulator::new(self.topo.clone(), vec![probe], self.fluid_config(1))?;
+                }
             }
         }
         Ok(())
+    }
+
+    /// The fluid model's options of an episode whose trace goes to `dsts` destinations.
+    fn fluid_config(&self, dsts: usize) -> SimConfig {
+        let mut c = SimConfig::new(self.scheduler.clone());
+        c.admission = Some(AdmissionConfig { k: self.k, window: self.window, policy: AdmissionPolicy::External });
+        c.delay_per_hop_s = self.delay_per_hop_s;
+        c.terminate_missed = self.terminate_missed;
+        // At most k flows are active per destination. Over so few flows a full
+        // recomputation at every event is cheaper than the incremental allocators'
+        // bookkeeping (workload A: 1.65x faster steps, measured).
+        if self.k.saturating_mul(dsts) <= 64 {
+            c.allocator = crate::sim::AllocatorChoice::Full;
+        }
+        c
     }
 
     /// The packet model's options of an episode (None: the fluid model).
@@ -564,13 +587,6 @@ impl TokenEnv {
     }
 
     fn sim_config(&self) -> SimConfig {
-        let mut c = SimConfig::new(self.cfg.scheduler.clone());
-        c.admission = Some(AdmissionConfig { k: self.cfg.k, window: self.cfg.window, policy: AdmissionPolicy::External });
-        c.delay_per_hop_s = self.cfg.delay_per_hop_s;
-        c.terminate_missed = self.cfg.terminate_missed;
-        // At most k flows are active per destination. Over so few flows a full
-        // recomputation at every event is cheaper than the incremental allocators'
-        // bookkeeping (workload A: 1.65x faster steps, measured).
         let dsts = match &self.cfg.workload {
             TokenWorkload::Gather { .. } => 1,
             TokenWorkload::Trace(f) => {
@@ -580,10 +596,7 @@ impl TokenEnv {
                 d.len()
             }
         };
-        if self.cfg.k.saturating_mul(dsts) <= 64 {
-            c.allocator = crate::sim::AllocatorChoice::Full;
-        }
-        c
+        self.cfg.fluid_config(dsts)
     }
 
     /// The episode's flows: drawn from the generator for a gather workload.
