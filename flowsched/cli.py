@@ -30,8 +30,8 @@ from flowsched.sim import (
     PIAS_SHARING,
     SCHEDULERS,
     TRANSPORTS,
+    Simulation,
     is_ga_transform,
-    simulate,
 )
 from flowsched.topology import BigSwitch, FatTree, Graph, LeafSpine, ParkingLot, Topology, read_graph
 from flowsched.traces import (
@@ -65,7 +65,7 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--hosts", type=int, required=True)
     g.add_argument("--link-gbps", type=float, default=10.0)
     g.add_argument("--flows", type=int, required=True)
-    g.add_argument("--seed", type=int, default=0)
+    g.add_argument("--seed", type=int, default=0, help="seed of the draws, >= 0 (0)")
     g.add_argument("--header-factor", action="store_true",
                    help="count 1500 wire bytes per 1460 payload bytes in the load (PIAS/aSCC)")
     g.add_argument("--out", required=True, help="output path ending in .csv or .parquet")
@@ -80,33 +80,38 @@ def _parser() -> argparse.ArgumentParser:
                    help="bigswitch, leafspine, fattree, parkinglot, or a graph file (.graphml or networkx "
                         "node-link .json; hosts are the nodes with an integer 'host' attribute, link rates the "
                         "edges' 'gbps')")
-    s.add_argument("--hosts", type=int, help="big switch hosts (default: as many as the trace names); parking lot "
-                   "hosts (default 8)")
-    s.add_argument("--link-gbps", type=float, default=10.0, help="host link rate")
-    s.add_argument("--tors", type=int, default=9)
-    s.add_argument("--hosts-per-tor", type=int, default=16)
-    s.add_argument("--spines", type=int, default=4)
+    # The topology options default to None, so that one given for a topology that does not
+    # read it (_TOPOLOGY_OPTIONS) is refused, not ignored; _simulate fills in the defaults.
+    s.add_argument("--hosts", type=int, default=None, help="big switch hosts (default: as many as the trace names); "
+                   "parking lot hosts (default 8)")
+    s.add_argument("--link-gbps", type=float, default=None, help="host link rate (10; not with a graph file)")
+    s.add_argument("--tors", type=int, default=None, help="leaf-spine: top-of-rack switches (9)")
+    s.add_argument("--hosts-per-tor", type=int, default=None, help="leaf-spine: hosts per top-of-rack switch (16)")
+    s.add_argument("--spines", type=int, default=None, help="leaf-spine: spine switches (4)")
     s.add_argument("--core-gbps", type=float, default=None,
                    help="leaf-spine and parking lot: switch-to-switch rate (default 40); fat-tree: default "
                         "--link-gbps")
-    s.add_argument("--fattree-k", type=int, default=4, help="fat-tree arity k (k^3/4 hosts)")
-    s.add_argument("--oversubscription", type=float, default=1.0, help="fat-tree: hosts per edge switch / (k/2)")
+    s.add_argument("--fattree-k", type=int, default=None, help="fat-tree arity k (4; k^3/4 hosts)")
+    s.add_argument("--oversubscription", type=float, default=None,
+                   help="fat-tree: hosts per edge switch / (k/2) (1)")
     s.add_argument("--delay-us", type=float, default=0.0, help="fixed delay per hop added to FCT")
     s.add_argument("--admission", choices=[a for a in ADMISSION_POLICIES if a != "external"], default=None)
     s.add_argument("-k", "--k", type=int, default=None, help="max active flows per destination")
-    s.add_argument("--window", type=int, default=None, help="admit among the first WINDOW waiting (f)")
+    s.add_argument("--window", type=int, default=None, help="with --k: admit among the first WINDOW waiting (f)")
     s.add_argument("--terminate-missed", action="store_true", help="terminate flows past their deadline")
     s.add_argument("--pias-thresholds", default=None,
-                   help="comma-separated PIAS thresholds in bytes (default: web search, load 0.8)")
+                   help="comma-separated PIAS thresholds in bytes (default: web search, load 0.8); applies to "
+                        "the pias and gtcp:pias runs (also --compare's, if it is one)")
     s.add_argument("--pias-sharing", choices=PIAS_SHARING, default=None,
                    help="fluid pias: how the flows of one queue share it: fifo (default, one after another) or "
                         "fair (max-min fair sharing, as under PIAS's DCTCP); applies to the pias runs (also "
-                        "--compare's, if it is pias)")
+                        "--compare's, if it is one)")
     s.add_argument("--incomplete-sharing", choices=PIAS_SHARING, default=None,
                    help="fluid asrpt and ga:<inner>: how the incomplete flows (data still arriving) share their "
                         "class: fifo (default, one after another by arrival) or fair (max-min fair sharing, as in "
                         "ASCC's one queue for them); applies to the GA runs (also --compare's, if it is one)")
-    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--seed", type=int, default=0,
+                   help="seeds random priorities, random admission and ECMP, in [0, 2**64) (0)")
     s.add_argument("--out", default=None, help="per-flow results (.csv or .parquet; on the packet model with each "
                    "flow's timeouts, retransmissions, fast_retransmits and duplicates)")
     s.add_argument("--summary-json", default=None, help="write the summary as JSON here")
@@ -212,6 +217,49 @@ def _parser() -> argparse.ArgumentParser:
 _PACKET_CLI = tuple(k for k in PACKET_OPTIONS if k != "max_events")
 
 
+#: The topologies of ``simulate --topology`` by name, in words ("graph": a graph file).
+_TOPOLOGIES = {"bigswitch": "the big switch", "leafspine": "the leaf-spine", "fattree": "the fat-tree",
+               "parkinglot": "the parking lot"}
+
+#: The topology options of ``simulate`` and the topologies that read them: one given for
+#: another topology is refused (the parser's default None means not given).
+_TOPOLOGY_OPTIONS = {
+    "hosts": ("bigswitch", "parkinglot"),
+    "link_gbps": ("bigswitch", "leafspine", "fattree", "parkinglot"),
+    "core_gbps": ("leafspine", "fattree", "parkinglot"),
+    "tors": ("leafspine",),
+    "hosts_per_tor": ("leafspine",),
+    "spines": ("leafspine",),
+    "fattree_k": ("fattree",),
+    "oversubscription": ("fattree",),
+}
+
+
+def _reads_pias(scheduler: str) -> bool:
+    """Whether ``scheduler`` reads the PIAS thresholds and sharing (``pias``, ``gtcp:pias``)."""
+    return scheduler.strip().lower() in ("pias", "gtcp:pias")
+
+
+#: The scheduler options of ``simulate`` (given: not None), each with the test of the
+#: schedulers that read it and their names in words: one that neither --scheduler nor
+#: --compare reads is refused; a run gets it only if its scheduler reads it.
+_SCHEDULER_OPTIONS = {
+    "pias_thresholds": (_reads_pias, "pias and gtcp:pias"),
+    "pias_sharing": (_reads_pias, "the pias scheduler (and gtcp:pias)"),
+    "incomplete_sharing": (is_ga_transform, "the GA transform (asrpt, ga:<inner>)"),
+}
+
+
+def _option(name: str) -> str:
+    """The command-line spelling of an argument's name: ``--hosts-per-tor``."""
+    return f"--{name.replace('_', '-')}"
+
+
+def _words(items: Sequence[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
+
+
 def _check_out_dir(path: str, option: str) -> None:
     """Fail before any work when the output's directory is missing (no directory is created:
     a mistyped path should not leave directories behind)."""
@@ -222,6 +270,8 @@ def _check_out_dir(path: str, option: str) -> None:
 
 
 def _generate(a: argparse.Namespace) -> int:
+    if a.seed < 0:
+        raise ValueError(f"--seed must be >= 0, got {a.seed}")
     if not (math.isfinite(a.load) and a.load > 0):
         raise ValueError(f"--load must be {'> 0' if a.allow_overload else 'in (0, 1)'}, got {a.load!r}")
     if a.load >= 1 and not a.allow_overload:
@@ -277,38 +327,57 @@ def _simulate(a: argparse.Namespace) -> int:
     for option, path in (("--out", a.out), ("--summary-json", a.summary_json)):
         if path:
             _check_out_dir(path, option)
-    topo: Topology
-    if a.topology not in ("bigswitch", "leafspine", "fattree", "parkinglot") and \
-            Path(a.topology).suffix not in (".graphml", ".json"):
+    if not 0 <= a.seed < 2**64:
+        raise ValueError(f"--seed must be in [0, 2**64) (an unsigned 64-bit seed), got {a.seed}")
+    if a.topology not in _TOPOLOGIES and Path(a.topology).suffix not in (".graphml", ".json"):
         raise ValueError(f"--topology: expected bigswitch, leafspine, fattree, parkinglot or a .graphml/.json graph "
                          f"file, got {a.topology!r}")
-    if a.topology == "bigswitch" and a.core_gbps is not None:
-        raise ValueError("--core-gbps applies to the leaf-spine, fat-tree and parking lot, not to the big switch")
-    if a.topology != "fattree" and (a.fattree_k != 4 or a.oversubscription != 1.0):
-        raise ValueError(f"--fattree-k and --oversubscription apply to --topology fattree, not to {a.topology!r}")
-    if a.topology != "bigswitch":
-        if a.hosts is not None and a.topology != "parkinglot":
-            raise ValueError(f"--hosts applies to the big switch and the parking lot, not to {a.topology!r}")
-        core = 40.0 if a.core_gbps is None else a.core_gbps
-        if a.topology == "leafspine":
-            topo = LeafSpine(a.tors, a.hosts_per_tor, a.spines, a.link_gbps, core, ecmp_seed=a.seed)
-        elif a.topology == "fattree":
-            core = a.link_gbps if a.core_gbps is None else a.core_gbps
-            topo = FatTree(a.fattree_k, a.link_gbps, core, a.oversubscription, ecmp_seed=a.seed)
-        elif a.topology == "parkinglot":
-            topo = ParkingLot(8 if a.hosts is None else a.hosts, a.link_gbps, core)
-        else:
-            if a.core_gbps is not None or a.link_gbps != 10.0:
-                raise ValueError(f"--link-gbps and --core-gbps do not apply to a graph file ({a.topology}): its "
-                                 "edges' 'gbps' attributes give the rates")
-            topo = read_graph(a.topology, ecmp_seed=a.seed)
-        tr = read_trace(a.trace, topology=topo)
-    else:
-        if a.hosts is not None:
-            check_hosts(a.hosts, "--hosts")
+    kind = a.topology if a.topology in _TOPOLOGIES else "graph"
+    wrong: dict[tuple[str, ...], list[str]] = {}  # options given for a topology that does not read them, by readers
+    for name, kinds in _TOPOLOGY_OPTIONS.items():
+        if getattr(a, name) is not None and kind not in kinds:
+            wrong.setdefault(kinds, []).append(_option(name))
+    if wrong and kind == "graph":
+        raise ValueError(f"{', '.join(o for opts in wrong.values() for o in opts)}: options that do not apply to a "
+                         f"graph file ({a.topology}): its nodes give the hosts and its edges' 'gbps' attributes the "
+                         "rates")
+    if wrong:
+        raise ValueError("; ".join(f"{_words(opts)} appl{'ies' if len(opts) == 1 else 'y'} to "
+                                   f"{_words([_TOPOLOGIES[t] for t in kinds])}" for kinds, opts in wrong.items())
+                         + f", not to {_TOPOLOGIES[kind]} (--topology {a.topology})")
+    schedulers = [a.scheduler] + ([a.compare] if a.compare is not None else [])
+    for name, (reads, which) in _SCHEDULER_OPTIONS.items():
+        if getattr(a, name) is not None and not any(reads(s) for s in schedulers):
+            runs = f"--scheduler {a.scheduler!r}" + (f" nor --compare {a.compare!r}" if a.compare is not None else "")
+            raise ValueError(f"{_option(name)} applies to {which}, not to {runs}")
+    for name in ("k", "window"):  # the core's counts are unsigned 64-bit
+        if getattr(a, name) is not None and not 1 <= getattr(a, name) < 2**64:
+            raise ValueError(f"{_option(name)} must be an integer in [1, 2**64), got {getattr(a, name)}")
+    if a.window is not None and a.k is None:
+        raise ValueError("--window applies to destination admission: give --k (max active flows per destination) too")
+    if a.admission is not None and a.k is None:
+        raise ValueError(f"--admission {a.admission} needs --k (max active flows per destination)")
+    if a.hosts is not None:
+        check_hosts(a.hosts, "--hosts")
+    topo: Topology
+    link = 10.0 if a.link_gbps is None else a.link_gbps
+    if kind == "bigswitch":
         tr = read_trace(a.trace, hosts=a.hosts, infer_hosts=a.hosts is None)
         hosts = a.hosts if a.hosts is not None else max(int(max(tr["src"].max(), tr["dst"].max())) + 1, 2)
-        topo = BigSwitch(hosts, a.link_gbps)
+        topo = BigSwitch(hosts, link)
+    else:
+        core = 40.0 if a.core_gbps is None else a.core_gbps
+        if kind == "leafspine":
+            topo = LeafSpine(9 if a.tors is None else a.tors, 16 if a.hosts_per_tor is None else a.hosts_per_tor,
+                             4 if a.spines is None else a.spines, link, core, ecmp_seed=a.seed)
+        elif kind == "fattree":
+            topo = FatTree(4 if a.fattree_k is None else a.fattree_k, link, link if a.core_gbps is None else core,
+                           1.0 if a.oversubscription is None else a.oversubscription, ecmp_seed=a.seed)
+        elif kind == "parkinglot":
+            topo = ParkingLot(8 if a.hosts is None else a.hosts, link, core)
+        else:
+            topo = read_graph(a.topology, ecmp_seed=a.seed)
+        tr = read_trace(a.trace, topology=topo)
     if a.out and PATH_COLUMN in tr.columns and isinstance(topo, Graph):
         # --out writes each flow's route as node names joined by '>': check that every node's
         # name can be, before the run rather than after it.
@@ -319,7 +388,7 @@ def _simulate(a: argparse.Namespace) -> int:
                                  f"but {problem}: rename the graph's node, or drop the trace's {PATH_COLUMN!r} "
                                  "column")
     thresholds = None
-    if a.pias_thresholds:
+    if a.pias_thresholds is not None:
         try:
             thresholds = [float(x) for x in a.pias_thresholds.split(",")]
         except ValueError:
@@ -346,26 +415,32 @@ def _simulate(a: argparse.Namespace) -> int:
             raise ValueError("--queue-samples-out needs --queue-sample-us")
         _check_out_dir(a.queue_samples_out, "--queue-samples-out")
 
-    ga = is_ga_transform(a.scheduler) or (a.compare and is_ga_transform(a.compare))
-    if a.incomplete_sharing is not None and not ga:
-        raise ValueError(f"--incomplete-sharing applies to the GA transform (asrpt, ga:<inner>); neither --scheduler "
-                         f"{a.scheduler!r} nor --compare is one")
+    def simulation(scheduler: str) -> Simulation:
+        """The run of ``scheduler``, with the scheduler options that it reads (_SCHEDULER_OPTIONS)."""
+        reads = {name: test(scheduler) for name, (test, _) in _SCHEDULER_OPTIONS.items()}
+        return Simulation(tr, topo, scheduler, admission=a.admission, k=a.k, window=a.window,
+                          terminate_missed=a.terminate_missed, delay_us=a.delay_us, seed=a.seed,
+                          pias_thresholds_bytes=thresholds if reads["pias_thresholds"] else None, model=a.model,
+                          pias_sharing=a.pias_sharing if reads["pias_sharing"] else None,
+                          incomplete_sharing=a.incomplete_sharing if reads["incomplete_sharing"] else None, **packet)
 
-    def run(scheduler: str):
-        return simulate(tr, topo, scheduler, admission=a.admission, k=a.k, window=a.window,
-                        terminate_missed=a.terminate_missed, delay_us=a.delay_us, seed=a.seed,
-                        pias_thresholds_bytes=thresholds, progress=False if a.quiet else None, model=a.model,
-                        pias_sharing=a.pias_sharing if scheduler == a.scheduler or scheduler.endswith("pias")
-                        else None,
-                        incomplete_sharing=a.incomplete_sharing if is_ga_transform(scheduler) else None,
-                        **packet)
-
+    # Both simulations are made, which checks the scheduler names and every option, before either runs.
     t0 = time.perf_counter()
     with warnings.catch_warnings():
         # read_trace above already warned about the arrival column, if at all
         warnings.filterwarnings("ignore", message=r".*column 'arrival_s'", category=TimeResolutionWarning)
-        res = run(a.scheduler)
+        sim = simulation(a.scheduler)
     wall = time.perf_counter() - t0
+    other = None
+    if a.compare is not None:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", TimeResolutionWarning)  # said for the first run
+            other = simulation(a.compare)
+    t0 = time.perf_counter()
+    sim.run(progress=False if a.quiet else None)
+    res = sim.results()
+    del sim  # the native simulator's memory, before the second run
+    wall += time.perf_counter() - t0
     summ = res.summary()
     print(f"{len(tr)} flows, scheduler {a.scheduler}, {topo}: {wall:.2f} s wall, {res.stats['events']} events")
     print(summ)
@@ -383,10 +458,9 @@ def _simulate(a: argparse.Namespace) -> int:
                 res.queue_samples.to_parquet(q, index=False)
             else:
                 res.queue_samples.to_csv(q, index=False)
-    if a.compare:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", TimeResolutionWarning)  # said for the first run
-            cmp = res.compare(run(a.compare))
+    if other is not None:
+        other.run(progress=False if a.quiet else None)
+        cmp = res.compare(other.results())
         o = cmp["overall"]
         print(f"\n{a.scheduler} against {a.compare} (same trace; SCHED_TCP Table 2): {o['faster_pct']:.1f}% of flows "
               f"faster, {o['slower_pct']:.1f}% slower, {o['equal_pct']:.1f}% equal; mean gain "

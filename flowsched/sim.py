@@ -187,7 +187,20 @@ def _check_admission(admission: str | None, k: int | None, window: int | None) -
             raise ValueError(f"admission needs k (max active flows per destination) >= 1, got {k!r}")
     if window is not None and (int(window) != window or window < 1):
         raise ValueError(f"window (f) must be an integer >= 1, got {window!r}")
+    if window is not None and admission is None:
+        raise ValueError(f"window={window!r} is the admission window: it needs admission (k= and admission=)")
     return admission
+
+
+def _check_run_options(scheduler: str, seed: Any, pias_thresholds_bytes: Any) -> int:
+    """The seed (an integer in [0, 2**64), not a bool or a float), after refusing PIAS
+    thresholds for a scheduler that has no PIAS queues (they would be ignored)."""
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**64:
+        raise ValueError(f"seed must be an integer in [0, 2**64), got {seed!r}")
+    if pias_thresholds_bytes is not None and scheduler.strip().lower() not in ("pias", "gtcp:pias"):
+        raise ValueError(f"pias_thresholds_bytes are the queues' thresholds of pias (and gtcp:pias); scheduler "
+                         f"{scheduler!r} has no PIAS queues")
+    return int(seed)
 
 
 def is_ga_transform(scheduler: str) -> bool:
@@ -260,6 +273,11 @@ def native_simulator(
     :func:`time_origin_s` of the trace's arrivals (0 for a trace from :func:`prepare_trace`).
     """
     admission = _check_admission(admission, k, window)
+    seed = _check_run_options(scheduler, seed, pias_thresholds_bytes)
+    for name, given in (("racs", racs), ("sdc", sdc)):
+        if given is not None and scheduler.strip().lower() != name:
+            raise ValueError(f"{name}= holds the parameters of the {name} scheduler; scheduler {scheduler!r} "
+                             "does not read them")
     if force_full_recompute is not None:
         warnings.warn("native_simulator(force_full_recompute=...) is deprecated: use allocator='full' or 'auto'",
                       DeprecationWarning, stacklevel=2)
@@ -402,6 +420,7 @@ def native_packet_simulator(
     :data:`PACKET_OPTIONS`. ``pause_on_flow_change``: the core pauses at every flow arrival
     and end (needed by the simulator's ``run_until_ended``, as :func:`native_simulator`'s)."""
     admission = _check_admission(admission, k, window)
+    seed = _check_run_options(scheduler, seed, pias_thresholds_bytes)
     if admission == "external":
         raise ValueError("external admission on the packet model needs a driver that makes the decisions: "
                          "flowsched.envs.TokenSchedulingEnv(model='packet'); use fifo, edf, ssdf, lsdf, srpt or random")
@@ -840,7 +859,7 @@ class Simulation:
         racs: dict | None = None,
         sdc: dict | None = None,
         max_interval_s: float | None = None,
-        link_gbps: float = 10.0,
+        link_gbps: float | None = None,
         allocator: str = "auto",
         model: str = "fluid",
         transport: str | None = None,
@@ -870,7 +889,10 @@ class Simulation:
                              "TokenSchedulingEnv, or native_simulator(...) with step()/admit())")
         if allocator not in ALLOCATORS:
             raise ValueError(f"unknown allocator {allocator!r}; known: {', '.join(ALLOCATORS)}")
-        tr, topo = prepare_trace(trace, topology, link_gbps)
+        if topology is not None and link_gbps is not None:
+            raise ValueError("link_gbps sets the rate of the big switch built for a trace given without a topology; "
+                             "with a topology, its links' rates are the ones given to it")
+        tr, topo = prepare_trace(trace, topology, 10.0 if link_gbps is None else link_gbps)
         self._native: Any
         if model == "packet":
             self._native = native_packet_simulator(
@@ -1146,7 +1168,10 @@ class Simulation:
         increasing bytes). In the fluid model every active flow moves at once to the queue
         its bytes sent give under the new thresholds (up or down; under any allocator), and
         the number of queues may change; in the packet model (as many thresholds as
-        before) the packets sent from now on are tagged with them."""
+        before) the packets sent from now on are tagged with them. Refused for a scheduler
+        without PIAS queues (the thresholds would be ignored)."""
+        if self.scheduler.strip().lower() not in ("pias", "gtcp:pias"):
+            raise ValueError(f"set_pias_thresholds: scheduler {self.scheduler!r} has no PIAS queues")
         self._native.set_pias_thresholds([float(x) for x in thresholds_bytes])
 
     def stats(self) -> dict[str, int]:
@@ -1210,7 +1235,7 @@ def simulate(
     racs: dict | None = None,
     sdc: dict | None = None,
     max_interval_s: float | None = None,
-    link_gbps: float = 10.0,
+    link_gbps: float | None = None,
     allocator: str = "auto",
     progress: bool | None = None,
     model: str = "fluid",
@@ -1223,7 +1248,8 @@ def simulate(
     ----------
     trace : a trace DataFrame (see :mod:`flowsched.traces`) or a path to a CSV/Parquet trace.
     topology : :class:`BigSwitch`, :class:`LeafSpine` or a :class:`~flowsched.topology.Graph`;
-        default a big switch with as many hosts as the trace names, at ``link_gbps``.
+        default a big switch with as many hosts as the trace names, at ``link_gbps`` (10 Gbps
+        unless given; with a topology, ``link_gbps`` is refused: the topology sets the rates).
     scheduler : one of :data:`SCHEDULERS` (``fifo, ps, wps, srpt, asrpt, ga:<inner>, las,
         pias, edf, ssdf, lsdf, fair, racs, sdc, random, gtcp:<inner>``).
     admission, k, window : destination admission (Artemis token requests): at most ``k``
@@ -1232,7 +1258,7 @@ def simulate(
         Giving ``k`` alone means fifo admission.
     terminate_missed : terminate flows whose deadline passed (they count as missed).
     delay_us : fixed delay per link of the path, added to every FCT.
-    seed : seeds ``random`` priorities and random admission.
+    seed : seeds ``random`` priorities and random admission (an integer in [0, 2**64)).
     pias_thresholds_bytes : PIAS demotion thresholds (default: web search, load 0.8,
         from the PIAS scripts; see flowsched/data/README.md).
     pias_sharing : fluid model, ``pias`` and ``gtcp:pias`` only: how the flows of one PIAS
@@ -1250,7 +1276,8 @@ def simulate(
         on the full recomputation.
     racs : ``{"w_min", "w_max", "a_per_byte", "update_interval_s"}`` for ``racs``.
     sdc : ``{"thresholds_bytes": (r_A, r_B), "weights": (w_A, w_B, w_C)}`` for ``sdc``.
-    max_interval_s : re-evaluate rates at least this often (default: only at events).
+    max_interval_s : re-evaluate rates at least this often (default: only at events; at least
+        1e-9 s).
     allocator : fluid model only: one of :data:`ALLOCATORS` (:class:`Simulation`); every
         choice gives the same allocation up to rounding.
     progress : show progress on stderr (:meth:`Simulation.run`): None (default) for

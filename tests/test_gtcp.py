@@ -12,7 +12,8 @@ from flowsched.sim import native_simulator
 
 def pair_bytes(trace: pd.DataFrame, topo, scheduler: str, times: np.ndarray) -> np.ndarray:
     trace = flowsched.validate_trace(trace, hosts=topo.n_hosts)
-    sim = native_simulator(trace, topo, scheduler, pias_thresholds_bytes=[2e4, 2e5])
+    th = [2e4, 2e5] if scheduler.endswith("pias") else None  # refused for schedulers without PIAS queues
+    sim = native_simulator(trace, topo, scheduler, pias_thresholds_bytes=th)
     pair = trace["src"].to_numpy() * 1000 + trace["dst"].to_numpy()
     keys, inv = np.unique(pair, return_inverse=True)
     out = np.zeros((len(times), len(keys)))

@@ -122,7 +122,8 @@ def cases(draw, **kw):
 
 
 def run(trace, topo, scheduler, **kw):
-    kw.setdefault("pias_thresholds_bytes", PIAS_TH)
+    if scheduler.endswith("pias"):  # refused for schedulers without PIAS queues
+        kw.setdefault("pias_thresholds_bytes", PIAS_TH)
     return flowsched.simulate(trace, topo, scheduler, **kw)
 
 

@@ -278,6 +278,9 @@ pub fn incremental_tolerance(s: &Scheduler) -> f64 {
 /// are 32-bit (a path has up to 4 links), with u32::MAX reserved as "none".
 pub const MAX_FLOWS: usize = 1 << 29;
 
+/// The shortest `max_interval_s` (one nanosecond).
+pub const MIN_INTERVAL_S: f64 = 1e-9;
+
 #[inline]
 fn tol_of(x: f64) -> f64 {
     1e-9 * x.abs().max(1.0)
@@ -505,7 +508,16 @@ impl Core {
         rows.sort_unstable();
         rows.dedup();
         let shown = rows.len().min(10);
-        let more = if rows.len() > shown { format!(" and {} more", rows.len() - shown) } else { String::new() };
+        let mut more = if rows.len() > shown { format!(" and {} more", rows.len() - shown) } else { String::new() };
+        if let Some(iv) = self.cfg.max_interval_s {
+            if self.now + iv == self.now {
+                more += &format!(
+                    " (max_interval_s = {iv:e} s is below the resolution of the simulated clock at this time, \
+                     {:e} s: give a longer one)",
+                    f64::EPSILON * self.now
+                );
+            }
+        }
         SimError::Stalled(format!(
             "no progress under scheduler '{}' ({}) at simulated time t = {:.17e} s: {what}; flows involved (trace rows): {:?}{more}; {} active flows",
             self.cfg.scheduler.name(),
@@ -833,12 +845,17 @@ impl Simulator {
         if n > MAX_FLOWS {
             return Err(SimError::InvalidConfig(format!("{n} flows, above the limit of {MAX_FLOWS} (2^29, fabric_core::sim::MAX_FLOWS)")));
         }
-        if h > crate::topology::MAX_HOSTS
-            || Some(topo.n_links()) != topo.expected_links()
-            || topo.capacity.iter().any(|c| !(c.is_finite() && *c > 0.0))
-        {
+        if let Some(l) = topo.capacity.iter().position(|c| !(c.is_finite() && *c > 0.0)) {
             return Err(SimError::InvalidConfig(format!(
-                "topology with {h} hosts and {} links: at most {} hosts and {} links, as many as its kind has, with positive finite capacities",
+                "link {l} ({}) has a capacity of {} bytes/s: capacities must be positive and finite (in Gbps, at most \
+                 about 1.4e300)",
+                topo.name(l),
+                topo.capacity[l]
+            )));
+        }
+        if h > crate::topology::MAX_HOSTS || Some(topo.n_links()) != topo.expected_links() {
+            return Err(SimError::InvalidConfig(format!(
+                "topology with {h} hosts and {} links: at most {} hosts and {} links, as many as its kind has",
                 topo.n_links(),
                 crate::topology::MAX_HOSTS,
                 crate::topology::MAX_LINKS
@@ -1028,8 +1045,12 @@ impl Simulator {
             return Err(SimError::InvalidConfig(format!("delay per hop must be >= 0, got {}", cfg.delay_per_hop_s)));
         }
         if let Some(iv) = cfg.max_interval_s {
-            if !(iv.is_finite() && iv > 0.0) {
-                return Err(SimError::InvalidConfig(format!("max_interval_s must be > 0, got {iv}")));
+            // Below a nanosecond the re-evaluations would creep (1e-300 s apart near t = 0:
+            // a run that never ends) or fall below the clock's resolution.
+            if !(iv.is_finite() && iv >= MIN_INTERVAL_S) {
+                return Err(SimError::InvalidConfig(format!(
+                    "max_interval_s must be at least {MIN_INTERVAL_S:e} s (one nanosecond) and finite, got {iv:e}"
+                )));
             }
         }
         let th = &cfg.pias_thresholds_bytes;
@@ -1299,15 +1320,24 @@ impl Simulator {
 
     /// Runs until every flow is done.
     pub fn run(&mut self) -> Result<()> {
+        while !self.run_bounded(u64::MAX)? {}
+        Ok(())
+    }
+
+    /// [`Simulator::run`] in pieces: true once the run is done, false after about
+    /// `max_times` event times (it pauses between event times, so a run in pieces is the
+    /// same bit for bit; the Python bindings look for Ctrl-C between pieces).
+    pub fn run_bounded(&mut self, max_times: u64) -> Result<bool> {
         loop {
-            match self.step(INF)? {
-                Outcome::Done => return Ok(()),
-                Outcome::Decision { dst } => {
+            match self.step_bounded(INF, max_times)? {
+                None => return Ok(false),
+                Some(Outcome::Done) => return Ok(true),
+                Some(Outcome::Decision { dst }) => {
                     return Err(SimError::InvalidConfig(format!(
                         "external admission decision pending at destination {dst}: drive the simulator with step()/admit()"
                     )))
                 }
-                _ => {}
+                Some(_) => {}
             }
         }
     }

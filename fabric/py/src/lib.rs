@@ -295,6 +295,14 @@ macro_rules! native_methods {
 mod envs;
 mod packet;
 
+/// Event times of a fluid run between two looks for Ctrl-C (`Simulator.run`): at most about
+/// 0.1 s on the large fabrics' slowest schedulers (a few microseconds an event time
+/// elsewhere).
+const RUN_PIECE_TIMES: u64 = 10_000;
+/// Events of a packet run between two looks for Ctrl-C (`PacketSimulator.run`: about
+/// 0.2 s of work).
+pub(crate) const RUN_PIECE_EVENTS: u64 = 1_000_000;
+
 /// Routes pinned to the flows of one trace on a graph (`Graph.pin`): passed as the
 /// `topology` of a `Simulator` or `PacketSimulator` of that trace.
 #[pyclass(name = "PinnedRoutes", module = "flowsched._fabric", frozen)]
@@ -617,10 +625,15 @@ native_methods! {
             Ok(PySimulator { inner, pause_on_flow_change })
         }
 
-        /// Runs to the end (GIL released).
+        /// Runs to the end (GIL released; Ctrl-C stops it between pieces of the run).
         fn run(&mut self, py: Python<'_>) -> PyResult<()> {
-            let sim = &mut self.inner;
-            py.detach(|| guarded(|| sim.run()))
+            loop {
+                let sim = &mut self.inner;
+                if py.detach(|| guarded(|| sim.run_bounded(RUN_PIECE_TIMES)))? {
+                    return Ok(());
+                }
+                py.check_signals()?;
+            }
         }
 
         /// Advances until done, a decision, a flow-set change or time `until`, or, with

@@ -112,10 +112,15 @@ native_methods! {
             Ok(PyPacketSimulator { inner, link_names, capacity })
         }
 
-        /// Runs to the end (GIL released).
+        /// Runs to the end (GIL released; Ctrl-C stops it between pieces of the run).
         fn run(&mut self, py: Python<'_>) -> PyResult<()> {
-            let inner = &mut self.inner;
-            py.detach(|| guarded(|| inner.run()))
+            loop {
+                let inner = &mut self.inner;
+                if py.detach(|| guarded(|| inner.run_bounded(crate::RUN_PIECE_EVENTS)))? {
+                    return Ok(());
+                }
+                py.check_signals()?;
+            }
         }
 
         /// Handles every event at or before `until` (seconds, the simulator's clock); returns

@@ -43,6 +43,15 @@ pub const MAX_HOPS: usize = 255;
 pub const PS_PER_S: f64 = 1e12;
 /// The latest arrival (or time) the packet model takes: 1e6 s (u64 picoseconds reach 1.8e7 s).
 pub const MAX_TIME_S: f64 = 1e6;
+/// The end of the packet model's clock: a run whose events reach 2^63 ps (9.2e6 s) stops
+/// with an error. Every delay added to the clock is far below it (a packet's transmission
+/// at the slowest link rate, `MIN_LINK_GBPS`, the RTO bound, a link's delay of at most 1 s,
+/// or saturates), so the u64 clock never wraps, which would put events in the past.
+pub const CLOCK_END_PS: u64 = 1 << 63;
+/// The slowest and fastest link rates (Gbps) the packet model takes: a 1,500-byte packet
+/// takes 12 ms at 1 Mbps, 12 ps at 1 Pbps, in whole picoseconds.
+pub const MIN_LINK_GBPS: f64 = 1e-3;
+pub const MAX_LINK_GBPS: f64 = 1e6;
 
 /// A packet-level transport.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -735,6 +744,8 @@ pub struct PacketSimulator {
     /// when the run resumes, at the same time), and whether a flow ended at the last event.
     deferred_arrival: Option<u32>,
     flow_ended: bool,
+    /// [`PacketSimulator::run_bounded`]: the event count at which the run pauses.
+    pause_at_events: u64,
     /// The rate transports' routers and pacers (`rate.rs`; empty for the window transports).
     rate: rate::RateState,
     /// Packet spraying (`LoadBalancing::Packet`): None without it.
@@ -754,6 +765,8 @@ enum Pause {
     Decision(usize),
     /// A flow arrived or ended (`pause_on_flow_change`).
     FlowChange,
+    /// [`PacketSimulator::run_bounded`]'s count of events was reached.
+    Budget,
 }
 
 fn to_ps(s: f64) -> u64 {
@@ -1004,6 +1017,14 @@ impl PacketSimulator {
         // A port's propagation (delay per hop plus a graph link's own delay) is bounded as
         // the delay per hop is, so that picosecond times cannot overflow.
         for l in 0..topo.n_links() {
+            let gbps = topo.capacity[l] * 8.0 / 1e9;
+            if !(MIN_LINK_GBPS..=MAX_LINK_GBPS).contains(&gbps) {
+                return bad(format!(
+                    "link {l} ({}) runs at {gbps:e} Gbps; the packet model takes link rates from {MIN_LINK_GBPS:e} to \
+                     {MAX_LINK_GBPS:e} Gbps (1 Mbps to 1 Pbps: its clock counts whole picoseconds up to 9.2e6 s)",
+                    topo.name(l)
+                ));
+            }
             let d = cfg.delay_per_hop_s + topo.link_delay_s(l);
             if d > 1.0 {
                 return bad(format!(
@@ -1265,6 +1286,7 @@ impl PacketSimulator {
             decisions: VecDeque::new(),
             deferred_arrival: None,
             flow_ended: false,
+            pause_at_events: u64::MAX,
             rate: match transport {
                 Transport::Rcp => rate::RateState::rcp(&topo.capacity, n),
                 Transport::Sdc => rate::RateState::new_sdc(&topo.capacity, n),
@@ -1347,6 +1369,16 @@ impl PacketSimulator {
         self.run_until_ps(u64::MAX)
     }
 
+    /// [`PacketSimulator::run`] in pieces: true once every flow has ended, false after
+    /// `max_events` more events (it pauses between events, so a run in pieces is the same
+    /// bit for bit; the Python bindings look for Ctrl-C between pieces).
+    pub fn run_bounded(&mut self, max_events: u64) -> Result<bool> {
+        self.pause_at_events = self.stats.events.saturating_add(max_events.max(1));
+        let out = self.run_until_ps(u64::MAX);
+        self.pause_at_events = u64::MAX;
+        out.map(|()| self.done())
+    }
+
     /// External admission: runs to the next admission decision and returns its
     /// destination (its requests: [`PacketSimulator::waiting`]; the choice:
     /// [`PacketSimulator::grant`]), or None when every flow has ended.
@@ -1355,7 +1387,7 @@ impl PacketSimulator {
             match self.run_loop(u64::MAX)? {
                 Pause::Stop => return Ok(None),
                 Pause::Decision(d) => return Ok(Some(d)),
-                Pause::FlowChange => {}
+                Pause::FlowChange | Pause::Budget => {}
             }
         }
     }
@@ -1370,7 +1402,7 @@ impl PacketSimulator {
             Pause::Decision(dst) => Outcome::Decision { dst },
             Pause::FlowChange => Outcome::FlowsChanged,
             Pause::Stop if self.done() => Outcome::Done,
-            Pause::Stop => Outcome::TimeReached,
+            Pause::Stop | Pause::Budget => Outcome::TimeReached,
         })
     }
 
@@ -1501,7 +1533,7 @@ impl PacketSimulator {
                         "external admission decision pending at destination {d}: drive the simulator with next_decision()/grant()"
                     )))
                 }
-                Pause::Stop => return Ok(()),
+                Pause::Stop | Pause::Budget => return Ok(()),
                 Pause::FlowChange => {}
             }
         }
@@ -1517,6 +1549,9 @@ impl PacketSimulator {
         }
         self.flow_ended = false;
         while !self.done() {
+            if self.stats.events >= self.pause_at_events {
+                return Ok(Pause::Budget);
+            }
             if !self.decisions.is_empty() {
                 if let Some(d) = self.pending_decision() {
                     return Ok(Pause::Decision(d));
@@ -1597,6 +1632,15 @@ impl PacketSimulator {
     #[inline]
     fn count_event(&mut self) -> Result<()> {
         self.stats.events += 1;
+        if self.now >= CLOCK_END_PS {
+            return Err(SimError::Unsupported(format!(
+                "the packet model's clock ends at {:.4e} s (2^63 picoseconds) and this run reached it with {} of {} \
+                 flows unfinished: its flows take too long at these link rates for a picosecond clock",
+                CLOCK_END_PS as f64 / PS_PER_S,
+                self.flows.len() - self.n_ended,
+                self.flows.len()
+            )));
+        }
         if let Some(m) = self.cfg.max_events {
             if self.stats.events > m {
                 return Err(SimError::Stalled(format!("event budget of {m} events spent at {} s", self.now_s())));
@@ -1744,7 +1788,7 @@ impl PacketSimulator {
     fn transmit(&mut self, l: usize, mut p: Packet) {
         self.rate_depart(l, &mut p);
         let port = &mut self.ports[l];
-        let done = self.now + port.ser_ps(p.wire_bytes);
+        let done = self.now.saturating_add(port.ser_ps(p.wire_bytes));
         port.busy_until = done;
         if self.tx_complete_events {
             // the end of this transmission, scheduled before the packet's arrival (ns-3's order)
@@ -1947,7 +1991,7 @@ impl PacketSimulator {
         self.syn_tries[f] += 1;
         let tries = self.syn_tries[f];
         let to = self.syn_timeout_ps.saturating_mul(1u64 << (tries - 1).min(40)).min(MAX_RTO_PS);
-        let t = self.now + to;
+        let t = self.now.saturating_add(to);
         self.syn_timer_ps[f] = t;
         self.push(t, EvKind::Syn(f as u32));
         let flags = SYN | if tries > 1 { RETX } else { 0 };
@@ -2002,7 +2046,7 @@ impl PacketSimulator {
         } else if self.req_ps == 0 {
             self.request(f);
         } else {
-            let t = self.now + self.req_ps;
+            let t = self.now.saturating_add(self.req_ps);
             self.push(t, EvKind::Request(f as u32));
         }
     }
@@ -2122,7 +2166,7 @@ impl PacketSimulator {
         if self.grant_ps == 0 {
             self.start(f);
         } else {
-            let t = self.now + self.grant_ps;
+            let t = self.now.saturating_add(self.grant_ps);
             self.push(t, EvKind::Grant(f as u32));
         }
     }
@@ -2206,7 +2250,7 @@ impl PacketSimulator {
             self.sample_v.push(self.ports[l as usize].queued_bytes.min(u32::MAX as u64) as u32);
         }
         if !self.done() {
-            let t = self.now + self.sample_ps;
+            let t = self.now.saturating_add(self.sample_ps);
             self.push(t, EvKind::Sample);
         }
     }

@@ -1,0 +1,112 @@
+"""simulate()'s options as outside code passes them: an option the run would ignore is
+refused, a value the models cannot honour is refused before the run (naming it), and a
+long run stops at Ctrl-C.
+"""
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import pandas as pd
+import pytest
+
+import flowsched
+
+ONE = pd.DataFrame({"arrival_s": [0.0], "src": [0], "dst": [1], "size_bytes": [1e6]})
+THREE = pd.DataFrame({"arrival_s": [0.0] * 3, "src": [0, 1, 2], "dst": [3, 3, 3], "size_bytes": [1.25e6] * 3})
+
+
+@pytest.mark.parametrize("gbps", [1e-6, 1e-20, 2e6])
+def test_the_packet_model_refuses_link_rates_its_picosecond_clock_cannot_hold(gbps):
+    # 1e-6 Gbps ran past the u64 clock (2**64 ps) and wrapped: a 2.5 GB flow alone got a
+    # slowdown of 0.23; 1e-20 Gbps never returned
+    with pytest.raises(ValueError, match=r"link 0 \(up0\) runs at .* Gbps; the packet model takes link rates from"):
+        flowsched.simulate(ONE, flowsched.BigSwitch(2, gbps), "ps", model="packet")
+    flowsched.simulate(ONE, flowsched.BigSwitch(2, gbps), "ps")  # the fluid model takes them
+
+
+def test_an_infinite_capacity_is_named_with_its_link():
+    with pytest.raises(ValueError, match=r"link 0 \(up0\) has a capacity of inf bytes/s"):
+        flowsched.simulate(ONE, flowsched.BigSwitch(2, 1e300), "ps")
+
+
+@pytest.mark.parametrize("iv", [1e-300, 1e-12, 0.0])
+def test_max_interval_below_a_nanosecond_is_refused(iv):
+    # 1e-300 s crept forward 1e-300 s an event and never returned
+    with pytest.raises(ValueError, match="max_interval_s must be at least 1e-9 s"):
+        flowsched.simulate(THREE, flowsched.BigSwitch(4), "racs", max_interval_s=iv)
+    flowsched.simulate(THREE, flowsched.BigSwitch(4), "racs", max_interval_s=1e-9)
+
+
+def test_a_max_interval_below_the_clock_s_resolution_is_named_in_the_stall_error():
+    tr = pd.DataFrame({"arrival_s": [0.0, 1e8], "src": [0, 1], "dst": [3, 3], "size_bytes": [1.25e6] * 2})
+    with pytest.raises(RuntimeError, match="max_interval_s = 1e-9 s is below the resolution of the simulated clock"):
+        flowsched.simulate(tr, flowsched.BigSwitch(4), "ps", max_interval_s=1e-9)
+
+
+@pytest.mark.parametrize("seed", [1.99, True, "1", -1, 2**64])
+@pytest.mark.parametrize("model", ["fluid", "packet"])
+def test_seeds_are_integers_in_the_cores_range(seed, model):
+    # 1.99 ran as seed 1, True and "1" were taken; -1 and 2**64 gave an OverflowError
+    sched = "random" if model == "fluid" else "ps"
+    with pytest.raises(ValueError, match=r"seed must be an integer in \[0, 2\*\*64\)"):
+        flowsched.simulate(THREE, flowsched.BigSwitch(4), sched, seed=seed, model=model)
+    flowsched.simulate(THREE, flowsched.BigSwitch(4), sched, seed=2**64 - 1, model=model)
+
+
+@pytest.mark.parametrize("kw,match", [
+    ({"pias_thresholds_bytes": [1e3]}, "scheduler 'srpt' has no PIAS queues"),
+    ({"racs": {"w_min": 1.0}}, "scheduler 'srpt' does not read them"),
+    ({"sdc": {"weights": (1, 2, 3)}}, "scheduler 'srpt' does not read them"),
+    ({"window": 1}, "it needs admission"),
+    ({"link_gbps": 40.0}, "with a topology, its links' rates are the ones given to it"),
+])
+def test_options_the_run_would_ignore_are_refused(kw, match):
+    with pytest.raises(ValueError, match=match):
+        flowsched.simulate(THREE, flowsched.BigSwitch(4), "srpt", **kw)
+
+
+def test_the_options_still_apply_where_they_belong():
+    flowsched.simulate(THREE, flowsched.BigSwitch(4), "pias", pias_thresholds_bytes=[1e3])
+    flowsched.simulate(THREE, flowsched.BigSwitch(4), "racs", racs={"w_min": 1.0})
+    flowsched.simulate(THREE, flowsched.BigSwitch(4), "sdc", sdc={"weights": (1, 2, 3)})
+    flowsched.simulate(THREE, None, "srpt", link_gbps=40.0)
+    flowsched.simulate(THREE, flowsched.BigSwitch(4), "srpt", k=1, window=1)
+    sim = flowsched.Simulation(THREE, flowsched.BigSwitch(4), "srpt")
+    with pytest.raises(ValueError, match="set_pias_thresholds: scheduler 'srpt' has no PIAS queues"):
+        sim.set_pias_thresholds([1e4])
+
+
+RUN = textwrap.dedent("""
+    import sys, time
+    import flowsched
+    from flowsched import workloads
+    model = sys.argv[1]
+    tr = workloads.poisson_all_to_all("websearch", 0.8, 144, 10.0, 200_000 if model == "fluid" else 20_000, seed=0)
+    print("start", flush=True)
+    t = time.time()
+    try:
+        flowsched.simulate(tr, flowsched.BigSwitch(144), "las" if model == "fluid" else "ps", model=model)
+        print("finished", flush=True)
+    except KeyboardInterrupt:
+        print("interrupted", flush=True)
+""")
+
+
+@pytest.mark.parametrize("model", ["fluid", "packet"])
+def test_ctrl_c_stops_a_long_run(model):
+    # the run takes about 20 s on this project's machines; Ctrl-C went unheard until its end
+    p = subprocess.Popen([sys.executable, "-c", RUN, model], stdout=subprocess.PIPE, text=True)
+    try:
+        assert p.stdout is not None and p.stdout.readline().strip() == "start"
+        time.sleep(0.5)
+        t = time.monotonic()
+        p.send_signal(signal.SIGINT)
+        out, _ = p.communicate(timeout=30)
+        assert out.strip() == "interrupted"
+        assert time.monotonic() - t < 5.0
+    finally:
+        p.kill()
