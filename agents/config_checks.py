@@ -180,6 +180,10 @@ TRAIN_KEYS = ("env", "workload", "topology", "agent", "logger", "seed", "device"
               "time_budget_s", "progress_bar", "resume", "ray", "checkpoint", "eval")
 EVALUATE_KEYS = ("env", "workload", "topology", "agent", "policies", "workloads", "loads", "seeds", "seed", "device",
                  "figures", "per_flow", "metric", "launcher", "ray", "reference")
+#: The training keys an experiment preset (configs/experiment) sets, which evaluate.py
+#: takes (and does not read) only when an experiment is chosen: ``evaluate.py
+#: experiment=<name>`` evaluates on the preset's env, workload and topology.
+PRESET_TRAIN_KEYS = tuple(k for k in TRAIN_KEYS if k not in EVALUATE_KEYS)
 AGENT_KEYS = {
     "sb3": ("name", "kind", "masked", "env_families", "trainer", "model", "epsilon"),
     "rllib": (
@@ -199,9 +203,17 @@ AGENT_KEYS = {
 RLLIB_ALGO_KEYS = ("lr", "gamma", "gae_lambda", "entropy_coeff", "use_kl_loss", "vf_loss_coeff", "train_batch_size",
                    "minibatch_size", "num_epochs", "hidden")
 WANDB_KEYS = ("mode", "project", "entity", "group", "id")
+#: the keys of an env config (configs/env/*.yaml), as flowsched.agents.envs, training, evaluation and report
+#: read them; env.kwargs, env.unmasked_kwargs and env.eval_kwargs are the env's constructor arguments, which
+#: the env checks itself; env.baseline_kwargs are the arguments of the env's rule baselines
+ENV_KEYS = ("family", "id", "hosts", "link_gbps", "num_envs", "workload_arg", "load_arg", "normalize_reward", "metric",
+            "metric_mode", "report_metrics", "baselines", "baseline_kwargs", "kwargs", "unmasked_kwargs",
+            "eval_kwargs")
 
 
 def _common(c: _Checker) -> None:
+    c.keys("env", ENV_KEYS)
+    _topology_keys(c)
     c.keys("workload", ("name", "load", "env_families"))
     c.number("workload.load", gt=0, none=True)
     c.keys("ray", ("address", "num_cpus"))
@@ -234,30 +246,52 @@ def _device(c: _Checker) -> None:
         c.fail("device", v, "torch's MPS backend is not available here; use device=cpu or device=auto")
 
 
-def _model_keys(c: _Checker, model: DictConfig) -> None:
-    """agent.model's keys against the SB3 class's constructor (a typo fails here, before
-    the envs are built, with the close match)."""
-    target = model.get("_target_")
+def _target_keys(c: _Checker, key: str, node: DictConfig, what: str, skip: Sequence[str] = ()) -> None:
+    """The keys of the mapping at ``key`` against the constructor of its ``_target_`` class
+    (``what`` it must name, for the message); ``skip``: arguments the caller passes itself.
+    Hydra's own keys (``_target_``, ``_recursive_``, ...) are left out; a constructor with
+    ``**kwargs`` takes any key."""
+    target = node.get("_target_")
     if not isinstance(target, str):
-        c.errors.append(f"agent.model._target_={target!r}: must name an SB3 model class")
+        c.errors.append(f"{key}._target_={target!r}: must name {what}")
         return
     try:
         from hydra.utils import get_class
 
         cls = get_class(target)
     except Exception as e:  # noqa: BLE001
-        c.errors.append(f"agent.model._target_={target!r}: cannot be imported ({e})")
+        c.errors.append(f"{key}._target_={target!r}: cannot be imported ({e})")
         return
     params = inspect.signature(cls.__init__).parameters  # type: ignore[misc]  # cls is a class, not an instance
     if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
         return
-    allowed = [p for p in params if p not in ("self", "env")]
-    for k in model.keys():
+    allowed = [p for p, v in params.items() if p != "self" and p not in skip
+               and v.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)]
+    for k in node.keys():
         if str(k).startswith("_") and str(k).endswith("_"):
             continue
         if k not in allowed:
             hint = unknown_name("key", str(k), allowed).split("; ", 1)[1]
-            c.errors.append(f"agent.model.{k!s}: not an argument of {target} ({hint})")
+            c.errors.append(f"{key}.{k!s}: not an argument of {target} ({hint})")
+
+
+def _model_keys(c: _Checker, model: DictConfig) -> None:
+    """agent.model's keys against the SB3 class's constructor (a typo fails here, before
+    the envs are built, with the close match)."""
+    _target_keys(c, "agent.model", model, "an SB3 model class", skip=("env",))
+
+
+def _topology_keys(c: _Checker) -> None:
+    """topology's keys against its ``_target_`` class's constructor (``flowsched.BigSwitch``,
+    ...): an unknown key would otherwise fail only when the envs are built, as Hydra's
+    instantiate error. A null topology is the env's default."""
+    node = c.cfg.get("topology")
+    if node is None:
+        return
+    if not isinstance(node, DictConfig):
+        c.errors.append(f"topology: must be a mapping with _target_ (or null for the env's default), got {node!r}")
+        return
+    _target_keys(c, "topology", node, "a topology class (e.g. flowsched.BigSwitch)")
 
 
 def _rule(c: _Checker, cfg: DictConfig) -> None:
@@ -358,10 +392,17 @@ def check_train_config(cfg: DictConfig) -> None:
     c.raise_errors("train")
 
 
+def _experiment_chosen() -> bool:
+    """Whether the running Hydra app composed an experiment preset (``experiment=<name>``)."""
+    from hydra.core.hydra_config import HydraConfig
+
+    return HydraConfig.initialized() and HydraConfig.get().runtime.choices.get("experiment") not in (None, "null")
+
+
 def check_evaluate_config(cfg: DictConfig) -> None:
     """Raises :class:`ConfigError` listing every bad value and unknown key of an evaluate config."""
     c = _Checker(cfg)
-    c.keys("", EVALUATE_KEYS)
+    c.keys("", EVALUATE_KEYS + (PRESET_TRAIN_KEYS if _experiment_chosen() else ()))
     c.integer("seeds", lo=1)
     c.integer("seed", 0, SEED_MAX)
     seed, seeds = c.get("seed"), c.get("seeds")
@@ -487,6 +528,7 @@ def merge_resume_overrides(saved: DictConfig, current: DictConfig, overrides: Se
 
 __all__ = [
     "ConfigError",
+    "ENV_KEYS",
     "GROUPS",
     "RUN_FILES",
     "check_fresh_run_dir",

@@ -11,6 +11,7 @@ routes. Any other fabric is a :class:`Graph`, made from a networkx graph with
 from __future__ import annotations
 
 import itertools
+import math
 import re
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
@@ -24,7 +25,59 @@ if TYPE_CHECKING:
     from flowsched import _fabric
 
 
+def _number_kind(x: Any) -> str | None:
+    """"bool", "integer" or "float" for a number of that kind (Python's or numpy's), else None."""
+    if isinstance(x, (bool, np.bool_)):
+        return "bool"
+    if isinstance(x, (int, np.integer)):
+        return "integer"
+    if isinstance(x, (float, np.floating)):
+        return "float"
+    return None
+
+
+def _positive_finite(x: Any) -> bool:
+    """Whether ``x`` is a number (an integer or a float, Python's or numpy's; not a bool), finite and > 0."""
+    if _number_kind(x) not in ("integer", "float"):
+        return False
+    try:
+        return math.isfinite(x) and x > 0
+    except OverflowError:  # an int too large for a float
+        return False
+
+
+def _rate(x: Any, what: str) -> float:
+    """A link rate in Gbps: a positive finite number (``what`` names the argument)."""
+    if not _positive_finite(x):
+        raise ValueError(f"{what} must be a positive finite number (Gbps), got {x!r}")
+    return float(x)
+
+
+def _ecmp_seed(x: Any, what: str) -> int:
+    """An ECMP seed: an integer from 0 to 2**64 - 1 (the core's u64), not a bool."""
+    if _number_kind(x) != "integer" or not 0 <= x < 2**64:
+        raise ValueError(f"{what}: ecmp_seed must be an integer from 0 to 2**64 - 1 (not a bool), got {x!r}")
+    return int(x)
+
+
 def _host_rates(hosts: int, rate: float | Sequence[float], what: str) -> np.ndarray:
+    """One rate per host from one rate or a sequence of them; ``what`` names the argument
+    (``"BigSwitch: link_gbps"``). Numbers only: a string or a bool is refused, not converted."""
+    if _number_kind(rate) == "bool":
+        raise ValueError(f"{what}: expected a link rate in Gbps, got {rate!r}; rates are numbers, not bools")
+    if _number_kind(rate) is None:
+        # a list's items one by one (numpy would read [10, True] as [10, 1]); an array (or a
+        # pandas Series) by its dtype
+        items = rate if isinstance(rate, (list, tuple)) else np.asarray(rate)
+        if isinstance(items, np.ndarray) and items.dtype.kind in "iuf":
+            pass  # numbers; the shape is checked below
+        elif isinstance(items, np.ndarray) and not (items.ndim == 1 and items.dtype.kind == "O"):
+            raise ValueError(f"{what}: expected one rate or {hosts} per-host rates (numbers, Gbps), got {rate!r}")
+        else:
+            for i, x in enumerate(items):
+                if _number_kind(x) not in ("integer", "float"):
+                    raise ValueError(f"{what}: host {i} has link rate {x!r}; rates must be numbers (Gbps), positive "
+                                     "and finite")
     arr = np.asarray(rate, dtype=np.float64)
     if arr.ndim == 0:
         arr = np.full(hosts, float(arr))
@@ -32,7 +85,8 @@ def _host_rates(hosts: int, rate: float | Sequence[float], what: str) -> np.ndar
         raise ValueError(f"{what}: expected one rate or {hosts} per-host rates, got shape {arr.shape}")
     bad = np.flatnonzero(~(np.isfinite(arr) & (arr > 0)))
     if bad.size:
-        raise ValueError(f"{what}: host {bad[0]} has link rate {arr[bad[0]]!r} Gbps; rates must be positive and finite")
+        raise ValueError(f"{what}: host {bad[0]} has link rate {float(arr[bad[0]])!r} Gbps; rates must be positive and "
+                         "finite")
     return arr
 
 
@@ -55,14 +109,14 @@ class BigSwitch:
         if self.hosts > MAX_HOSTS:
             raise ValueError(f"BigSwitch: hosts = {int(self.hosts)} is above the largest fabric flowsched simulates "
                              f"(MAX_HOSTS = 2**24 = {MAX_HOSTS} hosts)")
-        _host_rates(self.hosts, self.link_gbps, "BigSwitch")
+        _host_rates(self.hosts, self.link_gbps, "BigSwitch: link_gbps")
 
     @property
     def n_hosts(self) -> int:
         return int(self.hosts)
 
     def host_gbps(self) -> np.ndarray:
-        return _host_rates(self.hosts, self.link_gbps, "BigSwitch")
+        return _host_rates(self.hosts, self.link_gbps, "BigSwitch: link_gbps")
 
     def native_config(self) -> dict[str, Any]:
         """The keyword arguments that describe this fabric to the native core
@@ -104,9 +158,9 @@ class LeafSpine:
         if self.tors * self.spines > MAX_HOSTS:
             raise ValueError(f"LeafSpine: tors x spines = {int(self.tors * self.spines)} ToR-spine link pairs is above "
                              f"2**24 = {MAX_HOSTS} (the same bound as MAX_HOSTS)")
-        if not (np.isfinite(self.core_gbps) and self.core_gbps > 0):
-            raise ValueError(f"LeafSpine: core_gbps must be positive, got {self.core_gbps!r}")
-        object.__setattr__(self, "_rates", _host_rates(self.n_hosts, self.host_gbps, "LeafSpine"))
+        _rate(self.core_gbps, "LeafSpine: core_gbps")
+        _ecmp_seed(self.ecmp_seed, "LeafSpine")
+        object.__setattr__(self, "_rates", _host_rates(self.n_hosts, self.host_gbps, "LeafSpine: host_gbps"))
 
     @property
     def n_hosts(self) -> int:
@@ -128,17 +182,6 @@ class LeafSpine:
         }
 
     _native = native_config  # the old private name, kept for now
-
-
-def _number_kind(x: Any) -> str | None:
-    """"bool", "integer" or "float" for a number of that kind (Python's or numpy's), else None."""
-    if isinstance(x, (bool, np.bool_)):
-        return "bool"
-    if isinstance(x, (int, np.integer)):
-        return "integer"
-    if isinstance(x, (float, np.floating)):
-        return "float"
-    return None
 
 
 class Graph:
@@ -187,9 +230,7 @@ class Graph:
         n = len(self.link_from)
         self.link_weight = np.ones(n, np.int64) if link_weight is None else np.asarray(link_weight, np.int64)
         self.link_delay_us = np.zeros(n) if link_delay_us is None else np.asarray(link_delay_us, np.float64)
-        if int(ecmp_seed) != ecmp_seed or ecmp_seed < 0:
-            raise ValueError(f"Graph: ecmp_seed must be an integer >= 0, got {ecmp_seed!r}")
-        self.ecmp_seed = int(ecmp_seed)
+        self.ecmp_seed = _ecmp_seed(ecmp_seed, "Graph")
         for name, arr in (("link_to", self.link_to), ("link_gbps", self.link_gbps), ("link_weight", self.link_weight),
                           ("link_delay_us", self.link_delay_us)):
             if arr.shape != (n,):
@@ -210,6 +251,15 @@ class Graph:
         self.link_names: tuple[str, ...] = (
             tuple(link_names) if link_names is not None
             else tuple(f"{self.nodes[a]}->{self.nodes[b]}" for a, b in zip(self.link_from, self.link_to, strict=True)))
+        if len(self.link_names) != n:
+            raise ValueError(f"Graph: {len(self.link_names)} link_names for {n} links (one per link)")
+        first: dict[str, int] = {}
+        for i, name in enumerate(self.link_names):
+            j = first.setdefault(name, i)
+            if j != i:
+                raise ValueError(f"Graph: links {self._label(j)} and {self._label(i)} are both named {name!r}; every "
+                                 "link needs a name of its own (Results.links, sample_links): relabel the nodes so "
+                                 "that no two links read the same (e.g. with networkx.relabel_nodes)")
         try:
             self._native = _fabric.Graph(
                 len(self.nodes), self.link_from.astype(np.uint32).tolist(), self.link_to.astype(np.uint32).tolist(),
@@ -492,6 +542,7 @@ def _networkx_arguments(graph: Any, hosts: Sequence[Hashable], capacity: str = "
                          "every edge a delay or none")
     multi = graph.is_multigraph()
     names: list[str] = []
+    named: dict[str, str] = {}  # link name -> the edge that gave it
     edges = graph.edges(keys=True, data=True) if multi else ((u, v, None, d) for u, v, d in graph.edges(data=True))
     for u, v, key, data in edges:
         where = f"edge ({u!r}, {v!r})" if key is None else f"edge ({u!r}, {v!r}, key={key!r})"
@@ -500,7 +551,8 @@ def _networkx_arguments(graph: Any, hosts: Sequence[Hashable], capacity: str = "
         if capacity not in data:
             raise ValueError(f"from_networkx: {where} has no {capacity!r} attribute (its rate in Gbps)")
         c = data[capacity]
-        if not isinstance(c, (int, float, np.integer, np.floating)) or not (np.isfinite(c) and c > 0):
+        if isinstance(c, bool) or not isinstance(c, (int, float, np.integer, np.floating)) or \
+                not (np.isfinite(c) and c > 0):
             raise ValueError(f"from_networkx: {where} has {capacity} = {c!r}; rates must be positive finite Gbps")
         w = 1
         if weight is not None:
@@ -520,7 +572,14 @@ def _networkx_arguments(graph: Any, hosts: Sequence[Hashable], capacity: str = "
         # parallel links are told apart by their networkx key: "s->t[0]", "s->t[1]"
         suffix = f"[{key}]" if multi and graph.number_of_edges(u, v) > 1 else ""
         for a, b in pairs:
-            names.append(f"{a}->{b}{suffix}")
+            name = f"{a}->{b}{suffix}"
+            if name in named:
+                raise ValueError(f"from_networkx: {named[name]} and {where} both give a link named {name!r} (links "
+                                 "are named '<from>-><to>' with the labels as strings: labels with '->' in them, or "
+                                 "that read alike, can collide); every link needs a name of its own (Results.links, "
+                                 "sample_links): relabel the nodes, e.g. with networkx.relabel_nodes")
+            named[name] = where
+            names.append(name)
             lf.append(index[a])
             lt.append(index[b])
             gbps.append(float(c))
@@ -591,13 +650,15 @@ class FatTree(Graph):
         if int(k) != k or k < 2 or k % 2:
             raise ValueError(f"FatTree: k must be an even integer >= 2, got {k!r}")
         k = int(k)
+        if not _positive_finite(oversubscription):
+            raise ValueError(f"FatTree: oversubscription must be a positive finite number, got {oversubscription!r}")
         per_edge = k // 2 * oversubscription
-        if not (oversubscription > 0) or int(per_edge) != per_edge:
+        if int(per_edge) != per_edge:
             raise ValueError(f"FatTree: k/2 * oversubscription must be a whole number of hosts per edge switch, "
                              f"got {k // 2} * {oversubscription!r}")
         for name, g in (("host_gbps", host_gbps), ("core_gbps", core_gbps)):
-            if not (np.isfinite(g) and g > 0):
-                raise ValueError(f"FatTree: {name} must be positive and finite, got {g!r}")
+            _rate(g, f"FatTree: {name}")
+        _ecmp_seed(ecmp_seed, "FatTree")
         self.k, self.oversubscription = k, oversubscription
         self.host_rate_gbps, self.core_gbps = float(host_gbps), float(core_gbps)
         import networkx as nx
@@ -637,8 +698,8 @@ class ParkingLot(Graph):
         if int(n) != n or n < 2:
             raise ValueError(f"ParkingLot: n must be an integer >= 2, got {n!r}")
         for name, g in (("host_gbps", host_gbps), ("switch_gbps", switch_gbps)):
-            if not (np.isfinite(g) and g > 0):
-                raise ValueError(f"ParkingLot: {name} must be positive and finite, got {g!r}")
+            _rate(g, f"ParkingLot: {name}")
+        _ecmp_seed(ecmp_seed, "ParkingLot")
         self.n, self.host_rate_gbps, self.switch_gbps = int(n), float(host_gbps), float(switch_gbps)
         import networkx as nx
 

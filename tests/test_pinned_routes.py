@@ -292,10 +292,12 @@ def test_parallel_links_are_never_pinned_silently():
 
 
 def test_labels_that_read_alike_are_errors_not_guesses(tmp_path):
-    # Nodes 3 and "3" in parallel between hosts a and b (3 is the slow one): a route
-    # through 3 written to a file reads back as "3", which both labels read as.
+    # Nodes 3 and "3" on two routes between hosts a and b (3 is on the slow one; "3" sits
+    # between switches s and t, so that no two links share a name such as 'a->3'): a
+    # route through 3 written to a file reads back as "3", which both labels read as.
     g = nx.Graph()
-    for a, b, c in [("a", 3, 1.0), (3, "b", 1.0), ("a", "3", 10.0), ("3", "b", 10.0)]:
+    for a, b, c in [("a", 3, 1.0), (3, "b", 1.0), ("a", "s", 10.0), ("s", "3", 10.0), ("3", "t", 10.0),
+                    ("t", "b", 10.0)]:
         g.add_edge(a, b, gbps=c)
     topo = from_networkx(g, ["a", "b"])
     tr = pd.DataFrame({"arrival_s": [0.0], "src": [0], "dst": [1], "size_bytes": [1.25e6], "path": [["a", 3, "b"]]})
