@@ -286,8 +286,9 @@ def native_simulator(
         allocator = "full" if force_full_recompute else "auto"
     if allocator not in ALLOCATORS:
         raise ValueError(f"unknown allocator {allocator!r}; known: {', '.join(ALLOCATORS)}")
-    if not (np.isfinite(delay_us) and delay_us >= 0):
-        raise ValueError(f"delay_us must be >= 0, got {delay_us!r}")
+    if isinstance(delay_us, (bool, np.bool_)) or not isinstance(delay_us, (int, float, np.integer, np.floating)) \
+            or not (np.isfinite(delay_us) and delay_us >= 0):
+        raise ValueError(f"delay_us must be a finite number >= 0, got {delay_us!r}")
     sharing = check_sharing("pias_sharing", pias_sharing, scheduler)
     incomplete = check_sharing("incomplete_sharing", incomplete_sharing, scheduler)
     if pias_thresholds_bytes is None and scheduler.strip().lower().endswith("pias"):
@@ -426,8 +427,9 @@ def native_packet_simulator(
                          "flowsched.envs.TokenSchedulingEnv(model='packet'); use fifo, edf, ssdf, lsdf, srpt or random")
     if not isinstance(topology, (BigSwitch, LeafSpine, Graph)):
         raise TypeError(f"topology must be a BigSwitch, LeafSpine or Graph, got {type(topology).__name__}")
-    if not (np.isfinite(delay_us) and delay_us >= 0):
-        raise ValueError(f"delay_us must be >= 0, got {delay_us!r}")
+    if isinstance(delay_us, (bool, np.bool_)) or not isinstance(delay_us, (int, float, np.integer, np.floating)) \
+            or not (np.isfinite(delay_us) and delay_us >= 0):
+        raise ValueError(f"delay_us must be a finite number >= 0, got {delay_us!r}")
     if pias_thresholds_bytes is None and scheduler.strip().lower() == "pias":
         pias_thresholds_bytes = default_pias_thresholds()
     return _fabric.PacketSimulator(
@@ -464,8 +466,9 @@ def native_packet_options(topology: Topology, transport: str | None, admission: 
         v = o[name]
         if v is None:
             return None
-        if isinstance(v, bool) or int(v) != v or v < low:
-            raise ValueError(f"{name} must be an integer >= {low}, got {v!r}")
+        number = not isinstance(v, (bool, np.bool_)) and isinstance(v, (int, float, np.integer, np.floating))
+        if not (number and np.isfinite(float(v)) and int(v) == v and low <= v < 2**63):
+            raise ValueError(f"{name} must be an integer >= {low} (below 2**63), got {v!r}")
         return int(v)
 
     sample_s = None

@@ -136,6 +136,7 @@ the bad value.
 
 from __future__ import annotations
 
+import csv
 import math
 import os
 import warnings
@@ -1070,6 +1071,12 @@ def _read(path: str | os.PathLike[str], hosts: int | None, infer_hosts: bool, to
         raise TraceError(f"{source}: empty file (a CSV trace needs a header line)") from exc
     except (pd.errors.ParserError, UnicodeDecodeError) as exc:
         raise TraceError(f"{source}: cannot parse CSV: {exc}") from exc
+    with open(p, newline="", encoding="utf-8", errors="replace") as fh:
+        header = next(csv.reader(fh), [])
+    names = [h.strip() for h in header]
+    twice = sorted({h for h in names if h and names.count(h) > 1})
+    if twice:
+        raise TraceError(f"{source}: line 1 (header): column(s) {twice} appear more than once")
     lines = np.arange(len(raw), dtype=np.int64) + 2
     if len(raw):
         blank = np.ones(len(raw), dtype=bool)

@@ -110,3 +110,21 @@ def test_ctrl_c_stops_a_long_run(model):
         assert time.monotonic() - t < 5.0
     finally:
         p.kill()
+
+
+@pytest.mark.parametrize("kw,match", [
+    ({"delay_us": "1"}, "delay_us must be a finite number >= 0, got '1'"),
+    ({"model": "packet", "mss_bytes": float("nan")}, r"mss_bytes must be an integer >= 1 \(below 2\*\*63\), got nan"),
+    ({"model": "packet", "mss_bytes": 10**30}, "mss_bytes must be an integer >= 1"),
+])
+def test_bad_numbers_are_named(kw, match):
+    # numpy's "ufunc 'isfinite' not supported", "cannot convert float NaN to integer" before
+    with pytest.raises(ValueError, match=match):
+        flowsched.simulate(ONE, flowsched.BigSwitch(2), "ps", **kw)
+
+
+def test_a_csv_header_with_a_column_twice_is_named(tmp_path):
+    p = tmp_path / "dup.csv"
+    p.write_text("arrival_s,src,dst,size_bytes,size_bytes\n0,0,1,100,100\n")
+    with pytest.raises(flowsched.TraceError, match=r"line 1 \(header\): column\(s\) \['size_bytes'\] appear more"):
+        flowsched.read_trace(p)
