@@ -46,6 +46,17 @@ def _positive_finite(x: Any) -> bool:
         return False
 
 
+def _whole(x: Any) -> bool:
+    """Whether ``x`` is a whole number (an integer, or a float with an integer value; not a
+    bool, not a string)."""
+    if _number_kind(x) not in ("integer", "float"):
+        return False
+    try:
+        return math.isfinite(x) and int(x) == x
+    except OverflowError:
+        return False
+
+
 def _rate(x: Any, what: str) -> float:
     """A link rate in Gbps: a positive finite number (``what`` names the argument)."""
     if not _positive_finite(x):
@@ -104,11 +115,12 @@ class BigSwitch:
     link_gbps: float | Sequence[float] = 10.0
 
     def __post_init__(self) -> None:
-        if int(self.hosts) != self.hosts or self.hosts < 2:
+        if not _whole(self.hosts) or self.hosts < 2:
             raise ValueError(f"BigSwitch: hosts must be an integer >= 2, got {self.hosts!r}")
         if self.hosts > MAX_HOSTS:
             raise ValueError(f"BigSwitch: hosts = {int(self.hosts)} is above the largest fabric flowsched simulates "
                              f"(MAX_HOSTS = 2**24 = {MAX_HOSTS} hosts)")
+        object.__setattr__(self, "hosts", int(self.hosts))  # 16.0 is 16 hosts
         _host_rates(self.hosts, self.link_gbps, "BigSwitch: link_gbps")
 
     @property
@@ -147,7 +159,7 @@ class LeafSpine:
     def __post_init__(self) -> None:
         for name in ("tors", "hosts_per_tor", "spines"):
             v = getattr(self, name)
-            if int(v) != v or v < 1:
+            if not _whole(v) or v < 1:
                 raise ValueError(f"LeafSpine: {name} must be an integer >= 1, got {v!r}")
         if self.tors * self.hosts_per_tor < 2:
             raise ValueError("LeafSpine: needs at least 2 hosts")
@@ -647,7 +659,7 @@ class FatTree(Graph):
 
     def __init__(self, k: int = 4, host_gbps: float = 10.0, core_gbps: float = 10.0,
                  oversubscription: float = 1.0, ecmp_seed: int = 0) -> None:
-        if int(k) != k or k < 2 or k % 2:
+        if not _whole(k) or k < 2 or k % 2:
             raise ValueError(f"FatTree: k must be an even integer >= 2, got {k!r}")
         k = int(k)
         if not _positive_finite(oversubscription):
@@ -695,7 +707,7 @@ class ParkingLot(Graph):
     ``switch_gbps`` links. Node labels ``h<i>`` and ``s<i>``."""
 
     def __init__(self, n: int = 8, host_gbps: float = 10.0, switch_gbps: float = 40.0, ecmp_seed: int = 0) -> None:
-        if int(n) != n or n < 2:
+        if not _whole(n) or n < 2:
             raise ValueError(f"ParkingLot: n must be an integer >= 2, got {n!r}")
         for name, g in (("host_gbps", host_gbps), ("switch_gbps", switch_gbps)):
             _rate(g, f"ParkingLot: {name}")

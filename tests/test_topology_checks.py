@@ -3,6 +3,8 @@ names that would collide refused, ecmp_seed checked alike by every topology that
 one, and rates and oversubscription errors that name the argument, for non-numbers too."""
 from __future__ import annotations
 
+import re
+
 import networkx as nx
 import numpy as np
 import pytest
@@ -229,3 +231,17 @@ def test_host_rates_take_numbers_in_any_container():
         np.testing.assert_array_equal(BigSwitch(2, rates).host_gbps(), [10.0, 5.0])
     assert BigSwitch(2, np.float64(2.5)).host_gbps().tolist() == [2.5, 2.5]
     assert flowsched.LeafSpine(1, 2, 1, [1, 2], 10).native_config()["host_gbps"].tolist() == [1.0, 2.0]
+
+
+@pytest.mark.parametrize("make,match", [
+    (lambda: flowsched.BigSwitch("abc"), "BigSwitch: hosts must be an integer >= 2, got 'abc'"),
+    (lambda: flowsched.LeafSpine("2", 2, 2), "LeafSpine: tors must be an integer >= 1, got '2'"),
+    (lambda: flowsched.LeafSpine(True, 2, 2), "LeafSpine: tors must be an integer >= 1, got True"),
+    (lambda: flowsched.FatTree("4"), "FatTree: k must be an even integer >= 2, got '4'"),
+    (lambda: flowsched.ParkingLot("8"), "ParkingLot: n must be an integer >= 2, got '8'"),
+])
+def test_counts_that_are_not_numbers_are_named(make, match):
+    # Python's bare "invalid literal for int()" before, or True taken as 1
+    with pytest.raises(ValueError, match=re.escape(match)):
+        make()
+    assert flowsched.BigSwitch(4.0).hosts == 4  # a whole float is a count
