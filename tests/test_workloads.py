@@ -923,3 +923,24 @@ def test_a_distribution_without_the_hooks_samples_but_has_no_partial_moments() -
 
     with pytest.raises(TypeError, match="Twice has no closed-form"):
         queueing.mean_fct_mlfq([1e3], d, 0.5)
+
+
+@pytest.mark.parametrize("seed", [-1, 2.5, True, "1"])
+def test_generators_refuse_a_seed_that_is_not_a_non_negative_integer(seed):
+    # numpy's "expected non-negative integer" or SeedSequence's TypeError before; True ran as 1
+    import flowsched.workloads as wl
+
+    tr = wl.poisson_all_to_all("websearch", 0.5, 4, 10.0, 10, seed=0)
+    for draw in (lambda: wl.poisson_all_to_all("websearch", 0.5, 4, 10.0, 10, seed=seed),
+                 lambda: wl.add_weights(tr, uniform=(1.0, 2.0), seed=seed)):
+        with pytest.raises(ValueError, match="seed must be an integer >= 0, a numpy Generator or None"):
+            draw()
+
+
+@pytest.mark.parametrize("load,column", [(0.55, 0.6), (0.65, 0.7), (0.75, 0.8), (0.85, 0.9), (0.62, 0.6)])
+def test_pias_thresholds_nearest_ties_go_to_the_higher_load(load, column):
+    # 0.85 went to 0.8: 0.85 - 0.8 rounds below 0.9 - 0.85 in floats
+    import flowsched.workloads as wl
+
+    for w in ("websearch", "datamining"):
+        assert wl.pias_thresholds(w, load, nearest=True) == wl.pias_thresholds(w, column)

@@ -22,8 +22,15 @@ SAMPLING_RULES: tuple[str, ...] = ("ns2int", "linear", "step")
 
 
 def _rng(seed: int | np.random.Generator | None) -> np.random.Generator:
+    """The generator of a ``seed`` argument: an integer >= 0 (not a bool), a numpy
+    ``Generator`` (drawn from), a ``SeedSequence`` or ``BitGenerator``, or None (fresh
+    entropy); anything else is a ``ValueError`` naming ``seed``."""
     if isinstance(seed, np.random.Generator):
         return seed
+    ok = seed is None or isinstance(seed, (np.random.SeedSequence, np.random.BitGenerator)) or (
+        isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)) and seed >= 0)
+    if not ok:
+        raise ValueError(f"seed must be an integer >= 0, a numpy Generator or None, got {seed!r}")
     return np.random.default_rng(seed)
 
 

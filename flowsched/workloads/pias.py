@@ -78,7 +78,9 @@ def pias_thresholds(workload: str, load: float, *, nearest: bool = False) -> lis
     if match:
         chosen = match[0]
     elif nearest and 0.45 <= float(load) <= 0.95:
-        chosen = min(loads, key=lambda x: (abs(x - float(load)), -x))
+        # distances rounded to 1e-9, so that a load halfway between two columns (0.85) is a
+        # tie whatever the floats' rounding, and goes to the higher load as documented
+        chosen = min(loads, key=lambda x: (round(abs(x - float(load)), 9), -x))
     else:
         hint = "" if nearest else "; pass nearest=True to use the nearest tabulated load"
         raise ValueError(f"pias_thresholds: no thresholds for load {load!r}; tabulated loads: {loads}{hint}")
