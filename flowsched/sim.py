@@ -8,6 +8,7 @@ columns of :attr:`Results.flows` from the core's per-flow arrays).
 """
 from __future__ import annotations
 
+import math
 import os
 import sys
 import time
@@ -175,6 +176,16 @@ def _trace_columns(t: pd.DataFrame) -> tuple[np.ndarray, ...]:
     )
 
 
+def _finite_number(v: Any) -> bool:
+    """Whether ``v`` is a finite real number (Python's or numpy's; not a bool, not a string)."""
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)):
+        return False
+    try:
+        return math.isfinite(float(v))
+    except OverflowError:  # an int beyond float range
+        return False
+
+
 def _check_admission(admission: str | None, k: int | None, window: int | None) -> str | None:
     """The admission policy (``k`` alone means fifo), after checking ``admission``, ``k`` and
     ``window`` as both models take them."""
@@ -183,13 +194,20 @@ def _check_admission(admission: str | None, k: int | None, window: int | None) -
     if admission is not None:
         if admission not in ADMISSION_POLICIES:
             raise ValueError(f"unknown admission policy {admission!r}; known: {', '.join(ADMISSION_POLICIES)}")
-        if k is None or int(k) != k or k < 1:
-            raise ValueError(f"admission needs k (max active flows per destination) >= 1, got {k!r}")
-    if window is not None and (int(window) != window or window < 1):
+        if k is None or not _finite_number(k) or int(k) != k or not 1 <= k < 2**63:
+            raise ValueError(f"admission needs k (max active flows per destination), an integer >= 1, got {k!r}")
+    if window is not None and (not _finite_number(window) or int(window) != window or not 1 <= window < 2**63):
         raise ValueError(f"window (f) must be an integer >= 1, got {window!r}")
     if window is not None and admission is None:
         raise ValueError(f"window={window!r} is the admission window: it needs admission (k= and admission=)")
     return admission
+
+
+def _check_flag(name: str, value: Any) -> bool:
+    """``value`` if it is a bool (a string such as ``"False"`` would count as true)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
 
 
 def _check_run_options(scheduler: str, seed: Any, pias_thresholds_bytes: Any) -> int:
@@ -310,7 +328,7 @@ def native_simulator(
         admission=admission,
         k=int(k or 0),
         window=int(window or 0),
-        terminate_missed=bool(terminate_missed),
+        terminate_missed=_check_flag("terminate_missed", terminate_missed),
         delay_per_hop_s=float(delay_us) * 1e-6,
         seed=int(seed),
         pias_thresholds_bytes=[float(x) for x in (pias_thresholds_bytes or [])],
@@ -437,7 +455,7 @@ def native_packet_simulator(
         scheduler=scheduler,
         delay_per_hop_s=float(delay_us) * 1e-6,
         pias_thresholds_bytes=[float(x) for x in (pias_thresholds_bytes or [])],
-        terminate_missed=bool(terminate_missed),
+        terminate_missed=_check_flag("terminate_missed", terminate_missed),
         admission=admission,
         k=int(k or 0),
         window=int(window or 0),
@@ -466,15 +484,23 @@ def native_packet_options(topology: Topology, transport: str | None, admission: 
         v = o[name]
         if v is None:
             return None
-        number = not isinstance(v, (bool, np.bool_)) and isinstance(v, (int, float, np.integer, np.floating))
-        if not (number and np.isfinite(float(v)) and int(v) == v and low <= v < 2**63):
+        if not (_finite_number(v) and int(v) == v and low <= v < 2**63):
             raise ValueError(f"{name} must be an integer >= {low} (below 2**63), got {v!r}")
         return int(v)
 
+    def real(name: str) -> float | None:
+        """Option ``name`` as a finite number (not a bool or a string), or None if not given."""
+        v = o[name]
+        if v is None:
+            return None
+        if not _finite_number(v):
+            raise ValueError(f"{name} must be a finite number, got {v!r}")
+        return float(v)
+
     sample_s = None
     if o["queue_sample_us"] is not None:
-        q = float(o["queue_sample_us"])
-        if not (np.isfinite(q) and q > 0):
+        q = real("queue_sample_us")
+        if not (q is not None and q > 0):
             raise ValueError(f"queue_sample_us must be > 0, got {o['queue_sample_us']!r}")
         sample_s = q * 1e-6
     sample_ports = None
@@ -484,6 +510,8 @@ def native_packet_options(topology: Topology, transport: str | None, admission: 
         names = topology_link_names(topology)
         index = {n: i for i, n in enumerate(names)}
         sample_ports = []
+        if isinstance(o["sample_links"], (str, bytes)) or not hasattr(o["sample_links"], "__iter__"):
+            raise ValueError(f"sample_links must be a list of link names or indices, got {o['sample_links']!r}")
         for x in o["sample_links"]:
             if isinstance(x, str):
                 if x not in index:
@@ -491,13 +519,13 @@ def native_packet_options(topology: Topology, transport: str | None, admission: 
                     raise ValueError(f"unknown link {x!r} in sample_links; this topology's links are {shown} "
                                      "(Results.links['link'])")
                 sample_ports.append(index[x])
-            elif int(x) == x and 0 <= x < len(names):
+            elif not isinstance(x, (bool, np.bool_)) and isinstance(x, (int, np.integer)) and 0 <= x < len(names):
                 sample_ports.append(int(x))
             else:
                 raise ValueError(f"sample_links: {x!r} is neither a link name nor a link index below {len(names)}")
-    for name in ("init_cwnd_packets", "max_cwnd_packets", "min_rto_s"):
-        if o[name] is not None and not np.isfinite(float(o[name])):
-            raise ValueError(f"{name} must be finite, got {o[name]!r}")
+            if sample_ports[-1] in sample_ports[:-1]:
+                raise ValueError(f"sample_links names link {names[sample_ports[-1]]!r} twice")
+    reals = {name: real(name) for name in ("init_cwnd_packets", "max_cwnd_packets", "min_rto_s")}
     for flag in ("handshake", "limited_transmit", "tx_complete_events", "count_acked_segments", "fixed_rto",
                  "sack", "prr", "pias_port_ecn", "dctcp_hold_in_cwr", "dctcp_ignore_dupack_ece"):
         if not isinstance(o[flag], (bool, np.bool_)):
@@ -505,10 +533,10 @@ def native_packet_options(topology: Topology, transport: str | None, admission: 
 
     def finite(name: str, scale: float = 1.0) -> float:
         """Option ``name`` as a finite number (not a bool), times ``scale`` (to seconds, for a time)."""
-        v = o[name]
-        if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) or not np.isfinite(v):
-            raise ValueError(f"{name} must be a finite number, got {v!r}")
-        return float(v) * scale
+        v = real(name)
+        if v is None:
+            raise ValueError(f"{name} must be a finite number, got None")
+        return v * scale
 
     if o["ecn_marking"] not in ECN_MARKINGS:
         raise ValueError(f"unknown ecn_marking {o['ecn_marking']!r}; known: {', '.join(ECN_MARKINGS)}")
@@ -539,9 +567,9 @@ def native_packet_options(topology: Topology, transport: str | None, admission: 
         buffer_packets=integer("buffer_packets", 1),
         queue_reserve_bytes=integer("queue_reserve_bytes", 0) or 0,
         pias_port_ecn=bool(o["pias_port_ecn"]),
-        init_cwnd_packets=None if o["init_cwnd_packets"] is None else float(o["init_cwnd_packets"]),
-        max_cwnd_packets=None if o["max_cwnd_packets"] is None else float(o["max_cwnd_packets"]),
-        min_rto_s=None if o["min_rto_s"] is None else float(o["min_rto_s"]),
+        init_cwnd_packets=reals["init_cwnd_packets"],
+        max_cwnd_packets=reals["max_cwnd_packets"],
+        min_rto_s=reals["min_rto_s"],
         queue_sample_s=sample_s,
         sample_ports=sample_ports,
         max_events=integer("max_events", 1),

@@ -170,7 +170,7 @@ def test_option_errors_name_the_option():
         TokenSchedulingEnv(model="ns3")
     with pytest.raises(ValueError, match="mss_bytes must be in 536..=9000"):
         gym.make(ARTEMIS, mss_bytes=100)
-    with pytest.raises(ValueError, match="min_rto_s must be finite"):
+    with pytest.raises(ValueError, match="min_rto_s must be a finite number, got nan"):
         gym.make(ARTEMIS, min_rto_s=float("nan"))
     with pytest.raises(ValueError, match="unknown transport 'udp'"):
         gym.make(ARTEMIS, transport="udp")

@@ -128,3 +128,32 @@ def test_a_csv_header_with_a_column_twice_is_named(tmp_path):
     p.write_text("arrival_s,src,dst,size_bytes,size_bytes\n0,0,1,100,100\n")
     with pytest.raises(flowsched.TraceError, match=r"line 1 \(header\): column\(s\) \['size_bytes'\] appear more"):
         flowsched.read_trace(p)
+
+
+@pytest.mark.parametrize("kw,match", [
+    ({"init_cwnd_packets": "2"}, "init_cwnd_packets must be a finite number, got '2'"),
+    ({"init_cwnd_packets": True}, "init_cwnd_packets must be a finite number, got True"),
+    ({"min_rto_s": [1]}, r"min_rto_s must be a finite number, got \[1\]"),
+    ({"queue_sample_us": True}, "queue_sample_us must be a finite number, got True"),
+    ({"mss_bytes": 10**400}, "mss_bytes must be an integer >= 1"),
+    ({"queue_sample_us": 10, "sample_links": "down0"}, "sample_links must be a list of link names or indices"),
+    ({"queue_sample_us": 10, "sample_links": [True]}, "sample_links: True is neither a link name nor a link index"),
+    ({"queue_sample_us": 10, "sample_links": ["down0", "down0"]}, "sample_links names link 'down0' twice"),
+])
+def test_packet_options_of_the_wrong_kind_are_named(kw, match):
+    # '2' ran as 2 and True as 1; [1] and 10**400 gave Python's float() errors; 'down0'
+    # was read letter by letter, and a link named twice was sampled twice
+    with pytest.raises(ValueError, match=match):
+        flowsched.simulate(ONE, flowsched.BigSwitch(2), "ps", model="packet", transport="tcp", **kw)
+
+
+@pytest.mark.parametrize("model", ["fluid", "packet"])
+@pytest.mark.parametrize("kw,match", [
+    ({"terminate_missed": "False"}, "terminate_missed must be True or False, got 'False'"),
+    ({"k": True}, "an integer >= 1, got True"),
+    ({"k": 2**70}, "an integer >= 1, got 1180591620717411303424"),
+])
+def test_shared_options_of_the_wrong_kind_are_named(model, kw, match):
+    # terminate_missed="False" terminated flows; k=True was 1; k=2**70 overflowed
+    with pytest.raises(ValueError, match=match):
+        flowsched.simulate(ONE, flowsched.BigSwitch(2), "ps", model=model, **kw)

@@ -1051,7 +1051,8 @@ impl PacketSimulator {
         }
         if cfg.buffer_packets.is_some() && !matches!(disc, Discipline::EcnFifo | Discipline::DropTail) {
             return bad(format!(
-                "buffer_packets counts the packets of one FIFO queue per port: tcp, or dctcp with ps or gtcp (this run: {} \
+                "buffer_packets counts the packets of one FIFO queue per port: tcp, rcp, sdc and racs (drop-tail), or \
+                 dctcp with ps or gtcp (this run: {} \
                  with {}); use buffer_bytes",
                 transport.name(),
                 s.name()
