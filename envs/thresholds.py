@@ -340,7 +340,11 @@ class QueueThresholdsEnv(gym.Env[np.ndarray, np.ndarray]):
                                                 **opts)
             # thresholds above every flow's size never demote: they pad merged ones (below)
             self._pad_from = max(self.hi, float(self._trace["size_bytes"].max()))
+            # the first control interval starts at the first arrival (the packet core's clock
+            # starts at 0, as the fluid core's, since 2026-11-29; the interval kept its start)
+            self._t_start = float(self._trace["arrival_s"].min())
         else:
+            self._t_start = 0.0
             ref = simulate(self._trace, self.topology, "pias", pias_thresholds_bytes=self.reference,
                            pias_sharing=self.pias_sharing)
             self._sim = native_simulator(self._trace, self.topology, "pias", pias_thresholds_bytes=self.reference,
@@ -360,7 +364,7 @@ class QueueThresholdsEnv(gym.Env[np.ndarray, np.ndarray]):
         if self.model == "packet":  # whole bytes (the packet core counts bytes; see _native_thresholds)
             self._thresholds = [float(x) for x in np.unique(np.round(self._thresholds))]
         self._sim.set_pias_thresholds(self._native_thresholds(self._thresholds))
-        t0 = self._sim.now
+        t0 = max(self._sim.now, self._t_start)
         until = np.inf if self.interval_s is None else t0 + self.interval_s
         kind, ended = self._sim.run_until_ended(self.interval_flows, until)
         if ended.size:

@@ -157,3 +157,16 @@ def test_shared_options_of_the_wrong_kind_are_named(model, kw, match):
     # terminate_missed="False" terminated flows; k=True was 1; k=2**70 overflowed
     with pytest.raises(ValueError, match=match):
         flowsched.simulate(ONE, flowsched.BigSwitch(2), "ps", model=model, **kw)
+
+
+@pytest.mark.parametrize("model", ["fluid", "packet"])
+def test_both_models_can_be_stepped_to_a_time_before_the_first_arrival(model):
+    # the packet model's clock started at the first arrival: step(0.1) raised "lies before now"
+    tr = pd.DataFrame({"arrival_s": [0.5], "src": [1], "dst": [0], "size_bytes": [1e5]})
+    s = flowsched.Simulation(tr, flowsched.BigSwitch(4), "ps", model=model)
+    assert s.now == 0.0
+    s.step(0.1)
+    assert s.now == 0.1
+    s.run()
+    whole = flowsched.simulate(tr, flowsched.BigSwitch(4), "ps", model=model)
+    assert s.results().flows["finish_s"].tolist() == whole.flows["finish_s"].tolist()

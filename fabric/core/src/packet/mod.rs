@@ -1326,7 +1326,9 @@ impl PacketSimulator {
         if sim.sample_ps > 0 && n > 0 {
             sim.push(sim.first_arrival_ps, EvKind::Sample);
         }
-        sim.now = sim.first_arrival_ps;
+        // the clock starts at 0 (the trace's time origin), as the fluid model's: a run can
+        // be stepped to a time before the first arrival
+        sim.now = 0;
         Ok(sim)
     }
 
