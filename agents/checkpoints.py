@@ -80,10 +80,14 @@ def save_sb3(model: Any, path: str | Path) -> None:
     """``model.save(path)`` atomically, and (before it, so the zip is the commit point)
     the VecNormalize statistics beside it as ``<stem>.vecnormalize.pkl``."""
     path = Path(path)
-    env = model.get_env()
-    if hasattr(env, "obs_rms"):  # VecNormalize (reward only): keep its statistics for resume
+    from stable_baselines3.common.vec_env import unwrap_vec_normalize
+
+    # VecNormalize (of the reward only: it has no obs_rms, which an earlier check looked for,
+    # so no statistics were saved and a resumed run restarted them): keep them for resume
+    vec_normalize = unwrap_vec_normalize(model.get_env())
+    if vec_normalize is not None:
         with atomic_path(path.with_suffix(".vecnormalize.pkl")) as tmp:
-            env.save(str(tmp))
+            vec_normalize.save(str(tmp))
     with atomic_path(path) as tmp:
         with open(tmp, "wb") as f:
             model.save(f)

@@ -8,6 +8,7 @@ evaluation and checkpoints, then whether to stop (a signal, the time budget).
 """
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -27,13 +28,16 @@ def load_for_resume(run_dir: Path, model_cls: Any, env: Any, device: str) -> tup
         model = model_cls.load(str(ckpt), env=env, device=device)
         stats = ckpt.with_suffix(".vecnormalize.pkl")
         e = env
-        if hasattr(env, "obs_rms"):
-            if not stats.exists():
-                raise FileNotFoundError(f"{stats} (the reward normalization of {ckpt.name}) is missing")
-            from stable_baselines3.common.vec_env import VecNormalize
+        from stable_baselines3.common.vec_env import VecNormalize
 
-            e = VecNormalize.load(str(stats), env.venv)
-            model.set_env(e)
+        if isinstance(env, VecNormalize):
+            if stats.exists():
+                e = VecNormalize.load(str(stats), env.venv)
+                model.set_env(e)
+            else:
+                # runs saved before 2026-11-29 have none (the statistics were not saved)
+                warnings.warn(f"{stats} (the reward normalization of {ckpt.name}) is missing: the resumed run "
+                              "starts its reward statistics afresh", stacklevel=2)
         return model, e
 
     candidates = sb3_candidates(run_dir)
