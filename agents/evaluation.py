@@ -111,8 +111,8 @@ def resolve_policies(names: Sequence[str], family: str, device: str = "cpu",
     config's ``baseline_kwargs``) and checkpoint paths/run dirs, in order."""
     out = []
     valid = list(baselines.BASELINES.get(family, ()))  # the registry's names for this env family
+    names = [str(n) for n in names]
     for name in names:
-        name = str(name)
         if name in valid:
             out.append(PolicySpec(name, baselines.make(family, name, **(baseline_kwargs or {})), False, name))
         elif Path(name).expanduser().exists():
@@ -126,7 +126,22 @@ def resolve_policies(names: Sequence[str], family: str, device: str = "cpu",
             raise ConfigError(f"unknown policy {name!r}: not a {family} baseline ({', '.join(valid)}) and no "
                               "checkpoint "
                               "or run directory at that path" + (f" (did you mean {close[0]!r}?)" if close else ""))
-    return out
+    return _unique_labels(out, names)
+
+
+def _unique_labels(specs: list[PolicySpec], names: list[str]) -> list[PolicySpec]:
+    """``specs`` with a label of their own each: a policy listed twice is an error, and
+    checkpoints of different runs whose labels read alike (two sweeps' job directories
+    share their names) take their path as listed (``names``), in parentheses. The results
+    are grouped by label, so two policies under one would be merged: their episodes counted
+    together, their confidence intervals too narrow."""
+    sources = [s.source for s in specs]
+    for i, (src, name) in enumerate(zip(sources, names, strict=True)):
+        if src in sources[:i]:
+            raise ConfigError(f"{name!r} is listed twice among the policies to evaluate")
+    labels = [s.label for s in specs]
+    return [PolicySpec(s.label if labels.count(s.label) == 1 else f"{s.label} ({name})", s.policy, s.uses_masks,
+                       s.source) for s, name in zip(specs, names, strict=True)]
 
 
 def episode_flows(env: Any) -> pd.DataFrame | None:

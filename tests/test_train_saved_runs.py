@@ -106,3 +106,20 @@ def test_saved_sb3_run_resumes(old_run, tmp_path):
     assert f"Loaded {old_run / 'model.zip'} at step 2048" in p.stdout
     status = json.loads((old_run / "run.json").read_text())
     assert status["status"] == "finished" and status["num_timesteps"] == 2560
+
+
+def test_policies_with_one_label_are_told_apart_and_a_policy_listed_twice_is_refused(tmp_path):
+    # two sweeps' job directories share their names: their labels read alike, and the
+    # results (grouped by label) merged them, counting 2 x seeds episodes in one CI
+    from flowsched.agents.config_checks import ConfigError
+    from flowsched.agents.evaluation import resolve_policies
+
+    a, b = tmp_path / "sweep1" / "job-0", tmp_path / "sweep2" / "job-0"
+    for run in (a, b):
+        shutil.copytree(DATA / "sb3_run_before_registry", run)
+    specs = resolve_policies(["fifo", str(a), str(b)], "token", device="cpu")
+    labels = [s.label for s in specs]
+    assert labels == ["fifo", f"maskable_ppo@job-0 ({a})", f"maskable_ppo@job-0 ({b})"]
+    for twice in (["fifo", "fifo"], [str(a), "fifo", str(a)]):
+        with pytest.raises(ConfigError, match="is listed twice among the policies"):
+            resolve_policies(twice, "token", device="cpu")
