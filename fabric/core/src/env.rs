@@ -731,6 +731,12 @@ impl TokenEnv {
                 TokenReward::NegSlowdown => -fct / sim.ideal_fct_s(i),
             };
         }
+        if self.done {
+            // every flow with a deadline, also those terminated while they waited for a token
+            // (never admitted, so never in `pending`): the hit ratio's denominator, as the
+            // per-flow outcomes (`results()`) count it
+            self.with_deadline = (0..sim.n_flows()).filter(|&i| !sim.flow(i).deadline_s.is_nan()).count() as u64;
+        }
         Ok(reward)
     }
 
