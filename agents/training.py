@@ -459,9 +459,12 @@ def _train(cfg: DictConfig, run_dir: Path, overrides: list[str] | None,
         return status
     # the run's wall clock so far (earlier sessions of a resumed run), for the learning curve
     previous_s = 0.0
+    previous_overrides: list[Any] = []  # every earlier resume's, oldest first
     if resume and (run_dir / "run.json").is_file():
         try:
-            previous_s = float(json.loads((run_dir / "run.json").read_text()).get("elapsed_s", 0.0))
+            before = json.loads((run_dir / "run.json").read_text())
+            previous_s = float(before.get("elapsed_s", 0.0))
+            previous_overrides = list(before.get("resume_overrides", []))
         except (ValueError, TypeError, AttributeError):
             previous_s = 0.0
 
@@ -501,8 +504,10 @@ def _train(cfg: DictConfig, run_dir: Path, overrides: list[str] | None,
         signals.uninstall()
     status["wall_s"] = time.time() - t0
     status["elapsed_s"] = previous_s + time.monotonic() - started  # every session of the run, setup included
-    if applied:
-        status["resume_overrides"] = applied
+    if applied or previous_overrides:
+        # every resume's overrides, in order: a later resume does not erase what an earlier
+        # one changed in the saved config
+        status["resume_overrides"] = previous_overrides + applied
     steps = int(trainer.num_timesteps)
     if control.signal is not None and steps < total:
         path = trainer.save()

@@ -338,6 +338,11 @@ def test_resume_falls_back_from_a_truncated_checkpoint_and_applies_the_override(
 
     assert MaskablePPO.load(run / "model.zip").num_timesteps == 1536
     assert MaskablePPO.load(latest).num_timesteps == 1024  # rewritten whole when training passed it again
+    # a second resume keeps the first one's record (it kept only its own before)
+    r = script("train.py", f"resume={run}", "total_timesteps=2048", "hydra.run.dir=resumed2", cwd=tmp_path)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+    assert json.loads((run / "run.json").read_text())["resume_overrides"] == [
+        "total_timesteps: 1024 -> 1536", "total_timesteps: 1536 -> 2048"]
 
 
 # ---------------------------------------------------------------- signals (item 8)
