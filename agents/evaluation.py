@@ -116,7 +116,10 @@ def resolve_policies(names: Sequence[str], family: str, device: str = "cpu",
         if name in valid:
             out.append(PolicySpec(name, baselines.make(family, name, **(baseline_kwargs or {})), False, name))
         elif Path(name).expanduser().exists():
-            spec, run_cfg = load_checkpoint(name, device)
+            try:
+                spec, run_cfg = load_checkpoint(name, device)
+            except FileNotFoundError as e:  # a run directory without a checkpoint (a rule agent's, a refused run's)
+                raise ConfigError(f"policies: {name} holds no trained policy to evaluate: {e}") from e
             if run_cfg.env.family != family:
                 raise ConfigError(f"policies: {name} was trained on env {run_cfg.env.family!r}, evaluating on "
                                   f"{family!r}")

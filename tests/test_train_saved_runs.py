@@ -123,3 +123,13 @@ def test_policies_with_one_label_are_told_apart_and_a_policy_listed_twice_is_ref
     for twice in (["fifo", "fifo"], [str(a), "fifo", str(a)]):
         with pytest.raises(ConfigError, match="is listed twice among the policies"):
             resolve_policies(twice, "token", device="cpu")
+
+
+def test_a_run_directory_without_a_checkpoint_is_a_config_error_naming_it(tmp_path):
+    # a rule agent's or a refused run's directory: a FileNotFoundError traceback before
+    from flowsched.agents.config_checks import ConfigError
+    from flowsched.agents.evaluation import resolve_policies
+
+    (tmp_path / "run" / ".hydra").mkdir(parents=True)
+    with pytest.raises(ConfigError, match="holds no trained policy to evaluate: no model.zip"):
+        resolve_policies(["fifo", str(tmp_path / "run")], "token", device="cpu")
