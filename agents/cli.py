@@ -51,10 +51,11 @@ def _train(cfg: DictConfig) -> None:
 
 @hydra.main(version_base="1.3", config_path="pkg://flowsched.configs", config_name="evaluate")
 def _evaluate(cfg: DictConfig) -> None:
-    from flowsched.agents.config_checks import check_evaluate_config
+    from flowsched.agents.config_checks import check_evaluate_config, check_fresh_evaluation_dir
     from flowsched.agents.report import evaluate
 
     try:
+        check_fresh_evaluation_dir(Path(HydraConfig.get().runtime.output_dir))
         check_evaluate_config(cfg)
         evaluate(cfg, Path(HydraConfig.get().runtime.output_dir))
     except ConfigError as e:

@@ -438,6 +438,10 @@ def check_evaluate_config(cfg: DictConfig) -> None:
 RUN_FILES = ("run.json", "model.zip", "checkpoints", "rllib_checkpoint")
 
 
+#: what a fresh evaluation refuses to write over (its report would mix with the old figures)
+EVALUATION_FILES = ("results.parquet", "summary.csv", "report.md", "figures")
+
+
 def check_fresh_run_dir(run_dir: Path) -> None:
     """Raises :class:`ConfigError` when a new run's directory already holds a run's files
     (an explicit ``hydra.run.dir`` given twice): they would be overwritten."""
@@ -445,6 +449,15 @@ def check_fresh_run_dir(run_dir: Path) -> None:
     if taken:
         raise ConfigError(f"{run_dir} already holds a run ({', '.join(taken)}); give a new hydra.run.dir, "
                           f"or continue that run with resume={run_dir}")
+
+
+def check_fresh_evaluation_dir(out_dir: Path) -> None:
+    """Raises :class:`ConfigError` when an evaluation's directory already holds one (an
+    explicit ``hydra.run.dir`` given twice): its files would be overwritten, and figures
+    of the old cells left beside the new report."""
+    taken = [f for f in EVALUATION_FILES if (Path(out_dir) / f).exists()]
+    if taken:
+        raise ConfigError(f"{out_dir} already holds an evaluation ({', '.join(taken)}); give a new hydra.run.dir")
 
 
 # ---------------------------------------------------------------- overrides at resume
@@ -531,6 +544,7 @@ __all__ = [
     "ENV_KEYS",
     "GROUPS",
     "RUN_FILES",
+    "check_fresh_evaluation_dir",
     "check_fresh_run_dir",
     "SAFE_AT_RESUME",
     "SEED_MAX",

@@ -165,3 +165,12 @@ def test_evaluate_py_takes_an_experiment_preset_and_still_refuses_training_keys_
     p = script("evaluate.py", "policies=[fifo]", "seeds=1", "+total_timesteps=5", cwd=tmp_path)
     assert p.returncode == 1, p.stdout + p.stderr
     assert "total_timesteps: unknown key" in p.stderr
+
+
+def test_evaluate_py_refuses_a_directory_that_holds_an_evaluation(tmp_path):
+    # it wrote over the old report and left the old cells' figures beside it
+    args = ("policies=[fifo]", "seeds=1", "figures=false", "hydra.run.dir=ev")
+    assert script("evaluate.py", *args, cwd=tmp_path).returncode == 0
+    p = script("evaluate.py", *args, cwd=tmp_path)
+    assert p.returncode == 1, p.stdout + p.stderr
+    assert "already holds an evaluation (results.parquet, summary.csv, report.md); give a new hydra.run.dir" in p.stderr
