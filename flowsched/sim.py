@@ -354,6 +354,14 @@ MODELS = ("fluid", "packet")
 #: ``dctcp`` for ``ps`` and ``pias``, ``pfabric`` for the priority schedulers, ``sdc`` for
 #: ``sdc``, ``racs`` for ``racs``; ``rcp`` runs with ``ps``).
 TRANSPORTS = ("tcp", "dctcp", "pfabric", "rcp", "sdc", "racs")
+#: Packet options that only some transports read (docs/packet.md's options table): given
+#: for another transport they are refused, not ignored.
+TRANSPORT_OPTIONS = {
+    "ecn_threshold_bytes": ("dctcp",),  # the ports that mark ECN
+    "init_cwnd_packets": ("tcp", "dctcp", "pfabric", "sdc"),  # rcp and racs send at rates, without a window
+    "max_cwnd_packets": ("tcp", "dctcp", "pfabric"),
+    "limited_transmit": ("tcp", "dctcp"),  # RFC 3042's recovery
+}
 #: The packet model's options (``**packet_options`` of :func:`simulate`) and their defaults;
 #: None takes the transport's default (docs/packet.md gives each and its source).
 PACKET_OPTIONS: dict[str, Any] = {
@@ -450,7 +458,7 @@ def native_packet_simulator(
         raise ValueError(f"delay_us must be a finite number >= 0, got {delay_us!r}")
     if pias_thresholds_bytes is None and scheduler.strip().lower() == "pias":
         pias_thresholds_bytes = default_pias_thresholds()
-    return _fabric.PacketSimulator(
+    sim = _fabric.PacketSimulator(
         *_trace_columns(trace),
         scheduler=scheduler,
         delay_per_hop_s=float(delay_us) * 1e-6,
@@ -464,6 +472,12 @@ def native_packet_simulator(
         packet=native_packet_options(topology, transport, admission is not None, **packet_options),
         **_native_topology(topology, trace),
     )
+    for name, readers in TRANSPORT_OPTIONS.items():
+        v = packet_options.get(name)
+        if v is not None and v is not False and sim.transport not in readers:
+            raise ValueError(f"{name} is read by the {', '.join(readers)} transport(s) only; this run's transport is "
+                             f"{sim.transport!r}, which would ignore it")
+    return sim
 
 
 def native_packet_options(topology: Topology, transport: str | None, admission: bool,

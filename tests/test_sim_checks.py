@@ -170,3 +170,17 @@ def test_both_models_can_be_stepped_to_a_time_before_the_first_arrival(model):
     s.run()
     whole = flowsched.simulate(tr, flowsched.BigSwitch(4), "ps", model=model)
     assert s.results().flows["finish_s"].tolist() == whole.flows["finish_s"].tolist()
+
+
+@pytest.mark.parametrize("sched,transport,kw", [
+    ("ps", "tcp", {"ecn_threshold_bytes": 3000}), ("srpt", "pfabric", {"ecn_threshold_bytes": 3000}),
+    ("ps", "rcp", {"init_cwnd_packets": 1}), ("racs", "racs", {"max_cwnd_packets": 11}),
+    ("sdc", "sdc", {"max_cwnd_packets": 3}), ("srpt", "pfabric", {"limited_transmit": True}),
+])
+def test_packet_options_the_transport_would_ignore_are_refused(sched, transport, kw):
+    # each ran, with results identical to the run without it
+    (name,) = kw
+    with pytest.raises(ValueError, match=f"{name} is read by the .* only; this run's transport is '{transport}'"):
+        flowsched.simulate(THREE, flowsched.BigSwitch(4), sched, model="packet", transport=transport, **kw)
+    flowsched.simulate(THREE, flowsched.BigSwitch(4), "ps", model="packet", transport="dctcp",
+                       ecn_threshold_bytes=3000, init_cwnd_packets=1, max_cwnd_packets=11, limited_transmit=True)
