@@ -12,6 +12,7 @@ process killed by the signal), both after saving a checkpoint to resume from.
 from __future__ import annotations
 
 import logging
+import shutil
 import sys
 from pathlib import Path
 
@@ -26,7 +27,21 @@ from flowsched.agents.runlog import emit
 log = logging.getLogger(__name__)
 
 
-def _config_error(script: str, e: ConfigError) -> SystemExit:
+def _config_error(script: str, e: ConfigError, out_dir: str | None = None) -> SystemExit:
+    """The exit of a refused config; ``out_dir`` (the run's directory, made by Hydra for
+    this invocation) is removed when it holds nothing but Hydra's record and an empty log,
+    so that refused runs leave no directories behind (nor anything evaluate.py could take
+    for a run)."""
+    if out_dir is not None:
+        d = Path(out_dir)
+        names = {p.name for p in d.iterdir()} if d.is_dir() else {"?"}
+        logs = [d / n for n in names if n.endswith(".log")]
+        if names <= {".hydra", "train.log", "evaluate.log"} and all(p.stat().st_size == 0 for p in logs):
+            shutil.rmtree(d, ignore_errors=True)
+            try:  # and its group's folder, if that run was its only one
+                d.parent.rmdir()
+            except OSError:
+                pass
     return SystemExit(f"{script}: error: {e}")
 
 
@@ -43,7 +58,7 @@ def _train(cfg: DictConfig) -> None:
         status = train(cfg, Path(hc.runtime.output_dir), overrides=list(hc.overrides.task),
                        choices=dict(hc.runtime.choices))
     except ConfigError as e:
-        raise _config_error("train.py", e) from None
+        raise _config_error("train.py", e, None if cfg.get("resume") else hc.runtime.output_dir) from None
     emit(log, f"run directory: {status['run_dir']} ({status['status']}, {status['num_timesteps']} steps)")
     if status["status"] == "interrupted":
         raise SystemExit(128 + int(status.get("signal", 2)))
@@ -59,7 +74,7 @@ def _evaluate(cfg: DictConfig) -> None:
         check_evaluate_config(cfg)
         evaluate(cfg, Path(HydraConfig.get().runtime.output_dir))
     except ConfigError as e:
-        raise _config_error("evaluate.py", e) from None
+        raise _config_error("evaluate.py", e, HydraConfig.get().runtime.output_dir) from None
 
 
 def train_main() -> None:

@@ -174,3 +174,17 @@ def test_evaluate_py_refuses_a_directory_that_holds_an_evaluation(tmp_path):
     p = script("evaluate.py", *args, cwd=tmp_path)
     assert p.returncode == 1, p.stdout + p.stderr
     assert "already holds an evaluation (results.parquet, summary.csv, report.md); give a new hydra.run.dir" in p.stderr
+
+
+def test_refused_runs_leave_no_directories_behind(tmp_path):
+    # each left a folder with .hydra/ and an empty log (104 of them in one session)
+    for name, args in (("train.py", ("experiment=smoke", "seed=-1")), ("evaluate.py", ("policies=[fifo]", "seeds=0"))):
+        p = script(name, *args, cwd=tmp_path)
+        assert p.returncode == 1, p.stdout + p.stderr
+    assert not list(tmp_path.rglob(".hydra"))
+    # a directory that holds a run is left as it is when refused
+    held = tmp_path / "held"
+    (held / "checkpoints").mkdir(parents=True)
+    p = script("train.py", "experiment=smoke", f"hydra.run.dir={held}", cwd=tmp_path)
+    assert p.returncode == 1 and "already holds a run" in p.stderr
+    assert (held / "checkpoints").is_dir()
