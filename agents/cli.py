@@ -38,10 +38,6 @@ def _config_error(script: str, e: ConfigError, out_dir: str | None = None) -> Sy
         logs = [d / n for n in names if n.endswith(".log")]
         if names <= {".hydra", "train.log", "evaluate.log"} and all(p.stat().st_size == 0 for p in logs):
             shutil.rmtree(d, ignore_errors=True)
-            try:  # and its group's folder, if that run was its only one
-                d.parent.rmdir()
-            except OSError:
-                pass
     return SystemExit(f"{script}: error: {e}")
 
 
