@@ -21,7 +21,13 @@ from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig
 
 import flowsched.agents  # noqa: F401  (registers the config resolvers)
-from flowsched.agents.config_checks import ConfigError, check_fresh_run_dir, check_group_names
+from flowsched.agents.config_checks import (
+    ConfigError,
+    check_fresh_run_dir,
+    check_group_names,
+    check_sweep,
+    check_train_config,
+)
 from flowsched.agents.runlog import emit
 
 log = logging.getLogger(__name__)
@@ -77,6 +83,7 @@ def train_main() -> None:
     """Train ``agent`` on ``env``/``workload``/``topology``, then evaluate it against the baselines."""
     try:
         check_group_names(sys.argv[1:])
+        check_sweep(sys.argv[1:], check_train_config)
     except ConfigError as e:
         raise _config_error("train.py", e) from None
     _train()

@@ -7,9 +7,10 @@ from __future__ import annotations
 import copy
 import difflib
 import inspect
+import itertools
 import math
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -83,6 +84,59 @@ def check_group_names(args: Sequence[str]) -> None:
 
                 names = "; ".join(f"{f}: {', '.join(n)}" for f, n in baselines.BASELINES.items())
                 errors.append(f"{a}: agent=rule needs agent.rule=<name> ({names}), or use agent=<name>")
+    if errors:
+        raise ConfigError("\n".join(errors))
+
+
+#: At most this many jobs of a sweep are composed and checked before the sweep starts.
+SWEEP_CHECK_JOBS = 256
+
+
+def check_sweep(args: Sequence[str], check: Callable[[DictConfig], None], config_name: str = "train") -> None:
+    """Raises :class:`ConfigError` when a job of a sweep (``-m``/``--multirun``) has a config
+    that ``check`` refuses, before any job runs: Hydra composes and runs the jobs one by one,
+    so a bad value in the last job was reported after the first ones had trained. The jobs
+    are the sweep overrides' combinations (as Hydra's basic sweeper makes them; at most
+    :data:`SWEEP_CHECK_JOBS`). An override this cannot parse or compose is left to Hydra."""
+    if not any(a in ("-m", "--multirun") for a in args) or any(
+            a.split("=", 1)[0] in _FLAGS_WITH_CONFIG_DIRS for a in args):
+        return
+    from hydra import compose, initialize_config_module
+    from hydra.core.global_hydra import GlobalHydra
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    if GlobalHydra.instance().is_initialized():
+        return
+    parser = OverridesParser.create()
+    fixed: list[str] = []
+    sweeps: list[list[str]] = []
+    for a in args:
+        if a.startswith("-"):
+            continue
+        try:
+            o = parser.parse_override(a)
+        except Exception:  # noqa: BLE001 - a malformed override: Hydra's parser reports it
+            return
+        if o.key_or_group.startswith("hydra"):
+            continue
+        if o.is_sweep_override():
+            key = a.split("=", 1)[0]
+            sweeps.append([f"{key}={v}" for v in o.sweep_string_iterator()])
+        else:
+            fixed.append(a)
+    if not sweeps:
+        return
+    errors = []
+    with initialize_config_module("flowsched.configs", version_base="1.3"):
+        for combo in itertools.islice(itertools.product(*sweeps), SWEEP_CHECK_JOBS):
+            try:
+                cfg = compose(config_name, overrides=[*fixed, *combo])
+            except Exception:  # noqa: BLE001 - what Hydra cannot compose, its own run reports
+                continue
+            try:
+                check(cfg)
+            except ConfigError as e:
+                errors.append(f"sweep job {' '.join(combo)}: {e}")
     if errors:
         raise ConfigError("\n".join(errors))
 
@@ -545,6 +599,7 @@ __all__ = [
     "GROUPS",
     "RUN_FILES",
     "check_fresh_evaluation_dir",
+    "check_sweep",
     "check_fresh_run_dir",
     "SAFE_AT_RESUME",
     "SEED_MAX",

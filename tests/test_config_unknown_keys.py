@@ -188,3 +188,12 @@ def test_refused_runs_leave_no_directories_behind(tmp_path):
     p = script("train.py", "experiment=smoke", f"hydra.run.dir={held}", cwd=tmp_path)
     assert p.returncode == 1 and "already holds a run" in p.stderr
     assert (held / "checkpoints").is_dir()
+
+
+def test_a_sweep_with_a_bad_value_in_a_later_job_trains_no_job(tmp_path):
+    # Hydra composes the jobs one by one: job 0 trained in full before job 1's seed=-1 failed
+    p = script("train.py", "-m", "seed=0,-1", "experiment=smoke", "total_timesteps=256", "logger=none",
+               cwd=tmp_path)
+    assert p.returncode == 1, p.stdout + p.stderr
+    assert "sweep job seed=-1: invalid train config" in p.stderr and "seed=-1: must be an integer" in p.stderr
+    assert not list(tmp_path.rglob("run.json")) and not list(tmp_path.rglob("model.zip"))
