@@ -8,6 +8,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from gymnasium import spaces
 
+from flowsched.checks import check_int, check_number
 from flowsched.topology import BigSwitch, Topology
 
 RENDER_MODES = ["ansi", "rgb_array"]
@@ -25,42 +26,6 @@ def check_obs_format(cls_name: str, obs_format: str, allowed: tuple[str, ...] = 
     if obs_format not in allowed:
         raise ValueError(f"{cls_name}: obs_format must be one of {', '.join(map(repr, allowed))}, got {obs_format!r}")
     return obs_format
-
-
-def check_flag(name: str, value: Any) -> bool:
-    """``value`` if it is a bool (Python or numpy), else a ``ValueError`` naming ``name``:
-    a string such as ``"False"`` would otherwise count as true."""
-    if not isinstance(value, (bool, np.bool_)):
-        raise ValueError(f"{name} must be True or False, got {value!r}")
-    return bool(value)
-
-
-def check_int(name: str, value: Any, low: int = 1) -> int:
-    """``value`` as an int if it is an integer (not a bool, not a float such as 2.5)
-    >= ``low``, else a ``ValueError`` naming ``name``."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < low:
-        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
-    return int(value)
-
-
-def check_number(name: str, value: Any, *, low: float = -np.inf, low_open: bool = False,
-                 high: float = np.inf, high_open: bool = False) -> float:
-    """``value`` as a float if it is a finite real number (not a bool, not a string) within
-    ``low``..``high`` (each bound excluded when ``*_open``), else a ``ValueError`` naming
-    ``name`` and the range."""
-    ok = not isinstance(value, (bool, np.bool_)) and isinstance(value, (int, float, np.integer, np.floating))
-    if ok:
-        v = float(value)
-        ok = bool(np.isfinite(v)) and (v > low if low_open else v >= low) and (v < high if high_open else v <= high)
-    if not ok:
-        parts = []
-        if low > -np.inf:
-            parts.append(f"{'>' if low_open else '>='} {low:g}")
-        if high < np.inf:
-            parts.append(f"{'<' if high_open else '<='} {high:g}")
-        what = " and ".join(parts)
-        raise ValueError(f"{name} must be a finite number{' ' + what if what else ''}, got {value!r}")
-    return float(value)
 
 
 def env_fabric(env: str, hosts: Any, link_gbps: Any, topology: Topology | None, default_hosts: int,

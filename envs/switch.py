@@ -13,6 +13,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from flowsched import _fabric, workloads as wl
+from flowsched.checks import check_flag, check_int, check_number
 from flowsched.envs._common import (
     BLUE,
     GREEN,
@@ -24,10 +25,7 @@ from flowsched.envs._common import (
     Feature,
     NativeVecMixin,
     check_box_action,
-    check_flag,
-    check_int,
     check_lane_actions,
-    check_number,
     check_obs_format,
     check_render_mode,
     env_fabric,

@@ -11,6 +11,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from flowsched import workloads as wl
+from flowsched.checks import check_int, check_number
 from flowsched.envs._common import (
     BLUE,
     GREY,
@@ -21,9 +22,7 @@ from flowsched.envs._common import (
     Canvas,
     NativeVecMixin,
     check_box_action,
-    check_int,
     check_lane_actions,
-    check_number,
     check_render_mode,
     env_fabric,
 )

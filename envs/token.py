@@ -12,6 +12,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from flowsched import _fabric, workloads as wl
+from flowsched.checks import check_flag, check_int, check_number
 from flowsched.envs._common import (
     BLUE,
     GREEN,
@@ -23,9 +24,6 @@ from flowsched.envs._common import (
     Canvas,
     Feature,
     NativeVecMixin,
-    check_flag,
-    check_int,
-    check_number,
     check_obs_format,
     check_render_mode,
     env_fabric,
@@ -37,6 +35,7 @@ from flowsched.sim import (
     MODELS,
     PACKET_OPTIONS,
     env_flow_table,
+    is_pias,
     native_packet_options,
     prepare_columns,
     prepare_trace,
@@ -247,7 +246,7 @@ def token_config(
     delay_us = check_number("delay_us", delay_us, low=0.0)
     terminate_missed = check_flag("terminate_missed", terminate_missed)
     exact_composition = check_flag("exact_composition", exact_composition)
-    if isinstance(scheduler, str) and scheduler.strip().lower() in ("pias", "gtcp:pias"):
+    if isinstance(scheduler, str) and is_pias(scheduler):
         raise ValueError(f"scheduler={scheduler!r}: the token env takes no PIAS thresholds, so it cannot run pias; "
                          "for PIAS with destination admission use flowsched.simulate (admission=, "
                          "pias_thresholds_bytes=)")

@@ -32,6 +32,7 @@ from flowsched.sim import (
     TRANSPORTS,
     Simulation,
     is_ga_transform,
+    is_pias,
 )
 from flowsched.topology import BigSwitch, FatTree, Graph, LeafSpine, ParkingLot, Topology, read_graph
 from flowsched.traces import (
@@ -235,17 +236,12 @@ _TOPOLOGY_OPTIONS = {
 }
 
 
-def _reads_pias(scheduler: str) -> bool:
-    """Whether ``scheduler`` reads the PIAS thresholds and sharing (``pias``, ``gtcp:pias``)."""
-    return scheduler.strip().lower() in ("pias", "gtcp:pias")
-
-
 #: The scheduler options of ``simulate`` (given: not None), each with the test of the
 #: schedulers that read it and their names in words: one that neither --scheduler nor
 #: --compare reads is refused; a run gets it only if its scheduler reads it.
 _SCHEDULER_OPTIONS = {
-    "pias_thresholds": (_reads_pias, "pias and gtcp:pias"),
-    "pias_sharing": (_reads_pias, "the pias scheduler (and gtcp:pias)"),
+    "pias_thresholds": (is_pias, "pias and gtcp:pias"),
+    "pias_sharing": (is_pias, "the pias scheduler (and gtcp:pias)"),
     "incomplete_sharing": (is_ga_transform, "the GA transform (asrpt, ga:<inner>)"),
 }
 

@@ -8,7 +8,6 @@ columns of :attr:`Results.flows` from the core's per-flow arrays).
 """
 from __future__ import annotations
 
-import math
 import os
 import sys
 import time
@@ -21,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from flowsched import _fabric, progress as _progress
+from flowsched.checks import check_flag, check_number, is_finite_number
 from flowsched.metrics import DEFAULT_BUCKETS_BYTES, Summary, compare, deadline_met, slowdown, summarize
 from flowsched.topology import BigSwitch, Graph, LeafSpine, Topology
 from flowsched.traces import (
@@ -176,16 +176,6 @@ def _trace_columns(t: pd.DataFrame) -> tuple[np.ndarray, ...]:
     )
 
 
-def _finite_number(v: Any) -> bool:
-    """Whether ``v`` is a finite real number (Python's or numpy's; not a bool, not a string)."""
-    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)):
-        return False
-    try:
-        return math.isfinite(float(v))
-    except OverflowError:  # an int beyond float range
-        return False
-
-
 def _check_admission(admission: str | None, k: int | None, window: int | None) -> str | None:
     """The admission policy (``k`` alone means fifo), after checking ``admission``, ``k`` and
     ``window`` as both models take them."""
@@ -194,20 +184,13 @@ def _check_admission(admission: str | None, k: int | None, window: int | None) -
     if admission is not None:
         if admission not in ADMISSION_POLICIES:
             raise ValueError(f"unknown admission policy {admission!r}; known: {', '.join(ADMISSION_POLICIES)}")
-        if k is None or not _finite_number(k) or int(k) != k or not 1 <= k < 2**63:
+        if k is None or not is_finite_number(k) or int(k) != k or not 1 <= k < 2**63:
             raise ValueError(f"admission needs k (max active flows per destination), an integer >= 1, got {k!r}")
-    if window is not None and (not _finite_number(window) or int(window) != window or not 1 <= window < 2**63):
+    if window is not None and (not is_finite_number(window) or int(window) != window or not 1 <= window < 2**63):
         raise ValueError(f"window (f) must be an integer >= 1, got {window!r}")
     if window is not None and admission is None:
         raise ValueError(f"window={window!r} is the admission window: it needs admission (k= and admission=)")
     return admission
-
-
-def _check_flag(name: str, value: Any) -> bool:
-    """``value`` if it is a bool (a string such as ``"False"`` would count as true)."""
-    if not isinstance(value, (bool, np.bool_)):
-        raise ValueError(f"{name} must be True or False, got {value!r}")
-    return bool(value)
 
 
 def _check_run_options(scheduler: str, seed: Any, pias_thresholds_bytes: Any) -> int:
@@ -215,10 +198,16 @@ def _check_run_options(scheduler: str, seed: Any, pias_thresholds_bytes: Any) ->
     thresholds for a scheduler that has no PIAS queues (they would be ignored)."""
     if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**64:
         raise ValueError(f"seed must be an integer in [0, 2**64), got {seed!r}")
-    if pias_thresholds_bytes is not None and scheduler.strip().lower() not in ("pias", "gtcp:pias"):
+    if pias_thresholds_bytes is not None and not is_pias(scheduler):
         raise ValueError(f"pias_thresholds_bytes are the queues' thresholds of pias (and gtcp:pias); scheduler "
                          f"{scheduler!r} has no PIAS queues")
     return int(seed)
+
+
+def is_pias(scheduler: str) -> bool:
+    """Whether ``scheduler`` has PIAS queues (``pias``, ``gtcp:pias``): the ones that read
+    PIAS thresholds and ``pias_sharing``."""
+    return scheduler.strip().lower() in ("pias", "gtcp:pias")
 
 
 def is_ga_transform(scheduler: str) -> bool:
@@ -236,7 +225,7 @@ def check_sharing(option: str, value: str | None, scheduler: str) -> str:
     if not isinstance(value, str) or value not in PIAS_SHARING:
         raise ValueError(f"unknown {option} {value!r}; known: {', '.join(PIAS_SHARING)}")
     name = scheduler.strip().lower()
-    if option == "pias_sharing" and name not in ("pias", "gtcp:pias"):
+    if option == "pias_sharing" and not is_pias(name):
         raise ValueError(f"pias_sharing={value!r} applies to the pias scheduler (and gtcp:pias), not {scheduler!r}")
     if option == "incomplete_sharing" and not is_ga_transform(name):
         raise ValueError(f"incomplete_sharing={value!r} applies to the GA transform (asrpt, ga:<inner>), "
@@ -304,9 +293,7 @@ def native_simulator(
         allocator = "full" if force_full_recompute else "auto"
     if allocator not in ALLOCATORS:
         raise ValueError(f"unknown allocator {allocator!r}; known: {', '.join(ALLOCATORS)}")
-    if isinstance(delay_us, (bool, np.bool_)) or not isinstance(delay_us, (int, float, np.integer, np.floating)) \
-            or not (np.isfinite(delay_us) and delay_us >= 0):
-        raise ValueError(f"delay_us must be a finite number >= 0, got {delay_us!r}")
+    check_number("delay_us", delay_us, low=0.0)
     sharing = check_sharing("pias_sharing", pias_sharing, scheduler)
     incomplete = check_sharing("incomplete_sharing", incomplete_sharing, scheduler)
     if pias_thresholds_bytes is None and scheduler.strip().lower().endswith("pias"):
@@ -328,7 +315,7 @@ def native_simulator(
         admission=admission,
         k=int(k or 0),
         window=int(window or 0),
-        terminate_missed=_check_flag("terminate_missed", terminate_missed),
+        terminate_missed=check_flag("terminate_missed", terminate_missed),
         delay_per_hop_s=float(delay_us) * 1e-6,
         seed=int(seed),
         pias_thresholds_bytes=[float(x) for x in (pias_thresholds_bytes or [])],
@@ -453,9 +440,7 @@ def native_packet_simulator(
                          "flowsched.envs.TokenSchedulingEnv(model='packet'); use fifo, edf, ssdf, lsdf, srpt or random")
     if not isinstance(topology, (BigSwitch, LeafSpine, Graph)):
         raise TypeError(f"topology must be a BigSwitch, LeafSpine or Graph, got {type(topology).__name__}")
-    if isinstance(delay_us, (bool, np.bool_)) or not isinstance(delay_us, (int, float, np.integer, np.floating)) \
-            or not (np.isfinite(delay_us) and delay_us >= 0):
-        raise ValueError(f"delay_us must be a finite number >= 0, got {delay_us!r}")
+    check_number("delay_us", delay_us, low=0.0)
     if pias_thresholds_bytes is None and scheduler.strip().lower() == "pias":
         pias_thresholds_bytes = default_pias_thresholds()
     sim = _fabric.PacketSimulator(
@@ -463,7 +448,7 @@ def native_packet_simulator(
         scheduler=scheduler,
         delay_per_hop_s=float(delay_us) * 1e-6,
         pias_thresholds_bytes=[float(x) for x in (pias_thresholds_bytes or [])],
-        terminate_missed=_check_flag("terminate_missed", terminate_missed),
+        terminate_missed=check_flag("terminate_missed", terminate_missed),
         admission=admission,
         k=int(k or 0),
         window=int(window or 0),
@@ -498,18 +483,13 @@ def native_packet_options(topology: Topology, transport: str | None, admission: 
         v = o[name]
         if v is None:
             return None
-        if not (_finite_number(v) and int(v) == v and low <= v < 2**63):
+        if not (is_finite_number(v) and int(v) == v and low <= v < 2**63):
             raise ValueError(f"{name} must be an integer >= {low} (below 2**63), got {v!r}")
         return int(v)
 
     def real(name: str) -> float | None:
         """Option ``name`` as a finite number (not a bool or a string), or None if not given."""
-        v = o[name]
-        if v is None:
-            return None
-        if not _finite_number(v):
-            raise ValueError(f"{name} must be a finite number, got {v!r}")
-        return float(v)
+        return None if o[name] is None else check_number(name, o[name])
 
     sample_s = None
     if o["queue_sample_us"] is not None:
@@ -547,10 +527,7 @@ def native_packet_options(topology: Topology, transport: str | None, admission: 
 
     def finite(name: str, scale: float = 1.0) -> float:
         """Option ``name`` as a finite number (not a bool), times ``scale`` (to seconds, for a time)."""
-        v = real(name)
-        if v is None:
-            raise ValueError(f"{name} must be a finite number, got None")
-        return v * scale
+        return check_number(name, o[name]) * scale
 
     if o["ecn_marking"] not in ECN_MARKINGS:
         raise ValueError(f"unknown ecn_marking {o['ecn_marking']!r}; known: {', '.join(ECN_MARKINGS)}")
@@ -1215,7 +1192,7 @@ class Simulation:
         the number of queues may change; in the packet model (as many thresholds as
         before) the packets sent from now on are tagged with them. Refused for a scheduler
         without PIAS queues (the thresholds would be ignored)."""
-        if self.scheduler.strip().lower() not in ("pias", "gtcp:pias"):
+        if not is_pias(self.scheduler):
             raise ValueError(f"set_pias_thresholds: scheduler {self.scheduler!r} has no PIAS queues")
         self._native.set_pias_thresholds([float(x) for x in thresholds_bytes])
 

@@ -11,7 +11,6 @@ routes. Any other fabric is a :class:`Graph`, made from a networkx graph with
 from __future__ import annotations
 
 import itertools
-import math
 import re
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
@@ -19,42 +18,22 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from flowsched.checks import is_finite_number, number_kind
 from flowsched.traces import MAX_HOSTS
 
 if TYPE_CHECKING:
     from flowsched import _fabric
 
 
-def _number_kind(x: Any) -> str | None:
-    """"bool", "integer" or "float" for a number of that kind (Python's or numpy's), else None."""
-    if isinstance(x, (bool, np.bool_)):
-        return "bool"
-    if isinstance(x, (int, np.integer)):
-        return "integer"
-    if isinstance(x, (float, np.floating)):
-        return "float"
-    return None
-
-
 def _positive_finite(x: Any) -> bool:
-    """Whether ``x`` is a number (an integer or a float, Python's or numpy's; not a bool), finite and > 0."""
-    if _number_kind(x) not in ("integer", "float"):
-        return False
-    try:
-        return math.isfinite(x) and x > 0
-    except OverflowError:  # an int too large for a float
-        return False
+    """Whether ``x`` is a number (not a bool, not a string), finite and > 0."""
+    return is_finite_number(x) and x > 0
 
 
 def _whole(x: Any) -> bool:
     """Whether ``x`` is a whole number (an integer, or a float with an integer value; not a
     bool, not a string)."""
-    if _number_kind(x) not in ("integer", "float"):
-        return False
-    try:
-        return math.isfinite(x) and int(x) == x
-    except OverflowError:
-        return False
+    return is_finite_number(x) and int(x) == x
 
 
 def _rate(x: Any, what: str) -> float:
@@ -66,7 +45,7 @@ def _rate(x: Any, what: str) -> float:
 
 def _ecmp_seed(x: Any, what: str) -> int:
     """An ECMP seed: an integer from 0 to 2**64 - 1 (the core's u64), not a bool."""
-    if _number_kind(x) != "integer" or not 0 <= x < 2**64:
+    if number_kind(x) != "integer" or not 0 <= x < 2**64:
         raise ValueError(f"{what}: ecmp_seed must be an integer from 0 to 2**64 - 1 (not a bool), got {x!r}")
     return int(x)
 
@@ -74,9 +53,9 @@ def _ecmp_seed(x: Any, what: str) -> int:
 def _host_rates(hosts: int, rate: float | Sequence[float], what: str) -> np.ndarray:
     """One rate per host from one rate or a sequence of them; ``what`` names the argument
     (``"BigSwitch: link_gbps"``). Numbers only: a string or a bool is refused, not converted."""
-    if _number_kind(rate) == "bool":
+    if number_kind(rate) == "bool":
         raise ValueError(f"{what}: expected a link rate in Gbps, got {rate!r}; rates are numbers, not bools")
-    if _number_kind(rate) is None:
+    if number_kind(rate) is None:
         # a list's items one by one (numpy would read [10, True] as [10, 1]); an array (or a
         # pandas Series) by its dtype
         items = rate if isinstance(rate, (list, tuple)) else np.asarray(rate)
@@ -86,7 +65,7 @@ def _host_rates(hosts: int, rate: float | Sequence[float], what: str) -> np.ndar
             raise ValueError(f"{what}: expected one rate or {hosts} per-host rates (numbers, Gbps), got {rate!r}")
         else:
             for i, x in enumerate(items):
-                if _number_kind(x) not in ("integer", "float"):
+                if number_kind(x) not in ("integer", "float"):
                     raise ValueError(f"{what}: host {i} has link rate {x!r}; rates must be numbers (Gbps), positive "
                                      "and finite")
     arr = np.asarray(rate, dtype=np.float64)
@@ -350,7 +329,7 @@ class Graph:
             return f"{name!r} is not a node label"
         if i is None:
             return f"unknown node {name!r}"
-        kind, label_kind = _number_kind(name), _number_kind(self.nodes[i])
+        kind, label_kind = number_kind(name), number_kind(self.nodes[i])
         if kind != label_kind:
             return (f"{name!r} ({type(name).__name__}) is not a node label: it equals node {self.nodes[i]!r} "
                     f"({type(self.nodes[i]).__name__}), and a number names a node only when the label is a number "
