@@ -184,3 +184,51 @@ def test_packet_options_the_transport_would_ignore_are_refused(sched, transport,
         flowsched.simulate(THREE, flowsched.BigSwitch(4), sched, model="packet", transport=transport, **kw)
     flowsched.simulate(THREE, flowsched.BigSwitch(4), "ps", model="packet", transport="dctcp",
                        ecn_threshold_bytes=3000, init_cwnd_packets=1, max_cwnd_packets=11, limited_transmit=True)
+
+
+@pytest.mark.parametrize("sched,transport,kw,match", [
+    ("srpt", "pfabric", {"clock_granularity_s": 1e-3}, "clock_granularity_s is RFC 6298's G in the estimated RTO; pf"),
+    ("ps", "tcp", {"clock_granularity_s": 1e-3, "fixed_rto": True}, "clock_granularity_s .* fixed_rto"),
+    ("ps", "dctcp", {"syn_timeout_s": 3.0}, "syn_timeout_s is the handshake's SYN timer: give handshake=True"),
+    ("ps", "tcp", {"delayed_ack_timeout_s": 0.05}, "ack_every_segments=1 .* never holds: give ack_every_segments >= 2"),
+])
+def test_timer_options_nothing_reads_are_refused(sched, transport, kw, match):
+    # each ran, with the results of the run without it
+    with pytest.raises(ValueError, match=match):
+        flowsched.simulate(THREE, flowsched.BigSwitch(4), sched, model="packet", transport=transport, **kw)
+
+
+def test_the_timer_options_run_where_they_are_read():
+    a = flowsched.simulate(THREE, flowsched.BigSwitch(4), "ps", model="packet", transport="tcp", handshake=True,
+                           syn_timeout_s=3.0, ack_every_segments=2, delayed_ack_timeout_s=0.05,
+                           clock_granularity_s=1e-3)
+    assert a.flows["fct_s"].notna().all()
+
+
+@pytest.mark.parametrize("name,value", [("ecn_threshold_bytes", 3000), ("init_cwnd_packets", 3),
+                                        ("max_cwnd_packets", 20), ("limited_transmit", True)])
+@pytest.mark.parametrize("transport", flowsched.sim.TRANSPORTS)
+def test_transport_options_agree_with_the_core(name, value, transport):
+    # flowsched.sim.TRANSPORT_OPTIONS (documented; the CLI reads it) says which transports
+    # read an option; the core refuses it for the others ("invalid configuration": the
+    # core's words, so the envs' packet path refuses it too)
+    sched = {"pfabric": "srpt", "sdc": "sdc", "racs": "racs"}.get(transport, "ps")
+    run = lambda: flowsched.simulate(THREE, flowsched.BigSwitch(4), sched, model="packet",  # noqa: E731
+                                     transport=transport, **{name: value})
+    if transport in flowsched.sim.TRANSPORT_OPTIONS[name]:
+        assert run().flows["fct_s"].notna().all()
+    else:
+        with pytest.raises(ValueError, match=f"invalid configuration: {name} is read by the .* only; this run's "
+                                             f"transport is '{transport}'"):
+            run()
+
+
+@pytest.mark.parametrize("transport,kw", [("tcp", {"ecn_threshold_bytes": 3000}), ("rcp", {"limited_transmit": True}),
+                                          ("rcp", {"max_cwnd_packets": 20}), ("dctcp", {"syn_timeout_s": 3.0})])
+def test_the_token_env_s_packet_path_refuses_options_its_transport_ignores(transport, kw):
+    import gymnasium as gym
+
+    from flowsched.envs import ENV_IDS
+    # made, and run, without a word before
+    with pytest.raises(ValueError, match=f"{next(iter(kw))} is"):
+        gym.make(ENV_IDS[0], model="packet", transport=transport, **kw)

@@ -230,17 +230,19 @@ fn config(c: &Case) -> PacketConfig {
     cfg.mss_bytes = o.mss;
     cfg.header_bytes = o.header;
     cfg.buffer_bytes = o.buffer;
-    cfg.init_cwnd_packets = o.init_cwnd;
-    cfg.max_cwnd_packets = o.max_cwnd;
+    // (options a transport does not read are refused: the drawn values go to those that do)
+    let window = matches!(t, "tcp" | "dctcp" | "pfabric");
+    cfg.init_cwnd_packets = o.init_cwnd.filter(|_| window || t == "sdc");
+    cfg.max_cwnd_packets = o.max_cwnd.filter(|_| window);
     cfg.min_rto_s = o.min_rto_s;
     cfg.delay_per_hop_s = o.delay_s;
     cfg.ack_every_segments = o.ack_every;
     cfg.handshake = o.handshake;
-    cfg.limited_transmit = o.limited_transmit;
-    cfg.clock_granularity_s = o.granularity_s;
+    cfg.limited_transmit = o.limited_transmit && matches!(t, "tcp" | "dctcp");
+    cfg.clock_granularity_s = if t == "pfabric" { 0.0 } else { o.granularity_s };
     // (a maximum window below the initial one is refused: a given maximum lifts a given
     // initial window's floor, and caps a default one)
-    match (o.init_cwnd, o.max_cwnd) {
+    match (cfg.init_cwnd_packets, cfg.max_cwnd_packets) {
         (Some(i), Some(m)) => cfg.max_cwnd_packets = Some(m.max(i)),
         (None, Some(m)) => cfg.init_cwnd_packets = Some(m.min(10.0)),
         _ => {}

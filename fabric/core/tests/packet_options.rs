@@ -364,6 +364,50 @@ fn option_refusals_name_what_is_wrong() {
     let mut c = tcp();
     c.admission = admission(AdmissionPolicy::Fifo, 0, 0);
     assert!(err(c).contains("k must be >= 1"));
+    // options a transport or a setting would ignore
+    let with = |t: Transport| {
+        let mut c = PacketConfig::new(if t == Transport::PFabric { Scheduler::Srpt } else { Scheduler::Ps });
+        c.transport = Some(t);
+        c
+    };
+    let mut c = with(Transport::Tcp);
+    c.ecn_threshold_bytes = 3000;
+    assert!(err(c).contains("ecn_threshold_bytes is read by the dctcp transport(s) only; this run's transport is 'tcp'"));
+    let mut c = with(Transport::Rcp);
+    c.init_cwnd_packets = Some(1.0);
+    assert!(err(c).contains("init_cwnd_packets is read by the tcp, dctcp, pfabric, sdc transport(s) only"));
+    let mut c = with(Transport::PFabric);
+    c.limited_transmit = true;
+    assert!(err(c).contains("limited_transmit is read by the tcp, dctcp transport(s) only"));
+    let mut c = with(Transport::PFabric);
+    c.clock_granularity_s = 1e-3;
+    assert!(err(c).contains("clock_granularity_s is RFC 6298's G in the estimated RTO; pfabric"));
+    let mut c = tcp();
+    c.fixed_rto = true;
+    c.clock_granularity_s = 1e-3;
+    assert!(err(c).contains("clock_granularity_s is RFC 6298's G in the estimated RTO; fixed_rto"));
+    let mut c = tcp();
+    c.syn_timeout_s = 3.0;
+    assert!(err(c).contains("syn_timeout_s is the handshake's SYN timer: give handshake=True"));
+    let mut c = tcp();
+    c.delayed_ack_timeout_s = 0.1;
+    assert!(err(c).contains("ack_every_segments=1 (an ACK per segment) never holds"));
+    // where they are read, the same values run
+    let ok = |c: PacketConfig| PacketSimulator::new(&topo, &f, c).map(|_| ()).unwrap();
+    let mut c = with(Transport::Dctcp);
+    c.ecn_threshold_bytes = 3000;
+    c.limited_transmit = true;
+    c.clock_granularity_s = 1e-3;
+    ok(c);
+    let mut c = tcp();
+    c.handshake = true;
+    c.syn_timeout_s = 3.0;
+    c.ack_every_segments = 2;
+    c.delayed_ack_timeout_s = 0.1;
+    ok(c);
+    let mut c = PacketConfig::new(Scheduler::Racs);
+    c.syn_timeout_s = 3.0; // RACS always opens with a SYN
+    ok(c);
     for bad in [-1e-9, f64::NAN, 2e-3] {
         let mut c = tcp();
         c.link_jitter_s = bad;

@@ -941,6 +941,25 @@ impl PacketSimulator {
                 if matches!(transport, Transport::Tcp | Transport::Dctcp) { String::new() } else { format!(", and transport tcp or dctcp, not {}", transport.name()) }
             ));
         }
+        // options only some transports read (Python: `flowsched.sim.TRANSPORT_OPTIONS`), set
+        // (not at their default) for another: refused, not ignored
+        use Transport::*;
+        let transport_only: [(&str, bool, &[Transport]); 4] = [
+            ("ecn_threshold_bytes", cfg.ecn_threshold_bytes != 97_500, &[Dctcp]),
+            ("init_cwnd_packets", cfg.init_cwnd_packets.is_some(), &[Tcp, Dctcp, PFabric, Sdc]),
+            ("max_cwnd_packets", cfg.max_cwnd_packets.is_some(), &[Tcp, Dctcp, PFabric]),
+            ("limited_transmit", cfg.limited_transmit, &[Tcp, Dctcp]),
+        ];
+        for (name, set, readers) in transport_only {
+            if set && !readers.contains(&transport) {
+                let names: Vec<&str> = readers.iter().map(|t| t.name()).collect();
+                return bad(format!(
+                    "{name} is read by the {} transport(s) only; this run's transport is '{}', which would ignore it",
+                    names.join(", "),
+                    transport.name()
+                ));
+            }
+        }
         if cfg.load_balancing == LoadBalancing::Packet {
             if matches!(transport, Transport::Rcp | Transport::Sdc | Transport::Racs) {
                 return Err(SimError::Unsupported(format!(
@@ -976,6 +995,26 @@ impl PacketSimulator {
         }
         if !(cfg.clock_granularity_s.is_finite() && cfg.clock_granularity_s >= 0.0 && cfg.clock_granularity_s <= 1.0) {
             return bad(format!("clock_granularity_s must be in [0, 1] s, got {}", cfg.clock_granularity_s));
+        }
+        // the timers' options, set where no timer reads them
+        if cfg.clock_granularity_s != 0.0 && (transport == PFabric || cfg.fixed_rto) {
+            return bad(format!(
+                "clock_granularity_s is RFC 6298's G in the estimated RTO; {} does not estimate it",
+                if cfg.fixed_rto { "fixed_rto (the RTO is min_rto_s)".to_string() } else { format!("{} (a fixed RTO of about 3 RTTs)", transport.name()) }
+            ));
+        }
+        if cfg.syn_timeout_s != 1.0 && !cfg.handshake && transport != Racs {
+            return bad(format!(
+                "syn_timeout_s is the handshake's SYN timer: give handshake=True (this run's {} senders send no SYN)",
+                transport.name()
+            ));
+        }
+        if cfg.delayed_ack_timeout_s != 0.2 && cfg.ack_every_segments == 1 {
+            return bad(
+                "delayed_ack_timeout_s is the timer of delayed ACKs, which ack_every_segments=1 (an ACK per segment) never holds: \
+                 give ack_every_segments >= 2"
+                    .into(),
+            );
         }
         if !(cfg.link_jitter_s.is_finite() && (0.0..=1e-3).contains(&cfg.link_jitter_s)) {
             return bad(format!("link_jitter_s must be in [0, 1e-3] s, got {}", cfg.link_jitter_s));
