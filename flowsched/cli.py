@@ -11,7 +11,6 @@ Examples::
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
 import time
@@ -115,7 +114,7 @@ def _parser() -> argparse.ArgumentParser:
                    help="seeds random priorities, random admission and ECMP, in [0, 2**64) (0)")
     s.add_argument("--out", default=None, help="per-flow results (.csv or .parquet; on the packet model with each "
                    "flow's timeouts, retransmissions, fast_retransmits and duplicates)")
-    s.add_argument("--summary-json", default=None, help="write the summary as JSON here")
+    s.add_argument("--summary-json", default=None, help="write the summary as JSON here (NaN as null)")
     s.add_argument("--compare", default=None, metavar="SCHEDULER",
                    help="also run SCHEDULER on the same trace and print the share of flows faster/slower "
                         "than under it, with the mean gain and loss (SCHED_TCP Table 2)")
@@ -318,11 +317,20 @@ PACKET_FLOW_COUNTERS = ("timeouts", "retransmissions", "fast_retransmits", "dupl
 
 
 def _simulate(a: argparse.Namespace) -> int:
-    if a.out and Path(a.out).suffix not in (".csv", ".parquet"):
+    if a.out and Path(a.out).suffix.lower() not in (".csv", ".parquet"):
         raise ValueError(f"--out must end in .csv or .parquet, got {a.out!r}")
     for option, path in (("--out", a.out), ("--summary-json", a.summary_json)):
         if path:
             _check_out_dir(path, option)
+    files: dict[Path, str] = {}  # each file the run reads or writes, once: --out must not overwrite the trace
+    for option, path in (("--trace", a.trace), ("--out", a.out), ("--summary-json", a.summary_json),
+                         ("--queue-samples-out", a.queue_samples_out)):
+        if path:
+            where = Path(path).resolve()
+            if where in files:
+                raise ValueError(f"{option} and {files[where]} name the same file ({path}): the run would overwrite "
+                                 f"{'its trace' if files[where] == '--trace' else 'one output with the other'}")
+            files[where] = option
     if not 0 <= a.seed < 2**64:
         raise ValueError(f"--seed must be in [0, 2**64) (an unsigned 64-bit seed), got {a.seed}")
     if a.topology not in _TOPOLOGIES and Path(a.topology).suffix not in (".graphml", ".json"):
@@ -361,6 +369,8 @@ def _simulate(a: argparse.Namespace) -> int:
         tr = read_trace(a.trace, hosts=a.hosts, infer_hosts=a.hosts is None)
         hosts = a.hosts if a.hosts is not None else max(int(max(tr["src"].max(), tr["dst"].max())) + 1, 2)
         topo = BigSwitch(hosts, link)
+        if PATH_COLUMN in tr.columns:  # checked against the fabric, naming the file's line
+            tr = read_trace(a.trace, topology=topo)
     else:
         core = 40.0 if a.core_gbps is None else a.core_gbps
         if kind == "leafspine":
@@ -405,7 +415,7 @@ def _simulate(a: argparse.Namespace) -> int:
         if given:
             raise ValueError(f"{', '.join(given)}: options of the packet model; add --model packet")
     if a.queue_samples_out:
-        if Path(a.queue_samples_out).suffix not in (".csv", ".parquet"):
+        if Path(a.queue_samples_out).suffix.lower() not in (".csv", ".parquet"):
             raise ValueError(f"--queue-samples-out must end in .csv or .parquet, got {a.queue_samples_out!r}")
         if a.queue_sample_us is None:
             raise ValueError("--queue-samples-out needs --queue-sample-us")
@@ -476,7 +486,7 @@ def _simulate(a: argparse.Namespace) -> int:
         else:
             flows.to_csv(out, index=False)
     if a.summary_json:
-        Path(a.summary_json).write_text(json.dumps(summ.to_dict(), indent=2))
+        Path(a.summary_json).write_text(summ.to_json())
     return 0
 
 

@@ -50,6 +50,7 @@ Conventions
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -374,6 +375,22 @@ class Summary:
             "links": links,
             "quantiles": list(self.quantiles),
         }
+
+    def to_json(self, indent: int | None = 2) -> str:
+        """:meth:`to_dict` as JSON text (RFC 8259), with NaN and infinities as ``null``
+        (JSON has no NaN: a deadline hit ratio without deadlines, an empty size bucket's
+        statistics); what ``flowsched simulate --summary-json`` writes."""
+
+        def plain(v: Any) -> Any:
+            if isinstance(v, dict):
+                return {k: plain(x) for k, x in v.items()}
+            if isinstance(v, (list, tuple)):
+                return [plain(x) for x in v]
+            if isinstance(v, float) and not math.isfinite(v):
+                return None
+            return v
+
+        return json.dumps(plain(self.to_dict()), indent=indent, allow_nan=False)
 
     def __str__(self) -> str:
         return _format_summary(self)

@@ -171,3 +171,37 @@ def test_compare_with_thresholds_only_for_the_pias_run(trace, capsys):
     want = flowsched.compare(flowsched.simulate(tr, topo, "pias", pias_thresholds_bytes=[1000.0]).flows,
                              flowsched.simulate(tr, topo, "srpt").flows)["overall"]
     assert f"{want['faster_pct']:.1f}% of flows faster, {want['slower_pct']:.1f}% slower" in out
+
+
+def test_simulate_refuses_to_overwrite_its_trace_or_one_output_with_another(trace, tmp_path, capsys):
+    # --out on the trace replaced it with the results (exit 0); --summary-json on --out
+    # left JSON where the per-flow results were meant to be
+    before = open(trace).read()
+    refused(capsys, ["simulate", "--trace", trace, "--out", trace, "-q"], "--out and --trace name the same file")
+    assert open(trace).read() == before
+    out = str(tmp_path / "r.csv")
+    refused(capsys, ["simulate", "--trace", trace, "--out", out, "--summary-json", str(tmp_path / "." / "r.csv"),
+                     "-q"], "--summary-json and --out name the same file")
+
+
+def test_simulate_summary_json_is_json_without_nan(trace, tmp_path):
+    # a trace without deadlines: the hit ratio is NaN, which json.dumps wrote as NaN
+    path = tmp_path / "s.json"
+    assert main(["simulate", "--trace", trace, "--summary-json", str(path), "-q"]) == 0
+    text = path.read_text()
+    import json
+
+    summary = json.loads(text, parse_constant=lambda c: pytest.fail(f"{c} in the JSON"))
+    assert summary["overall"]["deadline_hit_ratio"] is None
+    assert summary["overall"]["count"] == 200
+
+
+def test_simulate_output_suffixes_are_case_insensitive(trace, tmp_path):
+    assert main(["simulate", "--trace", trace, "--out", str(tmp_path / "R.CSV"), "-q"]) == 0
+    assert (tmp_path / "R.CSV").read_text().startswith("id,")
+
+
+def test_simulate_pins_on_the_default_big_switch_name_the_file_and_line(tmp_path, capsys):
+    path = tmp_path / "pin.csv"
+    path.write_text("arrival_s,src,dst,size_bytes,path\n0,0,1,100,\n0,1,0,100,1>0\n")
+    refused(capsys, ["simulate", "--trace", str(path), "-q"], f"{path}, line 3, column 'path'")
