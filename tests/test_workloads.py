@@ -944,3 +944,20 @@ def test_pias_thresholds_nearest_ties_go_to_the_higher_load(load, column):
 
     for w in ("websearch", "datamining"):
         assert wl.pias_thresholds(w, load, nearest=True) == wl.pias_thresholds(w, column)
+
+
+@pytest.mark.parametrize("call,match", [
+    (lambda tr: add_weights(tr, "2"), "weights must be a number or one number per flow, got '2'"),
+    (lambda tr: add_weights(tr, True), "weights must be a number or one number per flow, got True"),
+    (lambda tr: add_weights(tr, [1.0, 2.0, 3.0]), "weights has 3 values for a trace of 5 flows"),
+    (lambda tr: add_weights(tr, uniform=(True, 2.0)), "uniform must be a pair of numbers"),
+    (lambda tr: add_weights(tr, choices=[(1.0, "a")]), "each of choices must be a pair of numbers"),
+    (lambda tr: add_data_span(tr, True, 10.0), "alpha must be finite and >= 0, got True"),
+    (lambda tr: add_deadlines(tr, slack=("1", 2.0), link_gbps=10.0), "slack must be a pair of numbers"),
+])
+def test_modifiers_refuse_bools_strings_and_wrong_lengths_naming_the_argument(call, match) -> None:
+    # each was taken: "2" and True as weights 2 and 1, True as alpha 1, a list of 3 weights
+    # for 5 flows failed in numpy's broadcast without naming weights
+    tr = poisson_all_to_all("websearch", 0.5, 4, 10.0, 5, seed=0)
+    with pytest.raises(ValueError, match=match):
+        call(tr)

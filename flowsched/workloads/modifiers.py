@@ -8,8 +8,23 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from flowsched.checks import is_finite_number, number_kind
 from flowsched.traces import validate_trace
 from flowsched.workloads._common import PACKET_PAYLOAD_BYTES, PACKET_WIRE_BYTES, _check_pos, _rng
+
+
+def _bounds(what: str, pair: object) -> tuple[float, float]:
+    """A pair of numbers (not bools, not strings), or a ValueError naming ``what``."""
+    try:
+        a, b = pair  # type: ignore[misc]
+    except (TypeError, ValueError):
+        raise ValueError(f"{what} must be a pair of numbers, got {pair!r}") from None
+    if number_kind(a) not in ("integer", "float") or number_kind(b) not in ("integer", "float"):
+        raise ValueError(f"{what} must be a pair of numbers, got {pair!r}")
+    try:
+        return float(a), float(b)
+    except OverflowError:
+        raise ValueError(f"{what}: {pair!r} is beyond the range of floats") from None
 
 
 def add_deadlines(
@@ -61,7 +76,7 @@ def add_deadlines(
     if fixed_s is not None:
         new = np.full(n, _check_pos("fixed_s", fixed_s))
     else:
-        lo, hi = (float(v) for v in slack)  # type: ignore[union-attr]
+        lo, hi = _bounds("add_deadlines: slack", slack)
         if not (0 < lo <= hi and math.isfinite(hi)):
             raise ValueError(f"add_deadlines: slack must satisfy 0 < lo <= hi, got {slack!r}")
         if link_gbps is None:
@@ -105,7 +120,7 @@ def add_weights(
     choices : sequence of (float, float), optional
         (probability, weight) pairs.
     seed : int or None
-        Seed of the random draws.
+        Seed of the random draws (``uniform`` and ``choices``; ``weights`` draws nothing).
 
     Returns
     -------
@@ -118,15 +133,24 @@ def add_weights(
         raise ValueError("add_weights: give exactly one of weights, uniform and choices")
     n = len(df)
     if weights is not None:
-        w = np.broadcast_to(np.asarray(weights, dtype=np.float64), (n,)).copy()
+        arr = np.asarray(weights)
+        if arr.ndim == 0 and not is_finite_number(weights):
+            raise ValueError(f"add_weights: weights must be a number or one number per flow, got {weights!r}")
+        if arr.dtype.kind not in "iuf" or arr.ndim > 1:
+            raise ValueError("add_weights: weights must be a number or one number per flow, got an array of "
+                             f"dtype {arr.dtype} and shape {arr.shape}")
+        if arr.ndim == 1 and arr.size != n:
+            raise ValueError(f"add_weights: weights has {arr.size} values for a trace of {n} flows")
+        w = np.broadcast_to(arr.astype(np.float64), (n,)).copy()
     elif uniform is not None:
-        lo, hi = (float(v) for v in uniform)
+        lo, hi = _bounds("add_weights: uniform", uniform)
         if not (0 < lo <= hi and math.isfinite(hi)):
             raise ValueError(f"add_weights: uniform must satisfy 0 < lo <= hi, got {uniform!r}")
         w = lo + (hi - lo) * _rng(seed).random(n)
     else:
-        probs = np.asarray([float(p) for p, _ in choices], dtype=np.float64)  # type: ignore[union-attr]
-        vals = np.asarray([float(v) for _, v in choices], dtype=np.float64)  # type: ignore[union-attr]
+        pairs = [_bounds("add_weights: each of choices", c) for c in choices]  # type: ignore[union-attr]
+        probs = np.asarray([p for p, _ in pairs], dtype=np.float64)
+        vals = np.asarray([v for _, v in pairs], dtype=np.float64)
         if probs.size == 0 or np.any(probs <= 0) or not np.all(np.isfinite(probs)):
             raise ValueError(f"add_weights: choices need probabilities > 0, got {choices!r}")
         cum = np.cumsum(probs / probs.sum())
@@ -212,7 +236,7 @@ def data_spans(
     """The ``data_span_s`` that :func:`add_data_span` gives flows of these sizes (same
     arguments, same formula), for traces held as columns
     (:func:`flowsched.traces.validate_columns`)."""
-    if not (isinstance(alpha, (int, float, np.integer, np.floating)) and math.isfinite(alpha) and alpha >= 0):
+    if not (is_finite_number(alpha) and alpha >= 0):
         raise ValueError(f"add_data_span: alpha must be finite and >= 0, got {alpha!r}")
     rate_bps = _check_pos("link_gbps", link_gbps) * 1e9
     size = np.asarray(size_bytes, dtype=np.float64)
