@@ -26,7 +26,7 @@ column             dtype     meaning
 ``finish_s``       float64   completion time; NaN when terminated
 ``fct_s``          float64   finish - arrival + path delay; NaN if terminated
 ``slowdown``       float64   fct / ideal fct; NaN if terminated
-``deadline_met``   boolean   pandas nullable; NA = no deadline
+``deadline_met``   boolean   pandas nullable; NA = no deadline (or undecided)
 ``terminated``     bool      flow was dropped for missing its deadline
 ``path_delay_s``   float64   optional: the fixed path delay in ``fct_s``
 =================  ========  ==============================================
@@ -492,9 +492,11 @@ def summarize(
             Same for ``slowdown`` (dimensionless).
         ``deadline_flows``, ``deadline_met``, ``deadline_hit_ratio``
             Flows with a deadline (``deadline_met`` not NA, or a finite
-            ``deadline_s``), how many met it, and the ratio of the two
-            (NaN when no flow has a deadline). Terminated flows count as
-            missed.
+            ``deadline_s`` on a flow that finished or was terminated: an
+            unfinished flow with an NA ``deadline_met`` is undecided, as in
+            :meth:`flowsched.Simulation.results` before the end, and left
+            out), how many met it, and the ratio of the two (NaN when no
+            flow has a deadline). Terminated flows count as missed.
         ``total_fct_s``, ``weighted_total_fct_s``
             ``sum(fct_i)`` and ``sum(w_i * fct_i)`` over finished flows: the
             aSCC paper's total flow completion time ``FCT(A, F)``
@@ -553,7 +555,7 @@ def summarize(
     met_nullable = _nullable_bool(flows["deadline_met"])
 
     finished = ~terminated & np.isfinite(finish)
-    has_deadline = met_nullable.notna().to_numpy() | np.isfinite(deadline)
+    has_deadline = met_nullable.notna().to_numpy() | (np.isfinite(deadline) & (finished | terminated))
     met = met_nullable.fillna(False).to_numpy(dtype=bool) & ~terminated
 
     # time in system (Little's law) and end time of each flow; the simulator drops a

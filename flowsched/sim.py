@@ -21,7 +21,15 @@ import pandas as pd
 
 from flowsched import _fabric, progress as _progress
 from flowsched.checks import check_flag, check_number, is_finite_number
-from flowsched.metrics import DEFAULT_BUCKETS_BYTES, Summary, compare, deadline_met, slowdown, summarize
+from flowsched.metrics import (
+    DEADLINE_RTOL,
+    DEFAULT_BUCKETS_BYTES,
+    Summary,
+    compare,
+    deadline_met,
+    slowdown,
+    summarize,
+)
 from flowsched.topology import BigSwitch, Graph, LeafSpine, Topology
 from flowsched.traces import (
     OPTIONAL_DEFAULTS,
@@ -75,8 +83,10 @@ class Results:
         (:func:`time_origin_s`), so it does not depend on where the trace's clock starts;
         ``ideal_fct_s`` the FCT alone on an idle fabric given the data availability;
         ``slowdown`` is ``fct_s / ideal_fct_s`` and ``deadline_met`` is
-        :func:`flowsched.metrics.deadline_met` (NA for flows without a deadline; met within
-        a relative tolerance of :data:`flowsched.metrics.DEADLINE_RTOL`); ``path_delay_s``
+        :func:`flowsched.metrics.deadline_met` (NA for flows without a deadline, and, in
+        :meth:`Simulation.results` before the end, for flows still running or waiting whose
+        deadline has not passed; met within a relative tolerance of
+        :data:`flowsched.metrics.DEADLINE_RTOL`); ``path_delay_s``
         is the fixed path delay included in ``fct_s``. When the trace has a ``path``
         column (pinned routes, :mod:`flowsched.traces`), a last column ``path`` gives the
         route each flow took as a tuple of node labels: its pinned one, or ECMP's
@@ -1202,11 +1212,22 @@ class Simulation:
 
     def results(self) -> Results:
         """The :class:`Results` so far: the same as :func:`simulate`'s once :attr:`done`
-        (before, flows not yet finished have NaN ``finish_s`` and ``fct_s``)."""
+        (before, flows not yet finished have NaN ``finish_s`` and ``fct_s``, and those whose
+        deadline has not passed yet an NA ``deadline_met``: undecided, which the summary's
+        ``deadline_flows`` and hit ratio leave out)."""
         if self.model == "packet":
             res = _collect_packet(self._trace, self._native, self.scheduler)
         else:
             res = _collect(self._trace, self._native, self.scheduler)
+        if not self._done:
+            f = res.flows
+            deadline = f["deadline_s"].to_numpy(np.float64)
+            with np.errstate(invalid="ignore"):
+                open_ = (self.now - f["arrival_s"].to_numpy(np.float64)) <= deadline * (1 + DEADLINE_RTOL)
+            undecided = f["fct_s"].isna().to_numpy() & ~f["terminated"].to_numpy(bool) & open_
+            met = f["deadline_met"].array.copy()
+            met[undecided] = pd.NA
+            f["deadline_met"] = met
         if PATH_COLUMN in self._trace.columns:
             res.flows[PATH_COLUMN] = self.routes()
         return res
@@ -1310,8 +1331,10 @@ def simulate(
         ``queue_sample_us``, ``Results.queue_samples``. Its ``fct_s`` runs from arrival to
         the last byte's arrival at the receiver (propagation and queueing included once);
         ``ideal_fct_s`` and ``slowdown`` keep the fluid definitions. Destination admission
-        as in the fluid model (not ``external``); not with ``racs``, ``sdc``,
-        ``max_interval_s``, data spans or weights other than 1.
+        as in the fluid model (not ``external``); data spans as in the fluid model (not
+        under ``gtcp:*``); not with the options ``racs=``, ``sdc=`` (the schedulers ``racs``
+        and ``sdc`` run their own transports), ``max_interval_s``, ``pias_sharing``,
+        ``incomplete_sharing``, ``allocator``, or weights other than 1.
     transport : packet model only: one of :data:`TRANSPORTS` (default: ``dctcp`` for
         ``ps`` and ``pias``, ``pfabric`` for ``fifo, srpt, asrpt, las, edf``, ``sdc`` for
         ``sdc``, ``racs`` for ``racs``; ``rcp``, the Rate Control Protocol, with ``ps`` on request: docs/packet.md).

@@ -232,3 +232,27 @@ def test_the_token_env_s_packet_path_refuses_options_its_transport_ignores(trans
     # made, and run, without a word before
     with pytest.raises(ValueError, match=f"{next(iter(kw))} is"):
         gym.make(ENV_IDS[0], model="packet", transport=transport, **kw)
+
+
+@pytest.mark.parametrize("model", ["fluid", "packet"])
+def test_results_before_the_end_leave_undecided_deadlines_out(model):
+    # flows not yet arrived (or running, before their deadline) were counted as missed: a
+    # hit ratio of 0.15 halfway through a run whose full hit ratio was 0.91
+    import flowsched.workloads as wl
+    tr = wl.add_deadlines(wl.poisson_all_to_all("websearch", 0.5, 8, 10.0, 400, seed=0), slack=(2.0, 4.0),
+                          link_gbps=10.0, seed=0)
+    sim = flowsched.Simulation(tr, flowsched.BigSwitch(8), "edf", model=model)
+    sim.step(float(tr["arrival_s"].median()))
+    f = sim.results().flows
+    later = f["arrival_s"] > sim.now
+    assert later.sum() > 100 and f.loc[later, "deadline_met"].isna().all()
+    decided = f["deadline_met"].notna()
+    assert (decided <= (f["fct_s"].notna() | (sim.now - f["arrival_s"] > f["deadline_s"]))).all()
+    overall = sim.results().summary().overall
+    assert overall["deadline_flows"] == decided.sum()
+    assert overall["deadline_met"] == f["deadline_met"].fillna(False).sum()
+    sim.run()
+    end = sim.results()
+    assert end.flows["deadline_met"].notna().all()
+    whole = flowsched.simulate(tr, flowsched.BigSwitch(8), "edf", model=model)
+    assert end.summary().overall == whole.summary().overall

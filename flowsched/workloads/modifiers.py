@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -13,10 +14,12 @@ from flowsched.traces import validate_trace
 from flowsched.workloads._common import PACKET_PAYLOAD_BYTES, PACKET_WIRE_BYTES, _check_pos, _rng
 
 
-def _bounds(what: str, pair: object) -> tuple[float, float]:
+def _bounds(what: str, pair: Any) -> tuple[float, float]:
     """A pair of numbers (not bools, not strings), or a ValueError naming ``what``."""
+    a: Any
+    b: Any
     try:
-        a, b = pair  # type: ignore[misc]
+        a, b = pair
     except (TypeError, ValueError):
         raise ValueError(f"{what} must be a pair of numbers, got {pair!r}") from None
     if number_kind(a) not in ("integer", "float") or number_kind(b) not in ("integer", "float"):
