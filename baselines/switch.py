@@ -32,11 +32,13 @@ class SwitchRule(MaskedRule):
     * ``las``: least bytes sent first; equal attained service shares (equal scores);
     * ``pias``: the queue given by bytes sent and ``thresholds_bytes``, FIFO within a queue;
     * ``edf``: earliest deadline first, flows without one last (FIFO);
-    * ``fair``: SCHED_TCP's FAIR estimated from the observation: the flow that would
-      finish first at its fair share, taken as remaining * max(flows at its source,
-      flows at its destination) on equal host links. This is an estimate: max-min fair
-      rates exceed that share when flows at the busier host are limited elsewhere, and
-      the native ``fair`` runs a shadow fair-sharing simulation instead.
+    * ``fair``: contention-weighted SRPT, remaining * max(flows at its source, flows at
+      its destination): the flow that would finish first at its fair share if every flow
+      kept its remaining bytes. It is not SCHED_TCP's FAIR, which orders flows by their
+      finish in a shadow fair-sharing run (bytes left under fair sharing, which the
+      observation does not hold): on one bottleneck this rule is SRPT and can finish a
+      flow later than fair sharing would (docs/envs/switch.md); the native ``fair``
+      scheduler runs the shadow simulation.
     """
 
     RULES = ("fifo", "srpt", "asrpt", "las", "pias", "edf", "fair")

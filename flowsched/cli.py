@@ -27,6 +27,7 @@ from flowsched.sim import (
     MODELS,
     PACKET_OPTIONS,
     PIAS_SHARING,
+    SCHEDULER_PATTERNS,
     SCHEDULERS,
     TRANSPORTS,
     Simulation,
@@ -75,7 +76,7 @@ def _parser() -> argparse.ArgumentParser:
     s = sub.add_parser("simulate", help="simulate a trace and print the summary")
     s.add_argument("--trace", required=True, help="CSV or Parquet trace (a 'path' column pins routes on a graph "
                    "topology: node names joined by '>')")
-    s.add_argument("--scheduler", default="srpt", help=f"one of: {', '.join(SCHEDULERS)}")
+    s.add_argument("--scheduler", default="srpt", help=f"one of: {', '.join(SCHEDULERS + SCHEDULER_PATTERNS)}")
     s.add_argument("--topology", default="bigswitch",
                    help="bigswitch, leafspine, fattree, parkinglot, or a graph file (.graphml or networkx "
                         "node-link .json; hosts are the nodes with an integer 'host' attribute, link rates the "

@@ -41,8 +41,12 @@ from flowsched.traces import (
     validate_columns,
 )
 
-#: Native schedulers (``gtcp:<inner>`` takes any priority scheduler as inner).
-SCHEDULERS: tuple[str, ...] = tuple(_fabric.scheduler_names())
+#: The names of the native schedulers, each one ``scheduler=`` takes as it is; the
+#: scheduler families whose name takes another scheduler are :data:`SCHEDULER_PATTERNS`.
+SCHEDULERS: tuple[str, ...] = tuple(n for n in _fabric.scheduler_names() if "<" not in n)
+#: Scheduler names with a placeholder: ``gtcp:<inner>`` (SCHED_TCP's per-path layer over
+#: any priority scheduler, e.g. ``gtcp:srpt``; docs/concepts/schedulers.md).
+SCHEDULER_PATTERNS: tuple[str, ...] = tuple(n for n in _fabric.scheduler_names() if "<" in n)
 ADMISSION_POLICIES = ("fifo", "edf", "ssdf", "lsdf", "srpt", "random", "external")
 
 

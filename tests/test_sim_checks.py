@@ -256,3 +256,14 @@ def test_results_before_the_end_leave_undecided_deadlines_out(model):
     assert end.flows["deadline_met"].notna().all()
     whole = flowsched.simulate(tr, flowsched.BigSwitch(8), "edf", model=model)
     assert end.summary().overall == whole.summary().overall
+
+
+def test_every_listed_scheduler_name_is_one_simulate_takes():
+    # SCHEDULERS held the placeholder 'gtcp:<inner>', which code looping over it could not run
+    weights = THREE.assign(deadline_s=[1.0, 2.0, 3.0])
+    for name in flowsched.SCHEDULERS:
+        if name == "external":  # its scores come from a driver (the switch env)
+            continue
+        assert flowsched.simulate(weights, flowsched.BigSwitch(4), name).flows["fct_s"].notna().all(), name
+    assert flowsched.sim.SCHEDULER_PATTERNS == ("gtcp:<inner>",)
+    flowsched.simulate(THREE, flowsched.BigSwitch(4), "gtcp:srpt")
