@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
 import time
 import warnings
@@ -19,6 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from flowsched import progress, workloads
+from flowsched.metrics import Summary
 from flowsched.sim import (
     ADMISSION_POLICIES,
     ECN_MARKINGS,
@@ -30,6 +32,7 @@ from flowsched.sim import (
     SCHEDULER_PATTERNS,
     SCHEDULERS,
     TRANSPORTS,
+    Results,
     Simulation,
     is_ga_transform,
     is_pias,
@@ -449,6 +452,7 @@ def _simulate(a: argparse.Namespace) -> int:
     del sim  # the native simulator's memory, before the second run
     wall += time.perf_counter() - t0
     summ = res.summary()
+    _write_outputs(a, res, summ)  # before printing: a reader that closes stdout early (| head) loses no file
     print(f"{len(tr)} flows, scheduler {a.scheduler}, {topo}: {wall:.2f} s wall, {res.stats['events']} events")
     print(summ)
     if res.packet is not None:
@@ -459,12 +463,6 @@ def _simulate(a: argparse.Namespace) -> int:
               f"{p['drops_evicted']} pFabric evictions, {p['ecn_marks']} ECN marks"
               + (f", {p['drops_stale']} stale ASCC packets dropped" if p["drops_stale"] else "")
               + (f", {p['syn_timeouts']} SYN timeouts" if p.get("syn_packets") else ""))
-        if a.queue_samples_out and res.queue_samples is not None:
-            q = Path(a.queue_samples_out)
-            if q.suffix == ".parquet":
-                res.queue_samples.to_parquet(q, index=False)
-            else:
-                res.queue_samples.to_csv(q, index=False)
     if other is not None:
         other.run(progress=False if a.quiet else None)
         cmp = res.compare(other.results())
@@ -474,6 +472,13 @@ def _simulate(a: argparse.Namespace) -> int:
               f"{o['mean_gain_s'] * 1e3:.3f} ms, mean loss {o['mean_loss_s'] * 1e3:.3f} ms")
         cols = ["compared", "faster_pct", "slower_pct", "equal_pct", "mean_gain_s", "mean_loss_s"]
         print(cmp["by_bucket"][cols].to_string(float_format=lambda x: f"{x:.4g}"))
+    return 0
+
+
+def _write_outputs(a: argparse.Namespace, res: Results, summ: Summary) -> None:
+    """The files ``simulate`` writes: ``--out`` (per-flow results, with the packet model's
+    counters and the routes as the trace files write them), ``--summary-json`` and
+    ``--queue-samples-out``."""
     if a.out:
         out = Path(a.out)
         flows = res.flows
@@ -482,13 +487,18 @@ def _simulate(a: argparse.Namespace) -> int:
             flows = flows.assign(**{c: pf[c].to_numpy() for c in PACKET_FLOW_COUNTERS})
         if PATH_COLUMN in flows.columns:  # routes as the trace files write them: "h0>s0>h1"
             flows = flows.assign(**{PATH_COLUMN: path_strings(flows[PATH_COLUMN].to_numpy(dtype=object))})
-        if out.suffix == ".parquet":
+        if out.suffix.lower() == ".parquet":
             flows.to_parquet(out, index=False)
         else:
             flows.to_csv(out, index=False)
     if a.summary_json:
         Path(a.summary_json).write_text(summ.to_json())
-    return 0
+    if a.queue_samples_out and res.queue_samples is not None:
+        q = Path(a.queue_samples_out)
+        if q.suffix.lower() == ".parquet":
+            res.queue_samples.to_parquet(q, index=False)
+        else:
+            res.queue_samples.to_csv(q, index=False)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -505,7 +515,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         with warnings.catch_warnings():
             warnings.showwarning = show
-            return _generate(args) if args.command == "generate" else _simulate(args)
+            code = _generate(args) if args.command == "generate" else _simulate(args)
+            sys.stdout.flush()  # a closed pipe shows here, not after main returned
+            return code
+    except BrokenPipeError:
+        # the reader of stdout went away (| head): the files are written; say nothing more
+        # (Python would complain again when it flushes stdout at exit)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141  # as a shell reports a process ended by SIGPIPE
     except (TraceError, ValueError, OSError) as e:
         print(f"{prefix}: error: {e}", file=sys.stderr)
         return 2

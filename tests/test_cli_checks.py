@@ -205,3 +205,22 @@ def test_simulate_pins_on_the_default_big_switch_name_the_file_and_line(tmp_path
     path = tmp_path / "pin.csv"
     path.write_text("arrival_s,src,dst,size_bytes,path\n0,0,1,100,\n0,1,0,100,1>0\n")
     refused(capsys, ["simulate", "--trace", str(path), "-q"], f"{path}, line 3, column 'path'")
+
+
+def test_simulate_writes_its_files_when_stdout_closes_early(trace, tmp_path):
+    # `... | head` (a reader that closes the pipe): the run ended in "error: [Errno 32]
+    # Broken pipe", exit 2, with neither --out nor --summary-json written
+    out, js = tmp_path / "o.csv", tmp_path / "s.json"
+    p = subprocess.Popen([sys.executable, "-m", "flowsched.cli", "simulate", "--trace", trace, "--out", str(out),
+                          "--summary-json", str(js), "-q"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    p.stdout.close()  # before the run prints anything
+    err = p.stderr.read().decode()
+    assert p.wait(timeout=120) == 141, err
+    assert err == ""
+    assert len(out.read_text().splitlines()) == 201 and js.read_text().startswith("{")
+
+
+def test_simulate_writes_parquet_for_an_upper_case_suffix(trace, tmp_path):
+    import pandas as pd
+    assert main(["simulate", "--trace", trace, "--out", str(tmp_path / "R.PARQUET"), "-q"]) == 0
+    assert len(pd.read_parquet(tmp_path / "R.PARQUET")) == 200
