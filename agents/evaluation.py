@@ -182,8 +182,11 @@ def episode_metrics(flows: pd.DataFrame) -> dict[str, float]:
 
 
 def run_episodes(spec: PolicySpec, cfg: DictConfig, seeds: Sequence[int], *, workload: DictConfig | None = None,
-                 load: float | None = None, per_flow: bool = True) -> tuple[list[dict[str, Any]], pd.DataFrame | None]:
-    """Plays one episode per seed; returns one row of metrics per episode and the flows."""
+                 load: float | None = None, per_flow: bool = True,
+                 flow_metrics: bool = True) -> tuple[list[dict[str, Any]], pd.DataFrame | None]:
+    """Plays one episode per seed; returns one row of metrics per episode and the flows
+    (``per_flow``: kept and returned; ``flow_metrics``: each episode's FCT and slowdown
+    metrics from its flows, whether or not they are kept)."""
     env = make_env(cfg, evaluation=True, workload=workload, load=load)
     rows, flows = [], []
     from flowsched.progress import track  # episodes of the cell: terminals only, after 2 s
@@ -214,11 +217,13 @@ def run_episodes(spec: PolicySpec, cfg: DictConfig, seeds: Sequence[int], *, wor
         row.update(
             {k: float(v) for k, v in info.items() if isinstance(v, (int, float, np.number)) and not isinstance(v, bool)}
         )
-        f = episode_flows(env) if per_flow else None
+        f = episode_flows(env) if per_flow or flow_metrics else None
         if f is not None:
-            row.update(episode_metrics(f))
-            f.insert(0, "seed", int(seed))
-            flows.append(f)
+            if flow_metrics:
+                row.update(episode_metrics(f))
+            if per_flow:
+                f.insert(0, "seed", int(seed))
+                flows.append(f)
         rows.append(row)
     env.close()
     return rows, (pd.concat(flows, ignore_index=True) if flows else None)

@@ -53,7 +53,9 @@ from flowsched.traces import (
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="flowsched", description="Flow-level datacenter fabric simulator.")
+    p = argparse.ArgumentParser(
+        prog="flowsched",
+        description="Datacenter fabric simulator: fluid flow-level (default) and packet-level models.")
     sub = p.add_subparsers(dest="command", required=True)
 
     g = sub.add_parser("generate", help="generate a Poisson all-to-all trace (CSV or Parquet)")
@@ -150,7 +152,7 @@ def _parser() -> argparse.ArgumentParser:
     pk.add_argument("--pias-port-ecn", action="store_const", const=True, default=None,
                     help="pias over dctcp: mark by the bytes waiting in all of a port's queues (per-port ECN, the aSCC "
                          "authors' PIAS) instead of the packet's own queue's (per-queue, default)")
-    pk.add_argument("--init-cwnd-packets", type=float, default=None, help="initial window (10; pfabric 12)")
+    pk.add_argument("--init-cwnd-packets", type=float, default=None, help="initial window (10; pfabric 12, sdc 2)")
     pk.add_argument("--max-cwnd-packets", type=float, default=None, help="window bound (none; pfabric 15)")
     pk.add_argument("--min-rto-s", type=float, default=None,
                     help="tcp/dctcp/rcp: minimum RTO (1 s, RFC 6298); pfabric: the fixed RTO (45e-6)")

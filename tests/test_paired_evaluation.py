@@ -100,3 +100,20 @@ def test_unknown_reference_is_refused_before_running(tmp_path):
 
     with pytest.raises(ConfigError, match=r"not one of the evaluated policies: fifo, edf"):
         evaluate(cfg_of("policies=[fifo,edf]", "reference=lsdf", "seeds=1", "env.kwargs.n_bursts=2"), tmp_path)
+
+
+def test_evaluate_without_per_flow_outcomes_keeps_the_fct_metrics(tmp_path):
+    # per_flow=false left only the env's own metrics (hit ratio, return): mean_fct_ms,
+    # p99_fct_ms and the slowdowns were gone from the table and summary.csv
+    from flowsched.agents.report import evaluate
+
+    common = ("policies=[fifo,edf]", "seeds=2", "env.kwargs.n_bursts=3", "figures=false")
+    evaluate(cfg_of(*common, "per_flow=false"), tmp_path / "a")
+    evaluate(cfg_of(*common), tmp_path / "b")
+    a = pd.read_csv(tmp_path / "a" / "summary.csv")
+    b = pd.read_csv(tmp_path / "b" / "summary.csv")
+    assert "mean_fct_ms_mean" in a.columns and "mean_slowdown_mean" in a.columns
+    whole = b[b.bucket == "all"].reset_index(drop=True)
+    cols = whole.columns.intersection(a.columns)
+    pd.testing.assert_frame_equal(a[cols], whole[cols], check_dtype=False)  # (b has the size buckets too)
+    assert not (tmp_path / "a" / "flows.parquet").exists() and (tmp_path / "b" / "flows.parquet").exists()

@@ -251,3 +251,20 @@ def test_training_envs_keep_the_ids_registered_defaults():
     venv = make_vec_env(cfg, 2)
     assert venv.get_attr("model") == ["packet", "packet"]
     venv.close()
+
+
+def test_the_configuration_page_lists_every_option_of_each_group():
+    # docs/configuration.md is configs/README.md: its table had fallen behind the folders
+    import re
+    from pathlib import Path
+
+    import flowsched.configs
+
+    root = Path(flowsched.configs.__file__).parent
+    rows = {m.group(1): set(re.findall(r"`([a-z0-9_]+)`", m.group(2)))
+            for m in re.finditer(r"^\| `(\w+)/` \| (.*?) \|", (root / "README.md").read_text(), re.M)}
+    for group in ("env", "workload", "topology", "agent", "logger", "experiment"):
+        options = {p.stem for p in (root / group).glob("*.yaml")}
+        if group == "agent":  # "and one file per baseline": the learners are named
+            options = {o for o in options if "\n  - rule\n" not in (root / group / f"{o}.yaml").read_text()}
+        assert options <= rows[group], (group, sorted(options - rows[group]))
