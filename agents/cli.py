@@ -23,6 +23,7 @@ from omegaconf import DictConfig
 import flowsched.agents  # noqa: F401  (registers the config resolvers)
 from flowsched.agents.config_checks import (
     ConfigError,
+    check_evaluate_config,
     check_fresh_run_dir,
     check_group_names,
     check_sweep,
@@ -68,7 +69,7 @@ def _train(cfg: DictConfig) -> None:
 
 @hydra.main(version_base="1.3", config_path="pkg://flowsched.configs", config_name="evaluate")
 def _evaluate(cfg: DictConfig) -> None:
-    from flowsched.agents.config_checks import check_evaluate_config, check_fresh_evaluation_dir
+    from flowsched.agents.config_checks import check_fresh_evaluation_dir
     from flowsched.agents.report import evaluate
 
     try:
@@ -93,6 +94,7 @@ def evaluate_main() -> None:
     """Evaluate policies (baselines and checkpoints) over workloads x loads x seeds."""
     try:
         check_group_names(sys.argv[1:])
+        check_sweep(sys.argv[1:], check_evaluate_config, "evaluate")
     except ConfigError as e:
         raise _config_error("evaluate.py", e) from None
     _evaluate()

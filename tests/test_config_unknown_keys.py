@@ -197,3 +197,12 @@ def test_a_sweep_with_a_bad_value_in_a_later_job_trains_no_job(tmp_path):
     assert p.returncode == 1, p.stdout + p.stderr
     assert "sweep job seed=-1: invalid train config" in p.stderr and "seed=-1: must be an integer" in p.stderr
     assert not list(tmp_path.rglob("run.json")) and not list(tmp_path.rglob("model.zip"))
+
+
+def test_an_evaluate_sweep_with_a_bad_value_in_a_later_job_runs_no_job(tmp_path):
+    # as train.py's: job 0 evaluated in full before job 1's seeds=0 was refused
+    p = script("evaluate.py", "-m", "seeds=1,0", "policies=[fifo]", "env.kwargs.n_bursts=2", "figures=false",
+               cwd=tmp_path)
+    assert p.returncode == 1, p.stdout + p.stderr
+    assert "sweep job seeds=0: invalid evaluate config" in p.stderr, p.stderr
+    assert not list(tmp_path.rglob("results.parquet"))
