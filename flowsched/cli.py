@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import re
 import sys
 import time
 import warnings
@@ -256,6 +257,12 @@ def _option(name: str) -> str:
     return f"--{name.replace('_', '-')}"
 
 
+def _named_option(message: str, names: Sequence[str]) -> str | None:
+    """The option of ``names`` that an error message names first (as a word), or None."""
+    found = [(m.start(), n) for n in names if (m := re.search(rf"\b{re.escape(n)}\b", message))]
+    return min(found)[1] if found else None
+
+
 def _words(items: Sequence[str]) -> str:
     """``a``, ``a and b``, ``a, b and c``."""
     return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
@@ -427,27 +434,50 @@ def _simulate(a: argparse.Namespace) -> int:
             raise ValueError("--queue-samples-out needs --queue-sample-us")
         _check_out_dir(a.queue_samples_out, "--queue-samples-out")
 
-    def simulation(scheduler: str) -> Simulation:
+    def simulation(scheduler: str, options: dict) -> Simulation:
         """The run of ``scheduler``, with the scheduler options that it reads (_SCHEDULER_OPTIONS)."""
         reads = {name: test(scheduler) for name, (test, _) in _SCHEDULER_OPTIONS.items()}
         return Simulation(tr, topo, scheduler, admission=a.admission, k=a.k, window=a.window,
                           terminate_missed=a.terminate_missed, delay_us=a.delay_us, seed=a.seed,
                           pias_thresholds_bytes=thresholds if reads["pias_thresholds"] else None, model=a.model,
                           pias_sharing=a.pias_sharing if reads["pias_sharing"] else None,
-                          incomplete_sharing=a.incomplete_sharing if reads["incomplete_sharing"] else None, **packet)
+                          incomplete_sharing=a.incomplete_sharing if reads["incomplete_sharing"] else None, **options)
+
+    def build(scheduler: str) -> tuple[Simulation, dict[str, str]]:
+        """The run of ``scheduler`` and the packet options it does not read (with the core's
+        reason): with ``--compare`` an option is passed to the run(s) that read it."""
+        options, skipped = dict(packet), {}
+        while True:
+            try:
+                return simulation(scheduler, options), skipped
+            except ValueError as e:
+                name = _named_option(str(e), [n for n in options if n != "transport"])
+                if name is None:
+                    raise
+                if a.compare is None:
+                    raise ValueError(f"{_option(name)}: {e}") from None
+                skipped[name] = str(e)
+                del options[name]
 
     # Both simulations are made, which checks the scheduler names and every option, before either runs.
     t0 = time.perf_counter()
     with warnings.catch_warnings():
         # read_trace above already warned about the arrival column, if at all
         warnings.filterwarnings("ignore", message=r".*column 'arrival_s'", category=TimeResolutionWarning)
-        sim = simulation(a.scheduler)
+        sim, skipped = build(a.scheduler)
     wall = time.perf_counter() - t0
     other = None
     if a.compare is not None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", TimeResolutionWarning)  # said for the first run
-            other = simulation(a.compare)
+            other, skipped_other = build(a.compare)
+        for name in skipped.keys() & skipped_other.keys():
+            raise ValueError(f"{_option(name)}: neither run reads it ({skipped[name]})")
+        for name, (run, reads) in {**{n: (a.scheduler, a.compare) for n in skipped},
+                                   **{n: (a.compare, a.scheduler) for n in skipped_other}}.items():
+            print(f"flowsched simulate: note: {_option(name)} applies to the {reads} run only, not to {run} "
+                  f"({(skipped.get(name) or skipped_other[name]).removeprefix('invalid configuration: ')})",
+                  file=sys.stderr)
     t0 = time.perf_counter()
     sim.run(progress=False if a.quiet else None)
     res = sim.results()

@@ -224,3 +224,21 @@ def test_simulate_writes_parquet_for_an_upper_case_suffix(trace, tmp_path):
     import pandas as pd
     assert main(["simulate", "--trace", trace, "--out", str(tmp_path / "R.PARQUET"), "-q"]) == 0
     assert len(pd.read_parquet(tmp_path / "R.PARQUET")) == 200
+
+
+def test_compare_passes_a_packet_option_to_the_run_that_reads_it(trace, tmp_path, capsys):
+    # --queue-reserve-bytes went to both runs, and the srpt run refused it (naming the Python
+    # name), so pias could not be compared with srpt under it at all
+    out = tmp_path / "o.csv"
+    assert main(["simulate", "--trace", trace, "--model", "packet", "--scheduler", "pias", "--compare", "srpt",
+                 "--queue-reserve-bytes", "3000", "--out", str(out), "-q"]) == 0
+    err = capsys.readouterr().err
+    assert "note: --queue-reserve-bytes applies to the pias run only, not to srpt" in err
+    alone = tmp_path / "alone.csv"
+    assert main(["simulate", "--trace", trace, "--model", "packet", "--scheduler", "pias",
+                 "--queue-reserve-bytes", "3000", "--out", str(alone), "-q"]) == 0
+    assert out.read_text() == alone.read_text()  # the pias run did read it
+    refused(capsys, ["simulate", "--trace", trace, "--model", "packet", "--scheduler", "srpt", "--compare", "las",
+                     "--queue-reserve-bytes", "3000", "-q"], "--queue-reserve-bytes: neither run reads it")
+    refused(capsys, ["simulate", "--trace", trace, "--model", "packet", "--scheduler", "ps", "--transport", "tcp",
+                     "--ecn-threshold-bytes", "3000", "-q"], "--ecn-threshold-bytes: ", "dctcp transport(s) only")
