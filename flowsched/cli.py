@@ -446,7 +446,7 @@ def _simulate(a: argparse.Namespace) -> int:
     def build(scheduler: str) -> tuple[Simulation, dict[str, str]]:
         """The run of ``scheduler`` and the packet options it does not read (with the core's
         reason): with ``--compare`` an option is passed to the run(s) that read it."""
-        options, skipped = dict(packet), {}
+        options, skipped = dict(packet), dict[str, str]()
         while True:
             try:
                 return simulation(scheduler, options), skipped
