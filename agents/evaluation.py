@@ -11,9 +11,11 @@ episodes and collects raw per-flow outcomes; it defines no metric of its own): p
 """
 from __future__ import annotations
 
+import contextlib
 import difflib
 import math
-from collections.abc import Sequence
+import sys
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
@@ -181,12 +183,36 @@ def episode_metrics(flows: pd.DataFrame) -> dict[str, float]:
             "mean_slowdown": o["slowdown_mean"], "p99_slowdown": o["slowdown_p99"]}
 
 
+@contextlib.contextmanager
+def one_torch_thread() -> Iterator[None]:
+    """Runs torch on one thread inside (when torch is loaded): a network's outputs depend
+    on its thread count in their last bits (the order of its sums), which can flip an argmax
+    between two equal requests; evaluations run here and in Ray tasks (one CPU each) on one
+    thread alike, so both give the same flows."""
+    torch = sys.modules.get("torch")
+    prev = torch.get_num_threads() if torch is not None else 1
+    if prev != 1:
+        torch.set_num_threads(1)  # type: ignore[union-attr]
+    try:
+        yield
+    finally:
+        if prev != 1:
+            torch.set_num_threads(prev)  # type: ignore[union-attr]
+
+
 def run_episodes(spec: PolicySpec, cfg: DictConfig, seeds: Sequence[int], *, workload: DictConfig | None = None,
                  load: float | None = None, per_flow: bool = True,
-                 flow_metrics: bool = True) -> tuple[list[dict[str, Any]], pd.DataFrame | None]:
+                 fct_metrics: bool = True) -> tuple[list[dict[str, Any]], pd.DataFrame | None]:
     """Plays one episode per seed; returns one row of metrics per episode and the flows
-    (``per_flow``: kept and returned; ``flow_metrics``: each episode's FCT and slowdown
+    (``per_flow``: kept and returned; ``fct_metrics``: each episode's FCT and slowdown
     metrics from its flows, whether or not they are kept)."""
+    with one_torch_thread():
+        return _run_episodes(spec, cfg, seeds, workload, load, per_flow, fct_metrics)
+
+
+def _run_episodes(spec: PolicySpec, cfg: DictConfig, seeds: Sequence[int], workload: DictConfig | None,
+                  load: float | None, per_flow: bool,
+                  fct_metrics: bool) -> tuple[list[dict[str, Any]], pd.DataFrame | None]:
     env = make_env(cfg, evaluation=True, workload=workload, load=load)
     rows, flows = [], []
     from flowsched.progress import track  # episodes of the cell: terminals only, after 2 s
@@ -217,9 +243,9 @@ def run_episodes(spec: PolicySpec, cfg: DictConfig, seeds: Sequence[int], *, wor
         row.update(
             {k: float(v) for k, v in info.items() if isinstance(v, (int, float, np.number)) and not isinstance(v, bool)}
         )
-        f = episode_flows(env) if per_flow or flow_metrics else None
+        f = episode_flows(env) if per_flow or fct_metrics else None
         if f is not None:
-            if flow_metrics:
+            if fct_metrics:
                 row.update(episode_metrics(f))
             if per_flow:
                 f.insert(0, "seed", int(seed))

@@ -340,7 +340,7 @@ class _PeriodicEval:
     def _summary(self, spec: PolicySpec) -> dict[str, float]:
         from flowsched.agents.logs import episode_summary
 
-        return episode_summary(run_episodes(spec, self.cfg, self.seeds, per_flow=False, flow_metrics=False)[0])
+        return episode_summary(run_episodes(spec, self.cfg, self.seeds, per_flow=False, fct_metrics=False)[0])
 
     def _fmt(self, s: dict[str, float]) -> str:
         mean, ci = s.get(f"{self.metric}_mean", float("nan")), s.get(f"{self.metric}_ci95", float("nan"))
