@@ -11,6 +11,7 @@ a pooled summary of the set.
 """
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import gymnasium as gym
@@ -367,9 +368,12 @@ class RLlibTrainer:
     def learn(self, total_timesteps: int, loop: Any) -> None:
         out_of_time = False
         while self.steps < total_timesteps and loop.signal is None and not out_of_time:
+            before, t0 = self.steps, time.perf_counter()
             r = self.algo.train()
             runners = r.get("env_runners", {})
             self.steps = int(runners.get("num_env_steps_sampled_lifetime", self.steps))
+            # env steps per second of the iteration (sampling and learning), as SB3's charts/SPS
+            self.logger.record("charts/SPS", (self.steps - before) / max(time.perf_counter() - t0, 1e-9))
             for key, name in (("episode_return_mean", "charts/episode_return_mean"),
                               ("episode_len_mean", "charts/episode_len_mean")):
                 if key in runners:

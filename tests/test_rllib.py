@@ -172,7 +172,7 @@ def test_train_py_rllib_interrupt_resume_and_ray_evaluation(tmp_path):
         "checkpoint.every=500",
         "eval.final_episodes=2",
         "eval.baselines=[fifo]",
-        "logger=none",
+        "logger=tensorboard",
         "progress_bar=false",
         "ray.num_cpus=2",
         "hydra.run.dir=run",
@@ -197,6 +197,9 @@ def test_train_py_rllib_interrupt_resume_and_ray_evaluation(tmp_path):
     assert "rllib_ppo" in r.stdout and "fifo" in r.stdout
     # Ray's own log lines (its loggers do not propagate) reach the run's log too
     assert "Started a local Ray instance" in (tmp_path / "run" / "train.log").read_text()
+    # the scalars under the documented sections (charts/ was missing: no episode ended)
+    events = b"".join(p.read_bytes() for p in (tmp_path / "run" / "tb").rglob("events.out.tfevents*"))
+    assert b"charts/SPS" in events and b"losses/policy_loss" in events and b"eval/" in events
 
     outs = {}
     for launcher in ("local", "ray"):
