@@ -982,7 +982,16 @@ impl Simulator {
                 let (lo, hi) = flows.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), f| (lo.min(f.weight), hi.max(f.weight)));
                 hi / lo
             };
-            if weighted && cfg.allocator == AllocatorChoice::Auto && !a.direct && spread() > WPS_INCREMENTAL_MAX_WEIGHT_RATIO {
+            if weighted && !a.direct && spread() > WPS_INCREMENTAL_MAX_WEIGHT_RATIO {
+                if cfg.allocator == AllocatorChoice::Incremental {
+                    return Err(SimError::Unsupported(format!(
+                        "allocator 'incremental' under wps with weights {:e} apart: the incremental fill keeps wps within \
+                         1e-9 of the exact allocation only for weights at most {WPS_INCREMENTAL_MAX_WEIGHT_RATIO} apart (a \
+                         light flow beside a heavy one misses its rate by up to 1e-6 relative at 1e6); use allocator \
+                         'auto' (it runs the full recomputation here) or 'full'",
+                        spread()
+                    )));
+                }
                 Allocators::Full(full::FullRecomputation::new(n, n_paths, &topo.capacity, key_abs_tol)?)
             } else {
                 Allocators::FairSharing(a)

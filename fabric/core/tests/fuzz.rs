@@ -345,6 +345,15 @@ fn check(mut c: Case) -> TcResult<()> {
 }
 
 fn check_case(c: Case) -> TcResult<()> {
+    let (lo, hi) = c.flows.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), f| (lo.min(f.weight), hi.max(f.weight)));
+    if c.sched == "wps/incr" && hi / lo > fabric_core::sim::WPS_INCREMENTAL_MAX_WEIGHT_RATIO {
+        // refused: the incremental fill cannot keep such weights within the tolerance
+        let mut cfg = SimConfig::new(Scheduler::Wps);
+        cfg.allocator = AllocatorChoice::Incremental;
+        let err = Simulator::new(c.topo.build(), c.flows.clone(), cfg).err().map(|e| e.to_string()).unwrap_or_default();
+        prop_assert!(err.contains("allocator 'incremental' under wps with weights"), "wps/incr not refused: {err}");
+        return Ok(());
+    }
     let own = run(&c, false, true)?;
     let full = run(&c, true, false)?;
     let tol = incremental_tolerance(&sched_of(c.sched).0);
