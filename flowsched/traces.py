@@ -121,15 +121,19 @@ the whole second at or below the first arrival, so arrivals far from 0
 exactly as for the same trace starting near 0 (the same bits when the
 shift is a whole number of seconds).
 
-Files: ``.csv`` (a header line, then one flow per line; an empty
-``deadline_s`` cell means no deadline; ``size_known`` accepts
-true/false/1/0 in any case) and ``.parquet``. :func:`write_trace` writes
-floats with the shortest representation that reads back to the same
-double, so ``read_trace(write_trace(df))`` equals ``df`` bit for bit.
+Files: ``.csv`` (a header line, then one flow per line, each with as
+many fields as the header; an empty ``deadline_s`` cell means no deadline;
+``size_known`` accepts true/false/1/0 in any case; numbers are plain ASCII
+decimals, see :func:`read_trace`) and ``.parquet`` (a named index, such as
+ids written with ``set_index("id")``, is read as columns; an unnamed one is
+ignored). :func:`write_trace` writes floats with the shortest representation
+that reads back to the same double, so ``read_trace(write_trace(df))``
+equals ``df`` bit for bit.
 
 Every problem raises :class:`TraceError` naming the source, the row (for a
-CSV file: the 1-based line number in the file, the header being line 1, so
-0-based data row ``i`` is line ``i + 2``; for a Parquet file: ``row i``,
+CSV file: the 1-based line number in the file that the row begins on, the
+header being line 1, so 0-based data row ``i`` is line ``i + 2`` when no
+blank line or quoted multi-line cell comes before it; for a Parquet file: ``row i``,
 0-based; for an in-memory frame: ``row <index label>``), the column and
 the bad value.
 """
@@ -137,10 +141,13 @@ the bad value.
 from __future__ import annotations
 
 import csv
+import itertools
 import math
 import os
+import re
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -341,6 +348,8 @@ def _show(value: Any) -> str:
         return repr(int(value))
     if isinstance(value, (np.bool_,)):
         return repr(bool(value))
+    if isinstance(value, (np.complexfloating,)):
+        return repr(complex(value))
     return repr(value)
 
 
@@ -357,68 +366,177 @@ def _is_missing(v: Any) -> bool:
     return isinstance(v, str) and v.strip() == ""
 
 
+# Numbers in strings (CSV cells, string columns) are plain ASCII decimals, as a CSV tool reads
+# them: surrounding ASCII whitespace, a sign, digits with an optional '.', an optional exponent,
+# or the words inf / infinity / nan (any case; the range checks then refuse them where they do
+# not belong). Python's float() and int() read more: digit separators ("1_000"), any Unicode
+# digit ("١" is 1) and Unicode whitespace; such cells are refused, never reinterpreted.
+_ASCII_SPACE = " \t\r\n\f\v"
+_NUMBER_CHARS = b"0123456789+-.eEinfatyINFATY" + _ASCII_SPACE.encode("ascii")
+_NUMBER_RE = re.compile(
+    r"[ \t\r\n\f\v]*[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:e[+-]?[0-9]+)?|inf|infinity|nan)[ \t\r\n\f\v]*",
+    re.ASCII | re.IGNORECASE,
+)
+_ZERO_CHARS = b"0.+-" + _ASCII_SPACE.encode("ascii")  # a cell of only these reads as 0 (or is missing)
+_INT64_MAX = 2**63 - 1
+_PLAIN_NUMBERS = "only plain ASCII decimal numbers are read: digits, a sign, '.', an exponent"
+
+
+class _BadCell(ValueError):
+    """One cell that does not convert; the message says why and shows the cell."""
+
+
+def _plain_numbers(strings: list[Any]) -> bool:
+    """Whether every one of these strings is made only of the characters of plain ASCII
+    decimal numbers (one pass over the joined strings: what the fast paths check before their
+    vectorized conversion; the conversion itself still refuses malformed numbers)."""
+    joined = "".join(strings)
+    return joined.isascii() and not joined.encode("ascii").translate(None, _NUMBER_CHARS)
+
+
+def _not_plain(v: str, what: str) -> _BadCell:
+    """``what`` (e.g. "not a number") for a string cell that is not a plain ASCII number,
+    saying so when Python itself would have read it (digit separators, non-ASCII digits)."""
+    try:
+        float(v)
+    except (ValueError, OverflowError):
+        return _BadCell(f"{what}: {v!r}")
+    return _BadCell(f"{what}: {v!r} ({_PLAIN_NUMBERS})")
+
+
+def _nonzero_text(v: str) -> bool:
+    """Whether a number cell's digits before its exponent are not all 0 (a nonzero value)."""
+    mantissa = v.strip(_ASCII_SPACE).lower().partition("e")[0]
+    return any(c in "123456789" for c in mantissa)
+
+
+def _text_float(v: str) -> float:
+    """A (non-missing) string cell to float, strictly; raises _BadCell."""
+    if _NUMBER_RE.fullmatch(v) is None:
+        raise _not_plain(v, "not a number")
+    x = float(v)
+    if math.isinf(x) and "inf" not in v.lower():
+        raise _BadCell(f"out of the float64 range (magnitude above {np.finfo(np.float64).max:.6g}): {v!r}")
+    if x == 0.0 and _nonzero_text(v):
+        raise _BadCell(f"a nonzero value that underflows to 0.0 in float64: {v!r}")
+    return x
+
+
 def _parse_float(v: Any) -> float:
-    """One cell to float; missing -> NaN; raises ValueError for anything else."""
+    """One cell to float; missing -> NaN; raises _BadCell for anything else."""
+    if isinstance(v, str):
+        if v.strip(_ASCII_SPACE) == "":
+            return math.nan
+        return _text_float(v)
     if _is_missing(v):
         return math.nan
     if isinstance(v, (bool, np.bool_)):
-        raise ValueError("boolean")
-    return float(v)
+        raise _BadCell(f"not a number: {_show(v)} (a boolean)")
+    if isinstance(v, (complex, np.complexfloating)):
+        raise _BadCell(f"not a real number: {_show(v)} (complex)")
+    try:
+        return float(v)
+    except OverflowError:
+        raise _BadCell(f"out of the float64 range: {_show(v)}") from None
+    except (TypeError, ValueError):
+        raise _BadCell(f"not a number: {_show(v)}") from None
+
+
+def _check_texts(out: np.ndarray, texts: np.ndarray, column: str, source: str, locate: Locator) -> None:
+    """After a vectorized string -> float64 conversion: no cell overflowed to +-inf or
+    underflowed to 0.0 (the cells that read as inf or 0 are rare, except columns of zeros,
+    which one pass over their joined strings clears)."""
+    for mask, only_zeros in ((np.isinf(out), False), (out == 0.0, True)):
+        if not mask.any():
+            continue
+        pos = np.flatnonzero(mask)
+        if only_zeros and not "".join(texts[pos].tolist()).encode("ascii").translate(None, _ZERO_CHARS):
+            continue
+        for i in pos.tolist():
+            try:
+                _text_float(texts[i])
+            except _BadCell as exc:
+                raise _fail(source, locate(i), column, str(exc)) from None
 
 
 def _to_float(series: pd.Series, column: str, source: str, locate: Locator) -> np.ndarray:
     """Convert a column to float64; missing values (NaN, None, empty strings) become NaN.
 
     Strings are parsed with Python's correctly rounded ``float``, so the
-    ``repr`` of a double reads back to the same double.
+    ``repr`` of a double reads back to the same double; only plain ASCII decimal
+    numbers are read (see ``_NUMBER_RE``), and a cell that overflows to inf or
+    underflows to 0 is refused, showing the cell.
     """
     dtype = series.dtype
     if pd.api.types.is_bool_dtype(dtype):
         raise _fail(source, None, column, f"must be numeric, got a boolean column (dtype {dtype})")
+    if pd.api.types.is_complex_dtype(dtype):
+        raise _fail(source, None, column, f"must be real numbers, got a complex column (dtype {dtype})")
     if isinstance(series, np.ndarray):  # a numeric column of validate_columns
         return series.astype(np.float64)
     if pd.api.types.is_numeric_dtype(dtype):
         return series.to_numpy(dtype=np.float64, na_value=np.nan)
     obj = series.to_numpy(dtype=object)
     kind = pd.api.types.infer_dtype(series, skipna=True)
-    if kind in ("string", "empty", "floating", "integer", "mixed-integer-float", "decimal"):
+    if kind in ("string", "empty"):
         filled = obj.copy()
         filled[pd.isna(obj) | (obj == "")] = "nan"
+        if _plain_numbers(filled.tolist()):
+            try:
+                out = filled.astype(np.float64)
+            except (TypeError, ValueError, OverflowError):
+                pass  # locate the culprit below (or handle blanks such as "  ")
+            else:
+                _check_texts(out, filled, column, source, locate)
+                return out
+    elif kind in ("floating", "integer", "mixed-integer-float", "decimal"):
         try:
-            return filled.astype(np.float64)
+            return obj.astype(np.float64)
         except (TypeError, ValueError, OverflowError):
-            pass  # locate the culprit below (or handle blanks such as "  ")
+            pass  # locate the culprit below
     out = np.empty(obj.size, dtype=np.float64)
     for i, v in enumerate(obj):
         try:
             out[i] = _parse_float(v)
-        except (TypeError, ValueError, OverflowError):
-            raise _fail(source, locate(i), column, f"not a number: {_show(v)}") from None
+        except _BadCell as exc:
+            raise _fail(source, locate(i), column, str(exc)) from None
     return out
 
 
 def _parse_int(v: Any) -> int:
+    """One (non-missing) cell to an int64 integer; raises _BadCell saying why not."""
     if isinstance(v, (bool, np.bool_)):
-        raise ValueError("boolean")
+        raise _BadCell(f"not an integer: {_show(v)} (a boolean)")
+    if isinstance(v, (complex, np.complexfloating)):
+        raise _BadCell(f"not an integer: {_show(v)} (complex)")
     if isinstance(v, (int, np.integer)):
         iv = int(v)
+    elif isinstance(v, str):
+        if _NUMBER_RE.fullmatch(v) is None:
+            raise _not_plain(v, "not an integer")
+        try:
+            iv = int(v)
+        except ValueError:  # "3.0", "1e3": exact decimal arithmetic, no rounding to a float
+            d = Decimal(v.strip(_ASCII_SPACE))
+            if not d.is_finite():
+                raise _BadCell(f"not an integer: {v!r}") from None
+            if d != 0 and d.adjusted() > 18:  # at least 1e19 > 2**63: do not build a huge int
+                raise _BadCell(f"out of the int64 range: {v!r}") from None
+            if d != d.to_integral_value():
+                raise _BadCell(f"not an integer: {v!r}") from None
+            iv = int(d)
     else:
-        if isinstance(v, str):
-            s = v.strip()
-            try:
-                iv = int(s)
-            except ValueError:
-                fv = float(s)
-                if not (math.isfinite(fv) and fv == round(fv)):
-                    raise ValueError("not integral") from None
-                iv = int(fv)
-        else:
+        try:
             fv = float(v)
-            if not (math.isfinite(fv) and fv == round(fv)):
-                raise ValueError("not integral")
-            iv = int(fv)
-    if not -(2**63) <= iv < 2**63:
-        raise OverflowError("out of int64 range")
+        except OverflowError:
+            raise _BadCell(f"out of the int64 range: {_show(v)}") from None
+        except (TypeError, ValueError):
+            raise _BadCell(f"not an integer: {_show(v)}") from None
+        if not (math.isfinite(fv) and fv == round(fv)):
+            raise _BadCell(f"not an integer: {_show(v)}")
+        iv = int(fv)
+    if not -(2**63) <= iv <= _INT64_MAX:
+        raise _BadCell(f"out of the int64 range: {_show(v)}")
     return iv
 
 
@@ -427,19 +545,30 @@ def _to_int(series: pd.Series, column: str, source: str, locate: Locator) -> np.
     dtype = series.dtype
     if pd.api.types.is_bool_dtype(dtype):
         raise _fail(source, None, column, f"must be an integer, got a boolean column (dtype {dtype})")
+    if pd.api.types.is_complex_dtype(dtype):
+        raise _fail(source, None, column, f"must be an integer, got a complex column (dtype {dtype})")
     if isinstance(series, np.ndarray) and dtype.kind in "iu":  # an integer column of validate_columns
+        if dtype.kind == "u" and dtype.itemsize >= 8:
+            _first_bad(series > _INT64_MAX, series, source=source, locate=locate, column=column,
+                       what="out of the int64 range")
         return series.astype(np.int64)
     if pd.api.types.is_integer_dtype(dtype) and not series.hasnans:
+        if dtype.kind == "u":  # uint64 (numpy or pandas' UInt64) above 2**63 - 1 would wrap around
+            u = series.to_numpy(dtype=np.uint64)
+            _first_bad(u > _INT64_MAX, u, source=source, locate=locate, column=column, what="out of the int64 range")
         return series.to_numpy(dtype=np.int64)
     if pd.api.types.is_numeric_dtype(dtype):
         f = series.astype(np.float64) if isinstance(series, np.ndarray) else series.to_numpy(dtype=np.float64,
                                                                                            na_value=np.nan)
         _first_bad(np.isnan(f), f, source=source, locate=locate, column=column, what="missing value (NaN)")
-        bad = ~np.isfinite(f) | (f != np.round(f)) | (np.abs(f) >= 2.0**63)
-        _first_bad(bad, f, source=source, locate=locate, column=column, what="not an integer")
+        _first_bad(~np.isfinite(f) | (f != np.round(f)), f, source=source, locate=locate, column=column,
+                   what="not an integer")
+        _first_bad(np.abs(f) >= 2.0**63, f, source=source, locate=locate, column=column,
+                   what="out of the int64 range")
         return f.astype(np.int64)
     obj = series.to_numpy(dtype=object)
-    if pd.api.types.infer_dtype(series, skipna=False) in ("string", "integer"):
+    kind = pd.api.types.infer_dtype(series, skipna=False)
+    if kind == "integer" or (kind == "string" and _plain_numbers(obj.tolist())):
         try:
             return obj.astype(np.int64)
         except (TypeError, ValueError, OverflowError):
@@ -450,8 +579,8 @@ def _to_int(series: pd.Series, column: str, source: str, locate: Locator) -> np.
             raise _fail(source, locate(i), column, f"missing value, got {_show(v)}")
         try:
             out[i] = _parse_int(v)
-        except (TypeError, ValueError, OverflowError):
-            raise _fail(source, locate(i), column, f"not an integer: {_show(v)}") from None
+        except _BadCell as exc:
+            raise _fail(source, locate(i), column, str(exc)) from None
     return out
 
 
@@ -592,7 +721,8 @@ def validate_trace(
         One row per flow. Required columns ``arrival_s, src, dst, size_bytes``;
         optional ``id, deadline_s, weight, data_span_s, size_known`` (see the
         module docstring for dtypes, defaults and constraints). Columns may
-        hold numbers or strings that parse as numbers.
+        hold numbers or strings that are numbers (plain ASCII decimals, read
+        as :func:`read_trace` reads a CSV cell).
     hosts : int or None
         Number of hosts of the fabric; when given, ``src`` and ``dst`` must be
         ``< hosts``.
@@ -1030,17 +1160,30 @@ def read_trace(
     Raises
     ------
     TraceError
-        Unknown suffix, unreadable file, or any contract violation. For CSV
-        files the message gives the 1-based line number in the file (the
-        header is line 1), for Parquet files the 0-based row.
+        Unknown suffix, no such file, a directory, an unreadable or malformed
+        file, or any contract violation. For CSV files the message gives the
+        1-based line number in the file that the row begins on (the header is
+        line 1; a quoted cell may span lines), for Parquet files the 0-based row.
 
     Notes
     -----
-    CSV: an empty ``deadline_s`` cell means no deadline (an empty ``path``
-    cell: ECMP); ``size_known`` accepts true/false/1/0 in any case; lines that are completely empty are
-    ignored (they still count for line numbers); floats are parsed with
-    correct rounding, so files written by :func:`write_trace` read back bit
-    for bit.
+    CSV: every line has as many fields as the header (a line with more or fewer
+    is an error naming it); lines that are empty or only whitespace are ignored
+    (they still count for line numbers), any other line is a flow (``,,,`` is a
+    flow with missing values). An empty ``deadline_s`` cell means no deadline
+    (an empty ``path`` cell: ECMP); ``size_known`` accepts true/false/1/0 in any
+    case. Numbers are plain ASCII decimals: an optional sign, digits with an
+    optional ``.``, an optional exponent, surrounding whitespace (and ``inf``,
+    ``nan``, which the limits then refuse where they do not belong); digit
+    separators (``1_000``), non-ASCII digits, a value beyond the float64 range
+    and a nonzero value that underflows to 0 are errors showing the cell, and an
+    integer column takes only integral values (``3``, ``3.0``, ``3e0``), read
+    exactly. Floats are parsed with correct rounding, so files written by
+    :func:`write_trace` read back bit for bit.
+
+    Parquet: a named index (any level with a name) is read as columns, checked
+    as any column (``id`` is one); an unnamed index (the row labels of a
+    filtered frame) is ignored.
     """
     return _read(path, hosts, infer_hosts, topology)
 
@@ -1050,48 +1193,219 @@ def _read(path: str | os.PathLike[str], hosts: int | None, infer_hosts: bool, to
     p = Path(path)
     suffix = _suffix(p)
     source = str(p)
+    _check_file(p, source)
     if suffix == ".parquet":
         try:
             df = pd.read_parquet(p)
         except Exception as exc:  # pyarrow raises many types
             raise TraceError(f"{source}: cannot read Parquet file: {exc}") from exc
-        if not isinstance(df.index, pd.RangeIndex):
-            df = df.reset_index(drop=True)
+        df = _index_to_columns(df, source)
         return _validate(df, hosts, source, _positions_locator(None, "row"), infer_hosts, topology, pins_refused)
+    raw, locate = _read_csv(p, source)
+    return _validate(raw, hosts, source, locate, infer_hosts, topology, pins_refused)
+
+
+def _check_file(p: Path, source: str) -> None:
+    """Raise a TraceError unless ``p`` names an existing file (not a directory)."""
     try:
-        raw = pd.read_csv(
-            p,
-            dtype=str,
-            keep_default_na=False,
-            na_filter=False,
-            skip_blank_lines=False,
-            skipinitialspace=True,
-        )
-    except pd.errors.EmptyDataError as exc:
-        raise TraceError(f"{source}: empty file (a CSV trace needs a header line)") from exc
-    except (pd.errors.ParserError, UnicodeDecodeError) as exc:
-        raise TraceError(f"{source}: cannot parse CSV: {exc}") from exc
-    with open(p, newline="", encoding="utf-8", errors="replace") as fh:
-        header = next(csv.reader(fh), [])
+        if p.is_dir():
+            raise TraceError(f"{source}: is a directory, not a trace file")
+        if not p.exists():
+            raise TraceError(f"{source}: no such file")
+    except OSError as exc:
+        raise TraceError(f"{source}: cannot read: {exc.strerror or exc}") from exc
+
+
+def _index_to_columns(df: pd.DataFrame, source: str) -> pd.DataFrame:
+    """A Parquet file's frame with its named index levels (``set_index("id")`` before writing)
+    turned back into columns, then checked as any column; unnamed levels (the row labels of a
+    filtered frame) are dropped."""
+    names = list(df.index.names)
+    named = [i for i, name in enumerate(names) if name is not None]
+    if named:
+        both = sorted({str(names[i]) for i in named if names[i] in df.columns})
+        if both:
+            raise TraceError(f"{source}: {both} appear both as column(s) and as index level(s) of the Parquet file")
+        df = df.reset_index(level=named, allow_duplicates=True)  # twice the same level name: a duplicate column
+    if not isinstance(df.index, pd.RangeIndex):
+        df = df.reset_index(drop=True)
+    return df
+
+
+_CSV_OPTIONS: dict[str, Any] = {
+    "dtype": str,
+    "keep_default_na": False,
+    "na_filter": False,
+    "skip_blank_lines": False,  # blank lines are rows, so that the rows can be matched to lines
+    "skipinitialspace": True,
+    "index_col": False,  # one field too many per row is an error, never an index
+}
+
+
+def _read_csv(p: Path, source: str) -> tuple[pd.DataFrame, Locator]:
+    """The cells of a CSV trace as strings (blank lines dropped) and the locator of its rows
+    (their lines); a TraceError for a malformed file, a row whose number of fields is not the
+    header's naming its line."""
+    try:
+        with open(p, newline="", encoding="utf-8-sig", errors="replace") as fh:
+            header = next(csv.reader(fh, skipinitialspace=True), [])
+    except (OSError, csv.Error) as exc:
+        raise TraceError(f"{source}: cannot read: {getattr(exc, 'strerror', None) or exc}") from exc
     names = [h.strip() for h in header]
     twice = sorted({h for h in names if h and names.count(h) > 1})
     if twice:
         raise TraceError(f"{source}: line 1 (header): column(s) {twice} appear more than once")
-    lines = np.arange(len(raw), dtype=np.int64) + 2
-    if len(raw):
-        blank = np.ones(len(raw), dtype=bool)
-        for col in raw.columns:
-            blank &= raw[col].to_numpy(dtype=object) == ""
-        if blank.any():
-            raw = raw.loc[~blank].reset_index(drop=True)
-            lines = lines[~blank]
-    unnamed = [c for c in raw.columns if str(c).startswith("Unnamed:")]
-    if unnamed:
+    if "" in names:
         raise TraceError(
             f"{source}: line 1 (header): empty column name(s) (is there a trailing comma?); "
             f"allowed columns are {list(TRACE_COLUMNS)}"
         )
-    return _validate(raw, hosts, source, _positions_locator(lines, "line"), infer_hosts, topology, pins_refused)
+    try:
+        with warnings.catch_warnings():
+            # index_col=False: pandas warns (first data row) or raises (later rows) for a row with
+            # more fields than the header, and drops the extra fields: an error here, located below
+            warnings.simplefilter("error", pd.errors.ParserWarning)
+            raw = pd.read_csv(p, **_CSV_OPTIONS)
+    except pd.errors.EmptyDataError as exc:
+        raise TraceError(f"{source}: empty file (a CSV trace needs a header line)") from exc
+    except (pd.errors.ParserError, pd.errors.ParserWarning) as exc:
+        first_line, n_fields, blank = _csv_records(p, source)
+        problem = _field_count_error(p, source, len(header), first_line, n_fields, blank)
+        raise (problem or TraceError(f"{source}: cannot parse CSV: {str(exc).strip()}")) from None
+    except UnicodeDecodeError as exc:
+        raise TraceError(f"{source}: cannot parse CSV: {exc}") from exc
+    except OSError as exc:
+        raise TraceError(f"{source}: cannot read: {exc.strerror or exc}") from exc
+    if any(str(c).startswith("Unnamed:") for c in raw.columns):
+        raise TraceError(
+            f"{source}: line 1 (header): empty column name(s) (is there a trailing comma?); "
+            f"allowed columns are {list(TRACE_COLUMNS)}"
+        )
+    n_records = len(raw)
+    first: np.ndarray | None = None
+    rows: np.ndarray | None = None
+    # pandas fills the missing fields of a row shorter than the header with "" (and reads a blank
+    # line as a row of ""), so such a row ends with an empty cell: the fields of each line are
+    # counted only when the last column has an empty cell, never for a file whose last column is
+    # always filled (any file write_trace writes without a path column).
+    if len(raw) and bool((raw.iloc[:, -1] == "").any()):
+        first, n_fields, blank = _csv_layout(p, source, len(raw))
+        problem = _field_count_error(p, source, len(raw.columns), first, n_fields, blank)
+        if problem is not None:
+            raise problem
+        if blank.any():
+            rows = np.flatnonzero(~blank)
+            raw = raw.iloc[rows].reset_index(drop=True)
+    return raw, _csv_locator(p, n_records, rows, first)
+
+
+def _csv_layout(p: Path, source: str, n_records: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`_csv_records`, counted directly in the file's bytes when no cell is quoted (one
+    record per line, as pandas reads it) and the file has the ``n_records`` records that pandas
+    read."""
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        raise TraceError(f"{source}: cannot read: {exc.strerror or exc}") from exc
+    if b'"' not in data and data.count(b"\r") == data.count(b"\r\n"):
+        arr = np.frombuffer(data, dtype=np.uint8)
+        ends = np.flatnonzero(arr == 0x0A)  # "\n"
+        if data and not data.endswith(b"\n"):
+            ends = np.append(ends, len(data))
+        if ends.size - 1 == n_records:
+            commas = np.flatnonzero(arr == 0x2C)  # ","
+            n_commas = np.diff(np.searchsorted(commas, ends), prepend=0)[1:]  # after the header
+            starts = ends[:-1] + 1
+            blank = np.zeros(n_records, dtype=bool)
+            for i in np.flatnonzero(n_commas == 0).tolist():
+                blank[i] = not data[starts[i]:ends[i + 1]].strip()
+            return np.arange(2, n_records + 2, dtype=np.int64), n_commas + 1, blank
+    layout = _csv_records(p, source)
+    if layout[0].size != n_records:
+        raise TraceError(
+            f"{source}: cannot parse CSV: pandas and the csv module split the file into different records "
+            f"({n_records} and {layout[0].size}; an unbalanced quote?)"
+        )
+    return layout
+
+
+def _csv_records(p: Path, source: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each record of a CSV file after the header, as the csv module reads it: the line it
+    begins on (1-based, a quoted cell may span lines), its number of fields, and whether it is
+    blank (an empty line or only whitespace)."""
+    first: list[int] = []
+    n_fields: list[int] = []
+    blank: list[bool] = []
+    text = [""]  # the last line read: a one-field record is blank if its line is, not a quoted ""
+
+    def lines(fh: Iterable[str]) -> Iterator[str]:
+        for one in fh:
+            text[0] = one
+            yield one
+
+    try:
+        with open(p, newline="", encoding="utf-8-sig", errors="replace") as fh:
+            reader = csv.reader(lines(fh), skipinitialspace=True)
+            next(reader, None)
+            line = reader.line_num
+            for rec in reader:
+                first.append(line + 1)
+                n_fields.append(len(rec))
+                blank.append(not rec or (len(rec) == 1 and reader.line_num == line + 1
+                                         and not text[0].strip(_ASCII_SPACE)))
+                line = reader.line_num
+    except (OSError, csv.Error) as exc:
+        raise TraceError(f"{source}: cannot parse CSV: {getattr(exc, 'strerror', None) or exc}") from exc
+    return np.asarray(first, dtype=np.int64), np.asarray(n_fields, dtype=np.int64), np.asarray(blank, dtype=bool)
+
+
+def _field_count_error(p: Path, source: str, k: int, first: np.ndarray, n_fields: np.ndarray,
+                       blank: np.ndarray) -> TraceError | None:
+    """The error for the first record (not blank) whose number of fields is not the header's
+    ``k``, or None if there is none."""
+    bad = np.flatnonzero(~blank & (n_fields != k))
+    if not bad.size:
+        return None
+    i = int(bad[0])
+    n = int(n_fields[i])
+    hint = ""
+    if n > k:
+        try:
+            with open(p, newline="", encoding="utf-8-sig", errors="replace") as fh:
+                rec = next(itertools.islice(csv.reader(fh, skipinitialspace=True), i + 1, None), [])
+        except (OSError, csv.Error):
+            rec = []
+        if rec[k:] and not any(x.strip(_ASCII_SPACE) for x in rec[k:]):
+            hint = " (a trailing comma?)"
+    more = f" ({bad.size - 1} more line(s) with the same problem)" if bad.size > 1 else ""
+    return TraceError(f"{source}, line {int(first[i])}: {n} field{'s' if n != 1 else ''}, "
+                      f"the header has {k}{hint}{more}")
+
+
+def _csv_locator(p: Path, n_records: int, rows: np.ndarray | None, first: np.ndarray | None) -> Locator:
+    """Locator for the rows of a CSV trace: the line each row begins on. ``rows``: the rows'
+    positions among the file's ``n_records`` records (blank lines dropped), ``first``: the line
+    of each record when known. Otherwise the lines are found when an error (or a warning) first
+    needs one: record ``i`` is on line ``i + 2`` unless a cell is quoted, which may span lines
+    (a ``path``), and then the csv module counts them."""
+    lines: np.ndarray | None = None
+
+    def locate(pos: int) -> str:
+        nonlocal lines
+        if lines is None:
+            starts = first
+            if starts is None:
+                try:
+                    quoted = b'"' in p.read_bytes()
+                    starts = _csv_records(p, str(p))[0] if quoted else None
+                except (OSError, TraceError):
+                    starts = None
+                if starts is None or starts.size != n_records:
+                    starts = np.arange(2, n_records + 2, dtype=np.int64)
+            lines = starts if rows is None else starts[rows]
+        return f"line {int(lines[pos])}"
+
+    return locate
 
 
 def _float_strings(values: np.ndarray, *, empty_nan: bool = False) -> np.ndarray:
