@@ -173,6 +173,8 @@ def _check_link(link_gbps: float) -> float:
 
 
 def _check_thresholds(thresholds_bytes: Sequence[float]) -> np.ndarray:
+    if isinstance(thresholds_bytes, (str, bytes)):  # a sequence, but of characters
+        raise ValueError(f"thresholds_bytes must be a sequence of numbers, got {thresholds_bytes!r}")
     try:
         th = np.asarray([float(x) for x in thresholds_bytes], dtype=np.float64)
     except (TypeError, ValueError):
@@ -357,6 +359,8 @@ def mlfq_flow_fct(
     edges = _edges(th)
     pw = _pointwise(dist, edges, lam, assignment, need_inv=False)
     x = np.asarray(size_bytes, np.float64)
+    if not np.all(x > 0):  # also NaN: T(x) is defined for sizes > 0
+        raise ValueError("size_bytes must be > 0")
     k = np.clip(np.searchsorted(edges, x, side="left") - 1, 0, len(th))  # a_k < x <= a_{k+1}, 0-based
     return (pw.wait[k + 1] + x) / (1.0 - pw.rho[k]) / c_bytes
 

@@ -467,3 +467,21 @@ if __name__ == "__main__":
     t0 = time.time()
     print(_table())
     print(f"{time.time() - t0:.1f} s")
+
+
+def test_per_size_fct_refuses_sizes_that_are_not_positive():
+    # mlfq_flow_fct returned -7.95e-06 s for -10 kB and NaN for NaN (mlps_flow_fct refused them)
+    from flowsched import queueing, workloads
+
+    d = workloads.Mixture([(0.9, workloads.Fixed(1e4)), (0.1, workloads.Fixed(1e6))])
+    for bad in (np.array([-1e4]), np.array([0.0]), np.array([np.nan])):
+        with pytest.raises(ValueError, match="size_bytes must be > 0"):
+            queueing.mlfq_flow_fct(bad, [5e3], d, 0.5)
+
+
+def test_thresholds_given_as_a_string_are_refused():
+    # "123" was read character by character, as [1, 2, 3]
+    from flowsched import queueing, workloads
+
+    with pytest.raises(ValueError, match="thresholds_bytes must be a sequence of numbers, got '123'"):
+        queueing.mean_fct_mlfq("123", workloads.Exponential(1e5), 0.5)
