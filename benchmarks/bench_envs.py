@@ -118,6 +118,9 @@ def main() -> None:
     ap.add_argument("--env", action="append", default=None, metavar="SUBSTRING",
                     help="only the env ids containing SUBSTRING (repeatable; default: every env)")
     a = ap.parse_args()
+    for name in ("steps", "batch", "repeat"):
+        if getattr(a, name) < 1:
+            ap.error(f"--{name} must be >= 1, got {getattr(a, name)}")
     env_ids = [e for e in ENV_IDS if a.env is None or any(k in e for k in a.env)]
     if not env_ids:
         ap.error(f"--env {a.env}: no env id matches; ids: {', '.join(ENV_IDS)}")

@@ -87,6 +87,19 @@ def main() -> None:
                     help="run with the progress display forced on (its cost: compare with off)")
     ap.add_argument("--one", nargs=2, metavar=("SCHEDULER", "TOPOLOGY"), help=argparse.SUPPRESS)
     a = ap.parse_args()
+    import flowsched
+
+    if a.flows < 1:
+        ap.error(f"--flows must be >= 1, got {a.flows}")
+    if not 0 < a.load < 1:
+        ap.error(f"--load must be in (0, 1) (a fraction of the host links), got {a.load}")
+    if not 0 <= a.seed < 2**32:
+        ap.error(f"--seed must be in [0, 2**32), got {a.seed}")
+    if a.k < 2 or a.k % 2:
+        ap.error(f"--k must be an even fat-tree arity >= 2, got {a.k}")
+    unknown = [s for s in a.schedulers if s not in flowsched.SCHEDULERS and not s.startswith(("gtcp:", "ga:"))]
+    if unknown:
+        ap.error(f"unknown scheduler(s) {unknown}; known: {', '.join(flowsched.SCHEDULERS)}, gtcp:<inner>")
     if a.one:
         print(json.dumps(one(a.flows, a.one[0], a.one[1], a.load, a.seed, a.progress == "on", a.k)))
         return
@@ -105,8 +118,9 @@ def main() -> None:
         for s in a.schedulers:
             out = subprocess.run(
                 [sys.executable, __file__, "--flows", str(a.flows), "--load", str(a.load), "--seed", str(a.seed),
-                 "--progress", a.progress, "--k", str(a.k), "--one", s, topo], capture_output=True, text=True,
-                check=True)
+                 "--progress", a.progress, "--k", str(a.k), "--one", s, topo], capture_output=True, text=True)
+            if out.returncode:
+                sys.exit(f"bench_sim: {s} on {topo} failed (exit {out.returncode}):\n{out.stderr.strip()}")
             r = json.loads(out.stdout.strip().splitlines()[-1])
             print(f"| {r['topology']} | {s} | {r['flows']:,} | {r['wall_s']:.2f} | {r['flows_per_s']:,} | "
                   f"{r['events_per_s']:,} | {r['mean_active_flows']} | {r['peak_rss_mb']} |", flush=True)

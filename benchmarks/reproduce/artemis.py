@@ -799,7 +799,7 @@ def ns3_same_bursts(paths: list[str]) -> pd.DataFrame:
 
 def main(argv: list[str] | None = None) -> int:
     p = C.parser(__doc__)
-    p.add_argument("--ns3-csv", nargs="+", default=[], metavar="FILE",
+    p.add_argument("--ns3-csv", nargs="+", default=[], metavar="FILE", type=C.existing_file,
                    help="per-flow CSVs of the ns-3 program (shared/peers/ns3/artemis): run both models on their bursts")
     p.add_argument("--calibration", action="store_true",
                    help="only the calibration against the ns-3 program: its committed runs (references/artemis_ns3/"

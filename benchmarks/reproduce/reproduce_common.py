@@ -50,9 +50,35 @@ def parser(description: str) -> argparse.ArgumentParser:
                    help="fluid (default), packet (needs flowsched.simulate(model='packet')), or both")
     p.add_argument("--out", default="reproduce-out", help="folder for figures (default: ./reproduce-out)")
     p.add_argument("--no-figures", action="store_true", help="do not write figures")
-    p.add_argument("--json", default=None, help="also write the numbers and the claims to this JSON file")
-    p.add_argument("--seed", type=int, default=0, help="first seed")
+    p.add_argument("--json", default=None, type=json_path,
+                   help="also write the numbers and the claims to this JSON file")
+    p.add_argument("--seed", type=seed_arg, default=0, help="first seed")
     return p
+
+
+def seed_arg(text: str) -> int:
+    """``--seed``: an integer in [0, 2**32), checked before the run (not after its tables)."""
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if not 0 <= v < 2**32:
+        raise argparse.ArgumentTypeError(f"must be in [0, 2**32), got {v}")
+    return v
+
+
+def json_path(text: str) -> str:
+    """``--json``: a file that can be written after the run (not a directory)."""
+    if Path(text).is_dir():
+        raise argparse.ArgumentTypeError(f"{text} is a directory; give a file name")
+    return text
+
+
+def existing_file(text: str) -> str:
+    """An input file that exists (checked before the run)."""
+    if not Path(text).is_file():
+        raise argparse.ArgumentTypeError(f"{text}: no such file")
+    return text
 
 
 def mode(args: argparse.Namespace) -> str:
