@@ -2,8 +2,9 @@
 
 Before Hydra composes the config, an override that names an unknown option of a config
 group (``experiment=token_highlaod``) stops with the valid options; after composing,
-the config is checked (types, ranges, unknown keys) before anything is built. A config
-error exits 1 with a one-paragraph message, without a traceback.
+the config is checked (types, ranges, unknown keys, env families; the topology and env
+built once) before anything is trained or evaluated, for every job of a sweep before the
+first one starts. A config error exits 1 with a one-paragraph message, without a traceback.
 
 Exit codes of ``train.py``: 0 finished; 1 a config or runtime error; 130 stopped by
 SIGINT and 143 stopped by SIGTERM (128 + the signal number, as a shell reports a
@@ -24,6 +25,7 @@ import flowsched.agents  # noqa: F401  (registers the config resolvers)
 from flowsched.agents.config_checks import (
     ConfigError,
     check_evaluate_config,
+    check_evaluate_envs,
     check_fresh_run_dir,
     check_group_names,
     check_sweep,
@@ -74,17 +76,35 @@ def _evaluate(cfg: DictConfig) -> None:
 
     try:
         check_fresh_evaluation_dir(Path(HydraConfig.get().runtime.output_dir))
-        check_evaluate_config(cfg)
+        _check_evaluate_job(cfg)
         evaluate(cfg, Path(HydraConfig.get().runtime.output_dir))
     except ConfigError as e:
         raise _config_error("evaluate.py", e, HydraConfig.get().runtime.output_dir) from None
+
+
+def _check_train_job(cfg: DictConfig) -> None:
+    """What a train.py job checks before it starts (:func:`flowsched.agents.training.main_config_check`
+    for a new run; a resumed run's saved config is checked when it is loaded)."""
+    if cfg.get("resume"):
+        check_train_config(cfg)
+        return
+    from flowsched.agents import training
+
+    training.main_config_check(cfg)
+
+
+def _check_evaluate_job(cfg: DictConfig) -> None:
+    """What an evaluate.py job checks before it starts: the values and keys, then the
+    workloads' env families and the envs of its cells, built once."""
+    check_evaluate_config(cfg)
+    check_evaluate_envs(cfg)
 
 
 def train_main() -> None:
     """Train ``agent`` on ``env``/``workload``/``topology``, then evaluate it against the baselines."""
     try:
         check_group_names(sys.argv[1:])
-        check_sweep(sys.argv[1:], check_train_config)
+        check_sweep(sys.argv[1:], _check_train_job)
     except ConfigError as e:
         raise _config_error("train.py", e) from None
     _train()
@@ -94,7 +114,7 @@ def evaluate_main() -> None:
     """Evaluate policies (baselines and checkpoints) over workloads x loads x seeds."""
     try:
         check_group_names(sys.argv[1:])
-        check_sweep(sys.argv[1:], check_evaluate_config, "evaluate")
+        check_sweep(sys.argv[1:], _check_evaluate_job, "evaluate")
     except ConfigError as e:
         raise _config_error("evaluate.py", e) from None
     _evaluate()

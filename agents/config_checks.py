@@ -1,7 +1,10 @@
 """Early, readable checks of ``train.py`` / ``evaluate.py`` configs: unknown config names
 (with the valid ones and a did-you-mean), values of the wrong type or range, unknown keys
 where a typo would otherwise be ignored, and the overrides that may (or may not) be
-given with ``resume=``. Every error names the key and the value."""
+given with ``resume=``; then the env families of the agent and workloads
+(:func:`check_families`), and the topology and envs, built once (:func:`check_train_envs`,
+:func:`check_evaluate_envs`: their own argument checks, as a config error). Every error
+names the key and the value."""
 from __future__ import annotations
 
 import copy
@@ -15,7 +18,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from omegaconf import DictConfig, ListConfig, OmegaConf
+from omegaconf import DictConfig, ListConfig, OmegaConf, open_dict
 
 #: the config groups of train.yaml / evaluate.yaml (configs/<group>/<option>.yaml)
 GROUPS = ("env", "workload", "topology", "agent", "logger", "experiment")
@@ -127,18 +130,38 @@ def check_sweep(args: Sequence[str], check: Callable[[DictConfig], None], config
     if not sweeps:
         return
     errors = []
+    global _SWEEP_JOB
     with initialize_config_module("flowsched.configs", version_base="1.3"):
         for combo in itertools.islice(itertools.product(*sweeps), SWEEP_CHECK_JOBS):
             try:
-                cfg = compose(config_name, overrides=[*fixed, *combo])
+                cfg = compose(config_name, overrides=[*fixed, *combo], return_hydra_config=True)
             except Exception:  # noqa: BLE001 - what Hydra cannot compose, its own run reports
                 continue
+            # the job's Hydra node (its group choices and overrides), as HydraConfig gives it in the job
+            _SWEEP_JOB = cfg.hydra
+            with open_dict(cfg):
+                del cfg["hydra"]
             try:
                 check(cfg)
             except ConfigError as e:
                 errors.append(f"sweep job {' '.join(combo)}: {e}")
+            finally:
+                _SWEEP_JOB = None
     if errors:
         raise ConfigError("\n".join(errors))
+
+
+#: the Hydra node of the sweep job that :func:`check_sweep` is checking (HydraConfig is set
+#: only inside a job)
+_SWEEP_JOB: Any = None
+
+
+def _hydra_node() -> Any:
+    """The running Hydra job's config node (``hydra.runtime.choices``, ``hydra.overrides``),
+    that of the sweep job being checked, or None (a config composed by a script)."""
+    from hydra.core.hydra_config import HydraConfig
+
+    return HydraConfig.get() if HydraConfig.initialized() else _SWEEP_JOB
 
 
 # ---------------------------------------------------------------- values and keys
@@ -172,7 +195,7 @@ class _Checker:
             self.fail(key, v, want)
 
     def number(self, key: str, gt: float | None = None, ge: float | None = None, le: float | None = None,
-               none: bool = False) -> None:
+               none: bool = False, hint: str = "") -> None:
         v = self.get(key)
         if v is _BAD or (v is None and none):
             return
@@ -182,6 +205,7 @@ class _Checker:
             + (f" >= {ge}" if ge is not None else "")
             + (f" <= {le}" if le is not None else "")
             + (" or null" if none else "")
+            + hint
         )
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
             return self.fail(key, v, want)
@@ -208,6 +232,11 @@ class _Checker:
             return
         if not isinstance(v, list) or not all(isinstance(x, str) for x in v) or (nonempty and not v):
             self.fail(key, v, "must be a non-empty list of names" if nonempty else "must be a list of names")
+
+    def mapping(self, key: str, none: bool = False) -> None:
+        v = self.get(key)
+        if v is not _BAD and not isinstance(v, dict) and not (v is None and none):
+            self.fail(key, v, "must be a mapping" + (" or null" if none else ""))
 
     def keys(self, key: str, allowed: Iterable[str], none: bool = False) -> None:
         """Unknown keys of the mapping at ``key`` ("" for the root): a typo would be ignored."""
@@ -265,10 +294,64 @@ ENV_KEYS = ("family", "id", "hosts", "link_gbps", "num_envs", "workload_arg", "l
             "eval_kwargs")
 
 
+#: the numbers of every episode's row of an evaluation (:func:`flowsched.agents.evaluation.run_episodes`)
+#: besides the env's ``info``
+EPISODE_ROW_METRICS = ("return", "steps", "masked_action_rate")
+#: the row's metrics computed from the episode's flows (:func:`flowsched.agents.evaluation.episode_metrics`):
+#: in the final table of train.py and in evaluate.py, not in train.py's periodic evaluation (the learning curve)
+FLOW_METRICS = ("mean_fct_ms", "p99_fct_ms", "mean_slowdown", "p99_slowdown")
+#: the numbers of each env family's ``info`` at an episode's end, which the rows take too
+#: (tests/test_config_values.py plays an episode of every env config to keep this true);
+#: the metrics of an env family not listed here are not checked
+ENV_INFO_METRICS = {
+    "token": ("deadline_hit_ratio", "deadlines_met", "flows_finished", "flows_with_deadline", "mean_fct_s"),
+    "switch": ("flow_time_s", "flows_finished", "flows_in_system", "mean_fct_s"),
+    "thresholds": ("flows_ended", "mean_fct_s", "reference_mean_fct_s"),
+}
+
+
+def episode_metrics(family: str, flows: bool = True) -> list[str] | None:
+    """The metrics an evaluation episode of env family ``family`` has (``flows``: with those
+    computed from its flows, :data:`FLOW_METRICS`); None for a family this does not know."""
+    info = ENV_INFO_METRICS.get(family)
+    if info is None:
+        return None
+    return list(dict.fromkeys([*EPISODE_ROW_METRICS, *info, *(FLOW_METRICS if flows else ())]))
+
+
+def _metric(c: _Checker, key: str, flows: bool) -> None:
+    """``key`` (a metric name, or a list of them): metrics an episode of the env has (an
+    unknown one gave an all-NaN learning curve, or was left out of the tables without a word)."""
+    v, family = c.get(key), c.get("env.family")
+    if v is _BAD or not isinstance(family, str):
+        return
+    valid = episode_metrics(family, flows)
+    names = v if isinstance(v, list) else [v]
+    for i, m in enumerate(names):
+        k = f"{key}[{i}]" if isinstance(v, list) else key
+        if not isinstance(m, str):
+            c.fail(k, m, "must be a metric name")
+        elif valid is not None and m not in valid:
+            note = ""
+            if m in FLOW_METRICS and not flows:
+                note = (f" ({m} is computed from the episodes' flows for the final table only, not in the periodic "
+                        "evaluation of the learning curve)")
+            c.errors.append(f"{k}={m!r}: " + unknown_name(f"{family} metric", m, valid) + note)
+
+
 def _common(c: _Checker) -> None:
     c.keys("env", ENV_KEYS)
+    # read by name everywhere (the env's registry id, the baselines' family, the run's paths)
+    c.string("env.family")
+    c.string("env.id")
+    c.mapping("env.kwargs")
+    env = c.cfg.get("env")
+    for k in ("unmasked_kwargs", "eval_kwargs", "baseline_kwargs"):
+        if isinstance(env, DictConfig) and k in env:
+            c.mapping(f"env.{k}", none=True)
     _topology_keys(c)
     c.keys("workload", ("name", "load", "env_families"))
+    c.string("workload.name")
     c.number("workload.load", gt=0, none=True)
     c.keys("ray", ("address", "num_cpus"))
     c.string("ray.address", none=True)
@@ -411,22 +494,31 @@ def check_train_config(cfg: DictConfig) -> None:
     if cfg.get("logger") is not None and cfg.logger.get("wandb") is not None:
         c.keys("logger.wandb", WANDB_KEYS)
         c.string("logger.wandb.mode", ("offline", "online", "disabled"))
+        if c.get("logger.tensorboard") is False and c.get("logger.wandb.mode") != "disabled":
+            c.errors.append("logger.tensorboard=False with logger.wandb: W&B receives the run's scalars only by "
+                            "syncing its TensorBoard files (sync_tensorboard), so the W&B run would have none; keep "
+                            "logger.tensorboard=true (as logger=wandb has it), or use logger=tensorboard or "
+                            "logger=none")
     c.integer("env.num_envs", lo=1)
     _common(c)
+    _metric(c, "env.metric", flows=False)  # the periodic evaluation's (the learning curve's)
+    c.string("env.metric_mode", ("min", "max"))
+    c.str_list("env.report_metrics", nonempty=False)
+    if isinstance(c.get("env.report_metrics"), list):
+        _metric(c, "env.report_metrics", flows=True)  # the final table's
     agent = cfg.get("agent")
     kind = agent.get("kind") if isinstance(agent, DictConfig) else None
     if kind not in AGENT_KEYS:
         c.fail("agent.kind", kind, f"must be one of {', '.join(AGENT_KEYS)}")
     else:
         c.keys("agent", AGENT_KEYS[kind])
+        if not (kind == "baseline" and OmegaConf.is_missing(agent, "rule")):  # that one: _rule says it
+            c.string("agent.name")
+            _agent_name(c, kind)
         if kind == "sb3":
             if isinstance(agent.get("model"), DictConfig):
                 _model_keys(c, agent.model)
-                for k in ("n_steps", "batch_size", "n_epochs"):
-                    if k in agent.model:
-                        c.integer(f"agent.model.{k}", lo=1)
-                if "gamma" in agent.model:
-                    c.number("agent.model.gamma", gt=0, le=1)
+                _sb3_model(c, agent.model)
             else:
                 c.errors.append("agent.model: an SB3 agent needs a model mapping with _target_")
             if agent.get("epsilon") is not None:
@@ -439,18 +531,137 @@ def check_train_config(cfg: DictConfig) -> None:
             c.integer("agent.num_env_runners", lo=0)
             c.integer("agent.num_envs_per_env_runner", lo=1)
             c.keys("agent.algo", RLLIB_ALGO_KEYS)
-            for k in ("train_batch_size", "minibatch_size", "num_epochs"):
-                c.integer(f"agent.algo.{k}", lo=1)
-            c.number("agent.algo.lr", gt=0)
-            c.number("agent.algo.gamma", gt=0, le=1)
+            _rllib_algo(c)
     c.raise_errors("train")
 
 
-def _experiment_chosen() -> bool:
-    """Whether the running Hydra app composed an experiment preset (``experiment=<name>``)."""
-    from hydra.core.hydra_config import HydraConfig
+def _agent_name(c: _Checker, kind: str) -> None:
+    """agent.name may not be a baseline's of eval.baselines: the final table and the learning
+    curve group by name, so the agent's rows would be merged with the baseline's. A rule agent
+    named as its rule is that baseline (train.py evaluates it once)."""
+    name, baselines = c.get("agent.name"), c.get("eval.baselines")
+    if not isinstance(name, str) or not isinstance(baselines, list) or name not in baselines:
+        return
+    if kind == "baseline" and c.cfg.agent.get("rule", name) == name:
+        return
+    keep = [b for b in baselines if b != name]
+    c.errors.append(f"agent.name={name!r}: also the name of a baseline of eval.baselines ({', '.join(baselines)}); "
+                    "the results are grouped by name, so the agent's rows would be merged with the baseline's: give "
+                    f"the agent another name, or leave {name} out (eval.baselines=[{','.join(keep)}])")
 
-    return HydraConfig.initialized() and HydraConfig.get().runtime.choices.get("experiment") not in (None, "null")
+
+#: SB3 on-policy hyperparameters (PPO, MaskablePPO, A2C) checked when agent.model gives them:
+#: the bounds of :meth:`_Checker.number` (as SB3 documents them, and asserts for clip_range_vf)
+SB3_NUMBERS: dict[str, dict[str, Any]] = {
+    "learning_rate": {"gt": 0},
+    "ent_coef": {"ge": 0},
+    "vf_coef": {"ge": 0},
+    "clip_range": {"gt": 0},
+    "clip_range_vf": {"gt": 0, "none": True},
+    "gae_lambda": {"ge": 0, "le": 1},
+    "max_grad_norm": {"gt": 0},
+    "target_kl": {"gt": 0, "none": True},
+    "rms_prop_eps": {"gt": 0},
+}
+#: SB3 takes a schedule (a callable of the remaining progress) for these: from a config, a mapping with _target_
+SB3_SCHEDULES = ("learning_rate", "clip_range", "clip_range_vf")
+SB3_BOOLEANS = ("normalize_advantage", "use_sde", "use_rms_prop")
+
+
+def _sb3_model(c: _Checker, model: DictConfig) -> None:
+    """The hyperparameters of an SB3 model config (a wrong type failed inside SB3 after the
+    first rollout, or at Hydra's instantiate; an out-of-range value trained silently)."""
+    for k in ("n_steps", "batch_size", "n_epochs"):
+        if k in model:
+            c.integer(f"agent.model.{k}", lo=1)
+    if "gamma" in model:
+        c.number("agent.model.gamma", gt=0, le=1)
+    for k, bounds in SB3_NUMBERS.items():
+        if k not in model:
+            continue
+        if k in SB3_SCHEDULES:
+            v = c.get(f"agent.model.{k}")
+            if isinstance(v, dict) and "_target_" in v:
+                continue  # a schedule built by Hydra
+            c.number(f"agent.model.{k}", **bounds, hint=" (or a schedule: a mapping with _target_)")
+        else:
+            c.number(f"agent.model.{k}", **bounds)
+    for k in SB3_BOOLEANS:
+        if k in model:
+            c.boolean(f"agent.model.{k}")
+    if "batch_size" in model and c.get("agent.model.batch_size") == 1:
+        normalize = c.get("agent.model.normalize_advantage") if "normalize_advantage" in model else _default(
+            model, "normalize_advantage")
+        if normalize is True:
+            c.fail("agent.model.batch_size", 1, "must be > 1 with normalize_advantage=true (the advantages are "
+                                                 "normalized per minibatch; SB3 refuses it)")
+
+
+def _default(node: DictConfig, arg: str) -> Any:
+    """The default of argument ``arg`` of the ``_target_`` class of ``node`` (None if unknown)."""
+    try:
+        from hydra.utils import get_class
+
+        p = inspect.signature(get_class(str(node.get("_target_"))).__init__).parameters.get(arg)  # type: ignore[misc]
+    except Exception:  # noqa: BLE001 - an unimportable target is reported by _target_keys
+        return None
+    return None if p is None or p.default is inspect.Parameter.empty else p.default
+
+
+def _rllib_algo(c: _Checker) -> None:
+    """agent.algo of an RLlib agent (flowsched.agents.rllib.ppo_config's arguments): a bad
+    value failed inside RLlib after Ray had started, or trained with nan."""
+    for k in ("train_batch_size", "minibatch_size", "num_epochs"):
+        c.integer(f"agent.algo.{k}", lo=1)
+    c.number("agent.algo.lr", gt=0)
+    c.number("agent.algo.gamma", gt=0, le=1)
+    algo = c.cfg.agent.get("algo")
+    if not isinstance(algo, DictConfig):
+        return
+    if "gae_lambda" in algo:
+        c.number("agent.algo.gae_lambda", ge=0, le=1)
+    for k in ("entropy_coeff", "vf_loss_coeff"):
+        if k in algo:
+            c.number(f"agent.algo.{k}", ge=0)
+    if "use_kl_loss" in algo:
+        c.boolean("agent.algo.use_kl_loss")
+    hidden = c.get("agent.algo.hidden")
+    if hidden is not _BAD and (not isinstance(hidden, list) or not hidden or not all(
+            isinstance(h, int) and not isinstance(h, bool) and h >= 1 for h in hidden)):
+        c.fail("agent.algo.hidden", hidden, "must be a non-empty list of layer widths (integers >= 1), e.g. [64,64]")
+    tb, mb = c.get("agent.algo.train_batch_size"), c.get("agent.algo.minibatch_size")
+    if all(isinstance(x, int) and not isinstance(x, bool) and x >= 1 for x in (tb, mb)) and mb > tb:
+        c.fail("agent.algo.minibatch_size", mb, f"must be <= agent.algo.train_batch_size={tb} (RLlib's "
+                                                  "train_batch_size_per_learner: each minibatch is a part of it)")
+
+
+def _experiment_chosen() -> bool:
+    """Whether the running Hydra app (or the sweep job being checked) composed an experiment
+    preset (``experiment=<name>``)."""
+    hc = _hydra_node()
+    return hc is not None and hc.runtime.choices.get("experiment") not in (None, "null")
+
+
+def _agent_overrides() -> list[str]:
+    """The command line's overrides of the running Hydra job that set ``agent`` or a key under it."""
+    hc = _hydra_node()
+    task = [] if hc is None else list(hc.overrides.task)
+    return [str(o) for o in task if re.match(r"^\+{0,2}agent([.@=]|$)", str(o))]
+
+
+def _evaluate_agent(c: _Checker) -> None:
+    """evaluate.py reads no ``agent``: what it evaluates is ``policies``. An agent given on the
+    command line (``agent=maskable_ppo``), or without an experiment preset (which may set one,
+    as it sets the training keys), would be silently ignored."""
+    agent = c.cfg.get("agent")
+    given = _agent_overrides()
+    if agent is None and not given:
+        return
+    if given or not _experiment_chosen():
+        what = " ".join(given) if given else f"agent={agent.get('name') if isinstance(agent, DictConfig) else agent!r}"
+        c.errors.append(f"{what}: evaluate.py does not read an agent config; choose what is evaluated with "
+                        "policies=[...] (baseline names of the env, training run directories or checkpoints, "
+                        "e.g. policies=[fifo,outputs/<run dir>])")
 
 
 def check_evaluate_config(cfg: DictConfig) -> None:
@@ -485,7 +696,175 @@ def check_evaluate_config(cfg: DictConfig) -> None:
     c.boolean("per_flow")
     c.string("launcher", ("local", "ray"))
     _common(c)
+    _metric(c, "metric", flows=True)
+    _evaluate_agent(c)
     c.raise_errors("evaluate")
+
+
+# ---------------------------------------------------------------- env families and the envs themselves
+
+
+def _option(group: str, name: str) -> dict[str, Any]:
+    """``configs/<group>/<name>.yaml`` as it is written (interpolations unresolved)."""
+    f = resources.files("flowsched.configs") / group / f"{name}.yaml"
+    node = OmegaConf.create(f.read_text()) if f.is_file() else None
+    out = OmegaConf.to_container(node, resolve=False) if isinstance(node, DictConfig) else None
+    return {str(k): v for k, v in out.items()} if isinstance(out, dict) else {}
+
+
+def _families(v: Any) -> list[str] | None:
+    return [str(x) for x in v] if isinstance(v, list) else None
+
+
+def env_options(families: Iterable[str]) -> list[str]:
+    """The env options (configs/env) of these env families."""
+    fams = set(families)
+    return [e for e in group_options("env") if _option("env", e).get("family") in fams]
+
+
+def experiments_for(families: Iterable[str]) -> list[str]:
+    """The experiment presets (configs/experiment) that choose an env of these env families."""
+    envs = set(env_options(families))
+    out = []
+    for name in group_options("experiment"):
+        for d in _option("experiment", name).get("defaults") or ():
+            if isinstance(d, dict) and any(str(k).split()[-1] == "/env" and v in envs for k, v in d.items()):
+                out.append(name)
+    return out
+
+
+def agents_for(family: str) -> list[str]:
+    """The agent options that work with env family ``family``: learning agents whose
+    env_families list it, then the rule-based baselines of the family."""
+    from flowsched import baselines
+
+    learned = [a for a in group_options("agent")
+               if family in (_families(_option("agent", a).get("env_families")) or ())]
+    return learned + [r for r in baselines.BASELINES.get(family, ()) if r not in learned]
+
+
+def workloads_for(family: str) -> list[str]:
+    """The workload options for env family ``family`` (those without env_families fit any)."""
+    out = []
+    for w in group_options("workload"):
+        fams = _families(_option("workload", w).get("env_families"))
+        if fams is None or family in fams:
+            out.append(w)
+    return out
+
+
+def _workload_family_error(key: str, name: Any, fams: Any, family: str) -> str:
+    fit = workloads_for(family)
+    return (f"{key}: workload {name!r} is for env {list(fams)}, not env.family={family!r}"
+            + (f" (workloads for {family}: {', '.join(fit)})" if fit else ""))
+
+
+def check_families(cfg: DictConfig) -> None:
+    """Raises :class:`ConfigError` when a train config's agent or workload is not for its env
+    family, with the agents, envs, experiments and workloads that fit (from the config groups)."""
+    errors = []
+    fam = cfg.env.family
+    agent = cfg.agent
+    allowed = agent.get("env_families")
+    if allowed is not None and fam not in allowed:
+        allowed = list(allowed)
+        ours = agents_for(fam)
+        envs = env_options(allowed)
+        exps = experiments_for(allowed)
+        hints = ([f"an agent for env {fam}: agent={'|'.join(ours)}"] if ours else []) + (
+            [f"an env for agent {agent.name}: env={'|'.join(envs)}"] if envs else []) + (
+            [f"an experiment with such an env: experiment={'|'.join(exps)}"] if exps else [])
+        errors.append(f"agent {agent.name!r} works with env {allowed}, not env.family={fam!r}"
+                      + (f"; choose {', or '.join(hints)}" if hints else ""))
+    wf = cfg.workload.get("env_families")
+    if wf is not None and fam not in wf:
+        errors.append(_workload_family_error("workload", cfg.workload.name, wf, fam))
+    if errors:
+        raise ConfigError("\n".join(errors))
+
+
+def _one_line(e: BaseException) -> str:
+    """The original error of ``e`` (through Hydra's InstantiationException), on one line."""
+    from hydra.errors import InstantiationException
+
+    while isinstance(e, InstantiationException) and e.__cause__ is not None:
+        e = e.__cause__
+    return " ".join(str(e).split())
+
+
+def _build_errors() -> tuple[type[BaseException], ...]:
+    import gymnasium as gym
+    from hydra.errors import HydraException
+    from omegaconf.errors import OmegaConfBaseException
+
+    return (ValueError, TypeError, KeyError, IndexError, OverflowError, gym.error.Error, HydraException,
+            OmegaConfBaseException)
+
+
+def _check_builds(cfg: DictConfig, builds: Sequence[tuple[str, str, dict[str, Any]]]) -> None:
+    """Builds the topology, then the env once per ``(keys, what, make_env kwargs)`` (``keys``:
+    the config keys its arguments come from, ``what``: which env it is): an error of the
+    env's or the topology's own checks (a bad env.kwargs or topology value) is a
+    :class:`ConfigError` naming them, before anything is trained or evaluated (it came as a
+    traceback when the envs were built). Envs are built in milliseconds."""
+    from hydra.utils import instantiate
+
+    from flowsched.agents.envs import check_env_id, make_env
+
+    errors = _build_errors()
+    try:
+        check_env_id(str(cfg.env.id))
+    except errors as e:
+        raise ConfigError(f"env.id={cfg.env.id!r}: {_one_line(e)}") from None
+    topo = cfg.get("topology")
+    if topo is not None:
+        try:
+            instantiate(topo)
+        except errors as e:
+            try:
+                plain = OmegaConf.to_container(topo, resolve=True)
+            except Exception:  # noqa: BLE001 - an interpolation that cannot be resolved: the error says it
+                plain = {}
+            args = ", ".join(f"{k!s}={v!r}" for k, v in (plain.items() if isinstance(plain, dict) else ())
+                             if not (str(k).startswith("_") and str(k).endswith("_")))
+            raise ConfigError(f"topology: {topo.get('_target_')}({args}) cannot be built: {_one_line(e)}") from None
+    for keys, what, kwargs in builds:
+        try:
+            make_env(cfg, **kwargs).close()
+        except errors as e:
+            raise ConfigError(f"{keys}: {cfg.env.id} cannot be built{what}: {_one_line(e)}") from None
+
+
+def check_train_envs(cfg: DictConfig) -> None:
+    """Raises :class:`ConfigError` when the topology or the envs of a train config (its
+    training env, as the agent uses masks or not, and its evaluation env) cannot be built."""
+    load = cfg.workload.get("load") if cfg.get("workload") is not None else None
+    keys = "env.kwargs" + ("" if load is None else f" / workload.load={load!r}")
+    builds: list[tuple[str, str, dict[str, Any]]] = [(keys, "", {"evaluation": True})]
+    if cfg.agent.get("kind") != "baseline":
+        builds.insert(0, (keys, " for training", {"masked": bool(cfg.agent.get("masked", True))}))
+    _check_builds(cfg, builds)
+
+
+def check_evaluate_envs(cfg: DictConfig) -> None:
+    """Raises :class:`ConfigError` when a workload of ``workloads`` is not for the env family,
+    or the topology or the env of a (workload, load) cell cannot be built."""
+    family = cfg.env.family
+    builds: list[tuple[str, str, dict[str, Any]]] = []
+    errors = []
+    for wname in cfg.workloads:
+        wcfg = cfg.workload if wname == cfg.workload.name else OmegaConf.create(_option("workload", str(wname)))
+        fams = wcfg.get("env_families")
+        if fams is not None and family not in fams:
+            errors.append(_workload_family_error("workloads", wname, fams, family))
+        for load in cfg.loads:
+            keys = "env.kwargs" + (" / loads" if load is not None else "" if wcfg.get("load") is None
+                                   else f" / workload.load={wcfg.load!r}")
+            builds.append((keys, f" for workload {wname}" + ("" if load is None else f" at load {load}"),
+                           {"evaluation": True, "workload": wcfg, "load": None if load is None else float(load)}))
+    if errors:
+        raise ConfigError("\n".join(errors))
+    _check_builds(cfg, builds)
 
 
 #: what a fresh run refuses to write over (a run directory given twice with hydra.run.dir=)
@@ -604,8 +983,12 @@ __all__ = [
     "SAFE_AT_RESUME",
     "SEED_MAX",
     "check_evaluate_config",
+    "check_evaluate_envs",
+    "check_families",
     "check_group_names",
     "check_train_config",
+    "check_train_envs",
+    "episode_metrics",
     "group_options",
     "merge_resume_overrides",
     "saved_choices",

@@ -36,8 +36,10 @@ from omegaconf import DictConfig, OmegaConf
 from flowsched.agents.checkpoints import atomic_write_text
 from flowsched.agents.config_checks import (
     ConfigError,
+    check_families,
     check_fresh_run_dir,
     check_train_config,
+    check_train_envs,
     merge_resume_overrides,
     saved_choices,
 )
@@ -546,19 +548,14 @@ def _train(cfg: DictConfig, run_dir: Path, overrides: list[str] | None,
 
 
 def main_config_check(cfg: DictConfig) -> None:
-    """Early, readable errors for combinations that cannot work."""
+    """Early, readable errors for a new run's config, before anything is built: its values
+    and keys (:func:`check_train_config`), the agent's and workload's env families
+    (:func:`check_families`), and the topology and envs, built once
+    (:func:`check_train_envs`). Raises :class:`ConfigError`; train.py runs it for every job of
+    a sweep before the first one starts, and for a single run."""
     check_train_config(cfg)
-    fam = cfg.env.family
-    allowed = cfg.agent.get("env_families")
-    if allowed is not None and fam not in allowed:
-        raise SystemExit(f"agent {cfg.agent.name!r} works with env {list(allowed)}, not {fam!r} "
-                         f"(try experiment={fam} or another agent=...)")
-    budget = cfg.get("time_budget_s")
-    if budget is not None and (isinstance(budget, bool) or not (isinstance(budget, (int, float)) and budget > 0)):
-        raise SystemExit(f"time_budget_s must be a number of seconds > 0 (or null), got {budget!r}")
-    wf = cfg.workload.get("env_families")
-    if wf is not None and fam not in wf:
-        raise SystemExit(f"workload {cfg.workload.name!r} is for env {list(wf)}, not {fam!r}")
+    check_families(cfg)
+    check_train_envs(cfg)
 
 
 def __getattr__(name: str) -> Any:
