@@ -346,7 +346,7 @@ def _simulate(a: argparse.Namespace) -> int:
             files[where] = option
     if not 0 <= a.seed < 2**64:
         raise ValueError(f"--seed must be in [0, 2**64) (an unsigned 64-bit seed), got {a.seed}")
-    if a.topology not in _TOPOLOGIES and Path(a.topology).suffix not in (".graphml", ".json"):
+    if a.topology not in _TOPOLOGIES and Path(a.topology).suffix.lower() not in (".graphml", ".json"):
         raise ValueError(f"--topology: expected bigswitch, leafspine, fattree, parkinglot or a .graphml/.json graph "
                          f"file, got {a.topology!r}")
     kind = a.topology if a.topology in _TOPOLOGIES else "graph"

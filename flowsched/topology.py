@@ -11,6 +11,7 @@ routes. Any other fabric is a :class:`Graph`, made from a networkx graph with
 from __future__ import annotations
 
 import itertools
+import math
 import re
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
@@ -542,23 +543,26 @@ def _networkx_arguments(graph: Any, hosts: Sequence[Hashable], capacity: str = "
         if capacity not in data:
             raise ValueError(f"from_networkx: {where} has no {capacity!r} attribute (its rate in Gbps)")
         c = data[capacity]
-        if isinstance(c, bool) or not isinstance(c, (int, float, np.integer, np.floating)) or \
-                not (np.isfinite(c) and c > 0):
-            raise ValueError(f"from_networkx: {where} has {capacity} = {c!r}; rates must be positive finite Gbps")
+        if not (is_finite_number(c) and c > 0):
+            raise ValueError(f"from_networkx: {where} has {capacity} = {_shown(c)}; rates must be positive finite Gbps")
+        if not math.isfinite(float(c) * 1e9 / 8):  # the core's bytes/s (topology.rs: gbps * 1e9 / 8.0)
+            raise ValueError(f"from_networkx: {where} has {capacity} = {_shown(c)}; rates must be positive finite "
+                             "Gbps, at most about 1.7e299 (the simulator works in bytes/s, gbps * 1e9 / 8, which must "
+                             "be a finite float)")
         w = 1
         if weight is not None:
             if weight not in data:
                 raise ValueError(f"from_networkx: {where} has no {weight!r} attribute (its routing weight)")
             w = data[weight]
             if isinstance(w, bool) or not isinstance(w, (int, np.integer)) or not 1 <= w <= 2**32 - 1:
-                raise ValueError(f"from_networkx: {where} has {weight} = {w!r}; weights are integers from 1 to "
+                raise ValueError(f"from_networkx: {where} has {weight} = {_shown(w)}; weights are integers from 1 to "
                                  "2**32 - 1 (equal-cost paths are compared exactly)")
         d = 0.0
         if delay in data:
             d = data[delay]
-            if isinstance(d, bool) or not isinstance(d, (int, float, np.integer, np.floating)) or \
-                    not (np.isfinite(d) and d >= 0):
-                raise ValueError(f"from_networkx: {where} has {delay} = {d!r}; delays are finite microseconds >= 0")
+            if not (is_finite_number(d) and d >= 0):
+                raise ValueError(f"from_networkx: {where} has {delay} = {_shown(d)}; delays are finite microseconds "
+                                 ">= 0")
         pairs = [(u, v)] if directed else [(u, v), (v, u)]
         # parallel links are told apart by their networkx key: "s->t[0]", "s->t[1]"
         suffix = f"[{key}]" if multi and graph.number_of_edges(u, v) > 1 else ""
@@ -580,46 +584,381 @@ def _networkx_arguments(graph: Any, hosts: Sequence[Hashable], capacity: str = "
             "link_delay_us": delays, "link_names": names}
 
 
+def _shown(x: Any) -> str:
+    """``repr(x)``, but a huge integer by its size (its repr can run to thousands of digits)."""
+    if number_kind(x) == "integer" and not -(10**30) < x < 10**30:
+        return f"an integer near {'-' if x < 0 else ''}10**{int(abs(int(x)).bit_length() * math.log10(2))}"
+    return repr(x)
+
+
+_HOST = "host"  # the node attribute that marks a graph file's hosts
+_GRAPHML_NS = "http://graphml.graphdrawing.org/xmlns"
+# GraphML's attr.type values as networkx reads them (GraphMLReader.python_type; "integer": Gephi's)
+_GRAPHML_TYPES: dict[str, type] = {"boolean": bool, "int": int, "long": int, "integer": int, "float": float,
+                                   "double": float, "string": str, "yfiles": str}
+_GRAPHML_BOOLS = {"true": True, "false": False, "0": False, "1": True}  # networkx's, matched in lower case
+
+
 def read_graph(path: str | Any, capacity: str = "gbps", weight: str | None = None, ecmp_seed: int = 0,
                delay: str = "delay_us") -> Graph:
     """A :class:`Graph` fabric from a file: GraphML (``.graphml``) or networkx node-link JSON
-    (``.json``, as ``networkx.node_link_data`` writes it). The hosts are the nodes with an
-    integer ``host`` attribute, which gives each one's host index (0..n-1, each once);
-    ``capacity``, ``weight`` and ``delay`` are as in :func:`from_networkx`."""
-    import json
+    (``.json``, as ``networkx.node_link_data`` writes it; the suffix in any case). The hosts
+    are the nodes with an integer ``host`` attribute, which gives each one's host index
+    (0..n-1, each once); every other node is a switch. ``capacity``, ``weight`` and ``delay``
+    are as in :func:`from_networkx`.
+
+    The file is checked as written before networkx reads it, so that nothing in it is
+    dropped or merged: node ids are unique, every edge joins declared nodes, typed GraphML
+    values parse, a node-link file that says ``"multigraph": false`` repeats no edge (a
+    multigraph's parallel edges are parallel links; GraphML has no such flag, so repeated
+    GraphML edges are parallel links), and no two edges share a multigraph key. A GraphML
+    ``<default>`` of the capacity, weight or delay attribute applies to the edges without
+    their own value, as GraphML defines it. Errors (``ValueError``) name the file and the
+    node, edge or attribute."""
     from pathlib import Path
 
-    import networkx as nx
-
     p = Path(path)
-    if p.suffix == ".graphml":
-        g = nx.read_graphml(p)
-    elif p.suffix == ".json":
-        try:
-            data = json.loads(p.read_text())
-            g = nx.node_link_graph(data, edges="links" if "links" in data else "edges")
-        except (json.JSONDecodeError, KeyError, TypeError) as e:
-            raise ValueError(f"{p}: not networkx node-link JSON ({type(e).__name__}: {e})") from None
+    suffix = p.suffix.lower()
+    if suffix == ".graphml":
+        g = _read_graphml(p, [a for a in (capacity, weight, delay) if a is not None])
+    elif suffix == ".json":
+        g = _read_node_link(p)
     else:
         raise ValueError(f"{p}: a graph file must end in .graphml or .json (node-link data), got {p.suffix!r}")
+    hosts = _file_hosts(p, g, suffix == ".graphml")
+    try:
+        return from_networkx(g, hosts, capacity, weight, ecmp_seed, delay)
+    except ValueError as e:
+        raise ValueError(f"{p}: {e}") from None
+
+
+def _file_hosts(p: Any, g: Any, graphml: bool) -> list[Hashable]:
+    """The nodes of a graph read from file ``p`` that its ``host`` attributes mark, in host order."""
     index: dict[int, Hashable] = {}
     for v, data in g.nodes(data=True):
-        if "host" not in data:
+        if _HOST not in data:
             continue
-        h = data["host"]
+        h = data[_HOST]
         if isinstance(h, bool) or not isinstance(h, (int, np.integer)) or h < 0:
-            raise ValueError(f"{p}: node {v!r} has host = {h!r}; the host attribute is a host index, an integer >= 0")
+            hint = ""
+            if isinstance(h, str):
+                hint = (" (a string: declare the GraphML <key> of 'host' with attr.type=\"int\")" if graphml else
+                        " (a string: write the index as a JSON number)")
+            raise ValueError(f"{p}: node {v!r} has host = {_shown(h)}; the host attribute is a host index, an "
+                             f"integer >= 0{hint}")
         if int(h) in index:
             raise ValueError(f"{p}: nodes {index[int(h)]!r} and {v!r} are both host {int(h)}")
         index[int(h)] = v
     missing = sorted(set(range(len(index))) - set(index))
     if missing:
         raise ValueError(f"{p}: {len(index)} nodes have a host attribute, but host {missing[0]} is not among them "
-                         "(host indices must be 0..n-1)")
+                         f"(host indices must be 0..n-1){_host_hint(g)}")
+    if len(index) < 2:
+        raise ValueError(f"{p}: needs at least 2 hosts, got {len(index)}: in a graph file, the hosts are the nodes "
+                         f"with an integer '{_HOST}' attribute (the host's index, 0..n-1), every other node is a switch"
+                         f"{_host_hint(g)}")
+    return [index[h] for h in range(len(index))]
+
+
+def _host_hint(g: Any) -> str:
+    """Attributes named like ``host`` that are not it (``hosts``, ``Host``), for an error about
+    a file's hosts; "" when there are none."""
+    import difflib
+
+    def like(name: Any) -> bool:
+        low = str(name).lower()
+        return name != _HOST and ("host" in low or bool(difflib.get_close_matches("host", [low], 1, 0.75)))
+
+    found: dict[str, str] = {}
+    for v, data in g.nodes(data=True):
+        for k in data:
+            if like(k) and str(k) not in found:
+                found[str(k)] = f"node {v!r} has an attribute {k!r}"
+    for k in g.graph if isinstance(g.graph, dict) else ():
+        if like(k) and str(k) not in found:
+            found[str(k)] = f"the graph has an attribute {k!r}"
+    if not found:
+        return ""
+    return (f" ({'; '.join(list(found.values())[:3])}: not read; hosts are marked by the node attribute "
+            f"'{_HOST}', lower case, singular)")
+
+
+def _read_graphml(p: Any, edge_attrs: list[str]) -> Any:
+    """The networkx graph in GraphML file ``p``, checked as written (see :func:`read_graph`);
+    ``edge_attrs``: the edge attributes read_graph reads."""
+    import io
+    import xml.etree.ElementTree as ET
+
+    import networkx as nx
+
+    raw = p.read_bytes()
+    ns = f"{{{_GRAPHML_NS}}}"
+
+    def parse(text: bytes) -> ET.Element:
+        try:
+            return ET.fromstring(text)
+        except ET.ParseError as e:
+            json_like = raw.lstrip()[:1] in (b"{", b"[")
+            hint = "; it reads like JSON: a node-link file must end in .json" if json_like else ""
+            raise ValueError(f"{p}: not a GraphML file (not well-formed XML: {e}){hint}") from None
+
+    root = parse(raw)
+    graphs = root.findall(ns + "graph")
+    if not graphs and b"<graphml>" in raw:  # networkx reads a root element without the namespace so
+        root = parse(raw.replace(b"<graphml>", f'<graphml xmlns="{_GRAPHML_NS}">'.encode()))
+        graphs = root.findall(ns + "graph")
+    if not graphs:
+        raise ValueError(f"{p}: not a GraphML file (no <graph> element of the GraphML namespace {_GRAPHML_NS} under "
+                         f"the root element {root.tag!r})")
+    if len(graphs) > 1:
+        raise ValueError(f"{p}: {len(graphs)} <graph> elements; a topology file holds one graph (networkx would read "
+                         "the first only)")
+
+    def value(text: str | None, kind: str) -> Any:
+        """A typed value as networkx reads it; ValueError or KeyError for a bad one."""
+        if text is None:
+            raise ValueError("empty")
+        return _GRAPHML_BOOLS[text.lower()] if _GRAPHML_TYPES[kind] is bool else _GRAPHML_TYPES[kind](text)
+
+    keys: dict[str | None, tuple[str, str]] = {}  # key id -> (attr.name, attr.type)
+    defaults: dict[str, tuple[Any, str | None]] = {}  # an edge attribute read -> (its default, the key's id)
+    for k in root.findall(ns + "key"):
+        kid = k.get("id")
+        if kid in keys:
+            raise ValueError(f"{p}: two <key> elements have id {kid!r}")
+        name, kind = k.get("attr.name"), k.get("attr.type")
+        if k.get("yfiles.type") is not None:
+            name, kind = k.get("yfiles.type"), "yfiles"
+        if name is None:
+            raise ValueError(f"{p}: <key id={kid!r}> has no attr.name (the attribute's name)")
+        kind = "string" if kind is None else kind
+        if kind not in _GRAPHML_TYPES:
+            raise ValueError(f"{p}: <key id={kid!r}> ({name!r}) has attr.type={kind!r}; GraphML's types are boolean, "
+                             "int, long, float, double and string")
+        keys[kid] = (name, kind)
+        default = k.find(ns + "default")
+        if default is None:
+            continue
+        read = name == _HOST or name in edge_attrs
+        if default.text is None and kind in ("string", "yfiles") and not read:
+            continue  # networkx keeps the string "None" as a default it does not apply
+        try:
+            dv = value(default.text, kind)
+        except (ValueError, KeyError):
+            shown = "empty" if default.text is None else repr(default.text)
+            raise ValueError(f"{p}: the <default> of <key id={kid!r}> ({name!r}) is {shown}, not a GraphML "
+                             f"{kind}") from None
+        domain = k.get("for", "all")
+        if name == _HOST and domain in ("node", "all"):
+            raise ValueError(f"{p}: <key id={kid!r}> ({name!r}) has a <default>: every node without its own "
+                             f"'{_HOST}' data would be that host; give the host index on the host nodes only")
+        if name in edge_attrs and domain in ("edge", "all"):
+            if name in defaults and defaults[name][0] != dv:
+                raise ValueError(f"{p}: <key id={defaults[name][1]!r}> and <key id={kid!r}> give the edge attribute "
+                                 f"{name!r} different defaults ({defaults[name][0]!r} and {dv!r})")
+            defaults[name] = (dv, kid)
+
+    def data_of(element: ET.Element, where: str, read: list[str]) -> dict[str, Any]:
+        """``element``'s plain <data> values, each checked against its key's type."""
+        out: dict[str, Any] = {}
+        for d in element.findall(ns + "data"):
+            kid = d.get("key")
+            if kid not in keys:
+                raise ValueError(f"{p}: {where} has <data key={kid!r}>, but no <key> has that id")
+            name, kind = keys[kid]
+            if name in read and name in out:
+                raise ValueError(f"{p}: {where} has two <data> for {name!r}")
+            if len(d):
+                if name in read:
+                    raise ValueError(f"{p}: {where} has <data> for {name!r} with elements inside; expected a plain "
+                                     "value")
+                continue  # yEd's graphics; networkx takes what it knows from them
+            try:
+                out[name] = "" if d.text is None else value(d.text, kind)
+            except (ValueError, KeyError):
+                raise ValueError(f"{p}: {where} has {name} = {d.text!r}, which is not a GraphML {kind} (the type "
+                                 f"that <key id={kid!r}> declares)") from None
+        return out
+
+    nodes: set[str] = set()
+    edges: list[ET.Element] = []
+
+    def walk(graph: ET.Element) -> None:  # networkx reads yEd group nodes' inner graphs into the same graph
+        if graph.find(ns + "hyperedge") is not None:
+            raise ValueError(f"{p}: has a <hyperedge>; links are edges between two nodes")
+        data_of(graph, "the <graph>", [])
+        for node in graph.findall(ns + "node"):
+            v = node.get("id")
+            if v is None:
+                raise ValueError(f"{p}: <node> number {len(nodes) + 1} has no id")
+            if v in nodes:
+                raise ValueError(f"{p}: node {v!r} is declared twice (networkx would merge the two into one node)")
+            nodes.add(v)
+            data_of(node, f"node {v!r}", [_HOST])
+            inner = node.find(ns + "graph")
+            if node.get("yfiles.foldertype") == "group":
+                if inner is None:
+                    raise ValueError(f"{p}: node {v!r} is a yEd group node with no <graph> inside")
+                walk(inner)
+            elif inner is not None:
+                raise ValueError(f"{p}: node {v!r} holds a nested <graph>, which networkx does not read (its nodes "
+                                 "and edges would be dropped): flatten the graph")
+        edges.extend(graph.findall(ns + "edge"))
+
+    walk(graphs[0])
+    directed = graphs[0].get("edgedefault") == "directed"
+    keyed: dict[Any, dict[Any, str]] = {}  # node pair -> edge key -> the edge (networkx's multigraph keys)
+    for i, edge in enumerate(edges):
+        u, v, eid = edge.get("source"), edge.get("target"), edge.get("id")
+        for end, x in (("source", u), ("target", v)):
+            if x is None:
+                raise ValueError(f"{p}: <edge> number {i + 1} ({u!r} -> {v!r}) has no {end}")
+        where = f"edge ({u!r}, {v!r})"
+        for x in (u, v):
+            if x not in nodes:
+                raise ValueError(f"{p}: {where} ends at node {x!r}, which no <node> declares (networkx would add it "
+                                 "as a switch)")
+        if edge.get("directed") == ("false" if directed else "true"):
+            raise ValueError(f"{p}: {where} has directed={edge.get('directed')!r} in a graph whose edgedefault is "
+                             f"{'directed' if directed else 'undirected'}")
+        data = data_of(edge, where, edge_attrs)
+        key: Any = data.get("key")
+        if eid:
+            try:
+                key = int(eid)
+            except ValueError:
+                key = eid
+        ks = keyed.setdefault((u, v) if directed else frozenset((u, v)), {})
+        if key is None:  # networkx's new_edge_key
+            key = len(ks)
+            while key in ks:
+                key += 1
+        elif key in ks:
+            raise ValueError(f"{p}: {ks[key]} and {where} join the same nodes with the same edge "
+                             f"{'id' if eid else 'key'} {key!r}; networkx would merge them into one link")
+        ks[key] = where
     try:
-        return from_networkx(g, [index[h] for h in range(len(index))], capacity, weight, ecmp_seed, delay)
-    except ValueError as e:
-        raise ValueError(f"{p}: {e}") from None
+        g = nx.read_graphml(io.BytesIO(raw))
+    except (nx.NetworkXError, ValueError, KeyError, TypeError, AttributeError) as e:
+        raise ValueError(f"{p}: not a GraphML file networkx can read ({type(e).__name__}: {e})") from None
+    if g.number_of_nodes() != len(nodes) or g.number_of_edges() != len(edges):
+        raise ValueError(f"{p}: networkx read {g.number_of_nodes()} nodes and {g.number_of_edges()} edges from "
+                         f"{len(nodes)} <node> and {len(edges)} <edge> elements")
+    if defaults:
+        for *_, attrs in g.edges(keys=True, data=True) if g.is_multigraph() else g.edges(data=True):
+            for name, (dv, _) in defaults.items():
+                attrs.setdefault(name, dv)
+    return g
+
+
+def _json_kind(x: Any) -> str:
+    """What a JSON value is, in JSON's words."""
+    kinds = {dict: "an object", list: "an array", str: "a string", bool: "a boolean", int: "a number",
+             float: "a number", type(None): "null"}
+    return kinds.get(type(x), type(x).__name__)
+
+
+def _read_node_link(p: Any) -> Any:
+    """The networkx graph in node-link JSON file ``p``, checked as written (see :func:`read_graph`)."""
+    import json
+
+    import networkx as nx
+
+    raw = p.read_bytes()
+    try:
+        data = json.loads(raw)
+    except (ValueError, RecursionError) as e:  # JSONDecodeError, UnicodeDecodeError, a number too long
+        hint = "; it reads like XML: a GraphML file must end in .graphml" if raw.lstrip()[:1] == b"<" else ""
+        raise ValueError(f"{p}: not networkx node-link JSON ({type(e).__name__}: {e}){hint}") from None
+    need = ("node-link JSON needs an object with a 'nodes' array (objects with an 'id') and a 'links' (or 'edges') "
+            "array (objects with a 'source' and a 'target')")
+    if not isinstance(data, dict):
+        raise ValueError(f"{p}: {need}; the file holds {_json_kind(data)}")
+    for flag in ("directed", "multigraph"):
+        if flag in data and not isinstance(data[flag], bool):
+            raise ValueError(f"{p}: {flag!r} is {data[flag]!r}; it must be true or false")
+    directed = data.get("directed", False)
+    multigraph = data.get("multigraph", True)  # networkx's defaults
+
+    def node(x: Any) -> Any:  # networkx's _to_tuple: a list id is a tuple
+        return tuple(map(node, x)) if isinstance(x, (list, tuple)) else x
+
+    def hashable(x: Any) -> bool:
+        try:
+            hash(x)
+        except TypeError:
+            return False
+        return True
+
+    if not isinstance(data.get("nodes"), list):
+        raise ValueError(f"{p}: {need}; " + (f"'nodes' is {_json_kind(data['nodes'])}" if "nodes" in data
+                                             else "the file has no 'nodes'"))
+    nodes = data["nodes"]
+    ids: dict[Hashable, int] = {}
+    for i, d in enumerate(nodes):
+        if not isinstance(d, dict):
+            raise ValueError(f"{p}: nodes[{i}] is {_json_kind(d)} ({d!r}), not an object with an 'id'")
+        if "id" not in d:
+            raise ValueError(f"{p}: nodes[{i}] has no 'id' (networkx would make one up)")
+        v = node(d["id"])
+        if v is None or not hashable(v):
+            raise ValueError(f"{p}: nodes[{i}] has id {d['id']!r}; node ids are strings, numbers or arrays")
+        if v in ids:
+            first = nodes[ids[v]]["id"]
+            alike = "" if repr(first) == repr(d["id"]) else f" ({first!r} and {d['id']!r} are one node to networkx)"
+            raise ValueError(f"{p}: nodes[{ids[v]}] and nodes[{i}] both have id {d['id']!r}{alike}; networkx would "
+                             "merge them into one node")
+        ids[v] = i
+    given = [k for k in ("links", "edges") if k in data]
+    if len(given) == 2:
+        raise ValueError(f"{p}: has both 'links' and 'edges'; networkx reads only one of them: give every edge in one")
+    if not given or not isinstance(data[given[0]], list):
+        raise ValueError(f"{p}: {need}; " + (f"{given[0]!r} is {_json_kind(data[given[0]])}" if given
+                                             else "the file has neither 'links' nor 'edges'"))
+    name = given[0]
+    links = data[name]
+    keyed: dict[Any, dict[Any, str]] = {}  # node pair -> edge key -> the link (networkx's multigraph keys)
+    for i, d in enumerate(links):
+        if not isinstance(d, dict):
+            raise ValueError(f"{p}: {name}[{i}] is {_json_kind(d)} ({d!r}), not an object with a 'source' and a "
+                             "'target'")
+        ends = []
+        for end in ("source", "target"):
+            if end not in d:
+                raise ValueError(f"{p}: {name}[{i}] has no {end!r}")
+            x = tuple(d[end]) if isinstance(d[end], list) else d[end]  # as networkx reads it
+            if not hashable(x) or x not in ids:
+                raise ValueError(f"{p}: {name}[{i}] has {end} {d[end]!r}, which is not the id of a node in 'nodes' "
+                                 "(networkx would add it as a switch)")
+            ends.append(x)
+        where = f"{name}[{i}] ({d['source']!r} -> {d['target']!r})"
+        ks = keyed.setdefault(tuple(ends) if directed else frozenset(ends), {})
+        if not multigraph:
+            if ks:
+                raise ValueError(f"{p}: {ks[None]} and {where} join the same nodes, and the file says \"multigraph\": "
+                                 "false: networkx would keep one edge, with the last one's attributes (a link would "
+                                 "vanish); drop one, or make the file a multigraph for parallel links")
+            ks[None] = where
+            continue
+        key = d.get("key")
+        if not hashable(key):
+            raise ValueError(f"{p}: {where} has key {key!r}; edge keys are strings or numbers")
+        if key is None:  # networkx's new_edge_key
+            key = len(ks)
+            while key in ks:
+                key += 1
+        elif key in ks:
+            raise ValueError(f"{p}: {ks[key]} and {where} join the same nodes with the same key {key!r}; networkx "
+                             "would merge them into one link")
+        ks[key] = where
+    try:
+        g = nx.node_link_graph(data, edges=name)
+    except (nx.NetworkXError, ValueError, KeyError, TypeError, AttributeError) as e:
+        raise ValueError(f"{p}: not networkx node-link JSON ({type(e).__name__}: {e})") from None
+    if g.number_of_nodes() != len(nodes) or g.number_of_edges() != len(links):
+        raise ValueError(f"{p}: networkx read {g.number_of_nodes()} nodes and {g.number_of_edges()} edges from "
+                         f"{len(nodes)} nodes and {len(links)} {name}")
+    return g
 
 
 class FatTree(Graph):

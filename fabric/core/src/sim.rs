@@ -847,8 +847,8 @@ impl Simulator {
         }
         if let Some(l) = topo.capacity.iter().position(|c| !(c.is_finite() && *c > 0.0)) {
             return Err(SimError::InvalidConfig(format!(
-                "link {l} ({}) has a capacity of {} bytes/s: capacities must be positive and finite (in Gbps, at most \
-                 about 1.4e300)",
+                "link {l} ({}) has a capacity of {} bytes/s: capacities must be positive and finite (in Gbps, below about \
+                 1.8e299: Gbps x 1e9 / 8 overflows beyond)",
                 topo.name(l),
                 topo.capacity[l]
             )));
