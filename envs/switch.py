@@ -264,12 +264,21 @@ class SwitchSchedulingEnv(gym.Env[Any, np.ndarray]):
     simulated time in ms since the last decision, so an episode's return is minus the
     total flow time, sum of (finish - arrival), in ms. ``"slowdown"``: each flow in the
     system weighs 1 / its ideal FCT (without the path delay), so the return is minus
-    the sum of slowdowns.
+    the sum of slowdowns. A flow terminated at its deadline (``terminate_missed``) counts
+    for its time in the system until then. The time in the system is the fluid model's
+    sending time (the fixed path delay of ``delay_us`` not included, as ``fct_s -
+    path_delay_s``) and on the packet model until the last byte reaches the receiver
+    (propagation and queueing included).
 
     ## Episode End
-    Terminates when every flow of the episode has finished (or was terminated); no
+    Terminates at the step where the last flow of the episode finishes (or is
+    terminated): a step per flow change, so 2n - 1 steps for n flows whose arrivals and
+    ends all fall at different times (the first arrival is the reset's); no
     truncation unless ``max_episode_steps`` adds a ``TimeLimit``. ``info`` then holds
-    ``flows_finished``, ``flow_time_s`` and ``mean_fct_s`` (without path delays).
+    ``flows_finished``, ``flow_time_s`` (the return's total, terminated flows included)
+    and ``mean_fct_s``: the mean time in the system of the finished flows, as the
+    return counts it (on the fluid model without the path delay; on the packet model with
+    it, as its ``fct_s``).
 
     ## Arguments
     * ``workload``: flow-size distribution (name or ``SizeDistribution``; default web search).

@@ -330,6 +330,10 @@ class QueueThresholdsEnv(gym.Env[np.ndarray, np.ndarray]):
         super().reset(seed=seed)
         self._trace = self._draw_trace()
         self._thresholds = self.reference
+        # the first control interval starts at the first arrival (the trace is on the
+        # simulator's clock, which starts at the whole second at or below it: a trace
+        # starting at 0.5 s spent its first 0.5 s of interval before any flow)
+        self._t_start = float(self._trace["arrival_s"].min())
         if self.model == "packet":
             opts = {"transport": self.transport, **self.packet_options}
             ref = simulate(self._trace, self.topology, "pias", model="packet", pias_thresholds_bytes=self.reference,
@@ -339,11 +343,7 @@ class QueueThresholdsEnv(gym.Env[np.ndarray, np.ndarray]):
                                                 **opts)
             # thresholds above every flow's size never demote: they pad merged ones (below)
             self._pad_from = max(self.hi, float(self._trace["size_bytes"].max()))
-            # the first control interval starts at the first arrival (the packet core's clock
-            # starts at 0, as the fluid core's, since 2026-11-29; the interval kept its start)
-            self._t_start = float(self._trace["arrival_s"].min())
         else:
-            self._t_start = 0.0
             ref = simulate(self._trace, self.topology, "pias", pias_thresholds_bytes=self.reference,
                            pias_sharing=self.pias_sharing)
             self._sim = native_simulator(self._trace, self.topology, "pias", pias_thresholds_bytes=self.reference,

@@ -53,9 +53,11 @@ REQUEST_TABLE = (
     Feature("waited_ms", "ms", 0, "H", "time waited"),
     Feature("ideal_fct_ms", "ms", 0, "H", "ideal FCT alone on the idle fabric, with the path delay"),
     Feature("has_deadline", "0/1", 0, 1, "has a deadline"),
-    Feature("fair_fct_ms", "ms", 0, "H", "fair-share FCT: its FCT if admitted now and the destination link were shared "
-            "fairly with the flows active there, with no later admission (with the path delay; exact for "
-            '``scheduler="ps"`` on a big switch until the next admission or arrival)'),
+    Feature("fair_fct_ms", "ms", 0, "H", "fair-share time to completion: the time from now until it would finish if "
+            "admitted now and the destination link were shared fairly with the flows active there, with no later "
+            "admission (with the path delay; compare it with time_left_ms; exact for ``scheduler=\"ps\"`` on a big "
+            "switch until the next admission or arrival when only the destination link is shared, as in gather "
+            "bursts: a sender link busy with flows to other destinations makes it short)"),
 )
 #: The features of the summary of the destination's active flows (as ``REQUEST_TABLE``).
 ACTIVE_TABLE = (
@@ -331,7 +333,9 @@ class TokenSchedulingEnv(gym.Env[Any, np.int64]):
     the oldest). Every action of the space is valid input: positions holding a waiting
     request are the unmasked ones (``observation["action_mask"]``, :meth:`action_masks`);
     a masked position (past the waiting requests) admits the oldest waiting request,
-    and ``info["masked_action"]`` is True (the evaluation counts these as
+    and ``info["masked_action"]`` is True (False on the other steps; the vector env's
+    infos carry it, with ``_masked_action``, on steps where a lane's action was masked;
+    the evaluation counts these as
     ``masked_action_rate``). With ``masked_action="raise"`` (strict mode) a masked
     action raises ``ValueError`` instead. An integer outside the space (not 0 to
     ``window - 1``) always raises ``ValueError``.
@@ -351,7 +355,7 @@ class TokenSchedulingEnv(gym.Env[Any, np.int64]):
     | | ``7 * j + 3`` | time waited | ms | [0, H] |
     | | ``7 * j + 4`` | ideal FCT alone on the idle fabric, with the path delay | ms | [0, H] |
     | | ``7 * j + 5`` | has a deadline | 0/1 | [0, 1] |
-    | | ``7 * j + 6`` | fair-share FCT: its FCT if admitted now and the destination link were shared fairly with the flows active there, with no later admission (with the path delay; exact for ``scheduler="ps"`` on a big switch until the next admission or arrival) | ms | [0, H] |
+    | | ``7 * j + 6`` | fair-share time to completion: the time from now until it would finish if admitted now and the destination link were shared fairly with the flows active there, with no later admission (with the path delay; compare it with time_left_ms; exact for ``scheduler="ps"`` on a big switch until the next admission or arrival when only the destination link is shared, as in gather bursts: a sender link busy with flows to other destinations makes it short) | ms | [0, H] |
     | ``active`` | 0 | the destination's active flows / k | - | [0, 1] |
     | | 1 | their remaining bytes | MB | [0, S] |
     | | 2 | least time left to a deadline among them (0 if none) | ms | [-H, H] |
@@ -502,7 +506,7 @@ class TokenSchedulingEnv(gym.Env[Any, np.int64]):
             raise ValueError(f"action {a} is out of range of the action space Discrete({self.window}): expected 0 to "
                              f"{self.window - 1} (a position in the window)")
         self._native.step_one(a)
-        info: dict[str, Any] = {"masked_action": True} if self._masked[0] else {}
+        info: dict[str, Any] = {"masked_action": bool(self._masked[0])}  # on every step: False when unmasked
         terminated = bool(self._terminated[0])
         if terminated:
             info.update(episode_info(dict(zip(STAT_NAMES, self._stats.tolist(), strict=True))))

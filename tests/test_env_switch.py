@@ -239,3 +239,46 @@ def test_render_ansi():
     env = gym.make(ID, render_mode="ansi", **SMALL)
     obs, _ = env.reset(seed=0)
     assert len(env.render().splitlines()) == 2 + int(obs["flow_mask"].sum())
+
+
+@pytest.mark.parametrize("model", ["fluid", "packet"])
+def test_the_episode_ends_at_the_step_where_the_last_flow_ends(model):
+    # on the fluid model the step where the last flow finished was not terminated: a
+    # further step (any action, an empty observation, reward -0.0) ended the episode, so
+    # an agent bootstrapped its last transition from a state like an idle one
+    tr = pd.DataFrame({"arrival_s": [0.0, 0.0], "src": [1, 2], "dst": [0, 0], "size_bytes": [1e6, 2e6]})
+    env = SwitchSchedulingEnv(trace=tr, topology=flowsched.BigSwitch(3, 1.0), model=model)
+    obs, _ = env.reset(seed=0)
+    rewards, done = [], False
+    while not done:
+        _, r, done, _, info = env.step(np.zeros(env.action_space.shape, np.float32))
+        rewards.append(r)
+    # two flows sharing 1 Gbps: 1 MB ends at 16 ms, then 2 MB alone at 24 ms (fluid; the
+    # packet model decides at each of the two arrivals, so one step more, of no time)
+    assert len(rewards) == (2 if model == "fluid" else 3) and rewards[-1] < 0
+    if model == "fluid":
+        assert rewards == pytest.approx([-32.0, -8.0], rel=1e-12)
+        assert info["mean_fct_s"] == pytest.approx((0.016 + 0.024) / 2, rel=1e-12)
+    res = env.results()
+    assert info["mean_fct_s"] == pytest.approx(res["fct_s"].mean(), rel=1e-9)  # no path delay here
+    assert info["flows_finished"] == 2 and info["flow_time_s"] == pytest.approx(-sum(rewards) / 1e3, rel=1e-9)
+
+
+def test_mean_fct_counts_the_finished_flows_only():
+    # a flow terminated at its deadline added its time in the system to mean_fct_s's sum,
+    # which was divided by the finished flows alone: 21 ms for one flow that took 16 ms
+    tr = pd.DataFrame({"arrival_s": [0.0, 0.0], "src": [1, 2], "dst": [0, 0], "size_bytes": [2e6, 1e6],
+                       "deadline_s": [np.nan, 0.005]})
+    env = SwitchSchedulingEnv(trace=tr, topology=flowsched.BigSwitch(3, 1.0), terminate_missed=True)
+    env.reset(seed=0)
+    done, ret = False, 0.0
+    while not done:
+        scores = np.zeros(env.action_space.shape, np.float32)
+        scores[1] = 1.0  # the deadline flow last: it misses
+        _, r, done, _, info = env.step(scores)
+        ret += r
+    res = env.results()
+    assert res["terminated"].tolist() == [False, True]
+    assert info["mean_fct_s"] == pytest.approx(0.016, rel=1e-12)
+    # the return counts the terminated flow's 5 ms in the system (documented)
+    assert ret == pytest.approx(-(16.0 + 5.0), rel=1e-12) and info["flow_time_s"] == pytest.approx(0.021, rel=1e-12)

@@ -95,8 +95,9 @@ def test_same_seed_same_episode_and_vector_equals_single():
 def test_time_based_interval_and_load_range():
     env = QueueThresholdsEnv(n_flows=400, hosts=8, interval_flows=10_000, interval_s=2e-3, load=(0.5, 0.9))
     obs, _ = env.reset(seed=1)
+    first = float(env.unwrapped._trace["arrival_s"].min())  # the first interval starts at the first arrival
     obs, r, done, _, info = env.step(np.zeros(7, np.float32))
-    assert env.unwrapped._sim.now == pytest.approx(2e-3) or done
+    assert env.unwrapped._sim.now == pytest.approx(first + 2e-3) or done
     assert 0 < info["flows_ended"] < 400
 
 
@@ -122,3 +123,22 @@ def test_bad_input():
     sim = flowsched.sim.native_simulator(env.unwrapped._trace, flowsched.BigSwitch(8, 10), "pias")
     with pytest.raises(ValueError, match="strictly increasing"):
         sim.set_pias_thresholds([1e4, 1e3])
+
+
+def test_the_first_interval_starts_at_the_first_arrival():
+    # on the fluid model the first interval started at the simulator's clock origin (the
+    # whole second at or below the first arrival): a trace starting at 0.5 s spent its
+    # first 0.5 s of interval_s before any flow, and the load feature read 40 times low
+    import pandas as pd
+
+    from flowsched.envs import QueueThresholdsEnv
+    base = pd.DataFrame({"arrival_s": [0.0, 0.001, 0.002], "src": [1, 2, 3], "dst": [0, 0, 0],
+                         "size_bytes": [2e5, 2e5, 2e5]})
+    obs = []
+    for shift in (0.0, 0.5):
+        env = QueueThresholdsEnv(trace=base.assign(arrival_s=base["arrival_s"] + shift),
+                                 topology=flowsched.BigSwitch(4, 1.0), interval_s=0.0128)
+        env.reset(seed=0)
+        o, *_ = env.step(np.zeros(env.action_space.shape, np.float32))
+        obs.append(o)
+    np.testing.assert_allclose(obs[0], obs[1], rtol=1e-9)

@@ -1991,8 +1991,13 @@ pub struct SwitchEnv {
     /// Packet model: how many flows of its arrival order are in `slots` or ended.
     seen: usize,
     done: bool,
+    /// Time in the system summed over the flows (the return's flow time): finished and
+    /// terminated flows alike, each until it ended.
     flow_time_s: f64,
     finished: u64,
+    /// Flows that ended (finished or terminated), and the finished ones' time in the system.
+    ended: u64,
+    finished_time_s: f64,
     // per-host counts of flows in the system (scratch)
     at_src: Vec<u32>,
     at_dst: Vec<u32>,
@@ -2027,6 +2032,8 @@ impl SwitchEnv {
             done: true,
             flow_time_s: 0.0,
             finished: 0,
+            ended: 0,
+            finished_time_s: 0.0,
             at_src: vec![0; h],
             at_dst: vec![0; h],
         })
@@ -2076,6 +2083,8 @@ impl SwitchEnv {
         self.done = false;
         self.flow_time_s = 0.0;
         self.finished = 0;
+        self.ended = 0;
+        self.finished_time_s = 0.0;
         self.advance()?;
         Ok(())
     }
@@ -2160,8 +2169,20 @@ impl SwitchEnv {
         }
         let dt = sim.now() - t0;
         self.flow_time_s += self.slots.len() as f64 * dt;
-        // every flow enters the slots at its arrival (a decision): count those that left done
-        self.finished += self.slots.iter().filter(|&&i| sim.ended(i as usize) == Some(false)).count() as u64;
+        // every flow enters the slots at its arrival (a decision): count those that left, and
+        // the finished ones' time in the system (each ended at a pause: now)
+        let now = sim.now();
+        for &i in &self.slots {
+            match sim.ended(i as usize) {
+                Some(false) => {
+                    self.finished += 1;
+                    self.ended += 1;
+                    self.finished_time_s += now - sim.flow(i as usize).arrival_s;
+                }
+                Some(true) => self.ended += 1,
+                None => {}
+            }
+        }
         // the flows now in the system, oldest first
         match &*sim {
             TokenSim::Fluid(s) => {
@@ -2177,15 +2198,21 @@ impl SwitchEnv {
         }
         let fl = |i: u32| (sim.flow(i as usize).arrival_s, i);
         self.slots.sort_unstable_by(|&a, &b| fl(a).partial_cmp(&fl(b)).expect("arrival times are finite"));
+        // the last flow ended: the episode ends at this step (the fluid core says Done only at
+        // the next advance, which would be a step with no flow and no reward)
+        if self.ended as usize == sim.n_flows() {
+            self.done = true;
+        }
         Ok(match self.cfg.reward {
             SwitchReward::FlowTime => -w * dt * 1e3,
             SwitchReward::Slowdown => -w * dt,
         })
     }
 
-    /// [flows finished, total flow time (s), mean flow time (s), flows in the system].
+    /// [flows finished, total flow time (s: finished and terminated flows, each until it
+    /// ended), mean flow time of the finished flows (s), flows in the system].
     pub fn episode_stats(&self) -> [f64; EPISODE_STATS] {
-        let mean = if self.finished > 0 { self.flow_time_s / self.finished as f64 } else { f64::NAN };
+        let mean = if self.finished > 0 { self.finished_time_s / self.finished as f64 } else { f64::NAN };
         [self.finished as f64, self.flow_time_s, mean, self.slots.len() as f64]
     }
 
