@@ -683,6 +683,19 @@ def _host_hint(g: Any) -> str:
             f"'{_HOST}', lower case, singular)")
 
 
+def _claim_edge_key(p: Any, ks: dict[Any, str], key: Any, where: str, what: str) -> None:
+    """Records the edge ``where`` under ``key`` among the parallel edges ``ks`` of its two
+    nodes (a key networkx would give it when None); two with one key are an error."""
+    if key is None:  # networkx's new_edge_key
+        key = len(ks)
+        while key in ks:
+            key += 1
+    elif key in ks:
+        raise ValueError(f"{p}: {ks[key]} and {where} join the same nodes with the same edge {what} {key!r}; "
+                         "networkx would merge them into one link")
+    ks[key] = where
+
+
 def _read_graphml(p: Any, edge_attrs: list[str]) -> Any:
     """The networkx graph in GraphML file ``p``, checked as written (see :func:`read_graph`);
     ``edge_attrs``: the edge attributes read_graph reads."""
@@ -829,14 +842,7 @@ def _read_graphml(p: Any, edge_attrs: list[str]) -> Any:
             except ValueError:
                 key = eid
         ks = keyed.setdefault((u, v) if directed else frozenset((u, v)), {})
-        if key is None:  # networkx's new_edge_key
-            key = len(ks)
-            while key in ks:
-                key += 1
-        elif key in ks:
-            raise ValueError(f"{p}: {ks[key]} and {where} join the same nodes with the same edge "
-                             f"{'id' if eid else 'key'} {key!r}; networkx would merge them into one link")
-        ks[key] = where
+        _claim_edge_key(p, ks, key, where, "id" if eid else "key")
     try:
         g = nx.read_graphml(io.BytesIO(raw))
     except (nx.NetworkXError, ValueError, KeyError, TypeError, AttributeError) as e:
@@ -943,14 +949,7 @@ def _read_node_link(p: Any) -> Any:
         key = d.get("key")
         if not hashable(key):
             raise ValueError(f"{p}: {where} has key {key!r}; edge keys are strings or numbers")
-        if key is None:  # networkx's new_edge_key
-            key = len(ks)
-            while key in ks:
-                key += 1
-        elif key in ks:
-            raise ValueError(f"{p}: {ks[key]} and {where} join the same nodes with the same key {key!r}; networkx "
-                             "would merge them into one link")
-        ks[key] = where
+        _claim_edge_key(p, ks, key, where, "key")
     try:
         g = nx.node_link_graph(data, edges=name)
     except (nx.NetworkXError, ValueError, KeyError, TypeError, AttributeError) as e:

@@ -251,12 +251,12 @@ def test_same_key_twice_in_a_multigraph(tmp_path):
     links = [{"source": "h0", "target": "s", "gbps": 10, "key": 0}, {"source": "h1", "target": "s", "gbps": 10},
              {"source": "s", "target": "h0", "gbps": 1, "key": 0}]
     with pytest.raises(ValueError, match=r"links\[0\] \('h0' -> 's'\) and links\[2\] \('s' -> 'h0'\) join the same "
-                                         "nodes with the same key 0; networkx would merge them"):
+                                         "nodes with the same edge key 0; networkx would merge them"):
         read_graph(node_link(tmp_path, links=links, multigraph=True))
     # an explicit key that networkx gave to an earlier edge without one
     links = [{"source": "h0", "target": "s", "gbps": 10}, {"source": "h1", "target": "s", "gbps": 10},
              {"source": "h0", "target": "s", "gbps": 1, "key": 0}]
-    with pytest.raises(ValueError, match=r"same key 0"):
+    with pytest.raises(ValueError, match=r"same edge key 0"):
         read_graph(node_link(tmp_path, links=links, multigraph=True))
     body = NODES + EDGES + '<edge id="e1" source="s" target="b"/><edge id="e1" source="b" target="s"/>'
     with pytest.raises(ValueError, match=r"edge \('s', 'b'\) and edge \('b', 's'\) join the same nodes with the same "
