@@ -1492,6 +1492,14 @@ impl Simulator {
                 self.core.deadline_heap.pop();
                 let i = i as usize;
                 match self.core.status[i] {
+                    // Due to end at its deadline, within the finish tolerance: it finishes
+                    // at its own completion event, a rounding later, not terminated. The
+                    // full recomputation finished it in `advance` just above (it checks every
+                    // flow at every event); an incremental allocator, whose completion event
+                    // for it a rounding past the deadline was not due yet, terminated it.
+                    Status::Active
+                        if self.core.flows[i].size_bytes - self.core.sent_now(i) <= self.core.finish_tol(i, t)
+                            && self.core.complete_or_due(i, t) => {}
                     Status::Active => {
                         self.allocator.terminate(&mut self.core, i);
                         self.core.status[i] = Status::Terminated;

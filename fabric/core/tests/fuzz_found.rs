@@ -386,3 +386,80 @@ fn pias_a_flow_catches_up_with_its_data_at_the_same_time_in_both_allocators() {
     ];
     agree_with(&topo, &flows, "pias", &|cfg| cfg.pias_thresholds_bytes = vec![1.0]);
 }
+
+/// Found by a Python-level fuzzer (2026-11-29, thirty-second session): under the
+/// incremental priority allocator, flows waiting behind others on a link are parked; when
+/// room opens, only the first parked flow is pushed, and its evaluation passes the room on.
+/// A parked flow terminated before that evaluation (here at its arrival: deadlines within
+/// the path delay) dropped it: the 1-byte flow behind waited at rate 0 on a free link
+/// until its own deadline (1e9 s) and was terminated, where the full recomputation
+/// finishes it at once.
+#[test]
+fn fifo_a_flow_terminated_while_parked_passes_the_room_on() {
+    let topo = Topology::big_switch(&[0.1; 2]).unwrap();
+    let mut flows = vec![flow(1e-6, 1, 0, 1e4, 0.0), flow(1e-6, 1, 0, 1e5, 0.0), flow(1e-6, 1, 0, 1.0, 0.0)];
+    for (f, d) in flows.iter_mut().zip([1e-4, 1e-6, 1e9]) {
+        f.deadline_s = d;
+    }
+    let tune = |cfg: &mut SimConfig| {
+        cfg.terminate_missed = true;
+        cfg.delay_per_hop_s = 100e-6;
+    };
+    // terminated flows have a NaN finish in both
+    let same = |topo: &Topology, flows: &[FlowSpec], sched: &str, tune: &dyn Fn(&mut SimConfig)| {
+        let a = run_with(topo, flows, sched, false, tune).unwrap();
+        let b = run_with(topo, flows, sched, true, tune).unwrap();
+        for (i, (x, y)) in a.iter().zip(&b).enumerate() {
+            assert!((x.is_nan() && y.is_nan()) || (x - y).abs() <= 1e-9 * y.abs().max(1e-3), "{sched} flow {i}: {x} vs full {y}");
+        }
+    };
+    for sched in ["fifo", "edf", "ssdf", "ga:ssdf", "srpt"] {
+        same(&topo, &flows, sched, &tune);
+        let own = run_with(&topo, &flows, sched, false, &tune).unwrap();
+        assert!((own[2] - (1e-6 + 8e-8)).abs() < 1e-15, "{sched}: the 1-byte flow finished at {}", own[2]);
+    }
+    // the same through a later termination (deadlines 1 us, at 1 ms): edf stalled at 1e9 s
+    let mut flows = vec![
+        flow(0.0, 1, 0, 5728.0, 0.0),
+        flow(1e-6, 1, 0, 11285.0, 0.0),
+        flow(1e-3, 1, 0, 45578.0, 0.0),
+        flow(1e-3, 1, 0, 80746.0, 0.0),
+    ];
+    for (f, d) in flows.iter_mut().zip([f64::NAN, 1e9, 1e-6, 1e-6]) {
+        f.deadline_s = d;
+    }
+    for sched in ["edf", "ssdf", "lsdf", "srpt"] {
+        same(&topo, &flows, sched, &|cfg: &mut SimConfig| cfg.terminate_missed = true);
+    }
+}
+
+/// Found by the same fuzzer: a flow due to end exactly at its deadline (flow 2: 10 kB at
+/// 0.1 Gbps from 1 us, after a flow terminated at its arrival, with 200 us of path delay:
+/// FCT = deadline = 1 ms) finished under the full recomputation, which checks every flow
+/// for completion at every event, and was terminated under the incremental allocator,
+/// whose completion event for it lay a rounding past the deadline event. A flow within
+/// its finish tolerance at its deadline now finishes, under every allocator.
+#[test]
+fn ga_ssdf_a_flow_due_at_its_deadline_finishes_under_both_allocators() {
+    let topo = Topology::big_switch(&[0.1; 2]).unwrap();
+    let mut flows = vec![
+        flow(0.0, 1, 0, 1e4, 0.0),
+        flow(1e-6, 0, 1, 1e5, 0.0),
+        flow(1e-6, 0, 1, 1e4, 0.0),
+        flow(1e-6, 1, 0, 1e3, 0.0),
+        flow(1e-3, 1, 0, 1e4, 0.0),
+    ];
+    for (f, d) in flows.iter_mut().zip([f64::NAN, 1e-4, 1e-3, 1.0, f64::NAN]) {
+        f.deadline_s = d;
+    }
+    let tune = |cfg: &mut SimConfig| {
+        cfg.terminate_missed = true;
+        cfg.delay_per_hop_s = 100e-6;
+    };
+    for sched in ["ga:ssdf", "srpt", "edf"] {
+        let own = run_with(&topo, &flows, sched, false, &tune).unwrap();
+        let full = run_with(&topo, &flows, sched, true, &tune).unwrap();
+        assert!(own[2].is_finite() && full[2].is_finite(), "{sched}: flow 2 finished at {} and {}", own[2], full[2]);
+        assert!((own[2] - full[2]).abs() <= 1e-9 * full[2], "{sched}: {} vs {}", own[2], full[2]);
+    }
+}

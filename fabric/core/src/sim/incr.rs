@@ -558,11 +558,18 @@ impl IncrementalPriority {
     pub(super) fn incr_remove(&mut self, core: &mut Core, i: usize) {
         core.sent[i] = core.sent_now(i);
         core.sent_at[i] = core.now;
-        let had_rate = core.rate[i] > 0.0;
         core.rate[i] = 0.0;
         self.lazy.flow_events.remove(i as u32);
-        // A parked flow is on no list, at rate 0.
-        if !self.leave_parking(i) {
+        // A parked flow is on no list, at rate 0. It may have been pushed as the first flow
+        // parked on its link when room opened there (push_affected), to go on to the next
+        // through its evaluation: removed before that (terminated at its arrival, or at the
+        // event that made the room), it passes that on, else the flows parked behind it
+        // waited at rate 0 on a free link until their own deadlines (a fuzzer's cases: fifo,
+        // edf, ssdf with terminate_missed and deadlines within the path delay).
+        let parked_on = self.fl[i].parked_on[0];
+        if self.leave_parking(i) {
+            self.push_parked_head(core, parked_on as usize);
+        } else {
             let (a, b) = (core.path_off[i] as usize, core.path_off[i + 1] as usize);
             for p in a..b {
                 let l = core.path_links[p] as usize;
@@ -570,7 +577,14 @@ impl IncrementalPriority {
                 if self.las.is_some() {
                     // LAS: the flows of its group, ahead of it too, may speed up.
                     self.push_affected(core, l, 0, core.topo.capacity[l]);
-                } else if had_rate {
+                } else {
+                    // With a rate, the flows behind may take it. Without one it may still
+                    // have held the baton: the first waiting flow that l bound, pushed when
+                    // room opened ahead of it (push_affected), goes on to the next one only
+                    // through its own evaluation; removed before that (terminated at its
+                    // arrival, or at the event that made the room), it passes it on here,
+                    // else the flows behind it waited at rate 0 on a free link until their
+                    // own deadlines (FUZZ: fifo and edf with terminate_missed).
                     let ahead: f64 = self.lazy.link_flows[l][..pos].iter().map(|&h| core.rate[h as usize]).sum();
                     self.push_affected(core, l, pos, core.topo.capacity[l] - ahead);
                 }
