@@ -210,6 +210,9 @@ def _check_admission(admission: str | None, k: int | None, window: int | None) -
 def _check_run_options(scheduler: str, seed: Any, pias_thresholds_bytes: Any) -> int:
     """The seed (an integer in [0, 2**64), not a bool or a float), after refusing PIAS
     thresholds for a scheduler that has no PIAS queues (they would be ignored)."""
+    if not isinstance(scheduler, str):
+        raise TypeError(f"scheduler must be a scheduler's name (a string, one of flowsched.SCHEDULERS), got "
+                        f"{scheduler!r}")
     if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**64:
         raise ValueError(f"seed must be an integer in [0, 2**64), got {seed!r}")
     if pias_thresholds_bytes is not None and not is_pias(scheduler):

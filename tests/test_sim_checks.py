@@ -267,3 +267,11 @@ def test_every_listed_scheduler_name_is_one_simulate_takes():
         assert flowsched.simulate(weights, flowsched.BigSwitch(4), name).flows["fct_s"].notna().all(), name
     assert flowsched.sim.SCHEDULER_PATTERNS == ("gtcp:<inner>",)
     flowsched.simulate(THREE, flowsched.BigSwitch(4), "gtcp:srpt")
+
+
+@pytest.mark.parametrize("model", ["fluid", "packet"])
+@pytest.mark.parametrize("scheduler", [None, 3])
+def test_a_scheduler_that_is_not_a_name_is_a_type_error(model, scheduler):
+    # AttributeError: 'NoneType' object has no attribute 'strip'
+    with pytest.raises(TypeError, match="scheduler must be a scheduler's name"):
+        flowsched.simulate(ONE, flowsched.BigSwitch(2), scheduler, model=model)

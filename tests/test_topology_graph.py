@@ -365,3 +365,23 @@ def test_parallel_links_of_a_multigraph_have_names_of_their_own():
     g.add_edge("s", "t", gbps=0)
     with pytest.raises(ValueError, match=r"edge \('s', 't', key=2\) has gbps = 0"):
         flowsched.topology.from_networkx(g, hosts=["h0", "h1", "h2"])
+
+
+def test_a_directed_graph_whose_ways_back_use_other_switches():
+    # a -> s -> b and b -> t -> a: every host reaches the other; refused as "no path from
+    # host 0 (node 'a') to host 0 (node 'a')" (the check asked a to reach the switch before itself)
+    import networkx as nx
+    import pandas as pd
+
+    g = nx.DiGraph()
+    for u, v in (("a", "s"), ("s", "b"), ("b", "t"), ("t", "a")):
+        g.add_edge(u, v, gbps=10.0)
+    topo = flowsched.from_networkx(g, ["a", "b"])
+    tr = pd.DataFrame({"arrival_s": [0.0, 0.0], "src": [0, 1], "dst": [1, 0], "size_bytes": [1e6, 1e6]})
+    assert flowsched.simulate(tr, topo, "ps").flows["fct_s"].tolist() == pytest.approx([8e-4, 8e-4], rel=1e-12)
+    # a host that cannot reach another is still refused, naming the two (c: from s and
+    # from t, but s leads only to b)
+    g.add_edge("c", "s", gbps=10.0)
+    g.add_edge("t", "c", gbps=10.0)
+    with pytest.raises(ValueError, match=r"no path from host 0 \(node .*\) to host 2"):
+        flowsched.from_networkx(g, ["a", "b", "c"])

@@ -238,7 +238,9 @@ impl GraphRoutes {
         for s in 0..n_hosts {
             for (t, &target) in g.table_target.iter().enumerate() {
                 if g.count[t * n_nodes + g.host_node[s] as usize] == 0 && g.host_node[s] != target {
-                    let d = (0..n_hosts).find(|&d| g.host_table[d] as usize == t && d != s).unwrap_or(0);
+                    // a table that serves host s alone (the switch before s: a directed
+                    // graph's way back to s need not pass it) is no host s must reach
+                    let Some(d) = (0..n_hosts).find(|&d| g.host_table[d] as usize == t && d != s) else { continue };
                     return Err(invalid(format!(
                         "graph topology: no path from host {s} (node {}) to host {d} (node {}) through switches",
                         g.host_node[s], g.host_node[d]
