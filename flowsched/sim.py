@@ -742,9 +742,10 @@ def _warn_fct_resolution(tr: pd.DataFrame | Mapping[str, np.ndarray], topology: 
     """
     rate = np.asarray(topology.native_config()["host_gbps"], dtype=np.float64) * (1e9 / 8.0)
     src, dst, size = np.asarray(tr["src"]), np.asarray(tr["dst"]), np.asarray(tr["size_bytes"])
-    ideal = np.maximum(size / np.minimum(rate[src], rate[dst]), np.asarray(tr["data_span_s"]))
-    t = np.asarray(tr["arrival_s"]) + ideal
-    with np.errstate(divide="ignore", invalid="ignore"):  # unchecked columns (a bad row): the core refuses it next
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):  # unchecked columns or rates so slow that
+        # a flow never ends (a bad row): the core refuses it next
+        ideal = np.maximum(size / np.minimum(rate[src], rate[dst]), np.asarray(tr["data_span_s"]))
+        t = np.asarray(tr["arrival_s"]) + ideal
         rel = 8.0 * np.spacing(t) / ideal
     bad = np.flatnonzero((rel > FCT_RESOLUTION) & (ideal > 0) & np.isfinite(rel))
     if bad.size == 0:

@@ -275,3 +275,15 @@ def test_a_scheduler_that_is_not_a_name_is_a_type_error(model, scheduler):
     # AttributeError: 'NoneType' object has no attribute 'strip'
     with pytest.raises(TypeError, match="scheduler must be a scheduler's name"):
         flowsched.simulate(ONE, flowsched.BigSwitch(2), scheduler, model=model)
+
+
+def test_links_so_slow_that_a_flow_never_ends_are_refused_naming_the_flow():
+    # 1e15 bytes at 1e-305 Gbps: "simulation stalled ... no rate" (and numpy's overflow warning)
+    import warnings
+
+    tr = ONE.assign(size_bytes=[1e15])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match=r"row 0, column 'size_bytes': 1e15 bytes over its slowest link .* would "
+                                             r"take inf s alone"):
+            flowsched.simulate(tr, flowsched.BigSwitch(2, 1e-305), "ps")

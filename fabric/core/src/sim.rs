@@ -913,7 +913,20 @@ impl Simulator {
             let per_hop = cfg.delay_per_hop_s * links.len() as f64;
             let delay = if link_delays { per_hop + links.iter().map(|&l| topo.link_delay_s(l as usize)).sum::<f64>() } else { per_hop };
             path_delay.push(delay);
-            ideal.push((f.size_bytes / bottleneck).max(f.data_span_s) + delay);
+            let alone = (f.size_bytes / bottleneck).max(f.data_span_s) + delay;
+            if !alone.is_finite() {
+                // (links so slow that the flow alone would take forever: it stalled at its start)
+                return Err(SimError::InvalidFlow {
+                    row: i,
+                    field: "size_bytes",
+                    message: format!(
+                        "{:e} bytes over its slowest link ({:e} bytes/s) would take {alone:e} s alone: beyond the \
+                         simulator's clock (faster links or a smaller flow)",
+                        f.size_bytes, bottleneck
+                    ),
+                });
+            }
+            ideal.push(alone);
         }
         // Dense path indices (same links <=> same index).
         let (path_ix, n_paths) = dense_ranks(&path_ids);
