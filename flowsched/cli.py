@@ -472,7 +472,7 @@ def _simulate(a: argparse.Namespace) -> int:
             warnings.simplefilter("ignore", TimeResolutionWarning)  # said for the first run
             other, skipped_other = build(a.compare)
         for name in skipped.keys() & skipped_other.keys():
-            raise ValueError(f"{_option(name)}: neither run reads it ({skipped[name]})")
+            raise ValueError(f"{_option(name)}: refused for both runs ({skipped[name]})")
         for name, (run, reads) in {**{n: (a.scheduler, a.compare) for n in skipped},
                                    **{n: (a.compare, a.scheduler) for n in skipped_other}}.items():
             print(f"flowsched simulate: note: {_option(name)} applies to the {reads} run only, not to {run} "

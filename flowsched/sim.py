@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from flowsched import _fabric, progress as _progress
-from flowsched.checks import check_flag, check_number, is_finite_number
+from flowsched.checks import check_flag, check_number, is_finite_number, number_kind
 from flowsched.metrics import (
     DEADLINE_RTOL,
     DEFAULT_BUCKETS_BYTES,
@@ -993,6 +993,8 @@ class Simulation:
         """Advance simulated time to ``until`` (on the trace's clock), handling every event
         at or before it; :attr:`now` is then ``until``, or the time of the last event if the
         simulation ended before (:attr:`done`). ``until`` may not lie before :attr:`now`."""
+        if number_kind(until) not in ("integer", "float"):  # a string "1" was read as 1 s
+            raise TypeError(f"until must be a time in seconds (a number), got {until!r}")
         until = float(until)
         if np.isnan(until):
             raise ValueError("until must be a time, got nan")

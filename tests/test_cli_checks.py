@@ -239,6 +239,6 @@ def test_compare_passes_a_packet_option_to_the_run_that_reads_it(trace, tmp_path
                  "--queue-reserve-bytes", "3000", "--out", str(alone), "-q"]) == 0
     assert out.read_text() == alone.read_text()  # the pias run did read it
     refused(capsys, ["simulate", "--trace", trace, "--model", "packet", "--scheduler", "srpt", "--compare", "las",
-                     "--queue-reserve-bytes", "3000", "-q"], "--queue-reserve-bytes: neither run reads it")
+                     "--queue-reserve-bytes", "3000", "-q"], "--queue-reserve-bytes: refused for both runs")
     refused(capsys, ["simulate", "--trace", trace, "--model", "packet", "--scheduler", "ps", "--transport", "tcp",
                      "--ecn-threshold-bytes", "3000", "-q"], "--ecn-threshold-bytes: ", "dctcp transport(s) only")

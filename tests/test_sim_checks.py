@@ -10,6 +10,7 @@ import sys
 import textwrap
 import time
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -287,3 +288,12 @@ def test_links_so_slow_that_a_flow_never_ends_are_refused_naming_the_flow():
         with pytest.raises(ValueError, match=r"row 0, column 'size_bytes': 1e15 bytes over its slowest link .* would "
                                              r"take inf s alone"):
             flowsched.simulate(tr, flowsched.BigSwitch(2, 1e-305), "ps")
+
+
+def test_step_takes_a_number_of_seconds():
+    # step("1") ran to 1 s
+    s = flowsched.Simulation(ONE, flowsched.BigSwitch(2), "ps")
+    with pytest.raises(TypeError, match="until must be a time in seconds"):
+        s.step("1")
+    s.step(np.float32(1e-4))  # numpy numbers are numbers
+    assert s.now == pytest.approx(1e-4)
