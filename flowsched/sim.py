@@ -496,12 +496,14 @@ def native_packet_options(topology: Topology, transport: str | None, admission: 
     if transport is not None and transport not in TRANSPORTS:
         raise ValueError(f"unknown transport {transport!r}; known: {', '.join(TRANSPORTS)}")
 
-    def integer(name: str, low: int) -> int | None:
+    def integer(name: str, low: int, bits: int = 63) -> int | None:
+        """Option ``name`` as an integer >= ``low`` below 2**bits (the core's field: 32 for
+        counts of packets and bytes per packet), or None if not given."""
         v = o[name]
         if v is None:
             return None
-        if not (is_finite_number(v) and int(v) == v and low <= v < 2**63):
-            raise ValueError(f"{name} must be an integer >= {low} (below 2**63), got {v!r}")
+        if not (is_finite_number(v) and int(v) == v and low <= v < 2**bits):
+            raise ValueError(f"{name} must be an integer >= {low} (below 2**{bits}), got {v!r}")
         return int(v)
 
     def real(name: str) -> float | None:
@@ -567,12 +569,12 @@ def native_packet_options(topology: Topology, transport: str | None, admission: 
             raise ValueError(f"{name} is a delay of destination admission: give admission (and k) too")
     return dict(
         transport=transport,
-        mss_bytes=integer("mss_bytes", 1) or 0,
-        header_bytes=integer("header_bytes", 1) or 0,
+        mss_bytes=integer("mss_bytes", 1, 32) or 0,
+        header_bytes=integer("header_bytes", 1, 32) or 0,
         buffer_bytes=integer("buffer_bytes", 1),
         ecn_threshold_bytes=integer("ecn_threshold_bytes", 1) or 0,
-        ecn_threshold_packets=integer("ecn_threshold_packets", 1),
-        buffer_packets=integer("buffer_packets", 1),
+        ecn_threshold_packets=integer("ecn_threshold_packets", 1, 32),
+        buffer_packets=integer("buffer_packets", 1, 32),
         queue_reserve_bytes=integer("queue_reserve_bytes", 0) or 0,
         pias_port_ecn=bool(o["pias_port_ecn"]),
         init_cwnd_packets=reals["init_cwnd_packets"],
@@ -581,13 +583,13 @@ def native_packet_options(topology: Topology, transport: str | None, admission: 
         queue_sample_s=sample_s,
         sample_ports=sample_ports,
         max_events=integer("max_events", 1),
-        ack_every_segments=integer("ack_every_segments", 1) or 1,
+        ack_every_segments=integer("ack_every_segments", 1, 32) or 1,
         delayed_ack_timeout_s=finite("delayed_ack_timeout_s"),
         handshake=bool(o["handshake"]),
         syn_timeout_s=finite("syn_timeout_s"),
         clock_granularity_s=finite("clock_granularity_s"),
         limited_transmit=bool(o["limited_transmit"]),
-        dupack_threshold=3 if o["dupack_threshold"] is None else integer("dupack_threshold", 0),
+        dupack_threshold=3 if o["dupack_threshold"] is None else integer("dupack_threshold", 0, 32),
         count_acked_segments=bool(o["count_acked_segments"]),
         fixed_rto=bool(o["fixed_rto"]),
         sack=bool(o["sack"]),

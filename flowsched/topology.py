@@ -229,6 +229,9 @@ class Graph:
                 raise ValueError(f"Graph: {name} has shape {arr.shape}, expected ({n},) (one per link)")
         if len(self.hosts) > MAX_HOSTS:
             raise ValueError(f"Graph: {len(self.hosts)} hosts is above MAX_HOSTS = 2**24")
+        for i, h in enumerate(self.hosts):
+            if not 0 <= h < len(self.nodes):  # (an OverflowError of the conversion to the core's ints)
+                raise ValueError(f"Graph: hosts[{i}] = {h} is not a node index (0..{len(self.nodes) - 1})")
         for name, arr in (("link_from", self.link_from), ("link_to", self.link_to)):
             bad = np.flatnonzero((arr < 0) | (arr >= len(self.nodes)))
             if bad.size:

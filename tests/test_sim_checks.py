@@ -115,7 +115,7 @@ def test_ctrl_c_stops_a_long_run(model):
 
 @pytest.mark.parametrize("kw,match", [
     ({"delay_us": "1"}, "delay_us must be a finite number >= 0, got '1'"),
-    ({"model": "packet", "mss_bytes": float("nan")}, r"mss_bytes must be an integer >= 1 \(below 2\*\*63\), got nan"),
+    ({"model": "packet", "mss_bytes": float("nan")}, r"mss_bytes must be an integer >= 1 \(below 2\*\*32\), got nan"),
     ({"model": "packet", "mss_bytes": 10**30}, "mss_bytes must be an integer >= 1"),
 ])
 def test_bad_numbers_are_named(kw, match):
@@ -297,3 +297,19 @@ def test_step_takes_a_number_of_seconds():
         s.step("1")
     s.step(np.float32(1e-4))  # numpy numbers are numbers
     assert s.now == pytest.approx(1e-4)
+
+
+@pytest.mark.parametrize("name", ["ack_every_segments", "buffer_packets", "ecn_threshold_packets", "dupack_threshold",
+                                  "mss_bytes", "header_bytes"])
+def test_packet_counts_beyond_the_core_s_32_bits_name_the_bound(name):
+    # "packet option dupack_threshold: OverflowError: out of range integral type conversion attempted"
+    with pytest.raises(ValueError, match=rf"{name} must be an integer >= \d \(below 2\*\*32\), got 1099511627776"):
+        flowsched.simulate(ONE, flowsched.BigSwitch(2), "ps", model="packet", **{name: 2**40})
+
+
+def test_graph_host_indices_outside_the_nodes_are_named():
+    # OverflowError: out of range integral type conversion attempted
+    from flowsched.topology import Graph
+    for h in (-1, 2**40):
+        with pytest.raises(ValueError, match=rf"Graph: hosts\[1\] = {h} is not a node index \(0..2\)"):
+            Graph(["a", "b", "s"], [0, h], [0, 2, 2, 1], [2, 0, 1, 2], [1.0] * 4)
