@@ -20,6 +20,8 @@ import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
+import pandas as pd
+
 from flowsched import progress, workloads
 from flowsched.metrics import Summary
 from flowsched.sim import (
@@ -471,7 +473,7 @@ def _simulate(a: argparse.Namespace) -> int:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", TimeResolutionWarning)  # said for the first run
             other, skipped_other = build(a.compare)
-        for name in skipped.keys() & skipped_other.keys():
+        for name in sorted(skipped.keys() & skipped_other.keys()):  # the first in name order
             raise ValueError(f"{_option(name)}: refused for both runs ({skipped[name]})")
         for name, (run, reads) in {**{n: (a.scheduler, a.compare) for n in skipped},
                                    **{n: (a.compare, a.scheduler) for n in skipped_other}}.items():
@@ -511,26 +513,24 @@ def _write_outputs(a: argparse.Namespace, res: Results, summ: Summary) -> None:
     """The files ``simulate`` writes: ``--out`` (per-flow results, with the packet model's
     counters and the routes as the trace files write them), ``--summary-json`` and
     ``--queue-samples-out``."""
+    def write(frame: pd.DataFrame, path: str) -> None:  # Parquet or CSV by the suffix, checked before the run
+        if Path(path).suffix.lower() == ".parquet":
+            frame.to_parquet(path, index=False)
+        else:
+            frame.to_csv(path, index=False)
+
     if a.out:
-        out = Path(a.out)
         flows = res.flows
         if res.packet_flows is not None:  # the packet model's per-flow counters (both in trace order)
             pf = res.packet_flows
             flows = flows.assign(**{c: pf[c].to_numpy() for c in PACKET_FLOW_COUNTERS})
         if PATH_COLUMN in flows.columns:  # routes as the trace files write them: "h0>s0>h1"
             flows = flows.assign(**{PATH_COLUMN: path_strings(flows[PATH_COLUMN].to_numpy(dtype=object))})
-        if out.suffix.lower() == ".parquet":
-            flows.to_parquet(out, index=False)
-        else:
-            flows.to_csv(out, index=False)
+        write(flows, a.out)
     if a.summary_json:
         Path(a.summary_json).write_text(summ.to_json())
     if a.queue_samples_out and res.queue_samples is not None:
-        q = Path(a.queue_samples_out)
-        if q.suffix.lower() == ".parquet":
-            res.queue_samples.to_parquet(q, index=False)
-        else:
-            res.queue_samples.to_csv(q, index=False)
+        write(res.queue_samples, a.queue_samples_out)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
