@@ -639,6 +639,14 @@ impl Core {
     }
 
 
+    /// Whether flow i, with `sent` bytes sent by t, is done at t: its last bytes within the
+    /// finish tolerance, and its data all arrived (the test every allocator and the deadline
+    /// check make).
+    #[inline]
+    pub(crate) fn done_at(&self, i: usize, t: f64, sent: f64) -> bool {
+        self.flows[i].size_bytes - sent <= self.finish_tol(i, t) && self.complete_or_due(i, t)
+    }
+
     /// Finishes the active flows whose bytes are all sent and whose data has arrived by
     /// t (with `sent` up to date at t); true if any did. They stay in `active` until
     /// `retain_active`.
@@ -646,8 +654,7 @@ impl Core {
         let mut any_done = false;
         for k in 0..self.active.len() {
             let i = self.active[k] as usize;
-            let size = self.flows[i].size_bytes;
-            if size - self.sent[i] <= self.finish_tol(i, t) && self.complete_or_due(i, t) {
+            if self.done_at(i, t, self.sent[i]) {
                 self.finish_now(i, t);
                 any_done = true;
             }
@@ -1510,9 +1517,7 @@ impl Simulator {
                     // full recomputation finished it in `advance` just above (it checks every
                     // flow at every event); an incremental allocator, whose completion event
                     // for it a rounding past the deadline was not due yet, terminated it.
-                    Status::Active
-                        if self.core.flows[i].size_bytes - self.core.sent_now(i) <= self.core.finish_tol(i, t)
-                            && self.core.complete_or_due(i, t) => {}
+                    Status::Active if self.core.done_at(i, t, self.core.sent_now(i)) => {}
                     Status::Active => {
                         self.allocator.terminate(&mut self.core, i);
                         self.core.status[i] = Status::Terminated;

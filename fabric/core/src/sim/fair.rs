@@ -671,8 +671,7 @@ impl IncrementalFairSharing {
 
     /// Finishes flow i if all its bytes are sent and all its data has arrived.
     pub(super) fn try_finish(&mut self, core: &mut Core, i: usize, t: f64) -> bool {
-        let size = core.flows[i].size_bytes;
-        if size - core.sent_now(i) <= core.finish_tol(i, t) && core.complete_or_due(i, t) {
+        if core.done_at(i, t, core.sent_now(i)) {
             self.fair_remove(core, i);
             core.finish_now(i, t);
             core.flows_changed = true;

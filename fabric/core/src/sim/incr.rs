@@ -191,8 +191,7 @@ impl LazyFlows {
             // (`set_rate` has brought the bytes sent of a flow stopped with its remainder
             // within the tolerance of the rate it had up to its size, so this test, at the
             // tolerance of rate 0, holds for it too.)
-            let size = core.flows[i].size_bytes;
-            if size - sent <= core.finish_tol(i, t) && core.complete_or_due(i, t) {
+            if core.done_at(i, t, sent) {
                 self.flow_events.set(i as u32, t);
             } else {
                 self.flow_events.remove(i as u32);
@@ -741,8 +740,7 @@ impl IncrementalPriority {
 
     /// Finishes flow i if all its bytes are sent and all its data has arrived.
     pub(super) fn incr_try_finish(&mut self, core: &mut Core, i: usize, t: f64) -> bool {
-        let size = core.flows[i].size_bytes;
-        if size - core.sent_now(i) <= core.finish_tol(i, t) && core.complete_or_due(i, t) {
+        if core.done_at(i, t, core.sent_now(i)) {
             self.incr_remove(core, i);
             core.finish_now(i, t);
             core.flows_changed = true;
